@@ -1,0 +1,61 @@
+"""Project-wide test setup: no test may reach the network unless it talks to this machine.
+
+Tests run real HTTP against servers on 127.0.0.1, and cassettes replay without any socket; a
+connection to any other address is an unplanned network call and fails the test at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("fast", max_examples=60, deadline=None)
+settings.register_profile(
+    "thorough",
+    max_examples=2_000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("CTXLAB_HYPOTHESIS_PROFILE", "fast"))
+
+
+class UnplannedNetworkCall(AssertionError):
+    """A test tried to connect somewhere other than this machine."""
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # a unix socket path
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        if not _is_loopback(address):
+            raise UnplannedNetworkCall(f"unplanned network call to {address!r}")
+        return real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+        if not _is_loopback(address):
+            raise UnplannedNetworkCall(f"unplanned network call to {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    yield

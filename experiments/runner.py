@@ -1,0 +1,68 @@
+"""Run experiments and write what they measured: ``<id>.json`` and ``claims.csv``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.base import ExperimentResult, RunSettings, write_json
+from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
+from experiments.registry import EXPERIMENTS, experiment_ids
+from harness.errors import ExperimentError
+
+__all__ = ["RunSummary", "run_experiments", "select"]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The outcome of one ``ctxlab run``."""
+
+    results: tuple[ExperimentResult, ...]
+    matched: int
+    differed: int
+
+    @property
+    def total(self) -> int:
+        return self.matched + self.differed
+
+    def line(self) -> str:
+        return f"claims: {self.matched} match, {self.differed} differ (of {self.total})"
+
+
+def select(ids: Sequence[str]) -> list[str]:
+    """The experiments to run, in report order; all of them when ``ids`` is empty."""
+    wanted = [i.upper() for i in ids] or experiment_ids()
+    unknown = [i for i in wanted if i not in EXPERIMENTS]
+    if unknown:
+        raise ExperimentError(
+            f"Unknown experiment {', '.join(unknown)}; known: {', '.join(experiment_ids())}."
+        )
+    return [i for i in experiment_ids() if i in wanted]
+
+
+def run_experiments(
+    ids: Sequence[str],
+    out_dir: Path,
+    cassette_root: Path,
+    progress: Callable[[str], None] = print,
+) -> RunSummary:
+    """Run the experiments, write their JSON and merge their claims into ``claims.csv``."""
+    settings = RunSettings(cassette_root=cassette_root)
+    results = []
+    for experiment_id in select(ids):
+        experiment = EXPERIMENTS[experiment_id]
+        result = experiment.run(settings)
+        write_json(out_dir / f"{experiment_id}.json", result.data)
+        matched = sum(c.status == "match" for c in result.claims)
+        progress(
+            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+            f"[{result.source}]"
+        )
+        results.append(result)
+    fresh = claims_frame(c for r in results for c in r.claims)
+    claims_path = out_dir / "claims.csv"
+    merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
+    write_claims(merged, claims_path)
+    matched = int((merged["status"] == "match").sum())
+    return RunSummary(tuple(results), matched, len(merged) - matched)

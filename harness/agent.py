@@ -1,0 +1,244 @@
+"""The agent: a ReAct loop over a chat model, with tools, hooks and compaction.
+
+One :meth:`Agent.call` takes the user's text and loops: compaction check → model request →
+tool calls → tool results → model request … until the model answers without calling a tool.
+Compaction runs before **every** model request, so a call with several tool rounds can compact
+more than once. The working context is saved after every change; the transcript keeps every
+message, including those that compaction later replaces.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.compaction import (
+    CompactionConfig,
+    CompactionEvent,
+    Compactor,
+    LargeResultOffloader,
+    PrefixHook,
+    resolve_thresholds,
+)
+from harness.errors import ContextLengthExceededError, StepLimitExceededError
+from harness.hooks import AgentHook, CallContext
+from harness.messages import Message
+from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
+from harness.state import AgentState, JsonStateStore, Transcript
+from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
+from harness.tools import Tool, ToolBox
+
+__all__ = ["Agent", "CallResult", "RequestRecord"]
+
+logger = logging.getLogger("harness.agent")
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One model request of a call."""
+
+    purpose: str
+    messages_sent: int
+    """Messages in the request, system prompt and reference material included."""
+    context_messages: int
+    """Messages of the working history in the request."""
+    estimated_tokens: int
+    usage: Usage | None
+    compaction: CompactionEvent | None
+    """The compaction that ran right before this request, if one did."""
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call produced."""
+
+    text: str
+    """The model's final answer."""
+    tool_calls: tuple[str, ...]
+    """Names of the tools the model called, in order."""
+    requests: tuple[RequestRecord, ...]
+    context_before: int
+    """History size when the call started (before the user's message)."""
+    context_after: int
+    """History size when the call ended."""
+
+    @property
+    def usage(self) -> tuple[Usage | None, ...]:
+        """Usage per model request."""
+        return tuple(r.usage for r in self.requests)
+
+    @property
+    def compactions(self) -> tuple[CompactionEvent, ...]:
+        """The compactions of this call, in order."""
+        return tuple(r.compaction for r in self.requests if r.compaction is not None)
+
+
+class Agent:
+    """A tool-using chat agent with AgentScope-style compaction.
+
+    ``compaction=None`` disables compaction, and with it the overflow retry.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        system_prompt: str = "",
+        tools: Iterable[Tool] = (),
+        compaction: CompactionConfig | None = None,
+        *,
+        summary_model: ChatModel | None = None,
+        hooks: Sequence[AgentHook] = (),
+        session_id: str = "default",
+        state_store: JsonStateStore | None = None,
+        transcript: Transcript | None = None,
+        workspace: Path | None = None,
+        flush_prefix: PrefixHook | None = None,
+        windows: Mapping[str, int] = CTXLAB_WINDOWS,
+        max_steps: int = 20,
+        request_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.system_prompt = system_prompt
+        self.toolbox = ToolBox(tools)
+        self.hooks = list(hooks)
+        self.max_steps = max_steps
+        self.request_options = dict(request_options or {})
+        self.state_store = state_store
+        self.transcript = transcript
+        self.state = state_store.load(session_id) if state_store else AgentState(session_id)
+        self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
+        self.compactor = self._build_compactor(compaction, summary_model, flush_prefix, windows)
+
+    def _build_compactor(
+        self,
+        config: CompactionConfig | None,
+        summary_model: ChatModel | None,
+        flush_prefix: PrefixHook | None,
+        windows: Mapping[str, int],
+    ) -> Compactor | None:
+        if config is None:
+            return None
+        thresholds = resolve_thresholds(config, self.model.model_name, windows)
+        offload = self._offload_prefix if self.transcript is not None else None
+        return Compactor(
+            config,
+            thresholds,
+            summary_model or self.model,
+            flush_prefix=flush_prefix,
+            offload_prefix=offload,
+        )
+
+    @property
+    def context(self) -> tuple[Message, ...]:
+        """The working history (what the model sees after the system prompt)."""
+        return tuple(self.state.context)
+
+    def call(self, user_text: str) -> CallResult:
+        """Answer one user message, using tools as the model asks; see the module docstring."""
+        call = CallContext(agent=self, user_text=user_text)
+        for hook in self.hooks:
+            hook.on_call_start(call)
+        context_before = len(self.state.context)
+        self._extend([Message.user(user_text)])
+        records: list[RequestRecord] = []
+        tool_names: list[str] = []
+        while len(records) < self.max_steps:
+            response, record = self._request(call)
+            records.append(record)
+            self._extend([response.message])
+            if not response.message.tool_calls:
+                result = CallResult(
+                    text=response.message.content,
+                    tool_calls=tuple(tool_names),
+                    requests=tuple(records),
+                    context_before=context_before,
+                    context_after=len(self.state.context),
+                )
+                for hook in self.hooks:
+                    hook.after_call(call, result)
+                return result
+            tool_names.extend(c.name for c in response.message.tool_calls)
+            self._extend(self._run_tools(response.message))
+        raise StepLimitExceededError(self.max_steps)
+
+    def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
+        for hook in self.hooks:
+            hook.before_request(call)
+        event = self._compact_if_needed()
+        call.requests += 1
+        request = self._build_request(call)
+        try:
+            response = self.model.complete(request)
+        except ContextLengthExceededError as exc:
+            event = self._recover_from_overflow(exc, call)
+            request = self._build_request(call)
+            response = self.model.complete(request)
+        record = RequestRecord(
+            purpose=request.purpose,
+            messages_sent=len(request.messages),
+            context_messages=len(self.state.context),
+            estimated_tokens=estimate_tokens(request.messages),
+            usage=response.usage,
+            compaction=event,
+        )
+        return response, record
+
+    def _build_request(self, call: CallContext) -> ChatRequest:
+        system = "\n\n".join([self.system_prompt, *call.system_suffix]).strip()
+        head = [Message.system(system)] if system else []
+        messages = (*head, *call.reference_messages, *self.state.context)
+        return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
+
+    def _compact_if_needed(self) -> CompactionEvent | None:
+        if self.compactor is None:
+            return None
+        compaction = self.compactor.compact_if_needed(self.state.context)
+        if compaction is None:
+            return None
+        self._replace(compaction.messages)
+        return compaction.event
+
+    def _recover_from_overflow(
+        self, error: ContextLengthExceededError, call: CallContext
+    ) -> CompactionEvent:
+        # One forced compaction and one retry per call; a second overflow reaches the caller.
+        if self.compactor is None or call.overflow_retries:
+            raise error
+        call.overflow_retries += 1
+        logger.warning("Context overflow detected, forcing a compaction and one retry")
+        compaction = self.compactor.force(self.state.context)
+        if compaction is None:
+            raise error
+        self._replace(compaction.messages)
+        return compaction.event
+
+    def _run_tools(self, message: Message) -> list[Message]:
+        results = []
+        for tool_call in message.tool_calls:
+            text = self.toolbox.run(tool_call)
+            result = Message.tool(tool_call.id, text, tool_name=tool_call.name)
+            results.append(self.offloader.apply(result) if self.offloader else result)
+        return results
+
+    def _extend(self, messages: list[Message]) -> None:
+        self.state.context.extend(messages)
+        if self.transcript is not None:
+            self.transcript.append_messages(messages)
+        self._save()
+
+    def _replace(self, messages: Sequence[Message]) -> None:
+        self.state.context = list(messages)
+        if self.transcript is not None:
+            self.transcript.append_messages(messages[:1])  # the new summary message
+        self._save()
+
+    def _offload_prefix(self, prefix: Sequence[Message]) -> None:
+        assert self.transcript is not None
+        self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
+
+    def _save(self) -> None:
+        if self.state_store is not None:
+            self.state_store.save(self.state)

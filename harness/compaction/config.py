@@ -1,0 +1,200 @@
+"""Compaction settings and how their dynamic values resolve for a model.
+
+The defaults are AgentScope Java 2.0.3's, as the article read them from the bytecode: compact at
+50 messages or at a dynamic token threshold (context window − 20,000 reserved), keep the last 20
+messages (or a dynamic token budget), prune old tool results, flush and offload the prefix first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from harness.errors import ConfigError
+from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
+
+__all__ = [
+    "DYNAMIC",
+    "FALLBACK_TRIGGER_TOKENS",
+    "CompactionConfig",
+    "PruneConfig",
+    "Thresholds",
+    "TruncateArgsConfig",
+    "resolve_thresholds",
+]
+
+DYNAMIC: Literal["dynamic"] = "dynamic"
+"""``keep_tokens`` value meaning: derive the tail budget from the model's context window."""
+
+FALLBACK_TRIGGER_TOKENS = 160_000
+"""Token trigger used when the model's context window is unknown (window 0)."""
+
+PRUNE_EXCLUDED_TOOLS = frozenset({"read_file", "memory_search", "memory_get", "session_search"})
+
+
+@dataclass(frozen=True)
+class PruneConfig:
+    """Step 2: shrink old tool results without a model call (on by default)."""
+
+    protect_tokens: int = 40_000
+    """The newest tool results up to this many tokens are never pruned."""
+    minimum_tokens: int = 20_000
+    """Prune only when at least this many tokens of older results can be pruned."""
+    max_output_chars: int = 2_000
+    """Results longer than this are pruned to a head and a tail of half this size each."""
+    excluded_tools: frozenset[str] = PRUNE_EXCLUDED_TOOLS
+    """Tools whose results are never pruned."""
+
+
+@dataclass(frozen=True)
+class TruncateArgsConfig:
+    """Step 1: shorten long string arguments of old tool calls (off by default)."""
+
+    trigger_messages: int = 25
+    trigger_tokens: int = 40_000
+    keep_messages: int = 20
+    """The newest messages whose arguments are left alone."""
+    max_arg_length: int = 2_000
+    truncation_text: str = "...(argument truncated)"
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """When to compact and how much to keep.
+
+    Invalid combinations raise :class:`harness.errors.ConfigError` at construction.
+    """
+
+    trigger_messages: int = 50
+    """Compact when the history (system prompt excluded) has at least this many messages;
+    0 turns the message trigger off."""
+    trigger_tokens: int | None = 0
+    """Compact when the estimated tokens reach this; 0 = dynamic (window − reserved, or
+    160,000 when the window is unknown); None = token trigger off."""
+    keep_messages: int = 20
+    """Messages kept verbatim after the summary, in count mode."""
+    keep_tokens: int | Literal["dynamic"] = DYNAMIC
+    """Tail budget in tokens; 0 = count mode (keep ``keep_messages``); ``"dynamic"`` =
+    ``clamp(ratio × (window − reserved), min, max)``, and count mode when the window is unknown."""
+    reserved: int = RESERVED_TOKENS
+    """Tokens kept free under the window by the dynamic trigger."""
+    keep_tokens_min: int = 2_000
+    keep_tokens_max: int = 8_000
+    keep_tokens_ratio: float = 0.25
+    prune: PruneConfig | None = field(default_factory=PruneConfig)
+    """Step 2 settings; None turns pruning off."""
+    truncate_args: TruncateArgsConfig | None = None
+    """Step 1 settings; None (the default) turns it off."""
+    flush_before_compact: bool = True
+    """Step 5: hand the prefix to the memory flush before it is summarised."""
+    offload_before_compact: bool = True
+    """Step 5: write a compaction record with the prefix to the session transcript."""
+    summary_prompt: str | None = None
+    """Prompt for the summary call; must contain ``{messages}``. None = the default prompt."""
+
+    def __post_init__(self) -> None:
+        for problem in _problems(self):
+            raise ConfigError(f"invalid CompactionConfig: {problem}")
+
+    @property
+    def count_mode(self) -> bool:
+        """True when the tail is measured in messages (``keep_tokens == 0``)."""
+        return self.keep_tokens == 0
+
+
+def _problems(config: CompactionConfig) -> list[str]:
+    problems = []
+    if config.trigger_messages < 0:
+        problems.append("trigger_messages must be 0 (off) or positive")
+    if config.trigger_tokens is not None and config.trigger_tokens < 0:
+        problems.append("trigger_tokens must be None (off), 0 (dynamic) or positive")
+    if config.trigger_messages == 0 and config.trigger_tokens is None:
+        problems.append("both triggers are off; use disable_compaction to turn compaction off")
+    if config.keep_messages < 1:
+        problems.append("keep_messages must be at least 1")
+    if config.keep_tokens != DYNAMIC and (
+        not isinstance(config.keep_tokens, int) or config.keep_tokens < 0
+    ):
+        problems.append("keep_tokens must be 'dynamic', 0 (count mode) or positive")
+    if config.count_mode and 0 < config.trigger_messages <= config.keep_messages:
+        problems.append(
+            f"keep_messages ({config.keep_messages}) must be below trigger_messages "
+            f"({config.trigger_messages}), or compaction could never shorten the history"
+        )
+    static_keep = isinstance(config.keep_tokens, int) and config.keep_tokens > 0
+    if static_keep and config.trigger_tokens and config.keep_tokens >= config.trigger_tokens:
+        problems.append("keep_tokens must be below a static trigger_tokens")
+    if config.reserved < 0:
+        problems.append("reserved must not be negative")
+    if not 0 < config.keep_tokens_min <= config.keep_tokens_max:
+        problems.append("need 0 < keep_tokens_min <= keep_tokens_max")
+    if not 0 < config.keep_tokens_ratio <= 1:
+        problems.append("keep_tokens_ratio must be in (0, 1]")
+    if config.summary_prompt is not None and "{messages}" not in config.summary_prompt:
+        problems.append("summary_prompt must contain {messages}")
+    return problems
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """A config's values after the dynamic ones were resolved for one model."""
+
+    model: str
+    context_window: int
+    """The window the table gave for the model; 0 = unknown."""
+    trigger_messages: int
+    """0 = off."""
+    trigger_tokens: int | None
+    """None = off."""
+    keep_messages: int
+    keep_tokens: int
+    """0 = count mode."""
+    explanation: str
+    """How the values were derived, in one sentence (for logs and reports)."""
+
+
+def resolve_thresholds(
+    config: CompactionConfig, model: str, windows: Mapping[str, int] = CTXLAB_WINDOWS
+) -> Thresholds:
+    """Resolve the dynamic trigger and keep values the way AgentScope 2.0.3 does."""
+    window = lookup_window(model, windows)
+    trigger, trigger_why = _resolve_trigger(config, window)
+    keep, keep_why = _resolve_keep(config, window)
+    return Thresholds(
+        model=model,
+        context_window=window,
+        trigger_messages=config.trigger_messages,
+        trigger_tokens=trigger,
+        keep_messages=config.keep_messages,
+        keep_tokens=keep,
+        explanation=f"{model}: window {window:,}; {trigger_why}; {keep_why}",
+    )
+
+
+def _resolve_trigger(config: CompactionConfig, window: int) -> tuple[int | None, str]:
+    if config.trigger_tokens is None:
+        return None, "token trigger off"
+    if config.trigger_tokens > 0:
+        return config.trigger_tokens, f"static token trigger {config.trigger_tokens:,}"
+    if window == 0:
+        return FALLBACK_TRIGGER_TOKENS, (
+            f"window unknown, token trigger falls back to {FALLBACK_TRIGGER_TOKENS:,}"
+        )
+    trigger = window - config.reserved
+    if trigger <= 0:
+        trigger = max(1, window // 2)
+        return trigger, f"window ≤ reserved, token trigger clamped to window/2 = {trigger:,}"
+    return trigger, f"token trigger = window − reserved = {trigger:,}"
+
+
+def _resolve_keep(config: CompactionConfig, window: int) -> tuple[int, str]:
+    if config.keep_tokens == 0:
+        return 0, f"keep {config.keep_messages} messages"
+    if isinstance(config.keep_tokens, int):
+        return config.keep_tokens, f"keep {config.keep_tokens:,} tokens"
+    if window == 0:
+        return 0, f"dynamic keep unknown, retention falls back to {config.keep_messages} messages"
+    budget = (window - config.reserved) * config.keep_tokens_ratio
+    keep = int(min(config.keep_tokens_max, max(config.keep_tokens_min, budget)))
+    return keep, f"dynamic keep {keep:,} tokens"

@@ -1,0 +1,79 @@
+"""Large tool results: move the text to a file and leave a preview and the path behind."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.files import write_atomic
+from harness.messages import Message
+
+__all__ = ["OFFLOAD_EXCLUDED_TOOLS", "LargeResultOffloader"]
+
+logger = logging.getLogger("harness.compaction")
+
+OFFLOAD_EXCLUDED_TOOLS = frozenset(
+    {
+        "read_file",
+        "write_file",
+        "edit_file",
+        "grep_files",
+        "glob_files",
+        "list_files",
+        "memory_search",
+        "memory_get",
+        "session_search",
+    }
+)
+"""Tools whose results are never offloaded: reading a file back must not offload it again."""
+
+
+@dataclass(frozen=True)
+class LargeResultOffloader:
+    """Offload tool results longer than ``max_chars`` characters to ``large_tool_results/``.
+
+    Characters, not tokens: no tokenizer is needed, and the move is reversible because
+    ``read_file`` on the path returns the full text.
+    """
+
+    workspace: Path
+    """The folder that holds ``large_tool_results/``; paths in previews are relative to it."""
+    max_chars: int = 80_000
+    preview_chars: int = 2_000
+    folder: str = "large_tool_results"
+    excluded_tools: frozenset[str] = OFFLOAD_EXCLUDED_TOOLS
+
+    def apply(self, message: Message) -> Message:
+        """The message itself, or a copy whose text is a preview pointing at the saved file."""
+        text = message.content
+        if message.role != "tool" or len(text) <= self.max_chars:
+            return message
+        if message.metadata.get("tool_name") in self.excluded_tools:
+            return message
+        relative = self._relative_path(message.tool_call_id or "call", text)
+        write_atomic(self.workspace / relative, text)
+        logger.info(
+            "Offloaded large tool result [id=%s, chars=%d]", message.tool_call_id, len(text)
+        )
+        metadata = {**message.metadata, "offloaded_to": relative, "original_chars": len(text)}
+        return dataclasses.replace(
+            message, content=self._placeholder(text, relative), metadata=metadata
+        )
+
+    def _relative_path(self, call_id: str, text: str) -> str:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", call_id)
+        return f"{self.folder}/{safe_id}-{digest}.txt"
+
+    def _placeholder(self, text: str, relative: str) -> str:
+        size = min(self.preview_chars, len(text) // 2)
+        return (
+            f"Tool output was too large ({len(text):,} chars) and has been saved to {relative}.\n"
+            f"Use read_file with that path to read the full text.\n\n"
+            f"Preview (first {size} chars):\n{text[:size]}\n\n"
+            f"... and last {size} chars:\n{text[-size:]}"
+        )

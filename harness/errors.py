@@ -1,0 +1,173 @@
+"""Every error ctxlab raises, in one hierarchy.
+
+::
+
+    CtxlabError
+    ├── ConfigError                  bad configuration or input, raised before any work starts
+    │   └── MissingAPIKeyError       no key in the environment variable the provider reads
+    ├── PairingError                 a history where a tool result and its call do not pair up
+    ├── ModelError                   talking to a model server failed
+    │   ├── APIConnectionError       the server could not be reached (refused, DNS, reset)
+    │   │   └── APITimeoutError      the server did not answer in time
+    │   ├── ResponseFormatError      the server answered 2xx with a body we cannot read
+    │   └── APIStatusError           the server answered with an error status
+    │       ├── BadRequestError          400
+    │       │   └── ContextLengthExceededError   400 whose message says the context is too long
+    │       ├── AuthenticationError      401
+    │       ├── InsufficientBalanceError 402
+    │       ├── UnprocessableEntityError 422
+    │       ├── RateLimitError           429
+    │       └── ServerError              5xx
+    ├── AgentError                   the agent loop could not finish a call
+    │   └── StepLimitExceededError   the model kept calling tools past the step limit
+    ├── ScriptError                  a scripted test model met an unexpected or unused step
+    └── ExperimentError              an experiment could not run (missing cassette, bad id, ...)
+
+Three kinds of failure drive the agent loop differently: provider errors (``ModelError``) are
+raised to the caller after the client's retries; a model's own mistakes (a bad tool argument, an
+unknown tool) are not exceptions at all but are fed back to the model as tool results; and
+``ConfigError`` / ``PairingError`` mean the caller or ctxlab itself is wrong, so they are raised.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AgentError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigError",
+    "ContextLengthExceededError",
+    "CtxlabError",
+    "ExperimentError",
+    "InsufficientBalanceError",
+    "MissingAPIKeyError",
+    "ModelError",
+    "PairingError",
+    "RateLimitError",
+    "ResponseFormatError",
+    "ScriptError",
+    "ServerError",
+    "StepLimitExceededError",
+    "UnprocessableEntityError",
+]
+
+
+class CtxlabError(Exception):
+    """Base class of every error ctxlab raises on purpose."""
+
+
+class ConfigError(CtxlabError, ValueError):
+    """A configuration value or an argument is invalid; the message says which and why."""
+
+
+class MissingAPIKeyError(ConfigError):
+    """The provider needs an API key and the environment variable holding it is empty."""
+
+    def __init__(self, env_var: str) -> None:
+        self.env_var = env_var
+        super().__init__(f"No API key: set the environment variable {env_var}.")
+
+
+class PairingError(CtxlabError):
+    """A tool result without an earlier call, or a tool call without its result.
+
+    ``index`` is the position of the offending message in the list that was checked.
+    """
+
+    def __init__(self, message: str, index: int) -> None:
+        self.index = index
+        super().__init__(message)
+
+
+class ModelError(CtxlabError):
+    """Talking to a model server failed."""
+
+
+class APIConnectionError(ModelError):
+    """The server could not be reached at all."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The server did not answer within the client's timeout."""
+
+
+class ResponseFormatError(ModelError):
+    """The server answered with a success status but the body is not a chat completion."""
+
+
+class APIStatusError(ModelError):
+    """The server answered with an error status.
+
+    Carries the status code, the parsed error body (``{}`` when it was not JSON), the provider's
+    request id when it sent one, and the error message the provider gave.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        body: dict[str, Any] | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.body = body or {}
+        self.request_id = request_id
+        super().__init__(message)
+
+
+class BadRequestError(APIStatusError):
+    """400: the request was malformed."""
+
+
+class ContextLengthExceededError(BadRequestError):
+    """400 whose message says the maximum context length was exceeded.
+
+    DeepSeek sends ``code: invalid_request_error`` for this, not a dedicated code, so the client
+    recognises it from the message text.
+    """
+
+
+class AuthenticationError(APIStatusError):
+    """401: the API key is wrong or missing."""
+
+
+class InsufficientBalanceError(APIStatusError):
+    """402: the account has no balance left."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: a parameter has an invalid value."""
+
+
+class RateLimitError(APIStatusError):
+    """429: too many requests; retried by the client before it reaches you."""
+
+
+class ServerError(APIStatusError):
+    """5xx: the server failed; retried by the client before it reaches you."""
+
+
+class AgentError(CtxlabError):
+    """The agent loop could not finish a call."""
+
+
+class StepLimitExceededError(AgentError):
+    """The model was still calling tools when the call's step limit was reached."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        super().__init__(f"The model was still calling tools after {steps} model requests.")
+
+
+class ScriptError(CtxlabError, AssertionError):
+    """A scripted test model got a request it had no step for, or a step was never used."""
+
+
+class ExperimentError(CtxlabError):
+    """An experiment could not run; the message is one sentence a user can act on."""

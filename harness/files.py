@@ -1,0 +1,55 @@
+"""Durable file writes: whole-file replacement by temp file + rename, and appends that never
+rewrite earlier bytes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["append_text", "write_atomic"]
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Replace ``path`` with ``data`` so that a reader sees the old file or the new, never half.
+
+    The data goes to a temp file in the same folder, is flushed to disk, then renamed over the
+    target; the folder is synced so the rename survives a crash.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_dir(path.parent)
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` (UTF-8) to ``path`` and flush it to disk; earlier bytes are untouched."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(text.encode("utf-8"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _sync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,232 @@
+"""Typed chat messages and their OpenAI / DeepSeek wire form.
+
+A history is a list of :class:`Message`. Four roles exist (system, user, assistant, tool); an
+assistant message may carry several parallel :class:`ToolCall`, and each call is answered by one
+tool message whose ``tool_call_id`` names it. :func:`validate_pairing` checks that shape.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from harness.errors import PairingError
+
+__all__ = [
+    "SUMMARY_NAME",
+    "Message",
+    "MessageKind",
+    "Role",
+    "ToolCall",
+    "validate_pairing",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+MessageKind = Literal["system", "user", "summary", "assistant", "tool_use", "tool_result"]
+
+SUMMARY_NAME = "__compaction_summary__"
+"""The ``name`` of the user message that carries a compaction summary."""
+
+_ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call requested by the model."""
+
+    id: str
+    """The provider's id for the call; the tool message answering it repeats it."""
+    name: str
+    """The tool's name."""
+    arguments: str = "{}"
+    """The arguments as the JSON text the model wrote (it may be invalid JSON)."""
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ``ValueError`` when they are not a JSON object."""
+        value = json.loads(self.arguments or "{}")
+        if not isinstance(value, dict):
+            raise ValueError(f"arguments of {self.name} are not a JSON object: {self.arguments}")
+        return value
+
+    def to_wire(self) -> dict[str, Any]:
+        """The call in the chat-completions ``tool_calls`` form."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolCall:
+        """Read a call from the chat-completions ``tool_calls`` form."""
+        function = data.get("function") or {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+        return cls(
+            id=str(data.get("id", "")), name=str(function.get("name", "")), arguments=arguments
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation.
+
+    Build them with the constructors :meth:`system`, :meth:`user`, :meth:`assistant` and
+    :meth:`tool` rather than the raw dataclass.
+    """
+
+    role: Role
+    """Who speaks: system, user, assistant or tool."""
+    content: str = ""
+    """The text. Assistant messages that only call tools have ``""``."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Assistant only: the calls this message requests, possibly several in parallel."""
+    tool_call_id: str | None = None
+    """Tool only: the id of the call this message answers."""
+    name: str | None = None
+    """Optional participant name; the compaction summary is a user message named
+    ``__compaction_summary__``."""
+    reasoning_content: str | None = None
+    """Assistant only: DeepSeek's thinking-mode reasoning, kept and passed back as received."""
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Harness-side annotations (never sent to the model), e.g. the tool name of a result."""
+
+    def __post_init__(self) -> None:
+        if self.role not in _ROLES:
+            raise ValueError(f"unknown role {self.role!r}")
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError("only assistant messages carry tool calls")
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs the id of the call it answers")
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        """A system prompt."""
+        return cls(role="system", content=text)
+
+    @classmethod
+    def user(cls, text: str, *, name: str | None = None) -> Message:
+        """A user turn."""
+        return cls(role="user", content=text, name=name)
+
+    @classmethod
+    def assistant(
+        cls,
+        text: str = "",
+        tool_calls: Iterable[ToolCall] = (),
+        *,
+        reasoning_content: str | None = None,
+    ) -> Message:
+        """A model reply: text, tool calls, or both."""
+        return cls(
+            role="assistant",
+            content=text,
+            tool_calls=tuple(tool_calls),
+            reasoning_content=reasoning_content,
+        )
+
+    @classmethod
+    def tool(cls, tool_call_id: str, text: str, *, tool_name: str | None = None) -> Message:
+        """The result of the call ``tool_call_id``."""
+        metadata = {"tool_name": tool_name} if tool_name else {}
+        return cls(role="tool", content=text, tool_call_id=tool_call_id, metadata=metadata)
+
+    @property
+    def is_summary(self) -> bool:
+        """True for the user message that carries a compaction summary."""
+        return self.role == "user" and self.name == SUMMARY_NAME
+
+    @property
+    def kind(self) -> MessageKind:
+        """A finer role for reports: summary, tool_use and tool_result are told apart."""
+        if self.is_summary:
+            return "summary"
+        if self.role == "assistant" and self.tool_calls:
+            return "tool_use"
+        if self.role == "tool":
+            return "tool_result"
+        return self.role
+
+    def to_wire(self) -> dict[str, Any]:
+        """The message as a chat-completions request element.
+
+        An assistant message with tool calls sends ``content: ""`` (some gateways reject null),
+        and ``reasoning_content`` is passed back whenever the model produced it.
+        """
+        wire: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.name is not None:
+            wire["name"] = self.name
+        if self.tool_calls:
+            wire["tool_calls"] = [call.to_wire() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            wire["tool_call_id"] = self.tool_call_id
+        if self.reasoning_content is not None:
+            wire["reasoning_content"] = self.reasoning_content
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> Message:
+        """Read a message from its chat-completions form (request element or response message)."""
+        role = data.get("role")
+        if role not in _ROLES:
+            raise ValueError(f"unknown role {role!r} in {data!r}")
+        content = data.get("content")
+        return cls(
+            role=role,
+            content=content if isinstance(content, str) else "",
+            tool_calls=tuple(ToolCall.from_wire(c) for c in data.get("tool_calls") or ()),
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+            reasoning_content=data.get("reasoning_content"),
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """The wire form plus harness metadata, for state files and transcripts."""
+        record = self.to_wire()
+        if self.metadata:
+            record["metadata"] = dict(self.metadata)
+        return record
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> Message:
+        """Inverse of :meth:`to_record`."""
+        message = cls.from_wire(data)
+        metadata = data.get("metadata")
+        if metadata:
+            message.metadata.update(metadata)
+        return message
+
+
+def validate_pairing(messages: Sequence[Message]) -> None:
+    """Raise :class:`PairingError` unless every tool call and tool result pair up.
+
+    The rules: a tool result must answer a call of an earlier assistant message that has not
+    been answered yet; once a message other than a tool result follows, every call of the
+    previous assistant message must have had its result. A pending call at the very end (the
+    tools are still running) is allowed.
+    """
+    open_calls: dict[str, int] = {}
+    answered: set[str] = set()
+    for index, message in enumerate(messages):
+        if message.role == "tool":
+            call_id = message.tool_call_id or ""
+            if call_id not in open_calls:
+                why = "answers a call twice" if call_id in answered else "has no earlier call"
+                raise PairingError(f"tool result at index {index} ({call_id!r}) {why}", index)
+            del open_calls[call_id]
+            answered.add(call_id)
+            continue
+        if open_calls:
+            call_id, at = next(iter(open_calls.items()))
+            raise PairingError(
+                f"tool call {call_id!r} of the assistant message at index {at} has no result "
+                f"before the {message.role} message at index {index}",
+                at,
+            )
+        for call in message.tool_calls:
+            if call.id in open_calls or call.id in answered:
+                raise PairingError(f"tool call id {call.id!r} at index {index} is reused", index)
+            open_calls[call.id] = index
