@@ -3,23 +3,56 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from experiments.claims import Claim
 from harness.files import write_atomic
 
-__all__ = ["Experiment", "ExperimentResult", "RunSettings", "dump_json"]
+if TYPE_CHECKING:
+    from harness.recording import CassetteClient, ProviderSpec
+
+__all__ = ["Experiment", "ExperimentResult", "RunSettings", "dump_json", "write_json"]
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Where an experiment reads its cassettes from."""
+    """How experiments get their model: replayed from cassettes, or live while recording."""
 
     cassette_root: Path
     """The ``cassettes/`` folder; each experiment uses its own sub-folder."""
+    mode: Literal["replay", "record"] = "replay"
+    provider: ProviderSpec | None = None
+    """The live provider when recording."""
+    server_info: Mapping[str, Any] | None = None
+    """What the local server reported about itself (model file, checksum, flags)."""
+    force: bool = False
+    """Recording may overwrite existing cassettes."""
+    progress: Callable[[str], None] = print
+
+    def cassette_path(self, experiment_id: str, name: str) -> Path:
+        return self.cassette_root / experiment_id / f"{name}.json"
+
+    @contextmanager
+    def model(self, experiment_id: str, name: str) -> Iterator[CassetteClient]:
+        """A chat model wired to the cassette ``<experiment>/<name>.json``."""
+        from harness.recording import cassette_client
+
+        provider = self.provider.name if self.provider else "local"
+        hint = f"ctxlab record {experiment_id} --provider {provider}"
+        with cassette_client(
+            self.cassette_path(experiment_id, name),
+            mode=self.mode,
+            provider=self.provider,
+            server_info=self.server_info,
+            force=self.force,
+            rerecord_hint=hint,
+            progress=self.progress if self.mode == "record" else None,
+        ) as cassette:
+            yield cassette
 
 
 @dataclass(frozen=True)

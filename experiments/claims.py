@@ -13,6 +13,7 @@ from typing import Literal
 
 import pandas as pd
 
+from harness.errors import ExperimentError
 from harness.files import write_atomic
 
 __all__ = ["CLAIM_COLUMNS", "Claim", "claims_frame", "merge_claims", "read_claims", "write_claims"]
@@ -86,7 +87,12 @@ def read_claims(path: Path) -> pd.DataFrame:
     """An existing ``claims.csv``, or an empty frame when there is none."""
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
-    return pd.read_csv(path, dtype=str, keep_default_na=False)[CLAIM_COLUMNS]
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)[CLAIM_COLUMNS]
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, KeyError) as exc:
+        raise ExperimentError(
+            f"{path} is not a claims table ({exc}); delete it and run again."
+        ) from exc
 
 
 def merge_claims(existing: pd.DataFrame, fresh: pd.DataFrame, order: list[str]) -> pd.DataFrame:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from experiments import e1
+from experiments import e1, e2, e3, e5
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
 
 EXPERIMENTS: dict[str, Experiment] = {
     "E1": Experiment("E1", "Compaction algorithm: 9 messages become 4, cutoff 6", e1.run, False),
+    "E2": Experiment("E2", "Memory pipeline: facts reach disk with no tool call", e2.run, True),
+    "E3": Experiment(
+        "E3", "Real agent, trigger 5 / keep 2: compaction from round 3 on", e3.run, True
+    ),
+    "E5": Experiment("E5", "What the article computed but never ran", e5.run, False),
 }
 
 

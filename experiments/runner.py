@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.base import ExperimentResult, RunSettings, write_json
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.registry import EXPERIMENTS, experiment_ids
+from experiments.report import build_reports
 from harness.errors import ExperimentError
 
 __all__ = ["RunSummary", "run_experiments", "select"]
@@ -41,14 +43,9 @@ def select(ids: Sequence[str]) -> list[str]:
     return [i for i in experiment_ids() if i in wanted]
 
 
-def run_experiments(
-    ids: Sequence[str],
-    out_dir: Path,
-    cassette_root: Path,
-    progress: Callable[[str], None] = print,
-) -> RunSummary:
+def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) -> RunSummary:
     """Run the experiments, write their JSON and merge their claims into ``claims.csv``."""
-    settings = RunSettings(cassette_root=cassette_root)
+    progress = settings.progress
     results = []
     for experiment_id in select(ids):
         experiment = EXPERIMENTS[experiment_id]
@@ -64,5 +61,25 @@ def run_experiments(
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
+    build_reports(out_dir)
     matched = int((merged["status"] == "match").sum())
     return RunSummary(tuple(results), matched, len(merged) - matched)
+
+
+def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
+    """Run the cassette-backed experiments live, writing their cassettes; returns their ids.
+
+    Scripted experiments have nothing to record and are skipped with a note.
+    """
+    recorded = []
+    for experiment_id in select(ids):
+        experiment = EXPERIMENTS[experiment_id]
+        if not experiment.needs_cassettes:
+            settings.progress(f"{experiment_id}  scripted; nothing to record")
+            continue
+        started = time.monotonic()
+        settings.progress(f"{experiment_id}  recording: {experiment.title}")
+        experiment.run(settings)
+        settings.progress(f"{experiment_id}  recorded in {time.monotonic() - started:.1f} s")
+        recorded.append(experiment_id)
+    return recorded

@@ -47,8 +47,14 @@ class RequestRecord:
     """Messages of the working history in the request."""
     estimated_tokens: int
     usage: Usage | None
-    compaction: CompactionEvent | None
-    """The compaction that ran right before this request, if one did."""
+    compactions: tuple[CompactionEvent, ...] = ()
+    """The compactions that ran for this request: the one before it, and a forced one when
+    the server said the context was too long."""
+
+    @property
+    def compaction(self) -> CompactionEvent | None:
+        """The first compaction of this request, if any."""
+        return self.compactions[0] if self.compactions else None
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,8 @@ class CallResult:
     """History size when the call started (before the user's message)."""
     context_after: int
     """History size when the call ended."""
+    messages: tuple[Message, ...] = ()
+    """The messages this call added (user, replies, tool results), even if compacted away."""
 
     @property
     def usage(self) -> tuple[Usage | None, ...]:
@@ -73,7 +81,7 @@ class CallResult:
     @property
     def compactions(self) -> tuple[CompactionEvent, ...]:
         """The compactions of this call, in order."""
-        return tuple(r.compaction for r in self.requests if r.compaction is not None)
+        return tuple(event for r in self.requests for event in r.compactions)
 
 
 class Agent:
@@ -111,6 +119,7 @@ class Agent:
         self.state = state_store.load(session_id) if state_store else AgentState(session_id)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
         self.compactor = self._build_compactor(compaction, summary_model, flush_prefix, windows)
+        self._call_messages: list[Message] = []
 
     def _build_compactor(
         self,
@@ -142,6 +151,7 @@ class Agent:
         for hook in self.hooks:
             hook.on_call_start(call)
         context_before = len(self.state.context)
+        self._call_messages: list[Message] = []
         self._extend([Message.user(user_text)])
         records: list[RequestRecord] = []
         tool_names: list[str] = []
@@ -156,6 +166,7 @@ class Agent:
                     requests=tuple(records),
                     context_before=context_before,
                     context_after=len(self.state.context),
+                    messages=tuple(self._call_messages),
                 )
                 for hook in self.hooks:
                     hook.after_call(call, result)
@@ -165,15 +176,13 @@ class Agent:
         raise StepLimitExceededError(self.max_steps)
 
     def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
-        for hook in self.hooks:
-            hook.before_request(call)
-        event = self._compact_if_needed()
-        call.requests += 1
+        events = self._before_request(call)
         request = self._build_request(call)
         try:
             response = self.model.complete(request)
         except ContextLengthExceededError as exc:
-            event = self._recover_from_overflow(exc, call)
+            events.append(self._recover_from_overflow(exc, call))
+            events.extend(self._before_request(call))
             request = self._build_request(call)
             response = self.model.complete(request)
         record = RequestRecord(
@@ -182,9 +191,16 @@ class Agent:
             context_messages=len(self.state.context),
             estimated_tokens=estimate_tokens(request.messages),
             usage=response.usage,
-            compaction=event,
+            compactions=tuple(events),
         )
         return response, record
+
+    def _before_request(self, call: CallContext) -> list[CompactionEvent]:
+        for hook in self.hooks:
+            hook.before_request(call)
+        call.requests += 1
+        event = self._compact_if_needed()
+        return [event] if event is not None else []
 
     def _build_request(self, call: CallContext) -> ChatRequest:
         system = "\n\n".join([self.system_prompt, *call.system_suffix]).strip()
@@ -225,6 +241,7 @@ class Agent:
 
     def _extend(self, messages: list[Message]) -> None:
         self.state.context.extend(messages)
+        self._call_messages.extend(messages)
         if self.transcript is not None:
             self.transcript.append_messages(messages)
         self._save()

@@ -21,7 +21,15 @@
     ├── AgentError                   the agent loop could not finish a call
     │   └── StepLimitExceededError   the model kept calling tools past the step limit
     ├── ScriptError                  a scripted test model met an unexpected or unused step
-    └── ExperimentError              an experiment could not run (missing cassette, bad id, ...)
+    ├── ExperimentError              an experiment could not run (missing cassette, bad id, ...)
+    │   └── CassetteError            a cassette could not be read, replayed or recorded
+    │       ├── CassetteMissingError     replay found no cassette file
+    │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
+    │       ├── CassetteExistsError      recording would overwrite a cassette without --force
+    │       └── SecretLeakError          a freshly recorded cassette contains a secret
+    ├── LocalServerError             the local model server could not be prepared or started
+    └── MemoryStoreError             a memory file is damaged or a write would lose data
+        └── PathEscapeError          a file tool was asked for a path outside the workspace
 
 Three kinds of failure drive the agent loop differently: provider errors (``ModelError``) are
 raised to the caller after the client's retries; a model's own mistakes (a bad tool argument, an
@@ -40,17 +48,25 @@ __all__ = [
     "AgentError",
     "AuthenticationError",
     "BadRequestError",
+    "CassetteError",
+    "CassetteExistsError",
+    "CassetteMismatchError",
+    "CassetteMissingError",
     "ConfigError",
     "ContextLengthExceededError",
     "CtxlabError",
     "ExperimentError",
     "InsufficientBalanceError",
+    "LocalServerError",
+    "MemoryStoreError",
     "MissingAPIKeyError",
     "ModelError",
     "PairingError",
+    "PathEscapeError",
     "RateLimitError",
     "ResponseFormatError",
     "ScriptError",
+    "SecretLeakError",
     "ServerError",
     "StepLimitExceededError",
     "UnprocessableEntityError",
@@ -171,3 +187,36 @@ class ScriptError(CtxlabError, AssertionError):
 
 class ExperimentError(CtxlabError):
     """An experiment could not run; the message is one sentence a user can act on."""
+
+
+class CassetteError(ExperimentError):
+    """A cassette could not be read, replayed or recorded; the message names the file."""
+
+
+class CassetteMissingError(CassetteError):
+    """Replay asked for a cassette that does not exist; the message says how to record it."""
+
+
+class CassetteMismatchError(CassetteError):
+    """Replay met a request the cassette does not hold, or left recorded requests unused."""
+
+
+class CassetteExistsError(CassetteError):
+    """Recording would overwrite an existing cassette and ``--force`` was not given."""
+
+
+class SecretLeakError(CassetteError):
+    """A freshly recorded cassette contains something that looks like a secret; nothing was
+    written. The message names the pattern and line, never the secret itself."""
+
+
+class LocalServerError(CtxlabError):
+    """The local model server could not be prepared (model parts, llama_cpp) or started."""
+
+
+class MemoryStoreError(CtxlabError):
+    """A memory file is damaged, or a write would lose or reorder data."""
+
+
+class PathEscapeError(MemoryStoreError):
+    """A file tool was asked for a path that leaves the workspace (``..`` or a symlink)."""

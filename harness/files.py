@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["append_text", "write_atomic"]
+__all__ = ["append_text", "read_lines", "read_text", "write_atomic"]
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -21,6 +21,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _mode_for(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
@@ -42,6 +43,16 @@ def append_text(path: Path, text: str) -> None:
         os.fsync(handle.fileno())
 
 
+def _mode_for(path: Path) -> int:
+    # mkstemp creates 0600 files; a replaced file keeps its mode, a new one gets the umask's.
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _sync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -53,3 +64,16 @@ def _sync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def read_text(path: Path) -> str:
+    """A file's UTF-8 text; bytes a crash left half-written read as U+FFFD instead of failing."""
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def read_lines(path: Path) -> list[str]:
+    """The file's lines as editors number them: split at ``\n`` only (not at U+2028 & co)."""
+    text = read_text(path)
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []

@@ -110,7 +110,10 @@ def _problems(config: CompactionConfig) -> list[str]:
     if config.trigger_tokens is not None and config.trigger_tokens < 0:
         problems.append("trigger_tokens must be None (off), 0 (dynamic) or positive")
     if config.trigger_messages == 0 and config.trigger_tokens is None:
-        problems.append("both triggers are off; use disable_compaction to turn compaction off")
+        problems.append(
+            "both triggers are off; to turn compaction off pass compaction=None to Agent "
+            "(or disable_compaction=True to HarnessAgent)"
+        )
     if config.keep_messages < 1:
         problems.append("keep_messages must be at least 1")
     if config.keep_tokens != DYNAMIC and (
@@ -161,6 +164,12 @@ def resolve_thresholds(
     window = lookup_window(model, windows)
     trigger, trigger_why = _resolve_trigger(config, window)
     keep, keep_why = _resolve_keep(config, window)
+    if keep == 0 and 0 < config.trigger_messages <= config.keep_messages:
+        raise ConfigError(
+            f"for {model} the tail falls back to {config.keep_messages} messages (window "
+            f"unknown), which is not below trigger_messages ({config.trigger_messages}): "
+            "compaction could never shorten the history; set keep_messages or keep_tokens"
+        )
     return Thresholds(
         model=model,
         context_window=window,

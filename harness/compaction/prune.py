@@ -32,6 +32,8 @@ def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list
             continue
         if message.metadata.get("tool_name") in config.excluded_tools:
             continue
+        if message.metadata.get("pruned_chars"):
+            continue  # already a head and a tail; pruning it again would misreport the cut
         if protected < config.protect_tokens:
             protected += estimate_message_tokens(message)
         elif len(message.content) > config.max_output_chars:
@@ -49,7 +51,8 @@ def _shrink(message: Message, half: int) -> Message:
     text = message.content
     dropped = len(text) - 2 * half
     content = f"{text[:half]}\n\n...({dropped} chars pruned)...\n\n{text[-half:]}"
-    return dataclasses.replace(message, content=content, metadata=dict(message.metadata))
+    metadata = {**message.metadata, "pruned_chars": dropped}
+    return dataclasses.replace(message, content=content, metadata=metadata)
 
 
 def truncate_tool_arguments(

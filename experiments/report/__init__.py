@@ -1,0 +1,54 @@
+"""The reports built from what the experiments wrote: Markdown pages, plots and ``index.html``.
+
+:func:`build_reports` reads ``claims.csv`` and every ``E*.json`` of a reports folder and writes,
+deterministically (two builds give byte-identical files):
+
+- ``claims.md``: the summary line and every claim;
+- ``<ID>.md``: one page per experiment JSON present (a generic page when its shape is unknown);
+- ``E1_strip.png``, ``E2_files.png``, ``E3_context.png``, ``E5_cadence.png``: the plots of the
+  experiments present;
+- ``index.html``: one self-contained page with the claims, plots, pages and provenance.
+
+Modules: :mod:`.tables` (inputs, claims, provenance), :mod:`.views` (each experiment's
+measurements as records), then the renderers :mod:`.pages`, :mod:`.plots` and :mod:`.html`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.report.html import render_index
+from experiments.report.pages import claims_markdown, experiment_page
+from experiments.report.plots import build_plots
+from experiments.report.tables import count_claims, load_inputs, provenance_rows
+from experiments.report.views import read_view
+from harness.files import write_atomic
+
+__all__ = ["build_reports"]
+
+
+def build_reports(out_dir: Path) -> list[Path]:
+    """Build every report file from ``out_dir``'s ``claims.csv`` and ``E*.json``.
+
+    Returns the files written, in the order written: ``claims.md``, the experiment pages, the
+    plots, then ``index.html``.
+    """
+    inputs = load_inputs(out_dir)
+    provenance = provenance_rows(inputs)
+    read = {doc.id: read_view(doc) for doc in inputs.experiments}
+    files: dict[Path, str | bytes] = {
+        out_dir / "claims.md": claims_markdown(inputs.claims, count_claims(inputs.claims))
+    }
+    for doc in inputs.experiments:
+        view, reason = read[doc.id]
+        files[out_dir / f"{doc.id}.md"] = experiment_page(
+            doc, view, reason, inputs.claims, provenance
+        )
+    plots = build_plots({key: view for key, (view, _) in read.items() if view is not None})
+    for plot in plots:
+        files[out_dir / f"{plot.name}.png"] = plot.png
+    generic = {key: reason for key, (_, reason) in read.items() if reason}
+    files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic)
+    for path, data in files.items():
+        write_atomic(path, data)
+    return list(files)

@@ -1,0 +1,215 @@
+"""What the reports show, computed from what the experiments wrote: typed records and frames.
+
+Nothing here renders. :func:`load_inputs` reads ``claims.csv`` and every ``E*.json`` of a
+reports folder; :func:`claims_table` is the one function that builds the claims DataFrame; each
+experiment's provenance becomes :class:`ProvenanceRow` records; :func:`records_frame` turns any
+list of records into a DataFrame. Per-experiment measurements are read in :mod:`.views`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from experiments.claims import read_claims
+from experiments.registry import EXPERIMENTS
+
+__all__ = [
+    "ARTICLE_E3_COMPACTED_ROUNDS",
+    "ARTICLE_E3_CONTEXT",
+    "ClaimCounts",
+    "ExperimentDoc",
+    "ProvenanceRow",
+    "ReportInputs",
+    "claims_table",
+    "count_claims",
+    "experiment_key",
+    "experiment_title",
+    "load_inputs",
+    "provenance_rows",
+    "records_frame",
+]
+
+ARTICLE_E3_CONTEXT: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 2),
+    (2, 2, 4),
+    (3, 4, 4),
+    (4, 4, 4),
+    (5, 4, 4),
+)
+"""The article's E3 context sizes: (round, messages before the call, messages after)."""
+ARTICLE_E3_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
+"""The rounds in which the article's agent compacted."""
+
+SCRIPTED = "scripted (no model)"
+_ID_PATTERN = re.compile(r"^E\d+[A-Za-z0-9_-]*$")
+
+
+def experiment_title(experiment_id: str, data: Mapping[str, Any] | None) -> str:
+    """The experiment's title from the registry, else the JSON's ``title``, else empty."""
+    if experiment_id in EXPERIMENTS:
+        return EXPERIMENTS[experiment_id].title
+    title = (data or {}).get("title")
+    return title if isinstance(title, str) else ""
+
+
+def experiment_key(experiment_id: str) -> tuple[int, str]:
+    """Sort key for experiment ids: ``E2`` before ``E10``, then by the id's text."""
+    digits = re.match(r"E(\d+)", experiment_id)
+    return (int(digits.group(1)) if digits else 1_000_000, experiment_id)
+
+
+@dataclass(frozen=True)
+class ExperimentDoc:
+    """One ``<ID>.json`` of the reports folder, as read."""
+
+    id: str
+    """The experiment id, from the file name."""
+    data: dict[str, Any] | None
+    """The parsed JSON object; None when the file is not valid JSON or not an object."""
+    raw: str
+    """The file's text, shown as it is when it cannot be parsed."""
+    error: str = ""
+    """Why :attr:`data` is None."""
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything a report is built from."""
+
+    claims: pd.DataFrame
+    """The claims table, from :func:`claims_table`."""
+    experiments: tuple[ExperimentDoc, ...]
+    """The experiments' JSON files, sorted by :func:`experiment_key`."""
+
+
+def claims_table(path: Path) -> pd.DataFrame:
+    """The claims of ``claims.csv`` sorted by experiment (E2 before E10), file order within one.
+
+    Empty cells are empty strings; a missing file gives an empty table with the same columns.
+    """
+    frame = read_claims(path).fillna("").astype(str)
+    keys = frame["experiment"].map(experiment_key)
+    order = sorted(range(len(frame)), key=lambda i: (keys.iloc[i], i))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _read_doc(path: Path) -> ExperimentDoc:
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        return ExperimentDoc(path.stem, None, raw, f"not valid JSON: {error}")
+    if not isinstance(data, dict):
+        return ExperimentDoc(path.stem, None, raw, f"not a JSON object but a {type(data).__name__}")
+    return ExperimentDoc(path.stem, data, raw)
+
+
+def load_inputs(out_dir: Path) -> ReportInputs:
+    """Read ``claims.csv`` and every ``E*.json`` of ``out_dir``."""
+    paths = [p for p in out_dir.glob("E*.json") if _ID_PATTERN.match(p.stem)]
+    docs = sorted((_read_doc(p) for p in paths), key=lambda d: experiment_key(d.id))
+    return ReportInputs(claims_table(out_dir / "claims.csv"), tuple(docs))
+
+
+@dataclass(frozen=True)
+class ClaimCounts:
+    """How many claims match and differ."""
+
+    matched: int
+    differed: int
+
+    @property
+    def total(self) -> int:
+        """All claims."""
+        return self.matched + self.differed
+
+    def line(self) -> str:
+        """The summary line ``claims: N match, M differ (of T)``, as ``ctxlab run`` prints it."""
+        return f"claims: {self.matched} match, {self.differed} differ (of {self.total})"
+
+
+def count_claims(claims: pd.DataFrame) -> ClaimCounts:
+    """Count the claims by status; every row that is not ``match`` counts as differing."""
+    matched = int((claims["status"] == "match").sum())
+    return ClaimCounts(matched, len(claims) - matched)
+
+
+@dataclass(frozen=True)
+class ProvenanceRow:
+    """Where one experiment's values came from: a script, or one recorded cassette."""
+
+    experiment: str
+    source: str
+    provider: str = ""
+    model: str = ""
+    model_sha256: str = ""
+    """The model file's checksum, as recorded (renderers shorten it)."""
+    server: str = ""
+    recorded_at: str = ""
+    requests: str = ""
+
+
+def _text(value: Any) -> str:
+    """A JSON value as one line of text: mappings as ``key=value`` pairs, sorted."""
+    if value is None:
+        return ""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={_text(v)}" for k, v in sorted(value.items(), key=str))
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _sources(claims: pd.DataFrame, experiment: str) -> str:
+    own = claims.loc[claims["experiment"] == experiment, "source"]
+    return ", ".join(sorted(set(own)))
+
+
+def _doc_provenance(doc: ExperimentDoc, claims: pd.DataFrame) -> list[ProvenanceRow]:
+    data = doc.data or {}
+    source = _text(data.get("source")) or _sources(claims, doc.id) or "unknown"
+    raw = data.get("provenance")
+    cassettes = [raw] if isinstance(raw, Mapping) else raw if isinstance(raw, list) else []
+    cassettes = [c for c in cassettes if isinstance(c, Mapping)]
+    if not cassettes:
+        return [ProvenanceRow(doc.id, SCRIPTED if source == "scripted" else source)]
+    return [
+        ProvenanceRow(
+            doc.id,
+            _text(c.get("source")) or source,
+            *(_text(c.get(name)) for name in ("provider", "model", "model_sha256", "server")),
+            _text(c.get("recorded_at")),
+            _text(c.get("requests")),
+        )
+        for c in cassettes
+    ]
+
+
+def provenance_rows(inputs: ReportInputs) -> list[ProvenanceRow]:
+    """One row per cassette of each experiment; one ``scripted (no model)`` row for the rest.
+
+    Experiments with claims but no JSON get a row from their claims' sources.
+    """
+    rows = [row for doc in inputs.experiments for row in _doc_provenance(doc, inputs.claims)]
+    documented = {doc.id for doc in inputs.experiments}
+    for experiment in sorted(set(inputs.claims["experiment"]) - documented, key=experiment_key):
+        source = _sources(inputs.claims, experiment)
+        rows.append(ProvenanceRow(experiment, SCRIPTED if source == "scripted" else source))
+    return sorted(rows, key=lambda r: (experiment_key(r.experiment), r.recorded_at, r.model))
+
+
+def records_frame(records: Sequence[Any], record_type: type) -> pd.DataFrame:
+    """A DataFrame with one row per dataclass record and one column per field, in field order."""
+    if not is_dataclass(record_type):
+        raise TypeError(f"{record_type!r} is not a dataclass")
+    columns = [f.name for f in fields(record_type)]
+    return pd.DataFrame([asdict(r) for r in records], columns=columns)

