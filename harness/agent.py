@@ -24,10 +24,11 @@ from harness.compaction import (
     resolve_thresholds,
 )
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
+from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
-from harness.state import AgentState, JsonStateStore, Transcript
+from harness.state import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool, ToolBox
 
@@ -102,6 +103,7 @@ class Agent:
         session_id: str = "default",
         state_store: JsonStateStore | None = None,
         transcript: Transcript | None = None,
+        history: History | None = None,
         workspace: Path | None = None,
         flush_prefix: PrefixHook | None = None,
         windows: Mapping[str, int] = CTXLAB_WINDOWS,
@@ -114,9 +116,7 @@ class Agent:
         self.hooks = list(hooks)
         self.max_steps = max_steps
         self.request_options = dict(request_options or {})
-        self.state_store = state_store
-        self.transcript = transcript
-        self.state = state_store.load(session_id) if state_store else AgentState(session_id)
+        self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
         self.compactor = self._build_compactor(compaction, summary_model, flush_prefix, windows)
         self._call_messages: list[Message] = []
@@ -131,26 +131,25 @@ class Agent:
         if config is None:
             return None
         thresholds = resolve_thresholds(config, self.model.model_name, windows)
-        offload = self._offload_prefix if self.transcript is not None else None
         return Compactor(
             config,
             thresholds,
             summary_model or self.model,
             flush_prefix=flush_prefix,
-            offload_prefix=offload,
+            offload_prefix=self.history.offload,
         )
 
     @property
     def context(self) -> tuple[Message, ...]:
         """The working history (what the model sees after the system prompt)."""
-        return tuple(self.state.context)
+        return tuple(self.history.messages())
 
     def call(self, user_text: str) -> CallResult:
         """Answer one user message, using tools as the model asks; see the module docstring."""
         call = CallContext(agent=self, user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
-        context_before = len(self.state.context)
+        context_before = len(self.context)
         self._call_messages: list[Message] = []
         self._extend([Message.user(user_text)])
         records: list[RequestRecord] = []
@@ -165,7 +164,7 @@ class Agent:
                     tool_calls=tuple(tool_names),
                     requests=tuple(records),
                     context_before=context_before,
-                    context_after=len(self.state.context),
+                    context_after=len(self.context),
                     messages=tuple(self._call_messages),
                 )
                 for hook in self.hooks:
@@ -188,7 +187,7 @@ class Agent:
         record = RequestRecord(
             purpose=request.purpose,
             messages_sent=len(request.messages),
-            context_messages=len(self.state.context),
+            context_messages=len(self.context),
             estimated_tokens=estimate_tokens(request.messages),
             usage=response.usage,
             compactions=tuple(events),
@@ -205,16 +204,16 @@ class Agent:
     def _build_request(self, call: CallContext) -> ChatRequest:
         system = "\n\n".join([self.system_prompt, *call.system_suffix]).strip()
         head = [Message.system(system)] if system else []
-        messages = (*head, *call.reference_messages, *self.state.context)
+        messages = (*head, *call.reference_messages, *self.history.messages())
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
     def _compact_if_needed(self) -> CompactionEvent | None:
         if self.compactor is None:
             return None
-        compaction = self.compactor.compact_if_needed(self.state.context)
+        compaction = self.compactor.compact_if_needed(self.history.messages())
         if compaction is None:
             return None
-        self._replace(compaction.messages)
+        self.history.apply_compaction(compaction)
         return compaction.event
 
     def _recover_from_overflow(
@@ -225,10 +224,10 @@ class Agent:
             raise error
         call.overflow_retries += 1
         logger.warning("Context overflow detected, forcing a compaction and one retry")
-        compaction = self.compactor.force(self.state.context)
+        compaction = self.compactor.force(self.history.messages())
         if compaction is None:
             raise error
-        self._replace(compaction.messages)
+        self.history.apply_compaction(compaction)
         return compaction.event
 
     def _run_tools(self, message: Message) -> list[Message]:
@@ -240,22 +239,5 @@ class Agent:
         return results
 
     def _extend(self, messages: list[Message]) -> None:
-        self.state.context.extend(messages)
+        self.history.append(messages)
         self._call_messages.extend(messages)
-        if self.transcript is not None:
-            self.transcript.append_messages(messages)
-        self._save()
-
-    def _replace(self, messages: Sequence[Message]) -> None:
-        self.state.context = list(messages)
-        if self.transcript is not None:
-            self.transcript.append_messages(messages[:1])  # the new summary message
-        self._save()
-
-    def _offload_prefix(self, prefix: Sequence[Message]) -> None:
-        assert self.transcript is not None
-        self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
-
-    def _save(self) -> None:
-        if self.state_store is not None:
-            self.state_store.save(self.state)

@@ -342,7 +342,7 @@ def test_a_second_overflow_later_in_the_same_call_reaches_the_caller() -> None:
     ok_model = ScriptedModel([overflow(), "fine"])
     summary2 = ScriptedModel([Step("S2", purpose="summary")])
     agent2 = Agent(ok_model, compaction=count_config(50, 1), summary_model=summary2)
-    agent2.state.context = [Message.user("old"), Message.assistant("old answer")]
+    agent2.history.state.context = [Message.user("old"), Message.assistant("old answer")]
     assert agent2.call("q").text == "fine"
 
 
