@@ -77,6 +77,9 @@ class Experiment:
     title: str
     run: Callable[[RunSettings], ExperimentResult]
     needs_cassettes: bool
+    local_server: str = "llama-cpp-python"
+    """Which local server ``ctxlab record --provider local`` starts for it: ``llama-cpp-python``
+    or ``llama-server`` (llama.cpp's own, which reports cached prompt tokens)."""
 
 
 def dump_json(data: Any) -> str:

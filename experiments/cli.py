@@ -1,17 +1,21 @@
-"""The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``serve-local``."""
+"""The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
+session, by hand), ``serve-local``."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from experiments.base import RunSettings
-from harness.errors import CtxlabError
+from harness.errors import CtxlabError, MissingAPIKeyError
+from harness.model import ChatModel
 
 __all__ = ["main"]
 
@@ -39,8 +43,25 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
     record.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="reports folder")
     _cassette_option(record)
+    compact = commands.add_parser(
+        "compact", help="compact a saved session by hand (snapshot, audit, undo)"
+    )
+    compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
+    compact.add_argument("--user", default="default", help="the user id (folder)")
+    compact.add_argument("--session", required=True, help="the session id")
+    compact.add_argument("--engine", choices=("agentscope", "dsh"), default="agentscope")
+    compact.add_argument("--keep", type=int, default=2, help="messages kept (agentscope)")
+    compact.add_argument("--instructions", default="", help="extra instructions for the summary")
+    compact.add_argument("--undo", action="store_true", help="restore the latest snapshot")
+    compact.add_argument("--provider", choices=PROVIDERS, default="deepseek")
+    compact.add_argument("--model", help="model name (default: the provider's)")
+    compact.add_argument("--base-url", help="server base URL")
+    compact.add_argument("--api-key-env", help="environment variable holding the key")
     serve = commands.add_parser("serve-local", help="run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011)
+    serve.add_argument(
+        "--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python"
+    )
     return parser
 
 
@@ -63,17 +84,29 @@ def _record(args: argparse.Namespace) -> int:
     from harness.recording import local_server, provider_spec
 
     if args.provider == "local" and not args.base_url:
-        with local_server() as server:
-            spec = provider_spec(
-                "local", model=args.model or server.model, base_url=server.base_url
-            )
-            _record_with(args, RunSettings(args.cassettes, "record", spec, server.as_dict()))
+        for server_kind, ids in _by_local_server(args.experiments).items():
+            with local_server(server=server_kind) as server:
+                spec = provider_spec(
+                    "local", model=args.model or server.model, base_url=server.base_url
+                )
+                settings = RunSettings(args.cassettes, "record", spec, server.as_dict())
+                _record_with(argparse.Namespace(**{**vars(args), "experiments": ids}), settings)
     else:
         spec = provider_spec(
             args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
         )
         _record_with(args, RunSettings(args.cassettes, "record", spec))
     return 0
+
+
+def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
+    from experiments.registry import EXPERIMENTS
+    from experiments.runner import select
+
+    groups: dict[str, list[str]] = {}
+    for experiment_id in select(ids):
+        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
+    return groups
 
 
 def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
@@ -90,7 +123,7 @@ def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
 def _serve_local(args: argparse.Namespace) -> int:
     from harness.recording import local_server
 
-    with local_server(port=args.port) as server:
+    with local_server(port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
         try:
             while True:
@@ -100,7 +133,66 @@ def _serve_local(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": _run, "record": _record, "serve-local": _serve_local}
+def _compact(args: argparse.Namespace) -> int:
+    from harness.manual import ManualCompaction
+
+    base = args.workspace / args.user
+    if args.undo:
+        record = ManualCompaction(base, args.session, _no_model()).undo()
+        print(f"restored {args.session} from {record.snapshot}")
+        return 0
+    with _live_model(args) as model:
+        record = ManualCompaction(base, args.session, model, args.keep).compact(
+            args.engine, args.instructions
+        )
+    if record.outcome == "nothing to compact":
+        print("No compactable history yet.")
+    else:
+        print(
+            f"Compacted {args.session} with {record.engine}: {record.messages_before} → "
+            f"{record.messages_after} messages, summary {record.summary_chars} chars "
+            f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
+        )
+    return 0
+
+
+def _no_model() -> ChatModel:
+    from harness.testing import ScriptedModel
+
+    return ScriptedModel([], model_name="none")  # undo never calls a model
+
+
+@contextlib.contextmanager
+def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
+    from harness.client import ChatClient
+    from harness.recording import local_server, provider_spec
+
+    if args.provider == "local" and not args.base_url:
+        with local_server() as server:
+            spec = provider_spec(
+                "local", model=args.model or server.model, base_url=server.base_url
+            )
+            with ChatClient(
+                spec.model, base_url=spec.base_url, api_key="no-key", params=spec.params
+            ) as client:
+                yield client
+        return
+    spec = provider_spec(
+        args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
+    )
+    key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else "no-key"
+    if not key:
+        raise MissingAPIKeyError(spec.api_key_env or "")
+    with ChatClient(spec.model, base_url=spec.base_url, api_key=key, params=spec.params) as client:
+        yield client
+
+
+COMMANDS = {
+    "run": _run,
+    "record": _record,
+    "compact": _compact,
+    "serve-local": _serve_local,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e5
+from experiments import e1, e2, e3, e4, e5
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -12,6 +12,13 @@ EXPERIMENTS: dict[str, Experiment] = {
     "E2": Experiment("E2", "Memory pipeline: facts reach disk with no tool call", e2.run, True),
     "E3": Experiment(
         "E3", "Real agent, trigger 5 / keep 2: compaction from round 3 on", e3.run, True
+    ),
+    "E4": Experiment(
+        "E4",
+        "One conversation, compacted once by each engine",
+        e4.run,
+        True,
+        local_server="llama-server",
     ),
     "E5": Experiment("E5", "What the article computed but never ran", e5.run, False),
 }

@@ -23,7 +23,15 @@ from harness.compaction import (
     PrefixHook,
     resolve_thresholds,
 )
-from harness.errors import ContextLengthExceededError, StepLimitExceededError
+from harness.dsh.config import DshConfig
+from harness.dsh.engine import DshEngine
+from harness.engines import (
+    AgentScopeEngine,
+    CompactionEngine,
+    DshAgentEngine,
+    request_header,
+)
+from harness.errors import ConfigError, ContextLengthExceededError, StepLimitExceededError
 from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
@@ -96,7 +104,7 @@ class Agent:
         model: ChatModel,
         system_prompt: str = "",
         tools: Iterable[Tool] = (),
-        compaction: CompactionConfig | None = None,
+        compaction: CompactionConfig | DshConfig | CompactionEngine | None = None,
         *,
         summary_model: ChatModel | None = None,
         hooks: Sequence[AgentHook] = (),
@@ -118,26 +126,34 @@ class Agent:
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
-        self.compactor = self._build_compactor(compaction, summary_model, flush_prefix, windows)
+        self.engine = self._build_engine(compaction, summary_model, flush_prefix, windows)
         self._call_messages: list[Message] = []
 
-    def _build_compactor(
+    def _build_engine(
         self,
-        config: CompactionConfig | None,
+        config: CompactionConfig | DshConfig | CompactionEngine | None,
         summary_model: ChatModel | None,
         flush_prefix: PrefixHook | None,
         windows: Mapping[str, int],
-    ) -> Compactor | None:
-        if config is None:
-            return None
+    ) -> CompactionEngine | None:
+        if config is None or isinstance(config, (AgentScopeEngine, DshAgentEngine)):
+            return config
+        if isinstance(config, DshConfig):
+            log = getattr(self.history, "log", None)
+            if log is None:
+                raise ConfigError("the DSH engine needs history=EventLogHistory(log)")
+            return DshAgentEngine(DshEngine(log, summary_model or self.model, config))
+        if not isinstance(config, CompactionConfig):
+            return config  # any other CompactionEngine
         thresholds = resolve_thresholds(config, self.model.model_name, windows)
-        return Compactor(
+        compactor = Compactor(
             config,
             thresholds,
             summary_model or self.model,
             flush_prefix=flush_prefix,
             offload_prefix=self.history.offload,
         )
+        return AgentScopeEngine(compactor)
 
     @property
     def context(self) -> tuple[Message, ...]:
@@ -177,10 +193,11 @@ class Agent:
     def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
         events = self._before_request(call)
         request = self._build_request(call)
+        self._record_header(request)
         try:
             response = self.model.complete(request)
         except ContextLengthExceededError as exc:
-            events.append(self._recover_from_overflow(exc, call))
+            events.extend(self._recover_from_overflow(exc, call))
             events.extend(self._before_request(call))
             request = self._build_request(call)
             response = self.model.complete(request)
@@ -194,12 +211,20 @@ class Agent:
         )
         return response, record
 
+    def _record_header(self, request: ChatRequest) -> None:
+        # An event-log history keeps the request's head, so a later manual DSH compaction can
+        # rebuild the same prefix; other histories have no use for it.
+        record = getattr(self.history, "record_request", None)
+        if record is not None:
+            record(request_header(self.history, request))
+
     def _before_request(self, call: CallContext) -> list[CompactionEvent]:
         for hook in self.hooks:
             hook.before_request(call)
         call.requests += 1
-        event = self._compact_if_needed()
-        return [event] if event is not None else []
+        if self.engine is None:
+            return []
+        return self.engine.before_request(self.history, self._build_request(call))
 
     def _build_request(self, call: CallContext) -> ChatRequest:
         system = "\n\n".join([self.system_prompt, *call.system_suffix]).strip()
@@ -207,28 +232,18 @@ class Agent:
         messages = (*head, *call.reference_messages, *self.history.messages())
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
-    def _compact_if_needed(self) -> CompactionEvent | None:
-        if self.compactor is None:
-            return None
-        compaction = self.compactor.compact_if_needed(self.history.messages())
-        if compaction is None:
-            return None
-        self.history.apply_compaction(compaction)
-        return compaction.event
-
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext
-    ) -> CompactionEvent:
+    ) -> list[CompactionEvent]:
         # One forced compaction and one retry per call; a second overflow reaches the caller.
-        if self.compactor is None or call.overflow_retries:
+        if self.engine is None or call.overflow_retries:
             raise error
         call.overflow_retries += 1
         logger.warning("Context overflow detected, forcing a compaction and one retry")
-        compaction = self.compactor.force(self.history.messages())
-        if compaction is None:
+        events = self.engine.on_overflow(self.history, self._build_request(call))
+        if not events:
             raise error
-        self.history.apply_compaction(compaction)
-        return compaction.event
+        return events
 
     def _run_tools(self, message: Message) -> list[Message]:
         results = []

@@ -8,12 +8,16 @@ results all live under ``<workspace_root>/<user_id>/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harness.agent import Agent, CallResult
 from harness.compaction import CompactionConfig
+from harness.dsh import DshConfig
+from harness.errors import ConfigError
+from harness.eventlog import EventLog, EventLogHistory
+from harness.history import History, StateHistory
 from harness.memory.clock import Clock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
@@ -38,7 +42,7 @@ class HarnessAgent:
         user_id: str = "default",
         session_id: str = "default",
         tools: Iterable[Tool] = (),
-        compaction: CompactionConfig | None = None,
+        compaction: CompactionConfig | DshConfig | None = None,
         memory: MemoryConfig | None = None,
         disable_compaction: bool = False,
         disable_memory_hooks: bool = False,
@@ -50,8 +54,10 @@ class HarnessAgent:
         windows: Mapping[str, int] = CTXLAB_WINDOWS,
         max_steps: int = 20,
         request_options: Mapping[str, Any] | None = None,
+        store: Literal["state", "eventlog"] = "state",
     ) -> None:
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
+        transcript_clock = lambda: format_instant(self.workspace.clock())  # noqa: E731
         self.memory = MemoryRuntime(
             self.workspace,
             memory_model or model,
@@ -68,16 +74,25 @@ class HarnessAgent:
             summary_model=summary_model,
             hooks=[self.memory],
             session_id=session_id,
-            state_store=JsonStateStore(self.workspace.base / "state"),
-            transcript=Transcript(
-                self.workspace.sessions_dir / f"{session_id}.jsonl",
-                clock=lambda: format_instant(self.workspace.clock()),
-            ),
+            history=self._history(store, session_id, transcript_clock),
             workspace=self.workspace.base,
             flush_prefix=self.memory.flush_prefix,
             windows=windows,
             max_steps=max_steps,
             request_options=request_options,
+        )
+
+    def _history(self, store: str, session_id: str, clock: Callable[[], str]) -> History:
+        if store == "eventlog":
+            path = self.workspace.base / "events" / f"{session_id}.jsonl"
+            log = EventLog.open(path, clock) if path.exists() else EventLog(path, clock)
+            return EventLogHistory(log)
+        if store != "state":
+            raise ConfigError(f"unknown session store {store!r}; use 'state' or 'eventlog'")
+        return StateHistory(
+            session_id,
+            JsonStateStore(self.workspace.base / "state"),
+            Transcript(self.workspace.sessions_dir / f"{session_id}.jsonl", clock=clock),
         )
 
     def call(self, user_text: str) -> CallResult:

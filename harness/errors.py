@@ -28,8 +28,18 @@
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
     │       └── SecretLeakError          a freshly recorded cassette contains a secret
     ├── LocalServerError             the local model server could not be prepared or started
-    └── MemoryStoreError             a memory file is damaged or a write would lose data
-        └── PathEscapeError          a file tool was asked for a path outside the workspace
+    ├── MemoryStoreError             a memory file is damaged or a write would lose data
+    │   └── PathEscapeError          a file tool was asked for a path outside the workspace
+    ├── EventLogError                the append-only event log refused an event or is damaged
+    │   ├── SurfaceError             an invalid surface op or provenance (nothing was written)
+    │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
+    │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
+    └── CompactionError              a compaction attempt failed; the surface is as it was
+        ├── SummaryError             the summary call failed, was cut off, or did not shrink
+        ├── SurfaceChangedError      the history changed while the summary was being written
+        ├── CommitError              appending the result failed part-way; inspect the log
+        └── ManualCompactionError    a manual compaction failed: busy, changed, summary, commit,
+                                     persistence or cancelled (its ``code``)
 
 Three kinds of failure drive the agent loop differently: provider errors (``ModelError``) are
 raised to the caller after the client's retries; a model's own mistakes (a bad tool argument, an
@@ -52,12 +62,18 @@ __all__ = [
     "CassetteExistsError",
     "CassetteMismatchError",
     "CassetteMissingError",
+    "CommitError",
+    "CompactionBusyError",
+    "CompactionError",
     "ConfigError",
     "ContextLengthExceededError",
     "CtxlabError",
+    "EventLogError",
     "ExperimentError",
     "InsufficientBalanceError",
     "LocalServerError",
+    "LogCorruptError",
+    "ManualCompactionError",
     "MemoryStoreError",
     "MissingAPIKeyError",
     "ModelError",
@@ -69,6 +85,9 @@ __all__ = [
     "SecretLeakError",
     "ServerError",
     "StepLimitExceededError",
+    "SummaryError",
+    "SurfaceChangedError",
+    "SurfaceError",
     "UnprocessableEntityError",
 ]
 
@@ -220,3 +239,51 @@ class MemoryStoreError(CtxlabError):
 
 class PathEscapeError(MemoryStoreError):
     """A file tool was asked for a path that leaves the workspace (``..`` or a symlink)."""
+
+
+class EventLogError(CtxlabError):
+    """The append-only event log refused an event, or a line of it cannot be read."""
+
+
+class SurfaceError(EventLogError):
+    """An event with an invalid surface op or provenance; it was not written."""
+
+
+class CompactionBusyError(EventLogError):
+    """A ``compaction/start`` without its ``compaction/end`` holds the lock."""
+
+
+class LogCorruptError(EventLogError):
+    """A line of the event log cannot be read (a torn last line is recovered instead)."""
+
+
+class CompactionError(CtxlabError):
+    """A compaction attempt failed and was closed with its error; the surface is unchanged
+    (except for :class:`CommitError`)."""
+
+
+class SummaryError(CompactionError):
+    """The summary call failed, was cut off at max_tokens, returned nothing, or did not
+    shrink the shadowed content."""
+
+
+class SurfaceChangedError(CompactionError):
+    """The history changed while the summary was being written."""
+
+
+class CommitError(CompactionError):
+    """Appending the summary or the replacement failed part-way; inspect the log."""
+
+
+class ManualCompactionError(CompactionError):
+    """A manual compaction failed; ``code`` says how.
+
+    ``busy`` (not idle, locked, or a tool call pending: nothing was done), ``changed`` (the
+    history moved during the summary call), ``summary`` (the summary call failed or was
+    refused), ``commit`` (writing the result failed part-way), ``persistence`` (a snapshot or
+    the audit could not be written) or ``cancelled``.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(f"{code}: {message}")

@@ -5,8 +5,8 @@ deterministically (two builds give byte-identical files):
 
 - ``claims.md``: the summary line and every claim;
 - ``<ID>.md``: one page per experiment JSON present (a generic page when its shape is unknown);
-- ``E1_strip.png``, ``E2_files.png``, ``E3_context.png``, ``E5_cadence.png``: the plots of the
-  experiments present;
+- ``E1_strip.png``, ``E2_files.png``, ``E3_context.png``, ``E4_cache.png``,
+  ``E5_cadence.png``: the plots of the experiments present;
 - ``index.html``: one self-contained page with the claims, plots, pages and provenance.
 
 Modules: :mod:`.tables` (inputs, claims, provenance), :mod:`.views` (each experiment's

@@ -21,7 +21,16 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
-from experiments.report.views import E1View, E2View, E3View, E5View, GridCell, MessageRow, View
+from experiments.report.views import (
+    E1View,
+    E2View,
+    E3View,
+    E4View,
+    E5View,
+    GridCell,
+    MessageRow,
+    View,
+)
 
 __all__ = ["DPI", "KIND_COLOURS", "PLOT_SIZES", "Plot", "build_plots"]
 
@@ -30,6 +39,7 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
     "E1_strip": (10.0, 3.8),
     "E3_context": (9.0, 4.6),
     "E2_files": (9.0, 4.6),
+    "E4_cache": (9.0, 4.6),
     "E5_cadence": (10.0, 6.6),
 }
 """Figure sizes in inches; at :data:`DPI` they give the PNG's size in pixels."""
@@ -359,6 +369,87 @@ def _e5_caption(view: E5View) -> str:
     )
 
 
+CACHED, NOT_CACHED = OURS, "#E69F00"
+
+
+def e4_cache(view: E4View) -> bytes:
+    """E4's summary calls: prompt tokens cached and not cached, grouped per engine."""
+    runs = view.engines
+    cached = [r.summary_cached_tokens for r in runs]
+    uncached = [
+        None if r.summary_prompt_tokens is None or c is None else r.summary_prompt_tokens - c
+        for r, c in zip(runs, cached, strict=True)
+    ]
+    top = max([r.summary_prompt_tokens or 0 for r in runs] + [1])
+    positions = np.arange(len(runs), dtype=float)
+    with _figure("E4_cache") as figure:
+        axes = figure.add_subplot()
+        for label, values, colour, offset in (
+            ("cached by the server", cached, CACHED, -0.19),
+            ("not cached", uncached, NOT_CACHED, 0.19),
+        ):
+            heights = [float("nan") if v is None else v for v in values]
+            bars = axes.bar(
+                positions + offset,
+                heights,
+                width=0.36,
+                color=colour,
+                edgecolor="#333333",
+                linewidth=0.5,
+                label=label,
+            )
+            axes.bar_label(
+                bars, labels=["n/a" if v is None else str(v) for v in values], fontsize=8, padding=2
+            )
+        for x, run in zip(positions, runs, strict=True):
+            prompt = _count_text(run.summary_prompt_tokens)
+            share = "" if run.cached_share is None else f" ({run.cached_share:.1%} cached)"
+            axes.text(
+                x,
+                top * 1.16,
+                f"prefix reuse {run.prefix_reuse:.2%}\nprompt {prompt} tokens{share}",
+                ha="center",
+                va="bottom",
+                fontsize=9,
+            )
+        axes.set_xticks(
+            positions,
+            [
+                f"{r.title}\n(summary request: {r.summary_request_messages} "
+                + ("message)" if r.summary_request_messages == 1 else "messages)")
+                for r in runs
+            ],
+        )
+        axes.set_xlim(-0.7, len(runs) - 0.3)
+        axes.set_ylim(0, top * 1.42)
+        axes.set_ylabel("summary call prompt tokens")
+        axes.legend(loc="upper left", fontsize=8, frameon=False, ncols=2)
+        axes.set_title(
+            "E4: the summary call's prompt tokens, as llama-server reported them",
+            loc="left",
+            fontsize=10,
+        )
+        return _png(figure)
+
+
+def _count_text(value: int | None) -> str:
+    return "n/a" if value is None else str(value)
+
+
+def _e4_caption(view: E4View) -> str:
+    parts = [
+        f"{r.title}: {_count_text(r.summary_cached_tokens)} of "
+        f"{_count_text(r.summary_prompt_tokens)} prompt tokens cached, prefix reuse "
+        f"{r.prefix_reuse:.2%}"
+        for r in view.engines
+    ]
+    return (
+        "E4: the prompt tokens of each engine's summary call, split into those the server had "
+        "cached and the rest; prefix reuse is the share of the summary request's bytes that "
+        "repeat the previous request's start. " + "; ".join(parts) + "."
+    )
+
+
 def build_plots(views: Mapping[str, View]) -> list[Plot]:
     """The plots of the experiments whose views are present, sorted by name."""
     plots = []
@@ -379,6 +470,9 @@ def build_plots(views: Mapping[str, View]) -> list[Plot]:
             "beside the article's (grey); triangles mark the rounds that compacted."
         )
         plots.append(Plot("E3_context", caption, e3_context(views["E3"])))
+    e4 = views.get("E4")
+    if isinstance(e4, E4View):
+        plots.append(Plot("E4_cache", _e4_caption(e4), e4_cache(e4)))
     e5 = views.get("E5")
     if isinstance(e5, E5View):
         plots.append(Plot("E5_cadence", _e5_caption(e5), e5_cadence(e5)))

@@ -14,26 +14,34 @@ from typing import Any
 from experiments.report.tables import ExperimentDoc
 
 __all__ = [
+    "ENGINE_TITLES",
+    "ConversationRow",
     "E1View",
     "E2View",
     "E3View",
+    "E4View",
     "E5View",
+    "EngineRun",
     "Failures",
     "FallbackProfile",
     "FileState",
     "FlushOutcome",
     "GridCell",
     "LargeResult",
+    "LogEventRow",
     "MessageRow",
+    "ReplacedRange",
     "RoundRow",
     "ShapeError",
     "StepRow",
+    "SurfaceOp",
     "ToolCompaction",
     "ToolHeavy",
     "View",
     "e1_view",
     "e2_view",
     "e3_view",
+    "e4_view",
     "e5_view",
     "read_view",
 ]
@@ -529,11 +537,223 @@ def _cell_key(cell: GridCell) -> tuple[int, int]:
     return (cell.trigger, cell.keep)
 
 
-View = E1View | E2View | E3View | E5View
+@dataclass(frozen=True)
+class SurfaceOp:
+    """What a log event did to the surface: ``append``, or a replace of positions start..end."""
+
+    op: str
+    start: int | None = None
+    """The first surface position replaced (inclusive); None for an append."""
+    end: int | None = None
+    """The last surface position replaced (inclusive); None for an append."""
+
+    @property
+    def is_replace(self) -> bool:
+        """Whether the op replaced a span of the surface."""
+        return self.start is not None and self.end is not None
+
+
+@dataclass(frozen=True)
+class LogEventRow:
+    """One event a compaction appended to the log."""
+
+    seq: int
+    type: str
+    surface_op: SurfaceOp | None
+    sources: tuple[int, ...] | None
+    """The event's source seqs, as recorded; None when the engine's events do not record them."""
+
+
+@dataclass(frozen=True)
+class ReplacedRange:
+    """The DSH engine's replaced range: surface positions start..end, the last ``kept`` kept."""
+
+    start: int
+    end: int
+    kept: int
+    sources_cover_shadowed: bool
+
+
+ENGINE_TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}
+"""E4's engines as the reports name them; another engine keeps its recorded name."""
+
+
+@dataclass(frozen=True)
+class EngineRun:
+    """One engine's compaction of E4's conversation."""
+
+    engine: str
+    """``agentscope`` or ``dsh``, as recorded."""
+    messages_before: int
+    messages_after: int
+    estimated_tokens_before: int
+    """AgentScope's estimator: ``ceil(chars / 2.5)`` plus per-message overheads."""
+    estimated_tokens_after: int
+    dsh_meter_before: int
+    """dsh's meter: ``ceil(chars / 4) + 4`` per block plus 4 per message."""
+    dsh_meter_after: int
+    summary: str
+    summary_chars: int
+    summary_request_messages: int
+    prefix_reuse: float
+    """The share (0–1) of the summary request's bytes that repeat the previous request's start."""
+    summary_prompt_tokens: int | None
+    """What llama-server reported for the summary call; None when it reported no usage."""
+    summary_cached_tokens: int | None
+    facts_kept: tuple[str, ...]
+    """The names of the planted facts found verbatim in the summary."""
+    replay_equals_live: bool | None
+    pairing_valid: bool | None
+    events: tuple[LogEventRow, ...]
+    range: ReplacedRange | None
+    """DSH's replaced range; None for AgentScope, or when DSH did not compact."""
+    error: str | None
+    """Why DSH did not compact; None when it did (and always for AgentScope)."""
+
+    @property
+    def title(self) -> str:
+        """The engine's name in the reports: ``AgentScope``, ``DSH``, else as recorded."""
+        return ENGINE_TITLES.get(self.engine, self.engine)
+
+    @property
+    def cached_share(self) -> float | None:
+        """Cached over prompt tokens of the summary call; None when either was not reported."""
+        if not self.summary_prompt_tokens or self.summary_cached_tokens is None:
+            return None
+        return self.summary_cached_tokens / self.summary_prompt_tokens
+
+    @property
+    def replaced(self) -> tuple[int, int] | None:
+        """The surface positions (inclusive) its replace event covered; None without one."""
+        for event in self.events:
+            op = event.surface_op
+            if op is not None and op.start is not None and op.end is not None:
+                return op.start, op.end
+        return None
+
+
+@dataclass(frozen=True)
+class ConversationRow:
+    """One message of E4's conversation before compaction."""
+
+    index: int
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class E4View:
+    """E4: one recorded conversation compacted once by each engine."""
+
+    conversation: tuple[ConversationRow, ...]
+    facts: tuple[tuple[str, str], ...]
+    """The planted facts: (name, value), in the JSON's order."""
+    keep: int
+    engines: tuple[EngineRun, ...]
+    """In the JSON's order; engine names are distinct."""
+
+    def engine(self, name: str) -> EngineRun | None:
+        """The run of the engine called ``name``; None when it is absent."""
+        return next((e for e in self.engines if e.engine == name), None)
+
+
+def _surface_op(value: Any) -> SurfaceOp | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return SurfaceOp(value)
+    start = _get(value, "start", int, optional=True)
+    end = _get(value, "end", int, optional=True)
+    if (start is None) != (end is None):
+        raise ShapeError("a surface op holds a start without an end, or an end without a start")
+    return SurfaceOp(_get(value, "op", str), start, end)
+
+
+def _log_event(record: Mapping[str, Any]) -> LogEventRow:
+    if "surface_op" not in record:
+        raise ShapeError("missing key 'surface_op'")
+    sources = _ints(record, "sources") if record.get("sources") is not None else None
+    return LogEventRow(
+        _get(record, "seq", int),
+        _get(record, "type", str),
+        _surface_op(record["surface_op"]),
+        sources,
+    )
+
+
+def _replaced_range(data: Any) -> ReplacedRange | None:
+    if data is None:
+        return None
+    return ReplacedRange(
+        _get(data, "start", int),
+        _get(data, "end", int),
+        _get(data, "kept", int),
+        _get(data, "sources_cover_shadowed", bool),
+    )
+
+
+def _strings(data: Any, key: str) -> tuple[str, ...]:
+    values = _get(data, key, list)
+    if not all(isinstance(v, str) for v in values):
+        raise ShapeError(f"{key!r} should hold strings only")
+    return tuple(values)
+
+
+def _engine_run(data: Mapping[str, Any]) -> EngineRun:
+    reuse = _get(data, "prefix_reuse", (int, float))
+    if not 0 <= reuse <= 1:
+        raise ShapeError(f"'prefix_reuse' is {reuse}, not a share between 0 and 1")
+    return EngineRun(
+        _get(data, "engine", str),
+        _get(data, "messages_before", int),
+        _get(data, "messages_after", int),
+        _get(data, "estimated_tokens_before", int),
+        _get(data, "estimated_tokens_after", int),
+        _get(data, "dsh_meter_before", int),
+        _get(data, "dsh_meter_after", int),
+        _get(data, "summary", str),
+        _get(data, "summary_chars", int),
+        _get(data, "summary_request_messages", int),
+        float(reuse),
+        _get(data, "summary_prompt_tokens", int, optional=True),
+        _get(data, "summary_cached_tokens", int, optional=True),
+        _strings(data, "facts_kept"),
+        _get(data, "replay_equals_live", bool, optional=True),
+        _get(data, "pairing_valid", bool, optional=True),
+        tuple(_log_event(e) for e in _objects(data, "events")),
+        _replaced_range(_get(data, "range", Mapping, optional=True)),
+        _get(data, "error", str, optional=True),
+    )
+
+
+def e4_view(data: Mapping[str, Any]) -> E4View:
+    """Read E4's JSON (see ``experiments/e4.py``, ``measure`` and ``_engine_report``)."""
+    engines = tuple(_engine_run(e) for e in _objects(data, "engines"))
+    if not engines:
+        raise ShapeError("'engines' holds no engine")
+    if len({e.engine for e in engines}) != len(engines):
+        raise ShapeError("'engines' holds an engine twice")
+    facts = _get(data, "facts", Mapping)
+    if not all(isinstance(v, str) for v in facts.values()):
+        raise ShapeError("'facts' should hold strings only")
+    conversation = tuple(
+        ConversationRow(index, _get(m, "role", str), _get(m, "text", str, optional=True) or "")
+        for index, m in enumerate(_objects(data, "conversation"))
+    )
+    return E4View(
+        conversation,
+        tuple((str(k), v) for k, v in facts.items()),
+        _get(data, "keep", int),
+        engines,
+    )
+
+
+View = E1View | E2View | E3View | E4View | E5View
 VIEWS: dict[str, Callable[[Mapping[str, Any]], View]] = {
     "E1": e1_view,
     "E2": e2_view,
     "E3": e3_view,
+    "E4": e4_view,
     "E5": e5_view,
 }
 

@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "ctxlab" / "models"
+LLAMA_SERVER_DEFAULT = Path.home() / ".cache" / "ctxlab" / "llama-server" / "llama-server"
 """Where assembled model files are kept between runs."""
 SERVER_NAME = "llama-cpp-python"
 HOST = "127.0.0.1"
@@ -184,13 +185,60 @@ def server_command(
     ]
 
 
+def llama_server_command(
+    binary: Path, model_path: Path, alias: str, *, port: int, n_ctx: int, seed: int, threads: int
+) -> list[str]:
+    """The command line of llama.cpp's own ``llama-server``: one slot, prompt cache on (the
+    default), so repeated prefixes are served from the KV cache and reported as cached tokens.
+    """
+    return [
+        str(binary),
+        "--model",
+        str(model_path),
+        "--alias",
+        alias,
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--threads",
+        str(threads),
+        "--ctx-size",
+        str(n_ctx),
+        "--parallel",
+        "1",
+        "--seed",
+        str(seed),
+    ]
+
+
 def output_flags(command: Sequence[str]) -> tuple[str, ...]:
-    """The flags of a :func:`server_command` that shape output (no program, path, host, port)."""
+    """The flags of a server command that shape output (no program, path, host, port)."""
     start = command.index("--model")
     args = list(command[start:])
     pairs = zip(args[::2], args[1::2], strict=False)
     kept = [(flag, value) for flag, value in pairs if flag not in ("--model", "--host", "--port")]
     return tuple(item for pair in kept for item in pair)
+
+
+def find_llama_server(binary: Path | None = None) -> Path:
+    """The ``llama-server`` binary: the argument, ``$CTXLAB_LLAMA_SERVER``, or the one
+    ``scripts/build-llama-server.sh`` builds into ``~/.cache/ctxlab/llama-server/``."""
+    candidate = binary or Path(os.environ.get("CTXLAB_LLAMA_SERVER", str(LLAMA_SERVER_DEFAULT)))
+    if not candidate.is_file():
+        raise LocalServerError(
+            f"No llama-server binary at {candidate}; build it with scripts/build-llama-server.sh "
+            "(about 5 minutes) or set CTXLAB_LLAMA_SERVER to one."
+        )
+    return candidate
+
+
+def _llama_server_version(binary: Path) -> str:
+    done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=30)
+    for line in (done.stdout + done.stderr).splitlines():
+        if line.startswith("version:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
 
 
 @contextmanager
@@ -203,6 +251,8 @@ def local_server(
     threads: int = 2,
     log: Callable[[str], None] = print,
     startup_timeout: float = STARTUP_TIMEOUT,
+    server: str = SERVER_NAME,
+    binary: Path | None = None,
 ) -> Iterator[ServerInfo]:
     """Serve ``model`` on ``127.0.0.1`` for the duration of the block.
 
@@ -210,20 +260,29 @@ def local_server(
     :class:`ServerInfo`, and stops the server when the block ends, however it ends. Raises
     :class:`LocalServerError` when llama_cpp is missing or the server does not come up.
     """
-    version = _llama_cpp_version()
-    model_path = assemble_model(model)
     port = port or _free_port()
-    command = server_command(
-        model_path, model.name, port=port, n_ctx=n_ctx, seed=seed, threads=threads
-    )
+    options = {"port": port, "n_ctx": n_ctx, "seed": seed, "threads": threads}
+    if server == "llama-server":
+        found = find_llama_server(binary)
+        version = _llama_server_version(found)
+        model_path = assemble_model(model)
+        command = llama_server_command(found, model_path, model.name, **options)
+    elif server == SERVER_NAME:
+        version = _llama_cpp_version()
+        model_path = assemble_model(model)
+        command = server_command(model_path, model.name, **options)
+    else:
+        raise LocalServerError(
+            f"Unknown local server {server!r}; use {SERVER_NAME} or llama-server."
+        )
     base_url = f"http://{HOST}:{port}/v1"
-    log(f"starting {SERVER_NAME} {version} with {model.name} on {HOST}:{port}")
+    log(f"starting {server} {version} with {model.name} on {HOST}:{port}")
     with _server_process(command, log) as (process, log_path):
         _wait_until_ready(process, base_url, log_path, startup_timeout, log)
         yield ServerInfo(
             base_url=base_url,
             model=model.name,
-            server=SERVER_NAME,
+            server=server,
             server_version=version,
             model_file=str(model_path),
             model_sha256=model.sha256,

@@ -1,0 +1,56 @@
+"""DeepSeek-Harness compaction settings (``BasicCompactionConfig``'s defaults)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from harness.errors import ConfigError
+
+__all__ = ["DshConfig"]
+
+
+@dataclass(frozen=True)
+class DshConfig:
+    """When the DSH engine compacts and how much tail it keeps verbatim."""
+
+    context_window: int = 1_000_000
+    """The model's window in tokens (dsh's DeepSeek adapter says 1,000,000); experiments set a
+    small one to make compaction happen."""
+    threshold_ratio: float = 0.8
+    """Compact when the measured request reaches ``floor(window × threshold_ratio)``."""
+    retain_ratio: float = 0.16
+    """Keep a verbatim tail of ``floor(window × retain_ratio)`` tokens..."""
+    retain_tokens: int | None = None
+    """...unless a tail budget in tokens is given (must be below the threshold)."""
+    max_tokens: int = 8_192
+    """Output cap of the summary call; hitting it fails the compaction (incomplete summary)."""
+    compaction_retries: int = 1
+    """Extra pressure attempts after the first when one compaction is not enough."""
+    max_overflow_retries: int = 1
+    """Retries after a provider-confirmed context overflow; 0 turns overflow recovery off."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.context_window <= 0:
+            problems.append("context_window must be positive")
+        if not 0 < self.threshold_ratio <= 1 or not 0 < self.retain_ratio <= 1:
+            problems.append("ratios must lie in (0, 1]")
+        if self.retain_tokens is None and self.retain_ratio >= self.threshold_ratio:
+            problems.append("retain_ratio must be below threshold_ratio")
+        if self.retain_tokens is not None and not 0 <= self.retain_tokens < self.threshold:
+            problems.append("retain_tokens must be >= 0 and below the threshold")
+        if self.max_tokens <= 0 or self.compaction_retries < 0 or self.max_overflow_retries < 0:
+            problems.append("max_tokens must be positive and the retry counts not negative")
+        for problem in problems:
+            raise ConfigError(f"invalid DshConfig: {problem}")
+
+    @property
+    def threshold(self) -> int:
+        return math.floor(self.context_window * self.threshold_ratio)
+
+    @property
+    def retain(self) -> int:
+        if self.retain_tokens is not None:
+            return self.retain_tokens
+        return math.floor(self.context_window * self.retain_ratio)

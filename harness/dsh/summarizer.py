@@ -1,0 +1,97 @@
+"""The DSH summary call: the conversation's own prefix plus a directive as the last message.
+
+The summary request is the last agent request's head (system prompt, reference material,
+tools) followed by the shadowed messages exactly as real requests carry them, with the
+directive appended as the **final user message**. No separate summariser prompt: the request
+is a true prefix extension of the conversation, so a provider's prefix (KV) cache is reused and
+only the directive and the output are new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from harness.dsh.meter import price_message
+from harness.errors import SummaryError
+from harness.messages import Message
+from harness.model import ChatModel, ChatRequest, ChatResponse
+
+__all__ = [
+    "CHECKPOINT_NAME",
+    "DIRECTIVE",
+    "build_summary_request",
+    "frame_checkpoint",
+    "summarize_span",
+]
+
+CHECKPOINT_NAME = "__compaction_checkpoint__"
+
+SECTIONS = (
+    "Primary Request and Intent",
+    "Key Technical Concepts",
+    "Files and Code",
+    "Errors and Fixes",
+    "Pending Jobs",
+    "Current Work",
+    "Next Step",
+    "Critical Context",
+)
+
+DIRECTIVE = (
+    "Write a checkpoint of the conversation so far; it will replace the messages above. Use "
+    "exactly these eight markdown sections, in this order, as terse bullets, writing (none) "
+    "for an empty one:\n\n"
+    + "\n".join(f"## {section}" for section in SECTIONS)
+    + "\n\nRules: write concise English; keep paths, commands, error strings, identifiers, "
+    "codes and numbers exactly as they appear; keep the user's corrections; do not mention "
+    "this checkpoint; do not call tools. If a <compacted-summary> block is present above, "
+    "merge it into one consolidated checkpoint instead of copying it forward."
+)
+
+PREAMBLE = (
+    "This is a checkpoint of the earlier conversation. Treat it as established background "
+    "and continue without acknowledging it."
+)
+
+
+def build_summary_request(
+    header: ChatRequest, shadowed: Sequence[Message], max_tokens: int, instructions: str = ""
+) -> ChatRequest:
+    """``header.messages`` + ``shadowed`` + the directive as the last user message."""
+    directive = DIRECTIVE + (f"\n\nAlso: {instructions.strip()}" if instructions.strip() else "")
+    return replace(
+        header,
+        messages=(*header.messages, *shadowed, Message.user(directive)),
+        max_tokens=max_tokens,
+        purpose="summary",
+    )
+
+
+def frame_checkpoint(summary: str) -> Message:
+    """The user message that replaces the span: preamble + ``<compacted-summary>`` block."""
+    text = f"{PREAMBLE}\n\n<compacted-summary>\n{summary.strip()}\n</compacted-summary>"
+    return Message.user(text, name=CHECKPOINT_NAME)
+
+
+def summarize_span(
+    model: ChatModel, request: ChatRequest, shadowed_tokens: int
+) -> tuple[str, Message, ChatResponse]:
+    """Make the call and check it; fail closed.
+
+    Raises :class:`SummaryError` when the output was cut at max_tokens, is empty, or when the
+    framed checkpoint is not strictly smaller than what it replaces.
+    """
+    response = model.complete(request)
+    if response.finish_reason == "length":
+        raise SummaryError("the summary was cut off at max_tokens (incomplete checkpoint)")
+    summary = response.message.content.strip()
+    if not summary:
+        raise SummaryError("the summary call returned no text")
+    checkpoint = frame_checkpoint(summary)
+    if price_message(checkpoint) >= shadowed_tokens:
+        raise SummaryError(
+            f"summary is not smaller than the shadowed content "
+            f"({price_message(checkpoint)} ≥ {shadowed_tokens} tokens)"
+        )
+    return summary, checkpoint, response

@@ -1,0 +1,72 @@
+"""Compaction engines as the agent loop sees them: a check before every model request, and a
+recovery step after a context-length error.
+
+* :class:`AgentScopeEngine` — AgentScope 2.0.3's semantics (:mod:`harness.compaction`) over any
+  :class:`harness.history.History`;
+* :class:`DshAgentEngine` — DeepSeek-Harness's (:mod:`harness.dsh`), which needs the event-log
+  history because a compaction is a transaction on the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from harness.compaction import CompactionEvent, Compactor
+from harness.dsh.engine import DshEngine
+from harness.history import History
+from harness.model import ChatRequest
+
+__all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
+
+
+class CompactionEngine(Protocol):
+    """What the agent asks of a compaction engine."""
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        """Compact if needed before ``request`` (built from the current history) is sent."""
+        ...
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        """Compact after the server said ``request`` was too long; [] means no progress."""
+        ...
+
+
+def request_header(history: History, request: ChatRequest) -> ChatRequest:
+    """``request`` without its history: system prompt, reference material and tools."""
+    head = len(request.messages) - len(history.messages())
+    return replace(request, messages=request.messages[:head])
+
+
+class AgentScopeEngine:
+    """Runs a :class:`Compactor` and applies its result to the history."""
+
+    def __init__(self, compactor: Compactor) -> None:
+        self.compactor = compactor
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        compaction = self.compactor.compact_if_needed(history.messages())
+        if compaction is None:
+            return []
+        history.apply_compaction(compaction)
+        return [compaction.event]
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        compaction = self.compactor.force(history.messages())
+        if compaction is None:
+            return []
+        history.apply_compaction(compaction)
+        return [compaction.event]
+
+
+class DshAgentEngine:
+    """Runs a :class:`DshEngine` on the event log behind the agent's history."""
+
+    def __init__(self, engine: DshEngine) -> None:
+        self.engine = engine
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        return self.engine.compact_if_needed(request_header(history, request))
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        return self.engine.recover_overflow(request_header(history, request))

@@ -1,0 +1,31 @@
+"""An agent's session as an append-only event log (DeepSeek-Harness's design).
+
+Nothing is ever deleted: messages are events, and the history the model sees (the *surface*)
+is folded from the log, where a compaction is a positional ``replace`` op appended inside a
+``compaction/start`` … ``compaction/end`` bracket. Replaying the file from zero gives the same
+surface as the live process; the shadowed originals stay in the log.
+
+* :mod:`~harness.eventlog.events` — :class:`Event` and its own rules;
+* :mod:`~harness.eventlog.surface` — :class:`Surface`, :func:`fold`, :class:`SurfaceManager`;
+* :mod:`~harness.eventlog.log` — :class:`EventLog` (JSONL file, crash recovery, the lock);
+* :mod:`~harness.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log.
+"""
+
+from harness.eventlog.events import ROLE_OF_TYPE, SURFACE_TYPES, TYPE_OF_ROLE, Event
+from harness.eventlog.history import EventLogHistory
+from harness.eventlog.log import END_SEED, EventLog, read_events
+from harness.eventlog.surface import Surface, SurfaceManager, fold
+
+__all__ = [
+    "END_SEED",
+    "ROLE_OF_TYPE",
+    "SURFACE_TYPES",
+    "TYPE_OF_ROLE",
+    "Event",
+    "EventLog",
+    "EventLogHistory",
+    "Surface",
+    "SurfaceManager",
+    "fold",
+    "read_events",
+]

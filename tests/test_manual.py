@@ -1,0 +1,255 @@
+"""Manual compaction of a saved session: idle only, snapshot and undo, audit, error classes,
+and the ``ctxlab compact`` command against a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from experiments.cli import main
+from harness.builder import HarnessAgent
+from harness.compaction import Compactor
+from harness.dsh import DshEngine
+from harness.errors import ManualCompactionError, ServerError, SurfaceChangedError
+from harness.eventlog import EventLog
+from harness.manual import ManualCompaction
+from harness.messages import Message, ToolCall
+from harness.model import ChatRequest
+from harness.testing import FunctionModel
+
+SUMMARY = (
+    "## SESSION INTENT\nship to Hamburg\n## SUMMARY\ncode ALPHA\n"
+    "## ARTIFACTS\nNone\n## NEXT STEPS\nNone"
+)
+
+
+def answer(request: ChatRequest) -> str:
+    if request.purpose == "summary":
+        return SUMMARY
+    return f"answer {len(request.messages)}"
+
+
+def saved_session(root: Path, store: str = "eventlog", turns: int = 4) -> Path:
+    agent = HarnessAgent(
+        FunctionModel(answer),
+        "system",
+        workspace_root=root,
+        user_id="u",
+        session_id="s1",
+        disable_compaction=True,
+        disable_memory_hooks=True,
+        disable_memory_tools=True,
+        store=store,
+    )
+    for n in range(turns):
+        agent.call(f"question {n} " + "x" * 200)
+    agent.close()
+    return root / "u"
+
+
+@pytest.mark.parametrize("store", ["eventlog", "state"])
+def test_agentscope_compaction_snapshot_audit_and_undo(tmp_path: Path, store: str) -> None:
+    base = saved_session(tmp_path, store)
+    session_file = base / ("events/s1.jsonl" if store == "eventlog" else "state/s1.json")
+    original = session_file.read_bytes()
+    manual = ManualCompaction(base, "s1", FunctionModel(answer), keep_messages=2)
+    record = manual.compact("agentscope", instructions="keep the customer code")
+    assert (record.outcome, record.messages_before, record.messages_after) == ("compacted", 8, 3)
+    assert record.cutoff == 6 and record.summary_chars == len(SUMMARY)
+    assert Path(record.snapshot).read_bytes() == original
+    [audit] = manual.audit_log()
+    assert audit["action"] == "compact" and audit["instructions"] == "keep the customer code"
+    manual.undo()
+    assert session_file.read_bytes() == original
+    assert [a["action"] for a in manual.audit_log()] == ["compact", "undo"]
+
+
+def test_custom_instructions_reach_the_summary_call(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    model = FunctionModel(answer)
+    ManualCompaction(base, "s1", model).compact("dsh", instructions="keep order SO-1")
+    summary_request = model.requests[-1]
+    assert summary_request.purpose == "summary"
+    assert "keep order SO-1" in summary_request.messages[-1].content
+
+
+def test_dsh_manual_compaction_replays_the_logged_header(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    model = FunctionModel(lambda r: "- the user asked four questions")
+    record = ManualCompaction(base, "s1", model).compact("dsh")
+    assert record.outcome == "compacted"
+    request = model.requests[-1]
+    assert request.messages[0] == Message.system("system")  # the logged request header
+    log = EventLog.replay(base / "events/s1.jsonl")
+    types = [e.type for e in log.events if e.type.startswith("compaction/")]
+    assert types == ["compaction/start", "compaction/summary", "compaction/end"]
+    assert len(log.messages()) == record.messages_after
+
+
+def test_busy_while_locked_or_a_tool_call_is_pending(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    (base / "locks").mkdir()
+    (base / "locks/s1.lock").write_text("")
+    with pytest.raises(ManualCompactionError) as info:
+        ManualCompaction(base, "s1", FunctionModel(answer)).compact()
+    assert info.value.code == "busy"
+    (base / "locks/s1.lock").unlink()
+    log = EventLog.open(base / "events/s1.jsonl")
+    log.append_message(Message.assistant("", [ToolCall("c1", "lookup", "{}")]))
+    model = FunctionModel(answer)
+    with pytest.raises(ManualCompactionError) as info:
+        ManualCompaction(base, "s1", model).compact()
+    assert info.value.code == "busy" and "waiting for its result" in str(info.value)
+    assert model.requests == []  # nothing was asked of the model
+
+
+def test_a_failed_summary_changes_nothing_and_is_audited(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    before = EventLog.replay(base / "events/s1.jsonl").messages()
+
+    def failing(request: ChatRequest) -> str:
+        raise ServerError("backend down", status_code=503)
+
+    manual = ManualCompaction(base, "s1", FunctionModel(failing))
+    with pytest.raises(ManualCompactionError) as info:
+        manual.compact("agentscope")
+    assert info.value.code == "summary"
+    assert EventLog.replay(base / "events/s1.jsonl").messages() == before
+    assert manual.audit_log()[-1]["outcome"] == "summary"
+
+
+def test_a_history_that_moved_is_classified_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = saved_session(tmp_path)
+
+    def moved(*args: object, **kwargs: object) -> None:
+        raise SurfaceChangedError("the selected span changed during summarization")
+
+    monkeypatch.setattr(DshEngine, "compact_now", moved)
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    with pytest.raises(ManualCompactionError) as info:
+        manual.compact("dsh")
+    assert info.value.code == "changed"
+    assert manual.audit_log()[-1]["outcome"] == "changed"
+
+
+class _Server(BaseHTTPRequestHandler):
+    bodies: ClassVar[list[dict[str, object]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Server.bodies.append(body)
+        reply = {
+            "choices": [
+                {"message": {"role": "assistant", "content": SUMMARY}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    saved_session(tmp_path)
+    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
+    args = [
+        "compact",
+        "--workspace",
+        str(tmp_path),
+        "--user",
+        "u",
+        "--session",
+        "s1",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server,
+        "--model",
+        "m",
+        "--api-key-env",
+        "CTXLAB_TEST_KEY",
+    ]
+    assert main(args) == 0
+    assert "8 → 3 messages" in capsys.readouterr().out
+    assert _Server.bodies[-1]["model"] == "m"
+    assert main([*args, "--undo"]) == 0
+    assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
+    assert (
+        main(
+            [
+                "compact",
+                "--workspace",
+                str(tmp_path),
+                "--user",
+                "u",
+                "--session",
+                "nope",
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                server,
+                "--model",
+                "m",
+                "--api-key-env",
+                "CTXLAB_TEST_KEY",
+            ]
+        )
+        == 2
+    )
+    assert "no saved session" in capsys.readouterr().err
+
+
+def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = saved_session(tmp_path)
+
+    def full_disk(path: Path, data: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("harness.manual.write_atomic", full_disk)
+    model = FunctionModel(answer)
+    with pytest.raises(ManualCompactionError) as info:
+        ManualCompaction(base, "s1", model).compact()
+    assert info.value.code == "persistence"
+    assert model.requests == []
+
+
+def test_an_interrupt_is_reported_as_cancelled_and_releases_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = saved_session(tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Compactor, "force", interrupted)
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    with pytest.raises(ManualCompactionError) as info:
+        manual.compact()
+    assert info.value.code == "cancelled"
+    assert not (base / "locks/s1.lock").exists()
