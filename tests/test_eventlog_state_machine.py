@@ -1,5 +1,6 @@
-"""A hypothesis state machine over the event log: appends, AgentScope compactions committed as
-log appends, crashes between any two events of a compaction, and reloads.
+"""A hypothesis state machine over the event log: appends, compactions of either engine
+(AgentScope's committed as log appends, DSH's region transactions), crashes between any two
+events of a compaction, and reloads.
 
 The log is a real ``EventLog`` on a temp file; compactions are built by the real ``Compactor``
 (count mode, random keep, pruning and argument truncation that change kept messages) with a
@@ -39,7 +40,8 @@ from harness.compaction import (
     TruncateArgsConfig,
     resolve_thresholds,
 )
-from harness.errors import CompactionBusyError, ServerError
+from harness.dsh import DshConfig, DshEngine, measure, select_compactable_range
+from harness.errors import CommitError, CompactionBusyError, ServerError, SummaryError
 from harness.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
@@ -110,6 +112,13 @@ def summariser(request: ChatRequest) -> str:
 
 def failing_summariser(request: ChatRequest) -> str:
     raise ServerError("injected 503", status_code=503)
+
+
+def dsh_summariser(request: ChatRequest) -> str:
+    return f"- {len(request.messages) - 2} messages"
+
+
+DSH_HEADER = ChatRequest(messages=(Message.system("system"),))
 
 
 class EventLogMachine(RuleBasedStateMachine):
@@ -264,6 +273,70 @@ class EventLogMachine(RuleBasedStateMachine):
         else:  # the start never landed: an older stale start is still the latest bracket
             assert self.log.stale_compaction() == stale_before
         assert self.log.open_compaction() is None
+
+    # --- the DSH engine on the same log ----------------------------------------------------
+
+    def _dsh_engine(self, fail: bool) -> DshEngine:
+        model = FunctionModel(failing_summariser if fail else dsh_summariser)
+        return DshEngine(self.log, model, DshConfig())
+
+    @rule(retain=st.integers(min_value=0, max_value=300), fail=st.booleans())
+    def dsh_compact(self, retain: int, fail: bool) -> None:
+        before = len(self.log.events)
+        surface = self.log.messages()
+        try:
+            result = self._dsh_engine(fail).compact_now(DSH_HEADER, retain_tokens=retain)
+        except (ServerError, SummaryError):
+            types = [e.type for e in self.log.events[before:]]
+            assert types == ["compaction/start", "compaction/end"], types
+            assert self.log.events[-1].data["error"]
+            assert self.log.messages() == surface, "a failed DSH compaction changed the surface"
+            event("dsh: failed, closed with its error")
+            return
+        if result is None:
+            assert len(self.log.events) == before, "nothing to compact, but events were written"
+            event("dsh: nothing to compact")
+            return
+        types = [e.type for e in self.log.events[before:]]
+        assert types == [
+            "compaction/start",
+            "compaction/summary",
+            "user/message",
+            "compaction/end",
+        ], types
+        event("dsh: compacted")
+        self.expected = self.log.messages()
+
+    @rule(retain=st.integers(min_value=0, max_value=300), point=CRASH_POINT, tear=TEAR)
+    def crash_during_dsh_compaction(self, retain: int, point: int, tear: float | None) -> None:
+        nodes = self.log.node_messages()
+        if select_compactable_range(nodes, measure(DSH_HEADER, nodes), retain) is None:
+            return
+        before = len(self.log.events)
+        stale = self.log.stale_compaction()
+        crash = Crash(1 + point % 4, tear)
+        engine = self._dsh_engine(fail=False)
+        with (
+            mock.patch.object(harness.files, "append_text", crash),
+            contextlib.suppress(OSError, CommitError, SummaryError),
+        ):
+            engine.compact_now(DSH_HEADER, retain_tokens=retain)
+        if crash.in_flight is None:  # refused before writing (summary not smaller): no crash
+            self.expected = self.log.messages()
+            return
+        STEPS["crashes"] += 1
+        event(f"dsh: crash at event {crash.at} of 4")
+        assert self.log.events == tuple(read_events(self.path)[: len(self.log.events)])
+        started = len(self.log.events) > before
+        assert (self.log.open_compaction() is not None) == started, "an open start went unseen"
+        if started:
+            with pytest.raises(CompactionBusyError):
+                engine.compact_now(DSH_HEADER, retain_tokens=retain)
+        committed, live = list(self.log.events), self.log.messages()
+        self._reopen()
+        self._check_reopened(crash, committed, live)
+        self._check_interrupted(list(self.log.events[before:]), stale)
+        self.expected = self.log.messages()
 
     @rule()
     def reload(self) -> None:
