@@ -11,6 +11,7 @@ from experiments.base import ExperimentResult, RunSettings, write_json
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
+from experiments.report.tables import ClaimCounts, count_claims
 from harness.errors import ExperimentError
 
 __all__ = ["RunSummary", "run_experiments", "select"]
@@ -18,18 +19,13 @@ __all__ = ["RunSummary", "run_experiments", "select"]
 
 @dataclass(frozen=True)
 class RunSummary:
-    """The outcome of one ``ctxlab run``."""
+    """The outcome of one ``ctxlab run``: what ran, and the counts of the whole claims table."""
 
     results: tuple[ExperimentResult, ...]
-    matched: int
-    differed: int
-
-    @property
-    def total(self) -> int:
-        return self.matched + self.differed
+    counts: ClaimCounts
 
     def line(self) -> str:
-        return f"claims: {self.matched} match, {self.differed} differ (of {self.total})"
+        return self.counts.line()
 
 
 def select(ids: Sequence[str]) -> list[str]:
@@ -62,8 +58,7 @@ def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) ->
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
     build_reports(out_dir)
-    matched = int((merged["status"] == "match").sum())
-    return RunSummary(tuple(results), matched, len(merged) - matched)
+    return RunSummary(tuple(results), count_claims(merged))
 
 
 def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:

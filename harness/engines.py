@@ -9,15 +9,19 @@ recovery step after a context-length error.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Protocol
 
 from harness.compaction import CompactionEvent, Compactor
 from harness.dsh.engine import DshEngine
+from harness.errors import CompactionError
 from harness.history import History
 from harness.model import ChatRequest
 
 __all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
+
+logger = logging.getLogger("harness.dsh")
 
 
 class CompactionEngine(Protocol):
@@ -66,7 +70,14 @@ class DshAgentEngine:
         self.engine = engine
 
     def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
+        # on (the request may then overflow, and overflow recovery gets its chance).
         return self.engine.compact_if_needed(request_header(history, request))
 
     def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
-        return self.engine.recover_overflow(request_header(history, request))
+        # A recovery that fails before any progress leaves the provider's error to the caller.
+        try:
+            return self.engine.recover_overflow(request_header(history, request))
+        except CompactionError as exc:
+            logger.warning("Overflow recovery failed: %s", exc)
+            return []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -468,7 +468,7 @@ def _range_text(run: EngineRun) -> str:
 
 def _engines_table(view: E4View) -> str:
     total = len(view.facts)
-    fields: list[tuple[str, Any]] = [
+    fields: list[tuple[str, Callable[[EngineRun], str]]] = [
         ("messages before → after", lambda r: f"{r.messages_before} → {r.messages_after}"),
         (
             "tokens before → after, AgentScope estimator (2.5 chars/token)",

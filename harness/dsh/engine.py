@@ -25,7 +25,12 @@ from harness.dsh.config import DshConfig
 from harness.dsh.meter import Measurement, measure
 from harness.dsh.selection import CompactableRange, select_compactable_range
 from harness.dsh.summarizer import build_summary_request, summarize_span
-from harness.errors import CommitError, CompactionBusyError, SurfaceChangedError
+from harness.errors import (
+    CommitError,
+    CompactionBusyError,
+    CompactionError,
+    SurfaceChangedError,
+)
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
 
@@ -71,7 +76,11 @@ class DshEngine:
             return []
         events = []
         for _ in range(1 + self.config.compaction_retries):
-            result = self._compact(header, self.config.retain, "pressure", "whole-surface")
+            try:
+                result = self._compact(header, self.config.retain, "pressure", "whole-surface")
+            except CompactionError as exc:  # closed with its error in the log; the turn goes on
+                logger.warning("Pressure compaction failed: %s", exc)
+                break
             if result is None:
                 break
             events.append(result.event)

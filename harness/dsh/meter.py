@@ -39,6 +39,8 @@ def price_message(message: Message) -> int:
         return total + price_text(message.content) + OVERHEAD
     if message.content:
         total += price_text(message.content)
+    if message.reasoning_content:
+        total += price_text(message.reasoning_content)  # passed back, so it is in the request
     for call in message.tool_calls:
         total += math.ceil(_units(call.name) / 4) + math.ceil(_units(call.arguments) / 4)
         total += OVERHEAD
@@ -69,5 +71,6 @@ def measure(header: ChatRequest, nodes: Sequence[tuple[int, Message]]) -> Measur
         price_text(m.content) if m.role == "system" else price_message(m) for m in header.messages
     )
     if header.tools:
-        head += price_text(json.dumps(list(header.tools), separators=(",", ":")))
+        tools = json.dumps(list(header.tools), separators=(",", ":"), ensure_ascii=False)
+        head += price_text(tools)  # as JSON.stringify writes it: non-ASCII is not escaped
     return Measurement(head, tuple((seq, price_message(m)) for seq, m in nodes))
