@@ -174,6 +174,8 @@ class Agent:
             response, record = self._request(call)
             records.append(record)
             self._extend([response.message])
+            if getattr(self.engine, "overflow_retries_reset_on_reply", False):
+                call.overflow_retries = 0
             if not response.message.tool_calls:
                 result = CallResult(
                     text=response.message.content,
@@ -235,8 +237,10 @@ class Agent:
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext
     ) -> list[CompactionEvent]:
-        # One forced compaction and one retry per call; a second overflow reaches the caller.
-        if self.engine is None or call.overflow_retries:
+        # One forced compaction and one retry (AgentScope: per call; dsh: per assistant reply);
+        # past that, or without progress, the provider's error reaches the caller.
+        allowed = getattr(self.engine, "max_overflow_retries", 1)
+        if self.engine is None or call.overflow_retries >= allowed:
             raise error
         call.overflow_retries += 1
         logger.warning("Context overflow detected, forcing a compaction and one retry")

@@ -35,6 +35,17 @@ class CompactionEngine(Protocol):
         """Compact after the server said ``request`` was too long; [] means no progress."""
         ...
 
+    @property
+    def max_overflow_retries(self) -> int:
+        """How many overflow retries are allowed before the count starts again."""
+        ...
+
+    @property
+    def overflow_retries_reset_on_reply(self) -> bool:
+        """True when the count starts again once an assistant message lands (dsh); False when
+        it holds for the whole call (AgentScope's one retry per execution)."""
+        ...
+
 
 def request_header(history: History, request: ChatRequest) -> ChatRequest:
     """``request`` without its history: system prompt, reference material and tools."""
@@ -44,6 +55,9 @@ def request_header(history: History, request: ChatRequest) -> ChatRequest:
 
 class AgentScopeEngine:
     """Runs a :class:`Compactor` and applies its result to the history."""
+
+    max_overflow_retries = 1
+    overflow_retries_reset_on_reply = False
 
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor
@@ -66,8 +80,14 @@ class AgentScopeEngine:
 class DshAgentEngine:
     """Runs a :class:`DshEngine` on the event log behind the agent's history."""
 
+    overflow_retries_reset_on_reply = True
+
     def __init__(self, engine: DshEngine) -> None:
         self.engine = engine
+
+    @property
+    def max_overflow_retries(self) -> int:
+        return self.engine.config.max_overflow_retries
 
     def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
         # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes

@@ -27,7 +27,7 @@ class CallContext:
     requests: int = 0
     """Model requests made so far in this call."""
     overflow_retries: int = 0
-    """Forced compactions after a context-length error in this call (at most one)."""
+    """Forced compactions after a context-length error since the count last started."""
 
 
 class AgentHook:

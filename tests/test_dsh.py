@@ -548,8 +548,9 @@ def test_the_shrink_check_is_strict(log_path: Path) -> None:
 def test_a_failing_summary_model_closes_the_bracket_with_its_error(log: EventLog) -> None:
     n = len(log.events)
     engine = DshEngine(log, ScriptedModel([Step(ServerError("boom", status_code=503))]))
-    with pytest.raises(ServerError):
+    with pytest.raises(SummaryError) as info:
         engine.compact_now(HEADER)
+    assert isinstance(info.value.__cause__, ServerError)
     assert types_after(log, n) == ["compaction/start", "compaction/end"]
     assert "ServerError: boom" in log.events[-1].data["error"]
     assert log.surface.replace_generation == 0
@@ -770,3 +771,61 @@ def test_manual_refuses_a_change_inside_the_span(log: EventLog) -> None:
     assert log.events[-1].data["error"].startswith("SurfaceChangedError")
     assert log.surface.replace_generation == 1  # the prune, and no checkpoint
     assert not any("<compacted-summary>" in m.content for m in log.messages())
+
+
+# --- the model-free tool-result pruner ---------------------------------------------------------
+
+
+def _log_with_long_result(tmp_path: Path, size: int) -> EventLog:
+    long_log = EventLog(tmp_path / "pruned.jsonl")
+    long_log.append_message(Message.user("read the manifest"))
+    long_log.append_message(Message.assistant("", [ToolCall("c1", "manifest", "{}")]))
+    long_log.append_message(Message.tool("c1", "".join(chr(0x4E00 + i % 500) for i in range(size))))
+    long_log.append_message(Message.assistant("done"))
+    return long_log
+
+
+def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> None:
+    from harness.dsh.pruner import MARKER, ToolResultPruner
+
+    long_log = _log_with_long_result(tmp_path, 10_000)
+    original = long_log.messages()[2].content
+    before = len(long_log.events)
+    assert ToolResultPruner().prune(long_log) == 1
+    pruned = long_log.messages()[2]
+    assert pruned.content == original[:4096] + MARKER + original[-1024:]
+    assert pruned.tool_call_id == "c1"
+    types = [e.type for e in long_log.events[before:]]
+    assert types == ["compaction/prune", "tool/result"]
+    assert list(long_log.events[before].data["shadowed_seqs"]) == [2]
+    assert ToolResultPruner().prune(long_log) == 0  # under the threshold now
+    assert EventLog.replay(tmp_path / "pruned.jsonl").messages() == long_log.messages()
+
+
+def test_a_result_at_the_threshold_is_left_alone(tmp_path: Path) -> None:
+    from harness.dsh.pruner import ToolResultPruner
+
+    long_log = _log_with_long_result(tmp_path, 8_192)
+    assert ToolResultPruner().prune(long_log) == 0
+
+
+def test_overflow_counts_a_prune_as_progress_when_the_summary_fails(tmp_path: Path) -> None:
+    long_log = _log_with_long_result(tmp_path, 20_000)
+
+    def failing(request: ChatRequest) -> str:
+        raise ServerError("summary backend down", status_code=503)
+
+    engine = DshEngine(long_log, FunctionModel(failing), DshConfig())
+    events = engine.recover_overflow(HEADER)
+    assert [e.trigger for e in events] == ["overflow-prune"]
+    assert long_log.surface.replace_generation == 1
+    assert len(long_log.messages()[2].content) < 8_192
+
+
+def test_pressure_relieved_by_the_prune_alone_calls_no_model(tmp_path: Path) -> None:
+    long_log = _log_with_long_result(tmp_path, 20_000)
+    model = FunctionModel(lambda r: "- summary")
+    config = DshConfig(context_window=6_000, retain_tokens=100)  # threshold 4,800 tokens
+    assert DshEngine(long_log, model, config).compact_if_needed(HEADER) == []
+    assert model.requests == []
+    assert long_log.surface.replace_generation == 1

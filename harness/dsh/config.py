@@ -28,7 +28,11 @@ class DshConfig:
     compaction_retries: int = 1
     """Extra pressure attempts after the first when one compaction is not enough."""
     max_overflow_retries: int = 1
-    """Retries after a provider-confirmed context overflow; 0 turns overflow recovery off."""
+    """Retries after a provider-confirmed context overflow; 0 turns overflow recovery off. The
+    count starts again whenever an assistant message lands."""
+    prune: bool = True
+    """Prune over-long tool results (no model call) before summarising, once pressure or an
+    overflow has qualified."""
 
     def __post_init__(self) -> None:
         problems = []

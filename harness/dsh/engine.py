@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from harness.compaction import CompactionEvent, Cutoff
 from harness.dsh.config import DshConfig
 from harness.dsh.meter import Measurement, measure
+from harness.dsh.pruner import ToolResultPruner
 from harness.dsh.selection import CompactableRange, select_compactable_range
 from harness.dsh.summarizer import build_summary_request, summarize_span
 from harness.errors import (
@@ -74,6 +75,8 @@ class DshEngine:
         threshold = self.config.threshold
         if self.measure(header).total < threshold:
             return []
+        if self._prune() and self.measure(header).total < threshold:
+            return []  # the prune alone relieved the pressure; it is already on the log
         events = []
         for _ in range(1 + self.config.compaction_retries):
             try:
@@ -97,10 +100,39 @@ class DshEngine:
         if self.config.max_overflow_retries == 0:
             return []
         generation = self.log.surface.replace_generation
-        result = self._compact(header, 0, "overflow", "whole-surface")
-        if result is None or self.log.surface.replace_generation == generation:
+        self._prune()
+        try:
+            result = self._compact(header, 0, "overflow", "whole-surface")
+        except CompactionError:
+            # A reduction the prune already made durable still counts as progress.
+            if self.log.surface.replace_generation == generation:
+                raise
+            result = None
+        if self.log.surface.replace_generation == generation:
             return []
-        return [result.event]
+        return [result.event] if result is not None else [self._prune_event()]
+
+    def _prune(self) -> int:
+        if not self.config.prune or self.log.open_compaction() is not None:
+            return 0
+        return ToolResultPruner().prune(self.log)
+
+    def _prune_event(self) -> CompactionEvent:
+        count = len(self.log.messages())
+        line = "DSH overflow recovery: pruned tool results; the summary stage failed"
+        logger.info(line)
+        return CompactionEvent(
+            trigger="overflow-prune",
+            total_messages=count,
+            total_tokens=0,
+            cutoff=Cutoff(0, 0, "prune only"),
+            keeping=count,
+            messages_after=count,
+            tokens_after=0,
+            summary="",
+            summary_failed=True,
+            log_lines=(line,),
+        )
 
     def compact_now(
         self, header: ChatRequest, instructions: str = "", retain_tokens: int = 0

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from harness.dsh.meter import price_message
-from harness.errors import SummaryError
+from harness.errors import ModelError, SummaryError
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest, ChatResponse
 
@@ -82,7 +82,10 @@ def summarize_span(
     Raises :class:`SummaryError` when the output was cut at max_tokens, is empty, or when the
     framed checkpoint is not strictly smaller than what it replaces.
     """
-    response = model.complete(request)
+    try:
+        response = model.complete(request)
+    except ModelError as exc:
+        raise SummaryError(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
     if response.finish_reason == "length":
         raise SummaryError("the summary was cut off at max_tokens (incomplete checkpoint)")
     summary = response.message.content.strip()
