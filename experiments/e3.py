@@ -246,7 +246,7 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             source,
             note=rule,
             differs_note=f"the model ({source}) wrote summaries without the code word "
-            f"(first one: {summaries[0][:80]!r}){'…' if summaries else ''}; {rule}"
+            f"(the first: {summaries[0][:80]!r}); {rule}"
             if summaries
             else f"no summaries; {rule}",
         ),

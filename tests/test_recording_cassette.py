@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
 import threading
 from collections.abc import Iterator
@@ -354,6 +355,19 @@ def test_deepseek_cassettes_store_and_replay_the_public_url(
     assert uri == "https://api.deepseek.com/chat/completions"
     # Replay sends to api.deepseek.com: the network guard would fail the test if it connected.
     assert replay(path) == answers
+
+
+def test_vcrpy_logs_no_requests_or_responses_at_info(
+    tmp_path: Path, serve: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``ctxlab -v`` logs at INFO; vcrpy's INFO lines would print whole recorded responses."""
+    caplog.set_level(logging.INFO)
+    path = tmp_path / "quiet.json"
+    script = serve(ScriptedServer())
+    answers, _ = record(path, spec_for(script))
+    script.stop()
+    assert replay(path) == answers
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("vcr")] == []
 
 
 # --- replay --------------------------------------------------------------------------------

@@ -4,6 +4,9 @@
   llama.cpp server, any OpenAI-compatible server).
 * :mod:`~harness.recording.cassette`: :func:`cassette_client`, a chat client that replays or
   records one vcrpy cassette, with provenance and secret filtering.
+* :mod:`~harness.recording.format`: the cassette file (JSON, bodies stored parsed).
+* :mod:`~harness.recording.matching`: how replayed requests match recorded ones, and what a
+  mismatch says.
 * :mod:`~harness.recording.secrets`: the secret scanner every recorded cassette passes.
 * :mod:`~harness.recording.localserver`: the local model and its deterministic server.
 """

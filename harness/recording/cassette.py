@@ -5,7 +5,8 @@
 * ``replay`` serves every request from the file, never touching the network. Requests are
   matched on method, path and the *parsed* JSON body, each recorded answer is played once, in
   order, and a request the recording does not hold, or a recorded one never asked for, raises
-  :class:`CassetteMismatchError` with the command that re-records the cassette.
+  :class:`CassetteMismatchError` with the command that re-records the cassette (see
+  :mod:`~harness.recording.matching`).
 * ``record`` sends the requests to a live provider and writes the cassette only when the block
   ends without error: secrets are filtered from headers and query strings, loopback addresses
   are replaced by the provider's public URL, the finished file is scanned for anything that
@@ -13,16 +14,17 @@
   the local server, which model file and flags) produced it.
 
 Cassettes are JSON: bodies that are JSON are stored parsed, so they are readable and diffable
-(Chinese text stays Chinese), and turned back into the exact bytes on load.
+(Chinese text stays Chinese), and turned back into the exact bytes on load (see
+:mod:`~harness.recording.format`).
 """
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import importlib.metadata
 import itertools
 import json
+import logging
 import os
 import tempfile
 import time
@@ -36,23 +38,35 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import vcr
-from vcr.errors import CannotOverwriteExistingCassetteException
-from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.request import Request as VcrRequest
-from vcr.serialize import deserialize as vcr_deserialize
-from vcr.serialize import serialize as vcr_serialize
 
 from harness.client import ChatClient, RetryPolicy
 from harness.errors import (
     CassetteError,
     CassetteExistsError,
-    CassetteMismatchError,
     CassetteMissingError,
     ConfigError,
     MissingAPIKeyError,
     SecretLeakError,
 )
 from harness.files import write_atomic
+from harness.recording.format import (
+    PROVENANCE_KEY,
+    CassetteSerializer,
+    Utf8Persister,
+    decode_body,
+    encode_body,
+    load_cassette_json,
+    read_recording,
+    with_provenance,
+)
+from harness.recording.matching import (
+    MATCH_ON,
+    ReplayTransport,
+    check_all_played,
+    describe_difference,
+    json_body_matcher,
+)
 from harness.recording.providers import ProviderSpec, is_loopback_url
 from harness.recording.secrets import scan_text
 
@@ -68,8 +82,6 @@ __all__ = [
     "read_provenance",
 ]
 
-MATCH_ON = ("method", "path", "json_body")
-"""What a replayed request must share with the recorded one."""
 FILTERED_REQUEST_HEADERS = (
     "authorization",
     "cookie",
@@ -88,15 +100,8 @@ FILTERED_QUERY_PARAMETERS = ("api_key", "key", "token")
 RETRIED_STATUSES = frozenset({408, 409, 429})
 """Besides 5xx: answers the client retries, so they are left out of the recording."""
 REPLAY_KEY = "replay-no-key"
-PREVIEW = 40
-
-# How a JSON body was spelled on the wire, so that it can be re-spelled byte for byte.
-_STYLES: dict[str, dict[str, Any]] = {
-    "compact": {"ensure_ascii": False, "separators": (",", ":")},
-    "compact-ascii": {"ensure_ascii": True, "separators": (",", ":")},
-    "spaced": {"ensure_ascii": False, "separators": (", ", ": ")},
-    "spaced-ascii": {"ensure_ascii": True, "separators": (", ", ": ")},
-}
+VCR_LOGGER = "vcr"
+"""vcrpy's logger: at INFO it prints every request and recorded response."""
 
 
 # --- provenance ----------------------------------------------------------------------------
@@ -154,23 +159,13 @@ def read_provenance(path: Path) -> Provenance:
     path = Path(path)
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}.")
-    data = _load_cassette_json(path)
+    data = load_cassette_json(path)
     try:
-        return Provenance.from_dict(data["provenance"])
+        return Provenance.from_dict(data[PROVENANCE_KEY])
     except (KeyError, TypeError, ValueError) as exc:
         raise CassetteError(
             f"Cassette {path} has no complete provenance block ({exc}); re-record it."
         ) from None
-
-
-def _load_cassette_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise CassetteError(f"Cassette {path} cannot be read as JSON: {exc}.") from None
-    if not isinstance(data, dict):
-        raise CassetteError(f"Cassette {path} is not a JSON object.")
-    return data
 
 
 def _ctxlab_version() -> str:
@@ -199,176 +194,6 @@ def _provenance(
         model_sha256=info.get("model_sha256"),
         server_flags=tuple(info.get("server_flags") or info.get("flags") or ()),
     )
-
-
-# --- the JSON serializer -------------------------------------------------------------------
-
-
-def encode_body(body: str | bytes | None) -> Any:
-    """A request or response body as a cassette stores it.
-
-    JSON objects and arrays become ``{"json": <parsed>}`` (plus ``"style"`` when not spelled
-    compactly with raw UTF-8) if they can be re-spelled byte for byte; other text stays a
-    string; bytes that are not UTF-8 become ``{"base64": ...}``.
-    """
-    if body is None:
-        return None
-    if isinstance(body, bytes):
-        try:
-            body = body.decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(body).decode("ascii")}
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return body
-    if not isinstance(parsed, dict | list):
-        return body
-    for style, options in _STYLES.items():
-        if json.dumps(parsed, **options) == body:
-            return {"json": parsed} if style == "compact" else {"json": parsed, "style": style}
-    return body
-
-
-def decode_body(stored: Any) -> str | bytes | None:
-    """The exact body :func:`encode_body` stored (``str`` for text, ``bytes`` for binary)."""
-    if stored is None or isinstance(stored, str):
-        return stored
-    if isinstance(stored, dict) and "base64" in stored:
-        return base64.b64decode(stored["base64"])
-    if isinstance(stored, dict) and "json" in stored:
-        return json.dumps(stored["json"], **_STYLES[stored.get("style", "compact")])
-    raise ValueError(f"unreadable cassette body: {type(stored).__name__}")
-
-
-class CassetteSerializer:
-    """The vcrpy serializer of ctxlab cassettes: indented JSON, UTF-8 kept, bodies parsed."""
-
-    @staticmethod
-    def serialize(cassette_dict: dict[str, Any]) -> str:
-        """vcrpy's cassette dict as ctxlab JSON."""
-        data = dict(cassette_dict)
-        data["interactions"] = [_encode_interaction(i) for i in cassette_dict["interactions"]]
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-    @staticmethod
-    def deserialize(text: str) -> dict[str, Any]:
-        """ctxlab JSON back into vcrpy's cassette dict (bodies as vcrpy stored them)."""
-        data = json.loads(text)
-        data["interactions"] = [_decode_interaction(i) for i in data.get("interactions", [])]
-        return data
-
-
-def _encode_interaction(interaction: Mapping[str, Any]) -> dict[str, Any]:
-    request, response = dict(interaction["request"]), dict(interaction["response"])
-    request["body"] = encode_body(request.get("body"))
-    response["body"] = encode_body((response.get("body") or {}).get("string"))
-    return {"request": request, "response": response}
-
-
-def _decode_interaction(interaction: Mapping[str, Any]) -> dict[str, Any]:
-    request, response = dict(interaction["request"]), dict(interaction["response"])
-    request["body"] = decode_body(request.get("body"))
-    response["body"] = {"string": decode_body(response.get("body"))}
-    return {"request": request, "response": response}
-
-
-class _Utf8Persister:
-    """vcrpy's filesystem persister, but always UTF-8 and writing atomically."""
-
-    @staticmethod
-    def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
-        path = Path(cassette_path)
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if not text.strip():
-            raise CassetteNotFoundError()
-        try:
-            return vcr_deserialize(text, serializer)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CassetteError(f"Cassette {path} cannot be read: {exc!r}; re-record it.") from None
-
-    @staticmethod
-    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
-        write_atomic(Path(cassette_path), vcr_serialize(cassette_dict, serializer))
-
-
-# --- matching ------------------------------------------------------------------------------
-
-
-def json_body_matcher(r1: VcrRequest, r2: VcrRequest) -> None:
-    """vcrpy matcher: the bodies are equal as parsed JSON (key order and spacing ignored,
-    ``1`` and ``1.0`` and ``true`` kept apart), or byte for byte when either is not JSON."""
-    new, recorded = _parsed(r1.body), _parsed(r2.body)
-    if _canonical(new) != _canonical(recorded):
-        raise AssertionError(describe_difference(new, recorded))
-
-
-def describe_difference(new: Any, recorded: Any, where: str = "body") -> str:
-    """A short description of the first place ``new`` differs from ``recorded``, such as
-    ``messages[3].content differs`` or ``key max_tokens is only in this request``."""
-    if isinstance(new, dict) and isinstance(recorded, dict):
-        return _dict_difference(new, recorded, where)
-    if isinstance(new, list) and isinstance(recorded, list):
-        return _list_difference(new, recorded, where)
-    if _canonical(new) == _canonical(recorded):
-        return "no difference"
-    return _scalar_difference(new, recorded, where)
-
-
-def _dict_difference(new: dict[str, Any], recorded: dict[str, Any], where: str) -> str:
-    prefix = "" if where == "body" else f"{where}."
-    for key in [*recorded, *(k for k in new if k not in recorded)]:
-        if key not in new:
-            return f"key {prefix}{key} is only in the recording"
-        if key not in recorded:
-            return f"key {prefix}{key} is only in this request"
-        if _canonical(new[key]) != _canonical(recorded[key]):
-            return describe_difference(new[key], recorded[key], f"{prefix}{key}")
-    return "no difference"
-
-
-def _list_difference(new: list[Any], recorded: list[Any], where: str) -> str:
-    for index, (a, b) in enumerate(zip(new, recorded, strict=False)):
-        if _canonical(a) != _canonical(b):
-            return describe_difference(a, b, f"{where}[{index}]")
-    if len(new) != len(recorded):
-        return f"{where} has {len(new)} items here, {len(recorded)} in the recording"
-    return "no difference"
-
-
-def _scalar_difference(new: Any, recorded: Any, where: str) -> str:
-    shown = [_canonical(new), _canonical(recorded)]
-    if all(len(value) <= PREVIEW for value in shown):
-        return f"{where} is {shown[0]} here, {shown[1]} in the recording"
-    return f"{where} differs"
-
-
-def _parsed(body: Any) -> Any:
-    if isinstance(body, bytes | str):
-        try:
-            return json.loads(body)
-        except ValueError:
-            return body
-    return body
-
-
-def _canonical(value: Any) -> str:
-    if isinstance(value, bytes):
-        return repr(value)
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def _mismatch_reason(exc: CannotOverwriteExistingCassetteException) -> str:
-    """Why request ``number`` found no recorded answer, compared with the next unplayed one."""
-    cassette = exc.cassette
-    unplayed = [i for i in range(len(cassette)) if cassette.play_counts[i] == 0]
-    if not unplayed:
-        return f"the recording holds only {len(cassette)} requests"
-    expected = cassette.data[unplayed[0]][0]
-    request = exc.failed_request
-    if (request.method, request.path) != (expected.method, expected.path):
-        return f"{request.method} {request.path} here, {expected.method} {expected.path} recorded"
-    return describe_difference(_parsed(request.body), _parsed(expected.body))
 
 
 # --- the client handle ---------------------------------------------------------------------
@@ -429,10 +254,13 @@ def cassette_client(
 
 
 def _vcr(**options: Any) -> vcr.VCR:
+    # Keep vcrpy's INFO lines (whole requests and responses) out of `ctxlab -v`; the
+    # loggers below "vcr" (vcr.stubs, vcr.cassette, ...) inherit the level.
+    logging.getLogger(VCR_LOGGER).setLevel(logging.WARNING)
     recorder = vcr.VCR(serializer="ctxlab-json", match_on=MATCH_ON, **options)
     recorder.register_serializer("ctxlab-json", CassetteSerializer)
     recorder.register_matcher("json_body", json_body_matcher)
-    recorder.register_persister(_Utf8Persister)
+    recorder.register_persister(Utf8Persister)
     return recorder
 
 
@@ -443,36 +271,12 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 # --- replay --------------------------------------------------------------------------------
 
 
-class _ReplayTransport(httpx.BaseTransport):
-    """Counts requests and turns vcrpy's "no recorded answer" into CassetteMismatchError."""
-
-    def __init__(self, path: Path, rerecord_hint: str) -> None:
-        self._inner = httpx.HTTPTransport()
-        self._path = path
-        self._hint = rerecord_hint
-        self.count = 0
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self.count += 1
-        try:
-            return self._inner.handle_request(request)
-        except CannotOverwriteExistingCassetteException as exc:
-            reason = _mismatch_reason(exc)
-            raise CassetteMismatchError(
-                f"Request {self.count} does not match cassette {self._path} ({reason}); "
-                f"if the experiment changed on purpose, {_hint(self._hint)}."
-            ) from None
-
-    def close(self) -> None:
-        self._inner.close()
-
-
 @contextmanager
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
     provenance = read_provenance(path)
-    transport = _ReplayTransport(path, rerecord_hint)
+    transport = ReplayTransport(path, _hint(rerecord_hint))
     with httpx.Client(transport=transport, trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,
@@ -485,19 +289,7 @@ def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
         recorder = _vcr(record_mode="none")
         with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
             yield CassetteClient(client, path, provenance)
-    _check_all_played(cassette, path, rerecord_hint)
-
-
-def _check_all_played(cassette: Any, path: Path, rerecord_hint: str) -> None:
-    unplayed = sum(1 for i in range(len(cassette)) if cassette.play_counts[i] == 0)
-    if unplayed:
-        made = len(cassette) - unplayed
-        were = "request was" if unplayed == 1 else "requests were"
-        raise CassetteMismatchError(
-            f"{unplayed} recorded {were} never made (the run made {made} of "
-            f"{len(cassette)} in cassette {path}); if the experiment changed on purpose, "
-            f"{_hint(rerecord_hint)}."
-        )
+    check_all_played(cassette, path, _hint(rerecord_hint))
 
 
 # --- record --------------------------------------------------------------------------------
@@ -627,15 +419,14 @@ def _finish(
     key: str,
 ) -> Provenance:
     """Add the provenance to the recording, scan it for secrets and move it onto ``path``."""
-    text = temp.read_text(encoding="utf-8")
-    data = json.loads(text) if text.strip() else {"version": 1, "interactions": []}
-    provenance = _provenance(provider, server_info, started, len(data["interactions"]))
-    final = json.dumps({"provenance": provenance.to_dict(), **data}, ensure_ascii=False, indent=2)
+    recording = read_recording(temp)
+    provenance = _provenance(provider, server_info, started, len(recording["interactions"]))
+    final = with_provenance(provenance.to_dict(), recording)
     findings = scan_text(final, known_secrets=[key])
     if findings:
         raise SecretLeakError(
             f"The recording for {path} contains what looks like a secret "
             f"({'; '.join(findings[:5])}); nothing was written."
         )
-    write_atomic(path, final + "\n")
+    write_atomic(path, final)
     return provenance
