@@ -163,7 +163,11 @@ def _claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
     first_flush = data["final_daily_text"].split("## Memory Flush")[1:2]
     flush_ok = bool(first_flush) and _has_facts(first_flush[0])
     structural = "structural: decided by the harness, whatever the model says"
-    rule = f"model output as recorded ({source}); judged by a rule in experiments/e2.py"
+    rule = (
+        f"model output as recorded ({source}); it writes tool calls as JSON text, not API "
+        "tool_calls, and the harness reads them (harness/textcalls.py); judged by a rule in "
+        "experiments/e2.py"
+    )
     c = Claim.compare
     tools4 = Counter(s4["tool_calls"])
     from_daily = any(src.startswith("memory/") for src in s4["sources"])
