@@ -23,7 +23,7 @@ from experiments import e1
 from experiments.base import RunSettings, write_json
 from experiments.claims import Claim, claims_frame, read_claims, write_claims
 from experiments.report import build_reports
-from experiments.report.pages import fence, markdown_table
+from experiments.report.markdown import fence, markdown_table
 from experiments.report.plots import DPI, PLOT_SIZES
 
 SYNTHETIC_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"

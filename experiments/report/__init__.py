@@ -9,8 +9,10 @@ deterministically (two builds give byte-identical files):
   ``E5_cadence.png``: the plots of the experiments present;
 - ``index.html``: one self-contained page with the claims, plots, pages and provenance.
 
-Modules: :mod:`.tables` (inputs, claims, provenance), :mod:`.views` (each experiment's
-measurements as records), then the renderers :mod:`.pages`, :mod:`.plots` and :mod:`.html`.
+Modules: :mod:`.tables` (inputs, claims, provenance); :mod:`.per_experiment`, one module per
+experiment holding its measurements as typed records (read with :mod:`.shape`'s checks) and its
+page's Measurements section, plus the registry of them; then the renderers :mod:`.pages`
+(with :mod:`.markdown`), :mod:`.plots` and :mod:`.html`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from pathlib import Path
 
 from experiments.report.html import render_index
 from experiments.report.pages import claims_markdown, experiment_page
+from experiments.report.per_experiment import read_view
 from experiments.report.plots import build_plots
 from experiments.report.tables import count_claims, load_inputs, provenance_rows
-from experiments.report.views import read_view
 from harness.files import write_atomic
 
 __all__ = ["build_reports"]

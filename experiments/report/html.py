@@ -11,7 +11,7 @@ from html import escape
 
 import pandas as pd
 
-from experiments.report.pages import short_sha, shorten
+from experiments.report.markdown import short_sha, shorten
 from experiments.report.plots import DPI, PLOT_SIZES, Plot
 from experiments.report.tables import (
     ClaimCounts,

@@ -1,0 +1,54 @@
+"""What every E5 mechanism shares: the source label, the clock's start and two claim builders."""
+
+from __future__ import annotations
+
+from experiments.claims import Claim
+from harness.compaction import CompactionConfig
+from harness.memory import parse_instant
+
+__all__ = ["SOURCE", "START", "compared", "judged", "qa_config"]
+
+EXPERIMENT = "E5"
+SOURCE = "scripted"
+START = parse_instant("2026-10-30T12:33:04Z")
+
+
+def qa_config(trigger: int, keep: int) -> CompactionConfig:
+    """Compaction by message count alone: no token trigger, no flush, no offload, no pruning."""
+    return CompactionConfig(
+        trigger_messages=trigger,
+        trigger_tokens=None,
+        keep_messages=keep,
+        keep_tokens=0,
+        flush_before_compact=False,
+        offload_before_compact=False,
+        prune=None,
+    )
+
+
+def compared(claim_id: str, claim: str, article_value: str, reproduced_value: str) -> Claim:
+    """A claim that matches exactly when the reproduced value reads as the article's."""
+    return Claim.compare(EXPERIMENT, claim_id, claim, article_value, reproduced_value, SOURCE)
+
+
+def judged(
+    claim_id: str,
+    claim: str,
+    article_value: str,
+    reproduced_value: str,
+    *,
+    holds: bool,
+    note: str = "",
+    differs_note: str,
+) -> Claim:
+    """A claim that matches when ``holds``; ``note`` goes with a match, ``differs_note`` not."""
+    return Claim(
+        EXPERIMENT,
+        claim_id,
+        claim,
+        article_value,
+        reproduced_value,
+        "match" if holds else "differs",
+        SOURCE,
+        note if holds else differs_note,
+    )

@@ -1,0 +1,205 @@
+"""Failure fallbacks: what the harness does when a summary, a request or a memory write fails.
+
+* **Summary failure**: a summary call that raises leaves ``(Summary unavailable)`` and the
+  compaction still happens.
+* **Context overflow**: a context-length error compacts once and retries once; a second one
+  reaches the caller.
+* **Consolidation write failure**: the watermark stays, so the next run redoes the same batch.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from experiments.claims import Claim
+from experiments.e5.common import START, compared, qa_config
+from harness.agent import Agent
+from harness.compaction import SUMMARY_UNAVAILABLE, CompactionConfig
+from harness.errors import ContextLengthExceededError, ServerError
+from harness.memory import MemoryWorkspace, SteppingClock
+from harness.memory.consolidation import ConsolidationOutcome, Consolidator
+from harness.model import ChatRequest
+from harness.testing import FunctionModel
+
+__all__ = ["failure_claims", "measure_failures"]
+
+
+def measure_failures() -> dict[str, Any]:
+    return {
+        "summary_failure": measure_summary_failure(),
+        "overflow": measure_overflow(),
+        "consolidation_write_failure": measure_consolidation_failure(),
+    }
+
+
+def failure_claims(fail: dict[str, Any]) -> list[Claim]:
+    return [
+        summary_failure_claim(fail["summary_failure"]),
+        overflow_claim(fail["overflow"]),
+        consolidation_failure_claim(fail["consolidation_write_failure"]),
+    ]
+
+
+# -- a failed summary call ------------------------------------------------------------------
+
+
+def _failing_summary(request: ChatRequest) -> str:
+    if request.purpose == "summary":
+        raise ServerError("summary backend down", status_code=503)
+    return "OK"
+
+
+def measure_summary_failure() -> dict[str, Any]:
+    agent = Agent(FunctionModel(_failing_summary), "system", compaction=qa_config(5, 2))
+    events = [e for r in range(3) for e in agent.call(f"q{r}").compactions]
+    return {
+        "compacted": bool(events),
+        "messages_after": events[0].messages_after if events else None,
+        "summary_starts": events[0].summary[:60] if events else None,
+    }
+
+
+def summary_failure_claim(summary: dict[str, Any]) -> Claim:
+    """Matches when the agent compacted and the summary begins with the placeholder."""
+    expected = f"compacted, {SUMMARY_UNAVAILABLE}"
+    held = summary["compacted"] and str(summary["summary_starts"]).startswith(SUMMARY_UNAVAILABLE)
+    return compared(
+        "E5-SUMMARY-FAIL",
+        "A failed summary call gives (Summary unavailable) and compaction still happens.",
+        expected,
+        expected if held else str(summary),
+    )
+
+
+# -- context overflow -----------------------------------------------------------------------
+
+
+def _overflowing_model(overflows: int) -> FunctionModel:
+    """The server overflows on the first ``overflows`` agent requests of the third call."""
+    state = {"left": overflows, "agent_requests": 0}
+
+    def reply(request: ChatRequest) -> str:
+        if request.purpose == "agent":
+            state["agent_requests"] += 1
+        if request.purpose == "agent" and state["agent_requests"] >= 3 and state["left"] > 0:
+            state["left"] -= 1
+            raise ContextLengthExceededError("maximum context length", status_code=400)
+        return "SUMMARY" if request.purpose == "summary" else "OK"
+
+    return FunctionModel(reply)
+
+
+def _warmed_agent(overflows: int) -> Agent:
+    """An agent two calls in, far below its trigger, whose next call overflows."""
+    config = CompactionConfig(
+        trigger_messages=50,
+        trigger_tokens=None,
+        keep_messages=2,
+        keep_tokens=0,
+        flush_before_compact=False,
+        offload_before_compact=False,
+    )
+    agent = Agent(_overflowing_model(overflows), "system", compaction=config)
+    for r in range(2):
+        agent.call(f"q{r}")
+    return agent
+
+
+def _second_overflow() -> str:
+    """What happens when the retry after a forced compaction overflows too."""
+    agent = _warmed_agent(2)
+    try:
+        agent.call("q2")
+    except ContextLengthExceededError:
+        return "ContextLengthExceededError reached the caller"
+    return "answered"
+
+
+def measure_overflow() -> dict[str, Any]:
+    result = _warmed_agent(1).call("q2")
+    return {
+        "one_error": {
+            "compactions": len(result.compactions),
+            "trigger": result.compactions[0].trigger if result.compactions else None,
+            "answer": result.text,
+        },
+        "two_errors": _second_overflow(),
+    }
+
+
+def overflow_claim(overflow: dict[str, Any]) -> Claim:
+    """One error: a forced compaction and an answered retry. Two: the caller sees the error."""
+    one = overflow["one_error"]
+    retry = "answered" if one["answer"] == "OK" else "failed"
+    second = "raised" if "reached" in overflow["two_errors"] else "swallowed"
+    return compared(
+        "E5-OVERFLOW",
+        "A context-length error compacts once and retries once; a second one reaches the caller.",
+        "1 forced compaction, retry answered; second error raised",
+        f"{one['compactions']} forced compaction, retry {retry}; second error {second}",
+    )
+
+
+# -- a consolidation whose write fails ------------------------------------------------------
+
+
+def _merging_model(inputs: list[str]) -> FunctionModel:
+    """Keeps the ``fact-`` words of the batch, one a line; records every batch it is given."""
+
+    def merge(request: ChatRequest) -> str:
+        inputs.append(request.messages[-1].content)
+        return "\n".join(w for w in request.messages[-1].content.split() if w.startswith("fact-"))
+
+    return FunctionModel(merge)
+
+
+def _consolidate_on_full_disk(
+    consolidator: Consolidator, workspace: MemoryWorkspace
+) -> ConsolidationOutcome:
+    """One consolidation whose write to MEMORY.md raises ``OSError``."""
+
+    def broken(text: str) -> None:
+        raise OSError("disk full")
+
+    real_write = workspace.write_memory
+    workspace.write_memory = broken  # type: ignore[method-assign]
+    try:
+        return consolidator.consolidate()
+    finally:
+        workspace.write_memory = real_write  # type: ignore[method-assign]
+
+
+def measure_consolidation_failure() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = MemoryWorkspace(Path(tmp), "lab-user", SteppingClock(START))
+        workspace.append_entry("Memory Flush", "- fact-1 exports via 上海港")
+        workspace.append_entry("Memory Flush", "- fact-2 customer ALPHA")
+        inputs: list[str] = []
+        consolidator = Consolidator(_merging_model(inputs), workspace)
+        failed = _consolidate_on_full_disk(consolidator, workspace)
+        redone = consolidator.consolidate()
+        memory = workspace.read_memory()
+    return {
+        "failed_status": failed.status,
+        "watermark_after_failure": failed.watermark_after,
+        "watermark_unchanged": failed.watermark_after == failed.watermark_before,
+        "redone_status": redone.status,
+        "same_batch": inputs[0] == inputs[1],
+        "facts_in_memory": [f for f in ("fact-1", "fact-2") if f in memory],
+    }
+
+
+def consolidation_failure_claim(consolidation: dict[str, Any]) -> Claim:
+    """Matches when the watermark stayed, the same batch was redone and both facts landed."""
+    watermark = "kept" if consolidation["watermark_unchanged"] else "moved"
+    batch = "same batch redone" if consolidation["same_batch"] else "different batch"
+    facts = "nothing lost" if len(consolidation["facts_in_memory"]) == 2 else "facts lost"
+    return compared(
+        "E5-CONSOLIDATE-FAIL",
+        "A consolidation whose write fails leaves the watermark; "
+        "the next run redoes the same batch with nothing lost.",
+        "watermark kept, same batch redone, nothing lost",
+        f"watermark {watermark}, {batch}, {facts}",
+    )

@@ -1,0 +1,62 @@
+"""The 160K fallback: the thresholds a model missing from the window table resolves to.
+
+AgentScope 2.0.3's table has no ``deepseek-flash``, so its window is 0 and the token trigger
+falls back to 160,000 with a 20-message retention; ctxlab's table knows the 1M window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from experiments.claims import Claim
+from experiments.e5.common import compared
+from harness.compaction import CompactionConfig, resolve_thresholds
+from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
+
+__all__ = ["fallback_claims", "measure_fallback"]
+
+MODEL = "deepseek-flash"
+TABLES = (("agentscope-2.0.3", AGENTSCOPE_2_0_3_WINDOWS), ("ctxlab", CTXLAB_WINDOWS))
+
+
+def measure_fallback() -> dict[str, Any]:
+    """The default config's thresholds for ``deepseek-flash`` under each window table."""
+    config = CompactionConfig()
+    resolved = [(name, resolve_thresholds(config, MODEL, table)) for name, table in TABLES]
+    return {
+        name: {
+            "window": t.context_window,
+            "trigger_tokens": t.trigger_tokens,
+            "keep_tokens": t.keep_tokens,
+            "keep_messages": t.keep_messages,
+            "explanation": t.explanation,
+        }
+        for name, t in resolved
+    }
+
+
+def _retention(thresholds: dict[str, Any]) -> str:
+    """Messages when no token budget is kept, tokens otherwise."""
+    if thresholds["keep_tokens"] == 0:
+        return f"{thresholds['keep_messages']} messages"
+    return f"{thresholds['keep_tokens']} tokens"
+
+
+def fallback_claims(fallback: dict[str, Any]) -> list[Claim]:
+    theirs, ours = fallback["agentscope-2.0.3"], fallback["ctxlab"]
+    return [
+        compared(
+            "E5-FALLBACK-160K",
+            "With AgentScope 2.0.3's table, deepseek-flash resolves to "
+            "window 0: token trigger 160,000, retention 20 messages.",
+            "window 0, trigger 160000, keep 20 messages",
+            f"window {theirs['window']}, trigger {theirs['trigger_tokens']}, "
+            f"keep {_retention(theirs)}",
+        ),
+        compared(
+            "E5-FALLBACK-OURS",
+            "With ctxlab's table, deepseek-flash resolves to 1M − reserve.",
+            "window 1000000, trigger 980000",
+            f"window {ours['window']}, trigger {ours['trigger_tokens']}",
+        ),
+    ]

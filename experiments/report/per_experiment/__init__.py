@@ -1,0 +1,82 @@
+"""What the reports know of each experiment, one module per experiment, and the registry.
+
+Each ``eN`` module holds that experiment's typed view (records read from its ``<ID>.json`` by
+``eN_view``, which raises :class:`~experiments.report.shape.ShapeError` when the JSON is not
+shaped as expected) and ``eN_section``, the Measurements section of its page. :data:`REPORTS`
+maps an experiment id to both; :func:`read_view` and :func:`measurements_section` use it, so
+that an experiment without an entry, or with a JSON of another shape, is rendered generically
+instead of crashing the build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import pandas as pd
+
+from experiments.report.per_experiment.e1 import E1View, e1_section, e1_view
+from experiments.report.per_experiment.e2 import E2View, e2_section, e2_view
+from experiments.report.per_experiment.e3 import E3View, e3_section, e3_view
+from experiments.report.per_experiment.e4 import E4View, e4_section, e4_view
+from experiments.report.per_experiment.e5 import E5View, e5_section, e5_view
+from experiments.report.shape import ShapeError
+from experiments.report.tables import ExperimentDoc
+
+__all__ = [
+    "REPORTS",
+    "E1View",
+    "E2View",
+    "E3View",
+    "E4View",
+    "E5View",
+    "ExperimentReport",
+    "View",
+    "measurements_section",
+    "read_view",
+]
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class ExperimentReport(Generic[V]):
+    """How the reports read and render one experiment."""
+
+    view_type: type[V]
+    read: Callable[[Mapping[str, Any]], V]
+    """Reads the experiment's JSON; raises ShapeError when it is not shaped as expected."""
+    section: Callable[[V, pd.DataFrame], str]
+    """The Measurements section of its page, given the view and the experiment's own claims."""
+
+
+View = E1View | E2View | E3View | E4View | E5View
+REPORTS: dict[str, ExperimentReport[Any]] = {
+    "E1": ExperimentReport(E1View, e1_view, e1_section),
+    "E2": ExperimentReport(E2View, e2_view, e2_section),
+    "E3": ExperimentReport(E3View, e3_view, e3_section),
+    "E4": ExperimentReport(E4View, e4_view, e4_section),
+    "E5": ExperimentReport(E5View, e5_view, e5_section),
+}
+
+
+def read_view(doc: ExperimentDoc) -> tuple[View | None, str]:
+    """The experiment's typed view, or None and why it must be rendered generically."""
+    if doc.data is None:
+        return None, doc.error
+    report = REPORTS.get(doc.id)
+    if report is None:
+        return None, "no dedicated page for this experiment"
+    try:
+        return report.read(doc.data), ""
+    except ShapeError as error:
+        return None, f"its JSON is not shaped as expected ({error})"
+
+
+def measurements_section(view: View | None, claims: pd.DataFrame) -> str | None:
+    """The Measurements section for ``view``; None without a view (render it generically)."""
+    for report in REPORTS.values():
+        if isinstance(view, report.view_type):
+            return report.section(view, claims)
+    return None

@@ -1,0 +1,73 @@
+"""What every plot shares: size, dpi, style and palette, and byte-reproducible PNGs.
+
+Agg, fixed size and dpi, no metadata: two renders give the same bytes. Only ASCII text goes
+into the plots: the default DejaVu Sans has no CJK glyphs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = [
+    "ARTICLE",
+    "ARTICLE_LIGHT",
+    "COMPACTION",
+    "DPI",
+    "OURS",
+    "OURS_LIGHT",
+    "PLOT_SIZES",
+    "Plot",
+    "new_figure",
+    "png",
+]
+
+DPI = 100
+PLOT_SIZES: dict[str, tuple[float, float]] = {
+    "E1_strip": (10.0, 3.8),
+    "E3_context": (9.0, 4.6),
+    "E2_files": (9.0, 4.6),
+    "E4_cache": (9.0, 4.6),
+    "E5_cadence": (10.0, 6.6),
+}
+"""Figure sizes in inches; at :data:`DPI` they give the PNG's size in pixels."""
+OURS, OURS_LIGHT, ARTICLE, ARTICLE_LIGHT = "#0072B2", "#9CCBEA", "#6E6E6E", "#D9D9D9"
+COMPACTION = "#D55E00"
+_STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One rendered plot."""
+
+    name: str
+    """File stem: the PNG is ``<name>.png``."""
+    caption: str
+    png: bytes
+
+
+@contextmanager
+def new_figure(name: str) -> Iterator[Figure]:
+    """A constrained-layout figure of :data:`PLOT_SIZES` ``[name]``, in the plots' style."""
+    with matplotlib.rc_context(_STYLE):
+        figure = Figure(figsize=PLOT_SIZES[name], dpi=DPI, layout="constrained")
+        FigureCanvasAgg(figure)
+        yield figure
+
+
+def png(figure: Figure) -> bytes:
+    """The figure as PNG bytes, without the metadata that would differ between runs."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
