@@ -166,7 +166,7 @@ class Agent:
         for hook in self.hooks:
             hook.on_call_start(call)
         context_before = len(self.context)
-        self._call_messages: list[Message] = []
+        self._call_messages = []
         self._extend([Message.user(user_text)])
         records: list[RequestRecord] = []
         tool_names: list[str] = []

@@ -793,3 +793,29 @@ def test_e2_all_steps(tmp_path: Path, clock: FakeClock) -> None:
     assert b"## Memory Save" in daily[len(daily_after_1) :]
     assert ws.watermark_file.read_bytes() == watermark  # maintenance was not due again
     assert [o for o in rebuild.memory.maintenance_log] == [None]
+
+
+def test_sessions_of_one_user_share_the_maintenance_schedule(tmp_path: Path) -> None:
+    """A new session of the same user does not consolidate again within 30 minutes (AgentScope's
+    gate is process-wide); another user has a schedule of their own."""
+
+    def reply(request: ChatRequest) -> str:
+        return {"flush": "- fact", "consolidation": "- fact"}.get(request.purpose, "ok")
+
+    def first_call(user: str, session: str) -> object:
+        agent = HarnessAgent(
+            FunctionModel(reply),
+            "system",
+            workspace_root=tmp_path,
+            user_id=user,
+            session_id=session,
+            disable_compaction=True,
+            memory=MemoryConfig(background_order="flush_first"),
+        )
+        agent.call("hello")
+        agent.close()
+        return agent.memory.maintenance_log[0]
+
+    assert first_call("u1", "s1") is not None  # claimed at once
+    assert first_call("u1", "s2") is None  # the same user within the gap: not due
+    assert first_call("u2", "s1") is not None  # another user's own schedule

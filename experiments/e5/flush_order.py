@@ -13,13 +13,13 @@ from typing import Any
 from experiments.claims import Claim
 from experiments.e5.common import START, compared
 from harness.builder import HarnessAgent
-from harness.memory import MemoryConfig, SteppingClock
+from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 
 __all__ = ["flush_order_claims", "measure_flush_order"]
 
-ORDERS = ("maintenance_first", "flush_first")
+ORDERS: tuple[BackgroundOrder, ...] = ("maintenance_first", "flush_first")
 
 
 def _reply(request: ChatRequest) -> str:
@@ -30,7 +30,7 @@ def _reply(request: ChatRequest) -> str:
     return "confirmed"
 
 
-def _run_order(order: str) -> dict[str, Any]:
+def _run_order(order: BackgroundOrder) -> dict[str, Any]:
     """One call and a close with the given background order; what maintenance left behind."""
     with tempfile.TemporaryDirectory() as tmp:
         agent = HarnessAgent(

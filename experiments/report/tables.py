@@ -186,9 +186,12 @@ def _doc_provenance(doc: ExperimentDoc, claims: pd.DataFrame) -> list[Provenance
         ProvenanceRow(
             doc.id,
             _text(c.get("source")) or source,
-            *(_text(c.get(name)) for name in ("provider", "model", "model_sha256", "server")),
-            _text(c.get("recorded_at")),
-            _text(c.get("requests")),
+            provider=_text(c.get("provider")),
+            model=_text(c.get("model")),
+            model_sha256=_text(c.get("model_sha256")),
+            server=_text(c.get("server")),
+            recorded_at=_text(c.get("recorded_at")),
+            requests=_text(c.get("requests")),
         )
         for c in cassettes
     ]

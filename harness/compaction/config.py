@@ -125,8 +125,8 @@ def _problems(config: CompactionConfig) -> list[str]:
             f"keep_messages ({config.keep_messages}) must be below trigger_messages "
             f"({config.trigger_messages}), or compaction could never shorten the history"
         )
-    static_keep = isinstance(config.keep_tokens, int) and config.keep_tokens > 0
-    if static_keep and config.trigger_tokens and config.keep_tokens >= config.trigger_tokens:
+    keep, trigger = config.keep_tokens, config.trigger_tokens
+    if isinstance(keep, int) and keep > 0 and trigger and keep >= trigger:
         problems.append("keep_tokens must be below a static trigger_tokens")
     if config.reserved < 0:
         problems.append("reserved must not be negative")

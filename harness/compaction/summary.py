@@ -70,7 +70,9 @@ def render_transcript(messages: Sequence[Message]) -> str:
         elif message.role == "assistant":
             lines.append("AI: " + _render_assistant(message))
         else:
-            name = message.metadata.get("tool_name") or call_names.get(message.tool_call_id, "tool")
+            # A tool message always names its call (Message checks it), so the "" never applies.
+            call_name = call_names.get(message.tool_call_id or "", "tool")
+            name = message.metadata.get("tool_name") or call_name
             text = _clip(message.content, TOOL_RESULT_PREVIEW_CHARS)
             lines.append(f"Tool: [tool_result: {name}] {text}")
     return "\n\n".join(lines)

@@ -17,12 +17,20 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from harness.errors import SurfaceError
 from harness.messages import Message
 
-__all__ = ["ROLE_OF_TYPE", "SURFACE_TYPES", "TYPE_OF_ROLE", "Event", "freeze", "thaw"]
+__all__ = [
+    "ROLE_OF_TYPE",
+    "SURFACE_TYPES",
+    "TYPE_OF_ROLE",
+    "Event",
+    "ReplaceOp",
+    "freeze",
+    "thaw",
+]
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 """The event types that produce a model message and can be surface nodes."""
@@ -34,6 +42,16 @@ ROLE_OF_TYPE: Mapping[str, str] = MappingProxyType(
 
 TYPE_OF_ROLE: Mapping[str, str] = MappingProxyType({v: k for k, v in ROLE_OF_TYPE.items()})
 """The surface type for a message role (system messages have none)."""
+
+
+class ReplaceOp(TypedDict):
+    """A positional ``surface_op``: the nodes at surface positions ``start..end`` (inclusive)
+    give way to the event's message."""
+
+    op: Literal["replace"]
+    start: int
+    end: int
+
 
 _REPLACE_KEYS = frozenset({"op", "start", "end"})
 _RECORD_KEYS = frozenset({"seq", "type", "time", "data", "surface_op", "source_event_seqs"})
@@ -75,8 +93,9 @@ class Event:
     """ISO-8601 UTC, from the log's clock."""
     data: Mapping[str, Any]
     """JSON data; for surface types ``{"message": Message.to_record()}``."""
-    surface_op: str | Mapping[str, int] | None = None
-    """``"append"`` or ``{"op": "replace", "start": pos, "end": pos}``; surface types only."""
+    surface_op: str | Mapping[str, Any] | None = None
+    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": pos, "end": pos}``
+    (held read-only); surface types only. Its shape is checked at construction."""
     source_event_seqs: tuple[int, ...] = ()
     """Earlier events this one derives from; a replace cites every node it shadows."""
 

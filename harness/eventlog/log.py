@@ -22,11 +22,11 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harness import files
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
-from harness.eventlog.events import TYPE_OF_ROLE, Event
+from harness.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
 from harness.eventlog.surface import Surface, SurfaceManager
 from harness.messages import Message
 from harness.state import utc_now
@@ -101,7 +101,7 @@ class EventLog:
         type: str,
         data: Mapping[str, Any] | None = None,
         *,
-        surface_op: str | Mapping[str, int] | None = None,
+        surface_op: Literal["append"] | ReplaceOp | None = None,
         source_event_seqs: Sequence[int] = (),
     ) -> Event:
         """Check, write (one fsynced JSON line) and fold one event; returns it."""

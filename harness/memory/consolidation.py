@@ -10,8 +10,9 @@ same batch (nothing lost, one extra call).
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from harness.errors import ModelError
 from harness.memory.clock import EPOCH, Clock, format_instant
@@ -139,17 +140,35 @@ def _show(instant: int) -> str:
 class MaintenanceSchedule:
     """Lets maintenance run at once the first time, then at most every ``min_gap_seconds``.
 
-    A claim is used up even when the consolidation it allowed skipped or failed.
+    A claim is used up even when the consolidation it allowed skipped or failed. Claims are
+    thread-safe. :meth:`shared` gives every agent of one workspace user in this process the same
+    schedule, as AgentScope's process-wide gate does, so a new session does not consolidate again
+    within the gap.
     """
+
+    _shared: ClassVar[dict[str, MaintenanceSchedule]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, clock: Clock, min_gap_seconds: float = 30 * 60) -> None:
         self.clock = clock
         self.min_gap_ns = int(min_gap_seconds * 1e9)
         self._last_claim: int | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def shared(
+        cls, key: str, clock: Clock, min_gap_seconds: float = 30 * 60
+    ) -> MaintenanceSchedule:
+        """The process-wide schedule for ``key`` (a workspace user's folder), made on first use."""
+        with cls._shared_lock:
+            if key not in cls._shared:
+                cls._shared[key] = cls(clock, min_gap_seconds)
+            return cls._shared[key]
 
     def try_claim(self) -> bool:
-        now = self.clock()
-        if self._last_claim is not None and now - self._last_claim < self.min_gap_ns:
-            return False
-        self._last_claim = now
-        return True
+        with self._lock:
+            now = self.clock()
+            if self._last_claim is not None and now - self._last_claim < self.min_gap_ns:
+                return False
+            self._last_claim = now
+            return True

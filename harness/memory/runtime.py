@@ -72,8 +72,10 @@ class MemoryRuntime(AgentHook):
         self.tools_enabled = tools_enabled
         self.flusher = MemoryFlusher(model, workspace, self.config.flush_policy)
         self.consolidator = Consolidator(model, workspace, self.config.consolidation_max_tokens)
-        self.schedule = schedule or MaintenanceSchedule(
-            workspace.clock, self.config.consolidation_min_gap_seconds
+        self.schedule = schedule or MaintenanceSchedule.shared(
+            str(workspace.base.resolve()),
+            workspace.clock,
+            self.config.consolidation_min_gap_seconds,
         )
         self.background = BackgroundTasks(self.config.background_order)
         self.maintenance_log: list[ConsolidationOutcome | None] = []

@@ -59,19 +59,21 @@ def encode_body(body: str | bytes | None) -> Any:
         return None
     if isinstance(body, bytes):
         try:
-            body = body.decode("utf-8")
+            text = body.decode("utf-8")
         except UnicodeDecodeError:
             return {"base64": base64.b64encode(body).decode("ascii")}
+    else:
+        text = body
     try:
-        parsed = json.loads(body)
+        parsed = json.loads(text)
     except ValueError:
-        return body
+        return text
     if not isinstance(parsed, dict | list):
-        return body
+        return text
     for style, options in _STYLES.items():
-        if json.dumps(parsed, **options) == body:
+        if json.dumps(parsed, **options) == text:
             return {"json": parsed} if style == "compact" else {"json": parsed, "style": style}
-    return body
+    return text
 
 
 def decode_body(stored: Any) -> str | bytes | None:

@@ -53,25 +53,30 @@ class E3View:
         return tuple(r.round for r in self.rounds if r.compacted)
 
 
+_COMPACTION_COUNTS = ("total_messages", "cutoff", "keeping", "messages_after", "summary_chars")
+
+
 def _round(record: Mapping[str, Any]) -> RoundRow:
     event = get(record, "compaction", Mapping, optional=True)
-    compaction = (
-        [None] * 5
+    counts: list[int | None] = (
+        [None] * len(_COMPACTION_COUNTS)
         if event is None
-        else [
-            get(event, key, int)
-            for key in ("total_messages", "cutoff", "keeping", "messages_after", "summary_chars")
-        ]
+        else [get(event, key, int) for key in _COMPACTION_COUNTS]
     )
+    total_messages, cutoff, keeping, messages_after, summary_chars = counts
     return RoundRow(
-        get(record, "round", int),
-        get(record, "user", str),
-        get(record, "visible_before", int),
-        get(record, "visible_after", int),
-        event is not None,
-        *compaction,
-        get(record, "answer", str),
-        "" if event is None else get(event, "summary", str),
+        round=get(record, "round", int),
+        user=get(record, "user", str),
+        visible_before=get(record, "visible_before", int),
+        visible_after=get(record, "visible_after", int),
+        compacted=event is not None,
+        total_messages=total_messages,
+        cutoff=cutoff,
+        keeping=keeping,
+        messages_after=messages_after,
+        summary_chars=summary_chars,
+        answer=get(record, "answer", str),
+        summary="" if event is None else get(event, "summary", str),
     )
 
 

@@ -182,12 +182,12 @@ def _first_section(view: E5View) -> str:
         formula[str(trigger)] = ",".join(formulas)
     frame = pd.DataFrame([measured, formula]).rename(columns={"": "trigger"})
     keep_free = all(len({c.first for c in view.grid if c.trigger == t}) == 1 for t in view.triggers)
-    cells = len(view.grid)
+    total = len(view.grid)
     lead = (
-        f"The first compaction came in round ceil((trigger + 1) / 2) in all {cells} cells"
+        f"The first compaction came in round ceil((trigger + 1) / 2) in all {total} cells"
         if not wrong
-        else f"The first compaction came in round ceil((trigger + 1) / 2) in {cells - wrong} of "
-        f"{cells} cells ({DISAGREES} marks a trigger where some keep differs)"
+        else f"The first compaction came in round ceil((trigger + 1) / 2) in {total - wrong} of "
+        f"{total} cells ({DISAGREES} marks a trigger where some keep differs)"
     )
     lead += ", whatever the keep." if keep_free else "."
     return f"{lead}\n\n" + markdown_table(frame)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from experiments.report.per_experiment.e3 import E3View
 from experiments.report.per_experiment.e4 import E4View
@@ -65,7 +66,9 @@ def e3_context(view: E3View) -> bytes:
         axes.set_xticks(rounds, [f"round {r}" for r in rounds])
         axes.set_ylim(0, top + 1.6)
         axes.set_ylabel("messages in context")
-        axes.yaxis.get_major_locator().set_params(integer=True)
+        locator = axes.yaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
         axes.legend(loc="upper left", ncols=3, fontsize=8, frameon=False)
         axes.set_title("E3: context per round, trigger 5 / keep 2", loc="left", fontsize=10)
         return png(figure)

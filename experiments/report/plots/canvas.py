@@ -10,10 +10,14 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = [
     "ARTICLE",
@@ -39,7 +43,7 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
 """Figure sizes in inches; at :data:`DPI` they give the PNG's size in pixels."""
 OURS, OURS_LIGHT, ARTICLE, ARTICLE_LIGHT = "#0072B2", "#9CCBEA", "#6E6E6E", "#D9D9D9"
 COMPACTION = "#D55E00"
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "axes.spines.top": False,
