@@ -173,17 +173,15 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
-def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    saved_session(tmp_path)
-    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
-    args = [
+def _compact_args(workspace: Path, server: str, session: str) -> list[str]:
+    return [
         "compact",
         "--workspace",
-        str(tmp_path),
+        str(workspace),
         "--user",
         "u",
         "--session",
-        "s1",
+        session,
         "--provider",
         "openai-compatible",
         "--base-url",
@@ -193,33 +191,18 @@ def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys
         "--api-key-env",
         "CTXLAB_TEST_KEY",
     ]
+
+
+def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    saved_session(tmp_path)
+    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
+    args = _compact_args(tmp_path, server, "s1")
     assert main(args) == 0
     assert "8 → 3 messages" in capsys.readouterr().out
     assert _Server.bodies[-1]["model"] == "m"
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
-    assert (
-        main(
-            [
-                "compact",
-                "--workspace",
-                str(tmp_path),
-                "--user",
-                "u",
-                "--session",
-                "nope",
-                "--provider",
-                "openai-compatible",
-                "--base-url",
-                server,
-                "--model",
-                "m",
-                "--api-key-env",
-                "CTXLAB_TEST_KEY",
-            ]
-        )
-        == 2
-    )
+    assert main(_compact_args(tmp_path, server, "nope")) == 2
     assert "no saved session" in capsys.readouterr().err
 
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from report_inputs import built_copy, write_inputs
 
 from experiments import e4
 from experiments.base import RunSettings, write_json
-from experiments.claims import claims_frame, write_claims
 from experiments.report import build_reports
 from experiments.report.plots import DPI, PLOT_SIZES
 
@@ -35,20 +35,15 @@ def e4_inputs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     """A folder holding an E4.json and E4's claims: the committed report's, or a fresh replay."""
     folder = tmp_path_factory.mktemp(f"e4-{request.param}")
     result = e4.run(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda _: None))
+    write_inputs(folder, result)
     if request.param == "committed":
         shutil.copyfile(ROOT / "reports" / "E4.json", folder / "E4.json")
-    else:
-        write_json(folder / "E4.json", result.data)
-    write_claims(claims_frame(result.claims), folder / "claims.csv")
     return folder
 
 
 @pytest.fixture
 def reports(e4_inputs: Path, tmp_path: Path) -> Path:
-    folder = tmp_path / "reports"
-    shutil.copytree(e4_inputs, folder)
-    build_reports(folder)
-    return folder
+    return built_copy(e4_inputs, tmp_path / "reports")
 
 
 def e4_data(folder: Path) -> dict[str, Any]:

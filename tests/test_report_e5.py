@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from report_inputs import built_copy, write_inputs
 
 from experiments import e5
 from experiments.base import RunSettings, write_json
-from experiments.claims import claims_frame, write_claims
 from experiments.report import build_reports
 from experiments.report.plots import DPI, PLOT_SIZES
 
@@ -31,17 +31,12 @@ def e5_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the real E5.json and its claims, built once for the module."""
     folder = tmp_path_factory.mktemp("e5-inputs")
     result = e5.run(RunSettings(cassette_root=folder / "cassettes", progress=lambda _: None))
-    write_json(folder / "E5.json", result.data)
-    write_claims(claims_frame(result.claims), folder / "claims.csv")
-    return folder
+    return write_inputs(folder, result)
 
 
 @pytest.fixture
 def reports(e5_inputs: Path, tmp_path: Path) -> Path:
-    folder = tmp_path / "reports"
-    shutil.copytree(e5_inputs, folder)
-    build_reports(folder)
-    return folder
+    return built_copy(e5_inputs, tmp_path / "reports")
 
 
 def e5_data(folder: Path) -> dict[str, Any]:
