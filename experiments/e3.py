@@ -191,11 +191,17 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
     )
 
 
+def _all_sections_empty(text: str) -> bool:
+    body = [line.strip() for line in text.splitlines() if line.strip()]
+    return all(line.startswith("#") or line.lower() == "none" for line in body)
+
+
 def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
     rounds = {r["round"]: r for r in data["rounds"]}
     compacted = _compacted_rounds(data)
     summaries = [r["compaction"]["summary"] for r in compacted]
     with_sections = sum(all(s in text for s in SECTIONS) for text in summaries)
+    empty = sum(_all_sections_empty(text) for text in summaries)
     recall = [n for n in (4, 5) if CODE_WORD in rounds[n]["answer"]]
     wording = bool(WORDING_GONE.search(rounds[4]["answer"]))
     lengths = " / ".join(str(len(s)) for s in summaries)
@@ -222,7 +228,8 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             f"{len(summaries)} of {len(summaries)}",
             f"{with_sections} of {len(summaries)}",
             source,
-            note=rule,
+            note=f"the headings only: {empty} of {len(summaries)} summaries have nothing but "
+            f"'None' under every heading (see E3-SUMMARY-KEEPS); {rule}",
             differs_note=f"the model ({source}) left out sections in "
             f"{len(summaries) - with_sections} of {len(summaries)} summaries; {rule}",
         ),
