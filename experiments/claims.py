@@ -16,18 +16,41 @@ import pandas as pd
 from harness.errors import ExperimentError
 from harness.files import write_atomic
 
-__all__ = ["CLAIM_COLUMNS", "Claim", "claims_frame", "merge_claims", "read_claims", "write_claims"]
+__all__ = [
+    "AS_SEED",
+    "CLAIM_COLUMNS",
+    "DSH_SEED",
+    "KINDS",
+    "Claim",
+    "cite",
+    "claims_frame",
+    "merge_claims",
+    "read_claims",
+    "write_claims",
+]
 
 Status = Literal["match", "differs"]
+Kind = Literal["article", "article-computed", "ctxlab"]
+KINDS: tuple[str, ...] = ("article", "article-computed", "ctxlab")
+"""``article``: a seed states the value; ``article-computed``: a seed computed it or read it from
+bytecode but never ran it; ``ctxlab``: our own check, no seed states a value."""
+
+AS_SEED = "000_57ecd11c05cdd079.txt"
+"""The AgentScope Java 2.0.3 lesson (``/work/shared/seeds/``)."""
+DSH_SEED = "002_734e80116f68ef08.txt"
+"""The DeepSeek-Harness compaction-basic reading."""
+SEEDS = (AS_SEED, DSH_SEED)
 
 CLAIM_COLUMNS = [
     "experiment",
     "claim_id",
+    "kind",
     "claim",
     "article_value",
     "reproduced_value",
     "status",
     "source",
+    "article_source",
     "note",
 ]
 
@@ -50,12 +73,23 @@ class Claim:
     """What produced the value: ``scripted``, or the cassette's ``provider/model``."""
     note: str = ""
     """Why a claim differs, or how it was judged."""
+    kind: Kind = "article"
+    """Whose value :attr:`article_value` is; see :data:`KINDS`."""
+    article_source: str = ""
+    """For ``article`` and ``article-computed`` rows: the seed file and a short quote stating
+    the value (made by :func:`cite`); for ``ctxlab`` rows, optionally the seed passage checked."""
 
     def __post_init__(self) -> None:
         if self.status not in ("match", "differs"):
             raise ValueError(f"status must be 'match' or 'differs', not {self.status!r}")
         if self.status == "differs" and not self.note:
             raise ValueError(f"{self.claim_id} differs and needs a note saying why")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
+        if self.kind == "ctxlab" and self.article_value:
+            raise ValueError(f"{self.claim_id} is our own check; it has no article value")
+        if self.article_source and not self.article_source.startswith(SEEDS):
+            raise ValueError(f"{self.claim_id}: article_source must name a seed file")
 
     @classmethod
     def compare(
@@ -69,13 +103,71 @@ class Claim:
         note: str = "",
         *,
         differs_note: str = "",
+        kind: Kind = "article",
+        article_source: str = "",
     ) -> Claim:
         """A claim whose status is ``match`` exactly when the two values read the same."""
         article, reproduced = str(article_value), str(reproduced_value)
         status: Status = "match" if article == reproduced else "differs"
         if status == "differs":
             note = differs_note or note or f"measured {reproduced}, the article reports {article}"
-        return cls(experiment, claim_id, claim, article, reproduced, status, source, note)
+        return cls(
+            experiment,
+            claim_id,
+            claim,
+            article,
+            reproduced,
+            status,
+            source,
+            note,
+            kind,
+            article_source,
+        )
+
+    @classmethod
+    def ours(
+        cls,
+        experiment: str,
+        claim_id: str,
+        claim: str,
+        expected: object,
+        reproduced_value: object,
+        source: str,
+        note: str = "",
+        *,
+        differs_note: str = "",
+        article_source: str = "",
+    ) -> Claim:
+        """A ``ctxlab`` row: our own check, ``match`` exactly when the measured value reads as
+        ``expected``. The expectation is ours, so it goes into the note, not the article value."""
+        reproduced = str(reproduced_value)
+        holds = str(expected) == reproduced
+        detail = note if holds else differs_note or f"measured {reproduced}"
+        text = f"ctxlab's own check (no seed states a value); expected {expected}"
+        text += f"; {detail}" if detail else ""
+        return cls(
+            experiment,
+            claim_id,
+            claim,
+            "",
+            reproduced,
+            "match" if holds else "differs",
+            source,
+            text,
+            "ctxlab",
+            article_source,
+        )
+
+
+def cite(seed: str, quote: str) -> str:
+    """``<seed file>: "<quote>"``: where a seed states a value, for :attr:`Claim.article_source`.
+
+    The quote is copied from the seed text (tests check it occurs there)."""
+    if seed not in SEEDS:
+        raise ValueError(f"unknown seed {seed!r}; known: {', '.join(SEEDS)}")
+    if not quote.strip():
+        raise ValueError("a citation needs a quote from the seed")
+    return f'{seed}: "{quote}"'
 
 
 def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
@@ -84,11 +176,18 @@ def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
 
 
 def read_claims(path: Path) -> pd.DataFrame:
-    """An existing ``claims.csv``, or an empty frame when there is none."""
+    """An existing ``claims.csv``, or an empty frame when there is none.
+
+    A table written before the ``kind`` and ``article_source`` columns existed reads with those
+    cells empty (the next ``ctxlab run`` fills them)."""
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)[CLAIM_COLUMNS]
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        for column in ("kind", "article_source"):
+            if column not in frame.columns:
+                frame[column] = ""
+        return frame[CLAIM_COLUMNS]
     except (pd.errors.EmptyDataError, pd.errors.ParserError, KeyError) as exc:
         raise ExperimentError(
             f"{path} is not a claims table ({exc}); delete it and run again."

@@ -23,25 +23,24 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from experiments import e2_claims
 from experiments.base import ExperimentResult, RunSettings
-from experiments.claims import Claim
+from experiments.e2_claims import DAILY, FACTS
 from harness.builder import HarnessAgent
 from harness.errors import StepLimitExceededError
 from harness.memory import MaintenanceSchedule, MemoryConfig, SteppingClock, parse_instant
-from harness.model import ChatModel
+from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.textcalls import TextToolCalls
 
 __all__ = ["STEPS", "run"]
 
 USER_ID = "lab-user"
-DAILY = "memory/2026-10-30.md"
 START = parse_instant("2026-10-30T12:33:04Z")
 SYSTEM_PROMPT = "你是货代公司的业务助手。回答简洁。"
 STEPS = (
     "不要调用任何工具，只用一句话回答并确认：我们公司出口固定走上海港，客户代号 ALPHA",
     "我们公司出口固定走哪个港口？客户代号是什么？",
 )
-FACTS = ("上海港", "ALPHA")
 TRACKED = ("MEMORY.md", DAILY, "memory/.consolidation_state")
 ARTICLE_BYTES = {"MEMORY.md": 158, DAILY: 140, "memory/.consolidation_state": 30}
 SOURCE_CITE = re.compile(r"Source: ([^\s#]+)#\d+")
@@ -59,11 +58,37 @@ def _disk(base: Path) -> dict[str, Any]:
     return {"files": files, "watermark": watermark.read_text() if watermark.exists() else None}
 
 
+class Tally:
+    """Passes requests through to the model and keeps each one's purpose and messages."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+        self.requests: list[ChatRequest] = []
+
+    @property
+    def model_name(self) -> str:
+        return self.model.model_name
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        return self.model.complete(request)
+
+    def purposes(self) -> dict[str, int]:
+        return dict(sorted(Counter(r.purpose for r in self.requests).items()))
+
+    def last_user_text(self, purpose: str) -> str:
+        """The user message of the last request made for ``purpose``; empty when none was."""
+        chosen = [r for r in self.requests if r.purpose == purpose]
+        users = [m.content for m in chosen[-1].messages if m.role == "user"] if chosen else []
+        return users[-1] if users else ""
+
+
 class Lab:
     """One workspace, one clock, one maintenance schedule, shared by the four steps."""
 
     def __init__(self, model: ChatModel, root: Path) -> None:
-        self.model = TextToolCalls(model)
+        self.tally = Tally(model)
+        self.model = TextToolCalls(self.tally)
         self.root = root
         self.clock = SteppingClock(START)
         self.schedule = MaintenanceSchedule(self.clock)
@@ -84,6 +109,8 @@ class Lab:
         )
 
     def chat(self, step: int, title: str, session_id: str, text: str) -> dict[str, Any]:
+        memory_at_start = _read(self.base / "MEMORY.md")
+        daily_before = _read(self.base / DAILY)
         agent = self.agent(session_id)
         try:
             result = agent.call(text)
@@ -103,8 +130,15 @@ class Lab:
             "sources": sorted(set(SOURCE_CITE.findall(tool_text))),
             "error": error,
             "maintenance": maintenance,
+            "memory_at_start": memory_at_start,
+            "tool_result_facts": [fact for fact in FACTS if fact in tool_text],
+            "daily_added": _read(self.base / DAILY).removeprefix(daily_before),
             **_disk(self.base),
         }
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -123,6 +157,7 @@ def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
                 "tool_calls": [],
                 "answer": "",
                 "consolidation": dataclasses.asdict(outcome),
+                "consolidation_input": lab.tally.last_user_text("consolidation"),
                 "daily_unchanged": daily_before == daily_after,
                 "memory_text": (lab.base / "MEMORY.md").read_text()
                 if (lab.base / "MEMORY.md").exists()
@@ -144,6 +179,7 @@ def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
         "tool_calls_read_from_text": True,
         "steps": steps,
         "final_daily_text": daily_text,
+        "model_calls": lab.tally.purposes(),
     }
     return data, provenance
 
@@ -151,124 +187,4 @@ def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
 def run(settings: RunSettings) -> ExperimentResult:
     data, provenance = measure(settings)
     source = data["source"]
-    return ExperimentResult("E2", _claims(data, source), data, source, (provenance,))
-
-
-def _has_facts(text: str) -> bool:
-    return all(fact in text for fact in FACTS)
-
-
-def _claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
-    s1, s2, s3, s4 = data["steps"]
-    first_flush = data["final_daily_text"].split("## Memory Flush")[1:2]
-    flush_ok = bool(first_flush) and _has_facts(first_flush[0])
-    structural = "structural: decided by the harness, whatever the model says"
-    rule = (
-        f"model output as recorded ({source}); it writes tool calls as JSON text, not API "
-        "tool_calls, and the harness reads them (harness/textcalls.py); judged by a rule in "
-        "experiments/e2.py"
-    )
-    c = Claim.compare
-    tools4 = Counter(s4["tool_calls"])
-    from_daily = any(src.startswith("memory/") for src in s4["sources"])
-    rebuild_ok = _has_facts(s4["answer"]) and bool(tools4) and from_daily
-    evidence = (
-        f"answer has both facts: {'yes' if _has_facts(s4['answer']) else 'no'}; tools: "
-        f"{', '.join(f'{k}×{v}' for k, v in sorted(tools4.items())) or 'none'}; sources: "
-        f"{', '.join(s4['sources']) or 'none'}; MEMORY.md rebuilt: "
-        f"{'yes' if s4['memory_rebuilt'] else 'no'}"
-    )
-    sizes = (
-        " / ".join(f"{name} {s2['files'][name]['size']} B" for name in (DAILY, "MEMORY.md"))
-        + f" / watermark {s2['files']['memory/.consolidation_state']['size']} B"
-    )
-    return (
-        c(
-            "E2",
-            "E2-S1-TOOLS",
-            "Step 1 makes 0 tool calls.",
-            0,
-            len(s1["tool_calls"]),
-            source,
-            note=rule,
-            differs_note=f"the model called {s1['tool_calls']}; {rule}",
-        ),
-        c(
-            "E2",
-            "E2-S1-FLUSH",
-            "After step 1 the daily file has a Memory Flush section naming both facts.",
-            "yes",
-            "yes" if flush_ok else "no",
-            source,
-            note=rule,
-            differs_note=f"the flush model ({source}) did not name both facts; {rule}",
-        ),
-        c(
-            "E2",
-            "E2-S1-NO-MEMORY",
-            "MEMORY.md does not exist after step 1 (maintenance ran before the flush and skipped).",
-            "absent",
-            "present" if s1["files"]["MEMORY.md"]["exists"] else "absent",
-            source,
-            note=structural,
-        ),
-        c(
-            "E2",
-            "E2-S2-MEMORY",
-            "Consolidation writes MEMORY.md holding both facts.",
-            "yes",
-            "yes" if _has_facts(s2.get("memory_text") or "") else "no",
-            source,
-            note=rule,
-            differs_note=f"the consolidation model ({source}) dropped a fact; {rule}",
-        ),
-        c(
-            "E2",
-            "E2-S2-WATERMARK",
-            "The watermark file is 30 bytes.",
-            "30 B",
-            f"{s2['files']['memory/.consolidation_state']['size']} B",
-            source,
-            note=structural,
-        ),
-        c(
-            "E2",
-            "E2-S2-DAILY",
-            "Consolidation leaves the daily file unchanged.",
-            "unchanged",
-            "unchanged" if s2["daily_unchanged"] else "changed",
-            source,
-            note=structural,
-        ),
-        c(
-            "E2",
-            "E2-S3-RECALL",
-            "A new session answers both facts.",
-            "yes",
-            "yes" if _has_facts(s3["answer"]) else "no",
-            source,
-            note=rule,
-            differs_note=f"answer: {s3['answer'][:100]!r}; {rule}",
-        ),
-        Claim(
-            "E2",
-            "E2-S4-REBUILD",
-            "With MEMORY.md deleted, the answer is recovered from the "
-            "daily file through tools (MEMORY.md rebuilt in one of the article's runs).",
-            "both facts, via tools, from the daily file",
-            evidence,
-            "match" if rebuild_ok else "differs",
-            source,
-            rule if rebuild_ok else f"the evidence chain is incomplete; {rule}",
-        ),
-        c(
-            "E2",
-            "E2-SIZES",
-            "File sizes after consolidation: daily / MEMORY.md / watermark.",
-            f"{DAILY} 140 B / MEMORY.md 158 B / watermark 30 B",
-            sizes,
-            source,
-            differs_note="daily and MEMORY.md hold model-written text, so their sizes follow "
-            f"the model ({source}); the watermark size is fixed by its format",
-        ),
-    )
+    return ExperimentResult("E2", e2_claims.claims(data, source), data, source, (provenance,))
