@@ -22,6 +22,7 @@ __all__ = [
     "DSH_SEED",
     "KINDS",
     "Claim",
+    "Kind",
     "cite",
     "claims_frame",
     "merge_claims",

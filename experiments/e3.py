@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from experiments.base import ExperimentResult, RunSettings
-from experiments.claims import Claim
+from experiments.claims import AS_SEED, Claim, cite
+from experiments.judges import filled_sections, markdown_headings, recall_route
 from harness.agent import Agent, CallResult
 from harness.compaction import SUMMARY_PREFIX, CompactionConfig
 from harness.tokens import estimate_tokens
@@ -148,6 +149,7 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
         if (summary.get("text", "").startswith(SUMMARY_PREFIX))
         else f"{summary.get('role')} {summary.get('name')}"
     )
+    final = rounds[-1]
     c = Claim.compare
     return (
         c(
@@ -159,6 +161,7 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             first,
             source,
             note=STRUCTURAL,
+            article_source=cite(AS_SEED, "实测第 3 轮"),
         ),
         c(
             "E3",
@@ -169,6 +172,11 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             every,
             source,
             note=STRUCTURAL,
+            article_source=cite(
+                AS_SEED,
+                "三次日志都是 total=5 msgs / cutoff=3 / keeping=2，"
+                "Compacted to 3 messages before reasoning",
+            ),
         ),
         c(
             "E3",
@@ -178,6 +186,7 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             visible,
             source,
             note=STRUCTURAL,
+            article_source=cite(AS_SEED, '页面上"调用前 4、调用后 4"'),
         ),
         c(
             "E3",
@@ -187,52 +196,99 @@ def _structural_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             identity,
             source,
             note=STRUCTURAL,
+            article_source=cite(
+                AS_SEED,
+                "role=USER、name=__compaction_summary__ 的消息，正文以 Here is a summary of the "
+                "conversation to date: 开头",
+            ),
+        ),
+        c(
+            "E3",
+            "E3-FINAL-MSGS",
+            "After round 5 the context holds 4 messages.",
+            4,
+            len(final["context_after"]),
+            source,
+            note=STRUCTURAL,
+            article_source=cite(AS_SEED, "终态 4 条、624 token 估算"),
+        ),
+        c(
+            "E3",
+            "E3-FINAL-TOKENS",
+            "After round 5 the 4 messages are estimated at 624 tokens.",
+            624,
+            final["estimated_tokens_after"],
+            source,
+            differs_note="the estimate prices the summary and the answers, which are model "
+            f"output ({source}, not the article's deepseek-flash); same estimator as "
+            "compaction (harness/tokens.py)",
+            article_source=cite(AS_SEED, "终态 4 条、624 token 估算"),
         ),
     )
 
 
-def _all_sections_empty(text: str) -> bool:
-    body = [line.strip() for line in text.splitlines() if line.strip()]
-    return all(line.startswith("#") or line.lower() == "none" for line in body)
+def _request_context(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages the round's request carried: the context after it, less the answer."""
+    return record["context_after"][:-1]
+
+
+def _routes(rounds: dict[int, dict[str, Any]]) -> dict[int, str]:
+    """How the code word reached rounds 4 and 5's requests (see :func:`recall_route`)."""
+    routes = {}
+    for n in (4, 5):
+        context = _request_context(rounds[n])
+        summaries = [m["text"] for m in context if m["kind"] == "summary"]
+        tail = [m["text"] for m in context if m["kind"] != "summary"]
+        routes[n] = recall_route(CODE_WORD, summaries, tail)
+    return routes
 
 
 def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
     rounds = {r["round"]: r for r in data["rounds"]}
     compacted = _compacted_rounds(data)
     summaries = [r["compaction"]["summary"] for r in compacted]
-    with_sections = sum(all(s in text for s in SECTIONS) for text in summaries)
-    empty = sum(_all_sections_empty(text) for text in summaries)
-    recall = [n for n in (4, 5) if CODE_WORD in rounds[n]["answer"]]
-    wording = bool(WORDING_GONE.search(rounds[4]["answer"]))
-    lengths = " / ".join(str(len(s)) for s in summaries)
-    keeps_word = sum(CODE_WORD in text for text in summaries)
-    tail_has_word = [
-        n
-        for n in (4, 5)
-        if any(
-            CODE_WORD in m["text"] for m in rounds[n - 1]["context_after"] if m["kind"] != "summary"
-        )
-    ]
-    survived = (
-        f"the code word was in {keeps_word} of {len(summaries)} summaries and in the kept tail "
-        f"before rounds {', '.join(map(str, tail_has_word)) or 'none'}"
-    )
-    reversed_ok = REVERSED in rounds[3]["answer"]
     rule = "judged by a rule in experiments/e3.py; model output as recorded"
+    return (
+        _sections_claim(summaries, source, rule),
+        *_recall_claims(rounds, summaries, source, rule),
+        *_wording_claims(rounds, summaries, source, rule),
+    )
+
+
+def _sections_claim(summaries: list[str], source: str, rule: str) -> Claim:
+    """A section counts only with content: a heading alone, or "None" under it, is empty."""
+    headed = sum(all(h in markdown_headings(t) for h in SECTIONS) for t in summaries)
+    filled = [filled_sections(t, SECTIONS) for t in summaries]
+    complete = sum(len(f) == len(SECTIONS) for f in filled)
+    total = len(summaries)
+    return Claim.compare(
+        "E3",
+        "E3-SUMMARY",
+        "Each summary fills the four sections SESSION INTENT / SUMMARY / ARTIFACTS / NEXT STEPS "
+        "(a heading alone, or 'None' under it, is an empty section).",
+        f"{total} of {total}",
+        f"{complete} of {total}",
+        source,
+        note=f"every section of every summary has content; {rule}",
+        differs_note=f"{headed} of {total} summaries carry the four headings, but only "
+        f"{complete} fill all four (filled per summary: "
+        f"{'; '.join(', '.join(f) or 'none' for f in filled)}); the rest is only 'None' "
+        f"(the model, {source}, summarised nothing; see E3-SUMMARY-KEEPS); "
+        f"judged by experiments/judges.py:filled_sections; {rule}",
+        article_source=cite(AS_SEED, "后面四段：SESSION INTENT、SUMMARY、ARTIFACTS、NEXT STEPS"),
+    )
+
+
+def _recall_claims(
+    rounds: dict[int, dict[str, Any]], summaries: list[str], source: str, rule: str
+) -> tuple[Claim, ...]:
+    recall = [n for n in (4, 5) if CODE_WORD in rounds[n]["answer"]]
+    routes = _routes(rounds)
+    route_text = "; ".join(f"round {n}: {routes[n]}" for n in (4, 5))
+    keeps_word = sum(CODE_WORD in text for text in summaries)
+    via_summary = all("summary" in routes[n] for n in (4, 5))
     c = Claim.compare
     return (
-        c(
-            "E3",
-            "E3-SUMMARY",
-            "Each summary has the four sections SESSION INTENT / SUMMARY / ARTIFACTS / NEXT STEPS.",
-            f"{len(summaries)} of {len(summaries)}",
-            f"{with_sections} of {len(summaries)}",
-            source,
-            note=f"the headings only: {empty} of {len(summaries)} summaries have nothing but "
-            f"'None' under every heading (see E3-SUMMARY-KEEPS); {rule}",
-            differs_note=f"the model ({source}) left out sections in "
-            f"{len(summaries) - with_sections} of {len(summaries)} summaries; {rule}",
-        ),
         c(
             "E3",
             "E3-RECALL",
@@ -240,9 +296,27 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             "rounds 4, 5",
             "rounds " + ", ".join(map(str, recall)) if recall else "neither",
             source,
-            note=f"{survived}; {rule}",
+            note=f"the word reached the requests through: {route_text} (see E3-RECALL-ROUTE); "
+            f"{rule}",
             differs_note=f"the model ({source}) did not name 夜莺 in every round; "
-            f"{survived}; {rule}",
+            f"the word reached the requests through: {route_text}; {rule}",
+            article_source=cite(AS_SEED, "第 5 轮再问暗号，它仍答“夜莺”"),
+        ),
+        Claim(
+            "E3",
+            "E3-RECALL-ROUTE",
+            "The code word reaches rounds 4 and 5 through the compaction summary (the "
+            "conclusion survives compaction).",
+            "round 4: summary; round 5: summary",
+            route_text,
+            "match" if via_summary else "differs",
+            source,
+            f"the summary carried the word into both requests; {rule}"
+            if via_summary
+            else f"the word was in {keeps_word} of {len(summaries)} summaries: it reached the "
+            "requests only because the kept tail (the previous answer) still held it, so the "
+            f"recall says nothing about what compaction preserves; {rule}",
+            article_source=cite(AS_SEED, "摘要保住了“夜莺”和“倒过来念”这条规矩"),
         ),
         c(
             "E3",
@@ -256,7 +330,19 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             f"(the first: {summaries[0][:80]!r}); {rule}"
             if summaries
             else f"no summaries; {rule}",
+            article_source=cite(AS_SEED, "摘要保住了“夜莺”"),
         ),
+    )
+
+
+def _wording_claims(
+    rounds: dict[int, dict[str, Any]], summaries: list[str], source: str, rule: str
+) -> tuple[Claim, ...]:
+    wording = bool(WORDING_GONE.search(rounds[4]["answer"]))
+    lengths = " / ".join(str(len(s)) for s in summaries)
+    reversed_ok = REVERSED in rounds[3]["answer"]
+    c = Claim.compare
+    return (
         c(
             "E3",
             "E3-REVERSE",
@@ -266,6 +352,7 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             source,
             note=rule,
             differs_note=f"the model ({source}) did not reverse the word; {rule}",
+            article_source=cite(AS_SEED, "第 3 轮它把“夜莺”倒过来念成“莺夜”"),
         ),
         c(
             "E3",
@@ -276,6 +363,7 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             source,
             note=rule,
             differs_note=f"round 4 answer: {rounds[4]['answer'][:120]!r}; {rule}",
+            article_source=cite(AS_SEED, "但第一轮的原话已经不在上下文里了"),
         ),
         c(
             "E3",
@@ -286,5 +374,6 @@ def _model_claims(data: dict[str, Any], source: str) -> tuple[Claim, ...]:
             source,
             differs_note=f"summary text is model output: {source} is not the article's "
             "deepseek-flash, so lengths differ; reported for comparison, not tuned",
+            article_source=cite(AS_SEED, "摘要长度 698 → 874 → 168 字符"),
         ),
     )

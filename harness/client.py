@@ -157,6 +157,11 @@ class ChatClient:
         return self._model
 
     @property
+    def provider(self) -> str:
+        """The API host the requests go to (``api.deepseek.com``, ``127.0.0.1:8080``)."""
+        return self._host
+
+    @property
     def base_url(self) -> str:
         """The server's base URL, without a trailing slash."""
         return self._base_url

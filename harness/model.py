@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from harness.messages import Message
 
-__all__ = ["ChatModel", "ChatRequest", "ChatResponse", "ToolSchema", "Usage"]
+__all__ = ["ChatModel", "ChatRequest", "ChatResponse", "ToolSchema", "Usage", "provider_of"]
 
 ToolSchema = Mapping[str, Any]
 """A tool in the chat-completions form: ``{"type": "function", "function": {...}}``."""
@@ -91,3 +91,16 @@ class ChatModel(Protocol):
     def complete(self, request: ChatRequest) -> ChatResponse:
         """Answer one request or raise a :class:`harness.errors.ModelError`."""
         ...
+
+
+def provider_of(model: object) -> str:
+    """Who serves ``model``: its ``provider`` (a :class:`~harness.client.ChatClient` gives its
+    API host, scripted models ``scripted``), looked up through wrappers that keep the wrapped
+    model as ``model``; ``unknown`` when nothing says."""
+    seen = 0
+    while model is not None and seen < 8:
+        provider = getattr(model, "provider", None)
+        if isinstance(provider, str) and provider:
+            return provider
+        model, seen = getattr(model, "model", None), seen + 1
+    return "unknown"

@@ -56,6 +56,10 @@ class ScriptedModel:
         return self._model_name
 
     @property
+    def provider(self) -> str:
+        return "scripted"
+
+    @property
     def remaining(self) -> int:
         return len(self._steps) - len(self.requests)
 
@@ -105,6 +109,10 @@ class FunctionModel:
     @property
     def model_name(self) -> str:
         return self._model_name
+
+    @property
+    def provider(self) -> str:
+        return "scripted"
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         self.requests.append(request)

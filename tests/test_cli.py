@@ -104,6 +104,8 @@ def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
         "status": "match",
         "source": "deepseek/deepseek-flash",
         "note": "",
+        "kind": "article",
+        "article_source": "",
     }
     stale_e1 = {**other, "experiment": "E1", "claim_id": "E1-STALE", "claim": "old row"}
     with (tmp_path / "claims.csv").open("w", encoding="utf-8", newline="") as handle:

@@ -36,11 +36,13 @@ def test_writes_e1_json_and_claims_csv(e1_out: Path) -> None:
     assert columns == [
         "experiment",
         "claim_id",
+        "kind",
         "claim",
         "article_value",
         "reproduced_value",
         "status",
         "source",
+        "article_source",
         "note",
     ]
     assert columns == CLAIM_COLUMNS

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
+import re
 import string
 from pathlib import Path
 
@@ -35,9 +37,10 @@ def test_large_result_is_saved_and_replaced_by_a_preview(tmp_path: Path) -> None
     assert len(result.content) < 5_000
     assert "300,000" in result.content
     assert "read_file" in result.content
-    # The id is sanitised for the file name, but the message keeps its own.
+    # The seed's path: large_tool_results/<hash>.txt, the hash of the text (not the call id).
     assert result.tool_call_id == "call/1:x"
-    assert "/" not in relative.removeprefix("large_tool_results/")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    assert relative == f"large_tool_results/{digest}.txt"
     assert result.metadata["tool_name"] == "execute"
     assert result.metadata["original_chars"] == len(text)
     # The file holds the whole text, byte for byte (CR LF and non-BMP characters included).
@@ -97,7 +100,7 @@ def test_custom_limits(tmp_path: Path) -> None:
     text = "0123456789" * 3
     result = offloader.apply(Message.tool("call_1", text, tool_name="execute"))
     relative = result.metadata["offloaded_to"]
-    assert relative.startswith("evicted/call_1-")
+    assert re.fullmatch(r"evicted/[0-9a-f]{16}\.txt", relative)
     assert "0123" in result.content
     assert "6789" in result.content
     assert "45678" not in result.content

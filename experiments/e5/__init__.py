@@ -10,7 +10,14 @@ Each mechanism has a module with a function that measures it and one that judges
 * :mod:`~experiments.e5.failures`: a failed summary, a context overflow, a failed
   consolidation write;
 * :mod:`~experiments.e5.flush_order`: maintenance before or after the memory flush;
-* :mod:`~experiments.e5.fallback`: the 160K fallback for a model missing from the table.
+* :mod:`~experiments.e5.fallback`: the 160K fallback for a model missing from the table;
+* :mod:`~experiments.e5.seed_memory`: AgentScope defaults, offload path, injection, NO_REPLY,
+  memory_save and the consolidation cadence and cap, as the seed states them;
+* :mod:`~experiments.e5.dsh_mechanics`: DeepSeek-Harness pressure, overflow, range back-off,
+  summary checks, the lock and the manual error classes.
+
+Rows carry ``kind`` ``article-computed`` where the seed computed or read the value from
+bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` for our own.
 """
 
 from __future__ import annotations
@@ -20,10 +27,12 @@ from typing import Any
 from experiments.base import ExperimentResult, RunSettings
 from experiments.claims import Claim
 from experiments.e5.common import SOURCE, START
+from experiments.e5.dsh_mechanics import dsh_mechanics_claims, measure_dsh_mechanics
 from experiments.e5.failures import failure_claims, measure_failures
 from experiments.e5.fallback import fallback_claims, measure_fallback
 from experiments.e5.flush_order import flush_order_claims, measure_flush_order
 from experiments.e5.grid import cadence, formula_interval, grid_claims, measure_grid
+from experiments.e5.seed_memory import measure_seed_memory, seed_memory_claims
 from experiments.e5.tool_calls import (
     measure_large_result,
     measure_tool_round,
@@ -44,6 +53,8 @@ def measure() -> dict[str, Any]:
         "failures": measure_failures(),
         "flush_order": measure_flush_order(),
         "fallback": measure_fallback(),
+        "seed_memory": measure_seed_memory(),
+        "dsh": measure_dsh_mechanics(),
     }
 
 
@@ -60,4 +71,6 @@ def _claims(data: dict[str, Any]) -> tuple[Claim, ...]:
         *failure_claims(data["failures"]),
         *flush_order_claims(data["flush_order"]),
         *fallback_claims(data["fallback"]),
+        *seed_memory_claims(data["seed_memory"]),
+        *dsh_mechanics_claims(data["dsh"]),
     )

@@ -1,12 +1,12 @@
-"""What every E5 mechanism shares: the source label, the clock's start and two claim builders."""
+"""What every E5 mechanism shares: the source label, the clock's start and the claim builders."""
 
 from __future__ import annotations
 
-from experiments.claims import Claim
+from experiments.claims import Claim, Kind
 from harness.compaction import CompactionConfig
 from harness.memory import parse_instant
 
-__all__ = ["SOURCE", "START", "compared", "judged", "qa_config"]
+__all__ = ["SOURCE", "START", "compared", "judged", "ours", "qa_config"]
 
 EXPERIMENT = "E5"
 SOURCE = "scripted"
@@ -26,9 +26,28 @@ def qa_config(trigger: int, keep: int) -> CompactionConfig:
     )
 
 
-def compared(claim_id: str, claim: str, article_value: str, reproduced_value: str) -> Claim:
+def compared(
+    claim_id: str,
+    claim: str,
+    article_value: str,
+    reproduced_value: str,
+    *,
+    kind: Kind,
+    article_source: str,
+    differs_note: str = "",
+) -> Claim:
     """A claim that matches exactly when the reproduced value reads as the article's."""
-    return Claim.compare(EXPERIMENT, claim_id, claim, article_value, reproduced_value, SOURCE)
+    return Claim.compare(
+        EXPERIMENT,
+        claim_id,
+        claim,
+        article_value,
+        reproduced_value,
+        SOURCE,
+        differs_note=differs_note,
+        kind=kind,
+        article_source=article_source,
+    )
 
 
 def judged(
@@ -40,6 +59,8 @@ def judged(
     holds: bool,
     note: str = "",
     differs_note: str,
+    kind: Kind,
+    article_source: str,
 ) -> Claim:
     """A claim that matches when ``holds``; ``note`` goes with a match, ``differs_note`` not."""
     return Claim(
@@ -51,4 +72,28 @@ def judged(
         "match" if holds else "differs",
         SOURCE,
         note if holds else differs_note,
+        kind,
+        article_source,
+    )
+
+
+def ours(
+    claim_id: str,
+    claim: str,
+    expected: str,
+    reproduced_value: str,
+    *,
+    note: str = "",
+    article_source: str = "",
+) -> Claim:
+    """A ``ctxlab`` row: our own check, no seed value (see :meth:`Claim.ours`)."""
+    return Claim.ours(
+        EXPERIMENT,
+        claim_id,
+        claim,
+        expected,
+        reproduced_value,
+        SOURCE,
+        note,
+        article_source=article_source,
     )

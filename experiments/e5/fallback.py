@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiments.claims import Claim
+from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import compared
+from experiments.e5.common import ours as ours_claim
 from harness.compaction import CompactionConfig, resolve_thresholds
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
@@ -52,11 +53,20 @@ def fallback_claims(fallback: dict[str, Any]) -> list[Claim]:
             "window 0, trigger 160000, keep 20 messages",
             f"window {theirs['window']}, trigger {theirs['trigger_tokens']}, "
             f"keep {_retention(theirs)}",
+            kind="article-computed",
+            article_source=cite(
+                AS_SEED,
+                "getContextWindowSize() 返回 0，动态 token 触发落到 160000 兜底；keepTokens 的"
+                "动态值也算不出来，退回按条数保留 20 条",
+            ),
         ),
-        compared(
+        ours_claim(
             "E5-FALLBACK-OURS",
-            "With ctxlab's table, deepseek-flash resolves to 1M − reserve.",
+            "With ctxlab's own window table, deepseek-flash resolves to its 1M window minus "
+            "the 20,000 reserve.",
             "window 1000000, trigger 980000",
             f"window {ours['window']}, trigger {ours['trigger_tokens']}",
+            note="the 1M window is the vendor's figure the seed quotes; the table is ours",
+            article_source=cite(AS_SEED, "官方把 deepseek-flash 标到 1M 上下文、384K 最大输出"),
         ),
     ]

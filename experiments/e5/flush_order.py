@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from experiments.claims import Claim
+from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared
 from harness.builder import HarnessAgent
 from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
@@ -69,6 +69,8 @@ def flush_order_claims(order: dict[str, Any]) -> list[Claim]:
             "Maintenance before the flush skips and leaves MEMORY.md absent (the article's case).",
             "skipped, MEMORY.md absent",
             _outcome(order["maintenance_first"]),
+            kind="article",
+            article_source=cite(AS_SEED, "首次后台维护抢在 flush 落盘之前跑完，读到空台账就跳过了"),
         ),
         compared(
             "E5-ORDER-FLUSH-FIRST",
@@ -76,5 +78,9 @@ def flush_order_claims(order: dict[str, Any]) -> list[Claim]:
             "flush into a new MEMORY.md (reasoned, never caught, in the article).",
             "written, MEMORY.md present",
             _outcome(order["flush_first"]),
+            kind="article-computed",
+            article_source=cite(
+                AS_SEED, "反向样本（flush 先落盘、维护顺手合并出一份）我只在逻辑上推过，没抓到"
+            ),
         ),
     ]

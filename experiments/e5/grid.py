@@ -10,7 +10,7 @@ import itertools
 import math
 from typing import Any
 
-from experiments.claims import Claim
+from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import compared, judged, qa_config
 from harness.agent import Agent
 from harness.model import ChatRequest
@@ -69,22 +69,39 @@ def grid_claims(grid: list[dict[str, Any]]) -> list[Claim]:
             "trigger 5 / keep 2 compacts every round (from round 3).",
             "first at round 3, then every 1",
             _cadence_text(grid, 5, 2),
+            kind="article",
+            article_source=cite(AS_SEED, "trigger=5 / keep=2 的稳态是从第 3 轮起每轮都压"),
         ),
-        compared(
-            "E5-CADENCE-6-2",
-            "trigger 6 / keep 2 compacts every 2 rounds.",
-            "first at round 4, then every 2",
-            _cadence_text(grid, 6, 2),
-        ),
+        _every_two(grid),
         compared(
             "E5-CADENCE-13-2",
             "trigger 13 / keep 2: first at round 7, then every 5 rounds "
             "(computed in the article, never run).",
             "first at round 7, then every 5",
             _cadence_text(grid, 13, 2),
+            kind="article-computed",
+            article_source=cite(
+                AS_SEED, "得 trigger=13 / keep=2，第一次在第 7 轮命中——这条是算的，我没跑"
+            ),
         ),
         _formula_claim(grid),
     ]
+
+
+def _every_two(grid: list[dict[str, Any]]) -> Claim:
+    """The seed computes the interval for trigger 6 / keep 2 (2 rounds), not the first round."""
+    cell = next(c for c in grid if c["trigger"] == 6 and c["keep"] == 2)
+    return judged(
+        "E5-CADENCE-6-2",
+        "trigger 6 / keep 2 compacts every 2 rounds (computed in the article, never run).",
+        "every 2 rounds",
+        f"every {cell['interval']} rounds (first at round {cell['first']})",
+        holds=cell["interval"] == 2,
+        note="judged on the interval; the first round is ours, the seed does not state it",
+        differs_note="the measured interval is not 2; see E5.json grid",
+        kind="article-computed",
+        article_source=cite(AS_SEED, "拿 trigger=6 / keep=2 代进去，间隔 2 轮"),
+    )
 
 
 def _cadence_text(grid: list[dict[str, Any]], trigger: int, keep: int) -> str:
@@ -100,10 +117,13 @@ def _formula_claim(grid: list[dict[str, Any]]) -> Claim:
         "E5-CADENCE-GRID",
         "Interval = ceil((trigger − keep − 1) / 2) over the grid "
         "trigger 4–20 × keep 1–6 (30 rounds each).",
-        "formula holds",
+        "interval = ceil((trigger − keep − 1) / 2) in plain Q&A rounds",
         f"{len(agree)} of {len(grid)} cells agree",
         holds=not disagree,
+        note="every cell's measured interval is the formula's",
         differs_note=_disagreement_note(disagree),
+        kind="article-computed",
+        article_source=cite(AS_SEED, "普通问答的间隔：ceil((trigger − keep − 1) / 2)"),
     )
 
 

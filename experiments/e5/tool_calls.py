@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from experiments.claims import Claim
+from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
@@ -78,11 +78,14 @@ def tool_round_claim(heavy: dict[str, Any]) -> Claim:
         "E5-TOOL-ROUND",
         "A round with several tool calls can compact twice "
         "inside one call, and pairing holds for every request.",
-        "2 compactions possible, pairing held",
+        "two compactions inside one round are possible (reasoned, not built)",
         f"{count} compactions (before requests {before}), pairing {pairing}",
         holds=count >= 2 and heavy["pairing_held"],
-        note="constructed here; the article never built it",
-        differs_note="fewer than two compactions inside the call; see E5.json tool_heavy",
+        note="constructed here; the article never built it; pairing is our own extra check",
+        differs_note="fewer than two compactions inside the call, or a split pair; see E5.json "
+        "tool_heavy",
+        kind="article-computed",
+        article_source=cite(AS_SEED, "按挂载点推，同一轮里压两次也有可能，这个样本我没造"),
     )
 
 
@@ -159,4 +162,10 @@ def offload_claim(large: dict[str, Any]) -> Claim:
         "offloaded again.",
         OFFLOAD_HELD,
         OFFLOAD_HELD if held else f"see E5.json large_result: {large}",
+        kind="article-computed",
+        article_source=cite(
+            AS_SEED,
+            "单条 tool_result 文本超过 80K 字符，头尾各留 2K 预览，中间换成 "
+            "large_tool_results/<hash>.txt 的路径",
+        ),
     )

@@ -130,11 +130,19 @@ def _claim_row(row: Mapping[str, str]) -> str:
     return (
         f'<tr class="claim status-{status}" data-experiment="{_e(row["experiment"])}">'
         f'<td><span class="claim-id">{_e(row["claim_id"])}</span>{_e(row["claim"])}'
-        f'<span class="source">source: {_e(row["source"])}</span></td>'
-        f"<td>{_e(row['article_value'])}</td><td>{_e(row['reproduced_value'])}</td>"
+        f'<span class="source">kind: {_e(row.get("kind", ""))} · source: {_e(row["source"])}'
+        "</span></td>"
+        f"<td>{_article_cell(row)}</td><td>{_e(row['reproduced_value'])}</td>"
         f'<td><span class="badge">{_e(row["status"])}</span></td>'
         f'<td class="note">{_e(row["note"])}</td></tr>'
     )
+
+
+def _article_cell(row: Mapping[str, str]) -> str:
+    """The article's value with the seed passage under it; ``ctxlab`` rows have no value."""
+    value = row["article_value"] or "— (our own check)"
+    cited = row.get("article_source", "")
+    return _e(value) + (f'<span class="source">{_e(cited)}</span>' if cited else "")
 
 
 def _claims_section(claims: pd.DataFrame) -> str:

@@ -25,7 +25,16 @@ from experiments.report.tables import (
 
 __all__ = ["PAGE_CLAIM_COLUMNS", "claims_markdown", "experiment_page"]
 
-PAGE_CLAIM_COLUMNS = ["claim_id", "claim", "article_value", "reproduced_value", "status", "note"]
+PAGE_CLAIM_COLUMNS = [
+    "claim_id",
+    "kind",
+    "claim",
+    "article_value",
+    "reproduced_value",
+    "status",
+    "article_source",
+    "note",
+]
 """The claims columns an experiment's page shows (its experiment and source are in the header)."""
 PROVENANCE_COLUMNS = ["provider", "model", "model_sha256", "server", "recorded_at", "requests"]
 
@@ -33,7 +42,14 @@ PROVENANCE_COLUMNS = ["provider", "model", "model_sha256", "server", "recorded_a
 def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:
     """``claims.md``: a title, the summary line, then every claim."""
     body = markdown_table(claims) if len(claims) else "_No claims were recorded._\n"
-    return f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{body}"
+    return f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{KINDS_NOTE}{body}"
+
+
+KINDS_NOTE = (
+    "`kind`: **article** — a seed states the value (`article_source` cites the seed file and "
+    "quotes it); **article-computed** — a seed computed it or read it from bytecode but never "
+    "ran it; **ctxlab** — our own check, no seed value (`article_value` is empty).\n\n"
+)
 
 
 def _source_section(rows: list[ProvenanceRow]) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +28,11 @@ OFFLOAD_EXCLUDED_TOOLS = frozenset(
         "session_search",
     }
 )
-"""Tools whose results are never offloaded: reading a file back must not offload it again."""
+"""Tools whose results are never offloaded: reading a file back must not offload it again.
+
+The seed says seven are excluded but names only two of them (read_file, memory_search), so
+there is no seed list to follow; these are the nine of AgentScope 2.0.3's source
+(``DEFAULT_EXCLUDED_TOOLS``). The claim row AS-OFFLOAD-EXCLUDED reports the difference."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class LargeResultOffloader:
             return message
         if message.metadata.get("tool_name") in self.excluded_tools:
             return message
-        relative = self._relative_path(message.tool_call_id or "call", text)
+        relative = self._relative_path(text)
         write_atomic(self.workspace / relative, text)
         logger.info(
             "Offloaded large tool result [id=%s, chars=%d]", message.tool_call_id, len(text)
@@ -64,10 +67,13 @@ class LargeResultOffloader:
             message, content=self._placeholder(text, relative), metadata=metadata
         )
 
-    def _relative_path(self, call_id: str, text: str) -> str:
+    def _relative_path(self, text: str) -> str:
+        """``<folder>/<hash>.txt``, the seed's path: the first 16 hex digits of the text's
+        SHA-256. AgentScope's released code writes ``<folder>/<agent>/<callId>-<16 hex>``
+        without an extension; ctxlab follows the seed (content-addressed: the same text
+        offloaded twice is one file, different texts under one call id are two)."""
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", call_id)
-        return f"{self.folder}/{safe_id}-{digest}.txt"
+        return f"{self.folder}/{digest}.txt"
 
     def _placeholder(self, text: str, relative: str) -> str:
         size = min(self.preview_chars, len(text) // 2)

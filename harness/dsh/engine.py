@@ -4,7 +4,7 @@ A compaction is a region transaction of four appended events, never a rewrite:
 
 1. ``compaction/start`` — appended before the summary call; an unclosed start is the lock;
 2. ``compaction/summary`` — summary text, raw output, the shadowed range and seqs, their
-   price, model and usage (log only);
+   price, provider, model and usage (log only), as the seed lists them;
 3. ``user/message`` — the framed checkpoint, a positional ``replace`` of the shadowed span
    whose sources cite the start, the summary and every shadowed node;
 4. ``compaction/end`` — always last; a failed attempt ends with its ``error``.
@@ -33,7 +33,7 @@ from harness.errors import (
     SurfaceChangedError,
 )
 from harness.messages import Message
-from harness.model import ChatModel, ChatRequest
+from harness.model import ChatModel, ChatRequest, provider_of
 
 if TYPE_CHECKING:
     from harness.eventlog import EventLog
@@ -188,6 +188,7 @@ class DshEngine:
                     "shadowed_range": {"start": selection.start, "end": selection.end},
                     "shadowed_seqs": list(selection.seqs),
                     "shadowed_token_count": selection.tokens,
+                    "provider": provider_of(self.model),
                     "model": response.model or self.model.model_name,
                     "max_tokens": self.config.max_tokens,
                     "usage": response.usage.to_dict() if response.usage else None,

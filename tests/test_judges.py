@@ -1,0 +1,162 @@
+"""The rules that judge recorded model output (experiments/judges.py) and the E2/E3/E4 claims
+built on them: each rule is shown failing and passing on hand-made inputs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from experiments import e2_claims, e3, e4
+from experiments.judges import filled_sections, invented_codes, recall_route, verbatim_copy
+
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
+FOUR = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
+LEDGER = (
+    "### memory/2026-10-30.md\n## Memory Flush — 2026-10-30T12:33:04.006000000Z\n"
+    "- 我们公司出口固定走上海港\n- 客户代号 ALPHA"
+)
+
+
+def recorded(experiment: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((REPORTS / f"{experiment}.json").read_text("utf-8"))
+    return data
+
+
+# --- verbatim copy ------------------------------------------------------------------------------
+
+
+def test_a_copy_with_the_ledger_scaffolding_is_a_copy() -> None:
+    reason = verbatim_copy(LEDGER + "\n", "Current MEMORY.md:\n(empty)\n\n" + LEDGER)
+    assert reason is not None and "## Memory Flush — 2026-10-30T12:33:04.006000000Z" in reason
+
+
+def test_the_bare_lines_of_the_input_are_a_copy() -> None:
+    memory = "- 我们公司出口固定走上海港\n- 客户代号 ALPHA\n"
+    assert verbatim_copy(memory, LEDGER) is not None
+
+
+def test_a_rewrite_under_a_new_heading_is_not_a_copy() -> None:
+    memory = "## 业务与物流\n- 出口港口：上海港\n- 客户代号：ALPHA\n"
+    assert verbatim_copy(memory, LEDGER) is None
+    assert verbatim_copy("", LEDGER) is None
+
+
+# --- sections with content ----------------------------------------------------------------------
+
+
+def test_headings_with_only_none_are_empty_sections() -> None:
+    text = "## SESSION INTENT\nNone\n\n## SUMMARY\n- None\n\n## ARTIFACTS\n(none)\n## NEXT STEPS\n"
+    assert filled_sections(text, FOUR) == []
+
+
+def test_sections_with_content_count_and_missing_ones_do_not() -> None:
+    text = "## SESSION INTENT\nremember 夜莺\n## SUMMARY\ncode word 夜莺\n## NEXT STEPS\nNone"
+    assert filled_sections(text, FOUR) == ["SESSION INTENT", "SUMMARY"]
+    full = "\n".join(f"## {s}\n- fact {n}" for n, s in enumerate(FOUR))
+    assert filled_sections(full, FOUR) == list(FOUR)
+
+
+def test_bold_bullet_labels_are_not_sections() -> None:
+    assert filled_sections("- **SUMMARY**: the code word is 夜莺", FOUR) == []
+
+
+# --- recall route and invented codes ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("summaries", "tail", "route"),
+    [
+        (["the code word is 夜莺"], ["收到"], "summary"),
+        (["None"], ["暗号是夜莺"], "kept tail"),
+        (["夜莺"], ["夜莺"], "summary and kept tail"),
+        (["None"], ["收到"], "neither"),
+    ],
+)
+def test_recall_route(summaries: list[str], tail: list[str], route: str) -> None:
+    assert recall_route("夜莺", summaries, tail) == route
+
+
+def test_invented_codes() -> None:
+    said = "我们公司出口固定走上海港，客户代号 ALPHA"
+    assert invented_codes("- 客户代号是1234567890", said) == ["1234567890"]
+    assert invented_codes("- 客户代号 ALPHA\n- 客户代号：ALPHA", said) == []
+
+
+# --- the claims on the shipped recordings, and on edited copies of them --------------------------
+
+
+def claims_by_id(claims: tuple[Any, ...]) -> dict[str, Any]:
+    return {c.claim_id: c for c in claims}
+
+
+def test_e2_s2_memory_is_differs_on_the_shipped_recording_and_says_why() -> None:
+    data = recorded("E2")
+    claim = claims_by_id(e2_claims.claims(data, "local/m"))["E2-S2-MEMORY"]
+    assert claim.status == "differs"
+    assert "verbatim copy" in claim.note and "## Memory Flush" in claim.note
+
+
+def test_e2_s2_memory_matches_a_rewrite() -> None:
+    data = copy.deepcopy(recorded("E2"))
+    data["steps"][1]["memory_text"] = "## 业务与物流\n- 出口港口：上海港\n- 客户代号：ALPHA\n"
+    claim = claims_by_id(e2_claims.claims(data, "local/m"))["E2-S2-MEMORY"]
+    assert claim.status == "match"
+    data["steps"][1]["memory_text"] = "## 业务与物流\n- 出口港口：上海港\n"
+    assert claims_by_id(e2_claims.claims(data, "local/m"))["E2-S2-MEMORY"].status == "differs"
+
+
+def test_e2_recall_note_says_the_model_had_the_facts_and_answered_nothing() -> None:
+    claim = claims_by_id(e2_claims.claims(recorded("E2"), "local/m"))["E2-S3-RECALL"]
+    assert claim.status == "differs"
+    assert "MEMORY.md injected with both facts" in claim.note
+    assert "memory_save saved both" in claim.note and "empty completion" in claim.note
+
+
+def test_e2_sizes_note_names_the_header_bytes() -> None:
+    claim = claims_by_id(e2_claims.claims(recorded("E2"), "local/m"))["E2-SIZES"]
+    assert "adds 10 B to the daily file and 10 B to MEMORY.md" in claim.note
+
+
+def test_e3_summary_is_differs_on_the_shipped_recording_and_matches_filled_summaries() -> None:
+    data = recorded("E3")
+    claims = claims_by_id(e3._claims(data, "local/m"))
+    assert claims["E3-SUMMARY"].status == "differs"
+    assert "3 of 3 summaries carry the four headings" in claims["E3-SUMMARY"].note
+    filled = copy.deepcopy(data)
+    for r in filled["rounds"]:
+        if r["compaction"]:
+            r["compaction"]["summary"] = "\n".join(f"## {s}\n- 暗号 夜莺" for s in FOUR)
+    assert claims_by_id(e3._claims(filled, "local/m"))["E3-SUMMARY"].status == "match"
+
+
+def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> None:
+    data = recorded("E3")
+    claims = claims_by_id(e3._claims(data, "local/m"))
+    assert claims["E3-RECALL"].status == "match"
+    assert claims["E3-RECALL-ROUTE"].reproduced_value == "round 4: kept tail; round 5: kept tail"
+    assert claims["E3-RECALL-ROUTE"].status == "differs"
+    via_summary = copy.deepcopy(data)
+    for n in (4, 5):
+        context = via_summary["rounds"][n - 1]["context_after"]
+        context[0]["text"] += "\n## SUMMARY\n暗号 夜莺"
+        for message in context[1:-1]:
+            message["text"] = message["text"].replace("夜莺", "它")
+    route = claims_by_id(e3._claims(via_summary, "local/m"))["E3-RECALL-ROUTE"]
+    assert route.reproduced_value == "round 4: summary; round 5: summary"
+    assert route.status == "match"
+
+
+def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -> None:
+    data = recorded("E4")
+    claims = claims_by_id(e4._claims(data, "local/m"))
+    assert claims["DSH-SUMMARY-SECTIONS"].status == "differs"
+    assert "bold bullet labels" in claims["DSH-SUMMARY-SECTIONS"].note
+    sectioned = copy.deepcopy(data)
+    sectioned["engines"][1]["summary"] = "\n".join(
+        f"## {s}\n- SO-2026-0417" for s in e4.DSH_SECTIONS
+    )
+    assert claims_by_id(e4._claims(sectioned, "local/m"))["DSH-SUMMARY-SECTIONS"].status == "match"
