@@ -20,7 +20,12 @@ EXPERIMENTS: dict[str, Experiment] = {
         True,
         local_server="llama-server",
     ),
-    "E5": Experiment("E5", "What the article computed but never ran", e5.run, False),
+    "E5": Experiment(
+        "E5",
+        "What the seeds computed or state but never ran, run with scripted models",
+        e5.run,
+        False,
+    ),
 }
 
 

@@ -2,6 +2,13 @@
 
 ``2026-10-30T12:33:04.123456789Z`` is 30 bytes, the size of the article's watermark file. An
 instant is kept as integer nanoseconds since the epoch so that ordering is exact.
+
+Daily entry headers use the same form, where the seed shows seconds only
+(``## Memory Flush — 2026-10-30T12:33:04Z``). The deviation is deliberate: consolidation
+decides freshness per entry from this stamp (see :mod:`harness.memory.consolidation`), and
+with seconds a later entry of the same second would tie with the watermark and never be
+consolidated. The recorded E2 cassette's consolidation and search requests also carry these
+headers, so changing the format needs a new E2 recording. Claim row E2-FLUSH-HEADER.
 """
 
 from __future__ import annotations

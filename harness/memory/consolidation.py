@@ -5,6 +5,14 @@ MEMORY.md was written, and only to the newest entry that went into the rewrite, 
 appended while the model was thinking is picked up by the next run. A failed model call, a
 truncated answer or a failed write leaves the watermark where it was: the next run redoes the
 same batch (nothing lost, one extra call).
+
+Freshness is decided **per entry**, not per file: an entry is fresh when the instant in its
+``## Memory Flush — <instant>`` header is after the watermark. AgentScope (and the seed: "只读
+水位之后被改过的日记账") decides per daily file by its modification time, so one new line
+re-sends the whole day's file to the model. Per entry sends only what is new and does not
+depend on file times (which copying or restoring a workspace changes); it is why entry headers
+carry nanoseconds (see :mod:`harness.memory.clock`). The claim row AS-CONSOLIDATE-FRESHNESS
+reports the difference.
 """
 
 from __future__ import annotations
