@@ -26,6 +26,11 @@ LEDGER_SCAFFOLD = re.compile(r"^(### memory/\S+\.md|## Memory (Flush|Save) — \
 """Lines the consolidation input wraps around daily entries (file heading, entry header)."""
 
 
+LEDGER_MARK = "New daily ledger entries"
+"""Where the daily entries start in the consolidation request (harness/memory/consolidation.py);
+lines before it are the current MEMORY.md, which a rewrite may keep as they are."""
+
+
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -36,7 +41,8 @@ def verbatim_copy(memory: str, consolidation_input: str) -> str | None:
 
     A copy either carries the ledger's own scaffolding (the ``### memory/<day>.md`` file heading
     or a ``## Memory Flush — <instant>`` header: a rewrite has no reason to keep them), or
-    consists only of lines that occur, as they are, in the consolidation input. The seed: the
+    consists only of lines that occur, as they are, among the daily entries of the
+    consolidation input (lines of the current MEMORY.md may be kept by a rewrite). The seed: the
     consolidation "输出整篇重写；它不是把 daily 的内容 cat 到文件末尾".
     """
     lines = _lines(memory)
@@ -45,7 +51,8 @@ def verbatim_copy(memory: str, consolidation_input: str) -> str | None:
     scaffold = [line for line in lines if LEDGER_SCAFFOLD.match(line)]
     if scaffold:
         return f"it keeps the ledger's scaffolding ({'; '.join(scaffold)})"
-    source = set(_lines(consolidation_input))
+    ledger = consolidation_input.split(LEDGER_MARK, 1)[-1]  # the old MEMORY.md may be kept
+    source = set(_lines(ledger))
     if all(line in source for line in lines):
         return f"all {len(lines)} of its lines are lines of the consolidation input, unchanged"
     return None

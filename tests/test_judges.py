@@ -39,6 +39,13 @@ def test_the_bare_lines_of_the_input_are_a_copy() -> None:
     assert verbatim_copy(memory, LEDGER) is not None
 
 
+def test_keeping_the_current_memory_is_not_a_copy_of_the_entries() -> None:
+    current = "## 业务与物流\n- 出口港口：上海港"
+    request = f"Current MEMORY.md:\n{current}\n\nNew daily ledger entries (since x):\n{LEDGER}"
+    assert verbatim_copy(current + "\n", request) is None
+    assert verbatim_copy("- 客户代号 ALPHA\n", request) is not None
+
+
 def test_a_rewrite_under_a_new_heading_is_not_a_copy() -> None:
     memory = "## 业务与物流\n- 出口港口：上海港\n- 客户代号：ALPHA\n"
     assert verbatim_copy(memory, LEDGER) is None
@@ -160,3 +167,32 @@ def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -
         f"## {s}\n- SO-2026-0417" for s in e4.DSH_SECTIONS
     )
     assert claims_by_id(e4._claims(sectioned, "local/m"))["DSH-SUMMARY-SECTIONS"].status == "match"
+
+
+def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> None:
+    data = recorded("E2")
+    shipped = claims_by_id(e2_claims.claims(data, "local/m"))
+    assert shipped["E2-S4-SAVE"].status == "differs"
+    assert "it did in step(s) 3" in shipped["E2-S4-SAVE"].note
+    assert shipped["E2-FLUSH-INVENTS"].status == "match"
+    assert "1234567890" in shipped["E2-FLUSH-INVENTS"].reproduced_value
+    assert shipped["E2-S3-SEARCHES"].status == "match"
+    edited = copy.deepcopy(data)
+    edited["steps"][3]["daily_added"] = (
+        "\n## Memory Save — 2026-10-30T12:33:04.030000000Z\n- 客户代号 ALPHA\n"
+    )
+    edited["final_daily_text"] = edited["final_daily_text"].replace("1234567890", " ALPHA")
+    edited["steps"][2]["sources"] = ["memory/2026-10-30.md"]
+    claims = claims_by_id(e2_claims.claims(edited, "local/m"))
+    assert claims["E2-S4-SAVE"].status == "match"
+    assert claims["E2-FLUSH-INVENTS"].status == "differs"
+    assert claims["E2-S3-SEARCHES"].status == "differs"
+    edited["steps"][3]["watermark"] = "2026-10-30T12:33:05.000000000Z"
+    assert claims_by_id(e2_claims.claims(edited, "local/m"))["E2-S4-SAVE"].status == "differs"
+
+
+def test_e2_header_row_matches_the_seed_format_only() -> None:
+    data = copy.deepcopy(recorded("E2"))
+    assert claims_by_id(e2_claims.claims(data, "local/m"))["E2-FLUSH-HEADER"].status == "differs"
+    data["final_daily_text"] = "\n## Memory Flush — 2026-10-30T12:33:04Z\n- 上海港 ALPHA\n"
+    assert claims_by_id(e2_claims.claims(data, "local/m"))["E2-FLUSH-HEADER"].status == "match"
