@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from experiments import e2_claims, e3, e4
+from experiments import e2_claims, e3, e4_claims
 from experiments.judges import filled_sections, invented_codes, recall_route, verbatim_copy
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
@@ -159,14 +159,17 @@ def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> No
 
 def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -> None:
     data = recorded("E4")
-    claims = claims_by_id(e4._claims(data, "local/m"))
+    claims = claims_by_id(e4_claims.claims(data, "local/m"))
     assert claims["DSH-SUMMARY-SECTIONS"].status == "differs"
     assert "bold bullet labels" in claims["DSH-SUMMARY-SECTIONS"].note
     sectioned = copy.deepcopy(data)
     sectioned["engines"][1]["summary"] = "\n".join(
-        f"## {s}\n- SO-2026-0417" for s in e4.DSH_SECTIONS
+        f"## {s}\n- SO-2026-0417" for s in e4_claims.DSH_SECTIONS
     )
-    assert claims_by_id(e4._claims(sectioned, "local/m"))["DSH-SUMMARY-SECTIONS"].status == "match"
+    assert (
+        claims_by_id(e4_claims.claims(sectioned, "local/m"))["DSH-SUMMARY-SECTIONS"].status
+        == "match"
+    )
 
 
 def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> None:
@@ -196,3 +199,11 @@ def test_e2_header_row_matches_the_seed_format_only() -> None:
     assert claims_by_id(e2_claims.claims(data, "local/m"))["E2-FLUSH-HEADER"].status == "differs"
     data["final_daily_text"] = "\n## Memory Flush — 2026-10-30T12:33:04Z\n- 上海港 ALPHA\n"
     assert claims_by_id(e2_claims.claims(data, "local/m"))["E2-FLUSH-HEADER"].status == "match"
+
+
+def test_e4_summary_event_row_fails_without_the_provider() -> None:
+    data = copy.deepcopy(recorded("E4"))
+    assert claims_by_id(e4_claims.claims(data, "local/m"))["DSH-SUMMARY-EVENT"].status == "match"
+    data["engines"][1]["summary_event"]["fields"].remove("provider")
+    claim = claims_by_id(e4_claims.claims(data, "local/m"))["DSH-SUMMARY-EVENT"]
+    assert claim.status == "differs" and "lacks provider" in claim.note
