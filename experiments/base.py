@@ -14,6 +14,7 @@ from harness.files import write_atomic
 
 if TYPE_CHECKING:
     from harness.recording import CassetteClient, ProviderSpec
+    from harness.timeouts import Timeouts
 
 __all__ = ["Experiment", "ExperimentResult", "RunSettings", "dump_json", "write_json"]
 
@@ -32,6 +33,8 @@ class RunSettings:
     force: bool = False
     """Recording may overwrite existing cassettes."""
     progress: Callable[[str], None] = print
+    timeouts: Timeouts | None = None
+    """The client's timeouts when recording; None = the defaults and ``CTXLAB_*TIMEOUT``."""
 
     def cassette_path(self, experiment_id: str, name: str) -> Path:
         return self.cassette_root / experiment_id / f"{name}.json"
@@ -51,6 +54,7 @@ class RunSettings:
             force=self.force,
             rerecord_hint=hint,
             progress=self.progress if self.mode == "record" else None,
+            timeouts=self.timeouts,
         ) as cassette:
             yield cassette
 

@@ -36,6 +36,7 @@ from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
+from harness.replies import repair_tool_call_ids
 from harness.state import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool, ToolBox
@@ -173,12 +174,14 @@ class Agent:
         while len(records) < self.max_steps:
             response, record = self._request(call)
             records.append(record)
-            self._extend([response.message])
+            # A call without an id, or with a used one, would brick the history: repair first.
+            message = repair_tool_call_ids(response.message, self.history.messages())
+            self._extend([message])
             if getattr(self.engine, "overflow_retries_reset_on_reply", False):
                 call.overflow_retries = 0
-            if not response.message.tool_calls:
+            if not message.tool_calls:
                 result = CallResult(
-                    text=response.message.content,
+                    text=message.content,
                     tool_calls=tuple(tool_names),
                     requests=tuple(records),
                     context_before=context_before,
@@ -188,8 +191,8 @@ class Agent:
                 for hook in self.hooks:
                     hook.after_call(call, result)
                 return result
-            tool_names.extend(c.name for c in response.message.tool_calls)
-            self._extend(self._run_tools(response.message))
+            tool_names.extend(c.name for c in message.tool_calls)
+            self._extend(self._run_tools(message))
         raise StepLimitExceededError(self.max_steps)
 
     def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:

@@ -12,7 +12,7 @@
     │   ├── ResponseFormatError      the server answered 2xx with a body we cannot read
     │   └── APIStatusError           the server answered with an error status
     │       ├── BadRequestError          400
-    │       │   └── ContextLengthExceededError   400 whose message says the context is too long
+    │       │   └── ContextLengthExceededError   413, or 400 saying the context is too long
     │       ├── AuthenticationError      401
     │       ├── InsufficientBalanceError 402
     │       ├── UnprocessableEntityError 422
@@ -161,10 +161,11 @@ class BadRequestError(APIStatusError):
 
 
 class ContextLengthExceededError(BadRequestError):
-    """400 whose message says the maximum context length was exceeded.
+    """400 whose message says the maximum context length was exceeded, or 413 (payload too large).
 
     DeepSeek sends ``code: invalid_request_error`` for this, not a dedicated code, so the client
-    recognises it from the message text.
+    recognises it from the message text (DeepSeek's, OpenAI's, Anthropic's, Gemini's and
+    llama.cpp's wordings). ``status_code`` says which status it was.
     """
 
 

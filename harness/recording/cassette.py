@@ -69,6 +69,7 @@ from harness.recording.matching import (
 )
 from harness.recording.providers import ProviderSpec, is_loopback_url
 from harness.recording.secrets import scan_text
+from harness.timeouts import Timeouts
 
 __all__ = [
     "CassetteClient",
@@ -233,12 +234,14 @@ def cassette_client(
     force: bool = False,
     rerecord_hint: str = "",
     progress: Callable[[str], None] | None = None,
+    timeouts: Timeouts | None = None,
 ) -> Iterator[CassetteClient]:
     """A chat client that replays the cassette at ``path``, or records it from ``provider``.
 
     ``rerecord_hint`` is the command that (re-)records the cassette; error messages quote it.
     ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
-    line per recorded request. See the module docstring for what each mode guarantees.
+    line per recorded request; ``timeouts`` bound each recorded request (None: the defaults
+    and ``CTXLAB_*TIMEOUT``). See the module docstring for what each mode guarantees.
     """
     path = Path(path)
     if mode == "replay":
@@ -247,7 +250,7 @@ def cassette_client(
     elif mode == "record":
         if provider is None:
             raise ConfigError("Recording a cassette needs a provider.")
-        with _record(path, provider, server_info, force, progress) as handle:
+        with _record(path, provider, server_info, force, progress, timeouts) as handle:
             yield handle
     else:
         raise ConfigError(f"Unknown cassette mode {mode!r}; use 'replay' or 'record'.")
@@ -302,6 +305,7 @@ def _record(
     server_info: Mapping[str, Any] | None,
     force: bool,
     progress: Callable[[str], None] | None,
+    timeouts: Timeouts | None = None,
 ) -> Iterator[CassetteClient]:
     if path.exists() and not force:
         raise CassetteExistsError(f"Cassette {path} exists already; pass --force to re-record it.")
@@ -309,7 +313,6 @@ def _record(
     started = datetime.now(UTC)
     temp = _temp_beside(path)
     http = httpx.Client(
-        timeout=600,
         event_hooks=_progress_hooks(progress),
         trust_env=not is_loopback_url(provider.base_url),  # no proxy for a local server
     )
@@ -320,6 +323,7 @@ def _record(
             api_key=key,
             params=provider.params,
             http_client=http,
+            timeout=timeouts,
         )
         handle = CassetteClient(client, path, None)
         with _record_vcr(provider, key).use_cassette(str(temp)):
