@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     compact.add_argument("--base-url", help="server base URL")
     compact.add_argument("--api-key-env", help="environment variable holding the key")
     _timeout_options(compact)
+    _cassettes_parser(commands)
     serve = commands.add_parser("serve-local", help="run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011)
     serve.add_argument(
@@ -75,6 +76,41 @@ def _cassette_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
     )
+
+
+def _cassettes_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cassettes = commands.add_parser(
+        "cassettes", help="seal cassettes (digest of their interactions) or check them"
+    )
+    cassettes.add_argument(
+        "action",
+        choices=("seal", "check"),
+        help="seal: write the digest into each unsealed cassette's provenance; "
+        "check: verify every cassette as replay does",
+    )
+    cassettes.add_argument("files", nargs="*", type=Path, help="cassette files (default: all)")
+    _cassette_option(cassettes)
+
+
+def _cassettes(args: argparse.Namespace) -> int:
+    from harness.errors import CassetteError
+    from harness.recording.seal import check_cassette, seal_cassette
+
+    files = args.files or sorted(args.cassettes.rglob("*.json"))
+    if not files:
+        print(f"No cassettes under {args.cassettes}.")
+    failed = 0
+    for path in files:
+        try:
+            if args.action == "seal":
+                print(f"{path}: {seal_cassette(path)}")
+            else:
+                check_cassette(path)
+                print(f"{path}: sealed and unedited")
+        except CassetteError as exc:
+            print(f"ctxlab: {exc}", file=sys.stderr)
+            failed += 1
+    return 2 if failed else 0
 
 
 def _timeout_options(parser: argparse.ArgumentParser) -> None:
@@ -250,6 +286,7 @@ COMMANDS = {
     "run": _run,
     "record": _record,
     "compact": _compact,
+    "cassettes": _cassettes,
     "serve-local": _serve_local,
 }
 

@@ -26,7 +26,8 @@
     │       ├── CassetteMissingError     replay found no cassette file
     │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
-    │       └── SecretLeakError          a freshly recorded cassette contains a secret
+    │       ├── SecretLeakError          a freshly recorded cassette contains a secret
+    │       └── CassetteTamperedError    a cassette's digest or request count does not match
     ├── LocalServerError             the local model server could not be prepared or started
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
@@ -62,6 +63,7 @@ __all__ = [
     "CassetteExistsError",
     "CassetteMismatchError",
     "CassetteMissingError",
+    "CassetteTamperedError",
     "CommitError",
     "CompactionBusyError",
     "CompactionError",
@@ -228,6 +230,11 @@ class CassetteExistsError(CassetteError):
 class SecretLeakError(CassetteError):
     """A freshly recorded cassette contains something that looks like a secret; nothing was
     written. The message names the pattern and line, never the secret itself."""
+
+
+class CassetteTamperedError(CassetteError):
+    """A cassette is not sealed, its interactions do not match the digest in its provenance,
+    or its provenance counts a different number of requests: it was edited after recording."""
 
 
 class LocalServerError(CtxlabError):
