@@ -304,7 +304,7 @@ def _timeouts(timeout: Timeouts | float | None) -> Timeouts:
         return Timeouts.from_env()
     if isinstance(timeout, Timeouts):
         return timeout
-    return Timeouts.uniform(timeout)
+    return Timeouts.uniform(seconds("timeout", timeout))
 
 
 def _timed_out(exc: httpx.TransportError, deadline: float) -> bool:

@@ -17,6 +17,7 @@ from harness.memory.render import render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
+from harness.validation import seconds
 
 __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]
 
@@ -48,8 +49,12 @@ class FlushPolicy:
     def __post_init__(self) -> None:
         if self.mode not in ("always", "never", "throttled"):
             raise ConfigError(f"unknown flush policy {self.mode!r}")
-        if self.mode == "throttled" and self.interval_seconds <= 0:
-            raise ConfigError("a throttled flush needs a positive interval")
+        throttled = self.mode == "throttled"
+        try:
+            seconds("FlushPolicy interval_seconds", self.interval_seconds, allow_zero=not throttled)
+        except ConfigError as exc:
+            why = "a throttled flush needs a positive interval: " if throttled else ""
+            raise ConfigError(f"{why}{exc}") from None
 
     @classmethod
     def always(cls) -> FlushPolicy:
