@@ -13,6 +13,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -46,10 +47,16 @@ def say(text: str) -> Reply:
 
 
 class ScriptedHTTPServer:
-    """Answers each POST with the next queued reply (``say("ok")`` once the queue is empty)."""
+    """Answers each POST with the next queued reply; once the queue is empty, with
+    ``answer(body)`` when given, else ``say("ok")``."""
 
-    def __init__(self, replies: list[Reply] | None = None) -> None:
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        answer: Callable[[dict[str, Any]], Reply] | None = None,
+    ) -> None:
         self.replies = list(replies or [])
+        self.answer = answer
         self.bodies: list[dict[str, Any]] = []
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
@@ -61,8 +68,9 @@ class ScriptedHTTPServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                server.bodies.append(json.loads(raw))
-                status, body, content_type = server.replies.pop(0) if server.replies else say("ok")
+                request = json.loads(raw)
+                server.bodies.append(request)
+                status, body, content_type = server.next_reply(request)
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
@@ -73,6 +81,11 @@ class ScriptedHTTPServer:
                 pass
 
         return Handler
+
+    def next_reply(self, body: dict[str, Any]) -> Reply:
+        if self.replies:
+            return self.replies.pop(0)
+        return self.answer(body) if self.answer else say("ok")
 
     def __enter__(self) -> ScriptedHTTPServer:
         self._thread.start()

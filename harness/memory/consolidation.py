@@ -19,6 +19,7 @@ from harness.memory.clock import EPOCH, Clock, format_instant
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
+from harness.secrets import redact_for_storage
 from harness.validation import count, seconds
 
 __all__ = [
@@ -116,7 +117,8 @@ class Consolidator:
             raise ValueError("the model's MEMORY.md was cut off at max_tokens; not written")
         if not text:
             raise ValueError("the model returned an empty MEMORY.md; not written")
-        return text + "\n"
+        # Scanned like a cassette before it is written: no key reaches MEMORY.md.
+        return redact_for_storage(text, "MEMORY.md") + "\n"
 
     def _outcome(
         self,

@@ -17,6 +17,7 @@ from harness.memory.render import render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
+from harness.secrets import redact_for_storage
 from harness.validation import seconds
 
 __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]
@@ -106,6 +107,8 @@ class MemoryFlusher:
         if not reply or reply == NO_REPLY:
             logger.info("Memory flush: nothing worth keeping (NO_REPLY)")
             return None
+        # A key the user typed must not reach the ledger: the reply is scanned like a cassette.
+        reply = redact_for_storage(reply, "a memory flush")
         return self.workspace.append_entry("Memory Flush", reply)
 
     def _due(self, clock: Clock) -> bool:
