@@ -40,6 +40,7 @@ from harness.replies import repair_tool_call_ids
 from harness.state import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool, ToolBox
+from harness.validation import count
 
 __all__ = ["Agent", "CallResult", "RequestRecord"]
 
@@ -123,7 +124,7 @@ class Agent:
         self.system_prompt = system_prompt
         self.toolbox = ToolBox(tools)
         self.hooks = list(hooks)
-        self.max_steps = max_steps
+        self.max_steps = count("max_steps", max_steps)
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None

@@ -223,6 +223,8 @@ class ChatClient:
                 chunks.append(chunk)
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout("the total timeout ran out mid-answer", request=request)
+        except httpx.DecodingError as exc:
+            raise self._format_error(response, f"a body that cannot be decoded ({exc})") from None
         finally:
             response.close()
         text = b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")

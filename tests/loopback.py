@@ -5,6 +5,7 @@
 * :class:`SilentServer`: a socket that accepts connections and never answers.
 * :class:`TricklingServer`: answers the headers, then one byte of body every ``gap`` seconds,
   forever.
+* :class:`RawServer`: answers every request with the same raw bytes.
 """
 
 from __future__ import annotations
@@ -152,5 +153,20 @@ class TricklingServer(SilentServer):
             while not self._stop.is_set():
                 conn.sendall(b" ")
                 time.sleep(self.gap)
+        except OSError:
+            return
+
+
+class RawServer(SilentServer):
+    """Answers every request with the same raw HTTP response bytes, then closes."""
+
+    def __init__(self, response: bytes) -> None:
+        super().__init__()
+        self.response = response
+
+    def on_accept(self, conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            conn.sendall(self.response)
         except OSError:
             return

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
 from harness.compaction import CompactionConfig, resolve_thresholds
 from harness.compaction.config import PruneConfig, TruncateArgsConfig
@@ -75,6 +76,7 @@ CASES: list[tuple[str, Callable[[Any], object], list[Any]]] = [
     ("initial_delay", lambda v: RetryPolicy(initial_delay=v), [NAN, INF, -1.0]),
     ("max_delay", lambda v: RetryPolicy(max_delay=v), [NAN, INF, -1.0]),
     ("timeout", lambda v: ChatClient(api_key="sk-x", timeout=v), [NAN, INF, -1.0, 0.0]),
+    ("max_steps", lambda v: Agent(ScriptedModel([]), max_steps=v), BAD_COUNTS),
 ]
 
 

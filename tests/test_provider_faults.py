@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from loopback import (
+    RawServer,
     ScriptedHTTPServer,
     SilentServer,
     TricklingServer,
@@ -171,6 +172,18 @@ def test_text_parts_and_object_arguments_are_read() -> None:
     assert response.message.content == "hello"
     assert json.loads(response.message.tool_calls[0].arguments) == {"a": 1}
     assert response.usage is not None and response.usage.prompt_tokens == 4
+
+
+def test_a_body_that_cannot_be_decoded_is_a_format_error() -> None:
+    garbage = b"not gzip at all"
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+    raw = f"{head}Content-Length: {len(garbage)}\r\nConnection: close\r\n\r\n".encode() + garbage
+    with (
+        RawServer(raw) as server,
+        client(server.base_url) as model,
+        pytest.raises(ResponseFormatError, match="cannot be decoded"),
+    ):
+        model.complete(ChatRequest(messages=(Message.user("hi"),)))
 
 
 # --- item 9: timeouts --------------------------------------------------------------------------
