@@ -256,10 +256,12 @@ class ChatClient:
         reason = _ERRNO_PREFIX.sub("", self._redact(str(exc))) or type(exc).__name__
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
         timed_out = isinstance(exc, httpx.TimeoutException)
-        if _timed_out(exc, deadline) or (timed_out and out_of_time):
+        total = f"the total timeout of {self._timeouts.total:g} s"
+        if _timed_out(exc, deadline):
+            return APITimeoutError(f"no answer from {self._url} within {total} ({tries})")
+        if timed_out and out_of_time:
             return APITimeoutError(
-                f"no answer from {self._url} within the total timeout of "
-                f"{self._timeouts.total:g} s ({tries})"
+                f"no answer from {self._url} ({tries}); {total} leaves no time for another"
             )
         if timed_out:
             return APITimeoutError(f"timed out waiting for {self._url} ({tries}): {reason}")

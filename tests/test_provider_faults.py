@@ -210,6 +210,21 @@ def test_a_server_that_never_answers_fails_within_the_total_timeout_retries_incl
     )
 
 
+def test_no_retry_starts_that_could_not_finish_within_the_total_timeout() -> None:
+    timeouts = Timeouts(connect=1.0, read=0.3, total=1.0)
+    retry = RetryPolicy(max_retries=3, initial_delay=2.0)
+    with SilentServer() as server, client(server.base_url, timeout=timeouts, retry=retry) as model:
+        started = time.monotonic()
+        with pytest.raises(APITimeoutError) as info:
+            model.complete(hello())
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.0  # gave up after the first attempt instead of sleeping past the total
+    assert len(server.accepted) == 1
+    assert str(info.value).endswith(
+        "(1 attempt); the total timeout of 1 s leaves no time for another"
+    )
+
+
 def test_a_server_that_trickles_bytes_forever_fails_within_the_total_timeout() -> None:
     timeouts = Timeouts(connect=1.0, read=0.5, total=0.6)
     with TricklingServer() as server, client(server.base_url, timeout=timeouts) as model:
