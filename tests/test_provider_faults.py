@@ -10,6 +10,8 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from loopback import (
     RawServer,
     ScriptedHTTPServer,
@@ -31,8 +33,9 @@ from harness.errors import (
     CtxlabError,
     ResponseFormatError,
 )
-from harness.messages import Message, validate_pairing
+from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.replies import read_completion, repair_tool_call_ids
 from harness.timeouts import Timeouts
 from harness.tools import Tool
 
@@ -357,3 +360,60 @@ def test_the_client_raises_context_length_exceeded(name: str) -> None:
         model.complete(hello())
     assert info.value.status_code == status
     assert len(str(info.value).splitlines()) == 1
+
+
+# --- item 5, as an invariant: any body is a reply or a ResponseFormatError, never a brick ----
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+CALL = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.sampled_from(["c1", "c2", "", None, 3]) | JSON,
+        "type": st.just("function"),
+        "function": st.fixed_dictionaries(
+            {}, optional={"name": st.sampled_from(["add", ""]) | JSON, "arguments": JSON}
+        )
+        | JSON,
+    },
+)
+MESSAGE = st.fixed_dictionaries(
+    {},
+    optional={
+        "role": st.sampled_from(["assistant", "user", None]) | JSON,
+        "content": st.text(max_size=5) | JSON,
+        "tool_calls": st.lists(CALL | JSON, max_size=3) | JSON,
+        "reasoning_content": st.text(max_size=5) | JSON,
+    },
+)
+USAGE = st.fixed_dictionaries(
+    {}, optional={"prompt_tokens": JSON, "completion_tokens": JSON, "prompt_cache_hit_tokens": JSON}
+)
+
+
+@given(
+    message=MESSAGE,
+    usage=USAGE | JSON,
+    earlier=st.lists(st.sampled_from(["c1", "c2"]), unique=True),
+)
+def test_any_reply_is_read_or_refused_and_never_bricks_the_history(
+    message: dict[str, Any], usage: Any, earlier: list[str]
+) -> None:
+    body = {"choices": [{"message": message, "finish_reason": "stop"}], "usage": usage}
+    try:
+        response = read_completion(body, "m")
+    except ResponseFormatError:
+        return
+    history: list[Message] = [Message.user("q")]
+    for n, call_id in enumerate(earlier):
+        history += [Message.assistant("", [ToolCall(call_id, "add")]), Message.tool(call_id, "1")]
+        history.append(Message.user(f"q{n}"))
+    reply = repair_tool_call_ids(response.message, history)
+    results = [Message.tool(c.id, "1") for c in reply.tool_calls]
+    validate_pairing([*history, reply, *results, Message.user("next")])
+    assert all(c.id for c in reply.tool_calls)
