@@ -14,8 +14,16 @@ from harness.files import write_atomic
 
 if TYPE_CHECKING:
     from harness.recording import CassetteClient, ProviderSpec
+    from harness.timeouts import Timeouts
 
-__all__ = ["Experiment", "ExperimentResult", "RunSettings", "dump_json", "write_json"]
+__all__ = [
+    "Experiment",
+    "ExperimentResult",
+    "RunSettings",
+    "dump_json",
+    "refuse_secrets",
+    "write_json",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class RunSettings:
     force: bool = False
     """Recording may overwrite existing cassettes."""
     progress: Callable[[str], None] = print
+    timeouts: Timeouts | None = None
+    """The client's timeouts when recording; None = the defaults and ``CTXLAB_*TIMEOUT``."""
 
     def cassette_path(self, experiment_id: str, name: str) -> Path:
         return self.cassette_root / experiment_id / f"{name}.json"
@@ -51,6 +61,7 @@ class RunSettings:
             force=self.force,
             rerecord_hint=hint,
             progress=self.progress if self.mode == "record" else None,
+            timeouts=self.timeouts,
         ) as cassette:
             yield cassette
 
@@ -88,4 +99,20 @@ def dump_json(data: Any) -> str:
 
 
 def write_json(path: Path, data: Any) -> None:
-    write_atomic(path, dump_json(data))
+    text = dump_json(data)
+    refuse_secrets(path, text)
+    write_atomic(path, text)
+
+
+def refuse_secrets(path: Path, text: str) -> None:
+    """Raise :class:`ExperimentError` if ``text``, about to be written to the report file
+    ``path``, holds what looks like a secret (:mod:`harness.secrets`, the cassettes' scanner)."""
+    from harness.errors import ExperimentError
+    from harness.secrets import environment_secrets, scan_text
+
+    findings = scan_text(text, environment_secrets())
+    if findings:
+        raise ExperimentError(
+            f"The report {path} would contain what looks like a secret "
+            f"({'; '.join(findings[:5])}); it was not written."
+        )

@@ -207,4 +207,8 @@ def merge_claims(existing: pd.DataFrame, fresh: pd.DataFrame, order: list[str]) 
 
 def write_claims(frame: pd.DataFrame, path: Path) -> None:
     """Write ``claims.csv`` atomically (LF line ends, UTF-8)."""
-    write_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+    from experiments.base import refuse_secrets
+
+    text = frame.to_csv(index=False, lineterminator="\n")
+    refuse_secrets(path, text)
+    write_atomic(path, text)

@@ -12,10 +12,14 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from experiments.base import RunSettings
 from harness.errors import CtxlabError, MissingAPIKeyError
 from harness.model import ChatModel
+
+if TYPE_CHECKING:
+    from harness.timeouts import Timeouts
 
 __all__ = ["main"]
 
@@ -43,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
     record.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="reports folder")
     _cassette_option(record)
+    _timeout_options(record)
     compact = commands.add_parser(
         "compact", help="compact a saved session by hand (snapshot, audit, undo)"
     )
@@ -50,13 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     compact.add_argument("--user", default="default", help="the user id (folder)")
     compact.add_argument("--session", required=True, help="the session id")
     compact.add_argument("--engine", choices=("agentscope", "dsh"), default="agentscope")
-    compact.add_argument("--keep", type=int, default=2, help="messages kept (agentscope)")
+    compact.add_argument("--keep", type=_at_least_one, default=2, help="messages kept (agentscope)")
     compact.add_argument("--instructions", default="", help="extra instructions for the summary")
     compact.add_argument("--undo", action="store_true", help="restore the latest snapshot")
     compact.add_argument("--provider", choices=PROVIDERS, default="deepseek")
     compact.add_argument("--model", help="model name (default: the provider's)")
     compact.add_argument("--base-url", help="server base URL")
     compact.add_argument("--api-key-env", help="environment variable holding the key")
+    _timeout_options(compact)
+    _cassettes_parser(commands)
     serve = commands.add_parser("serve-local", help="run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011)
     serve.add_argument(
@@ -68,6 +75,86 @@ def _parser() -> argparse.ArgumentParser:
 def _cassette_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
+    )
+
+
+def _cassettes_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cassettes = commands.add_parser(
+        "cassettes", help="seal cassettes (digest of their interactions) or check them"
+    )
+    cassettes.add_argument(
+        "action",
+        choices=("seal", "check"),
+        help="seal: write the digest into each unsealed cassette's provenance; "
+        "check: verify every cassette as replay does",
+    )
+    cassettes.add_argument("files", nargs="*", type=Path, help="cassette files (default: all)")
+    _cassette_option(cassettes)
+
+
+def _cassettes(args: argparse.Namespace) -> int:
+    from harness.errors import CassetteError
+    from harness.recording.seal import check_cassette, seal_cassette
+
+    files = args.files or sorted(args.cassettes.rglob("*.json"))
+    if not files:
+        print(f"No cassettes under {args.cassettes}.")
+    failed = 0
+    for path in files:
+        try:
+            if args.action == "seal":
+                print(f"{path}: {seal_cassette(path)}")
+            else:
+                check_cassette(path)
+                print(f"{path}: sealed and unedited")
+        except CassetteError as exc:
+            print(f"ctxlab: {exc}", file=sys.stderr)
+            failed += 1
+    return 2 if failed else 0
+
+
+def _timeout_options(parser: argparse.ArgumentParser) -> None:
+    """--timeout / --connect-timeout / --read-timeout (see harness.timeouts)."""
+    for flag, what, var in (
+        ("--timeout", "total seconds per model request, retries included", "CTXLAB_TIMEOUT"),
+        ("--connect-timeout", "seconds to wait for a connection", "CTXLAB_CONNECT_TIMEOUT"),
+        ("--read-timeout", "seconds of silence allowed mid-answer", "CTXLAB_READ_TIMEOUT"),
+    ):
+        parser.add_argument(
+            flag, type=_positive_seconds, help=f"{what} (default: ${var} or built in)"
+        )
+
+
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0."""
+    from harness.errors import ConfigError
+    from harness.validation import seconds
+
+    try:
+        return seconds("the value", float(text))
+    except (ValueError, ConfigError):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds above 0, not {text!r}"
+        ) from None
+
+
+def _at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
+
+
+def _timeouts(args: argparse.Namespace) -> Timeouts:
+    """The environment's timeouts with the command's options on top."""
+    from harness.timeouts import Timeouts
+
+    return Timeouts.from_env().updated(
+        total=args.timeout, connect=args.connect_timeout, read=args.read_timeout
     )
 
 
@@ -89,13 +176,15 @@ def _record(args: argparse.Namespace) -> int:
                 spec = provider_spec(
                     "local", model=args.model or server.model, base_url=server.base_url
                 )
-                settings = RunSettings(args.cassettes, "record", spec, server.as_dict())
+                settings = RunSettings(
+                    args.cassettes, "record", spec, server.as_dict(), timeouts=_timeouts(args)
+                )
                 _record_with(argparse.Namespace(**{**vars(args), "experiments": ids}), settings)
     else:
         spec = provider_spec(
             args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
         )
-        _record_with(args, RunSettings(args.cassettes, "record", spec))
+        _record_with(args, RunSettings(args.cassettes, "record", spec, timeouts=_timeouts(args)))
     return 0
 
 
@@ -173,7 +262,11 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
                 "local", model=args.model or server.model, base_url=server.base_url
             )
             with ChatClient(
-                spec.model, base_url=spec.base_url, api_key="no-key", params=spec.params
+                spec.model,
+                base_url=spec.base_url,
+                api_key="no-key",
+                params=spec.params,
+                timeout=_timeouts(args),
             ) as client:
                 yield client
         return
@@ -183,7 +276,9 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
     key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else "no-key"
     if not key:
         raise MissingAPIKeyError(spec.api_key_env or "")
-    with ChatClient(spec.model, base_url=spec.base_url, api_key=key, params=spec.params) as client:
+    with ChatClient(
+        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=_timeouts(args)
+    ) as client:
         yield client
 
 
@@ -191,6 +286,7 @@ COMMANDS = {
     "run": _run,
     "record": _record,
     "compact": _compact,
+    "cassettes": _cassettes,
     "serve-local": _serve_local,
 }
 

@@ -36,9 +36,11 @@ from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
+from harness.replies import repair_tool_call_ids
 from harness.state import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool, ToolBox
+from harness.validation import count
 
 __all__ = ["Agent", "CallResult", "RequestRecord"]
 
@@ -122,7 +124,7 @@ class Agent:
         self.system_prompt = system_prompt
         self.toolbox = ToolBox(tools)
         self.hooks = list(hooks)
-        self.max_steps = max_steps
+        self.max_steps = count("max_steps", max_steps)
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
@@ -173,12 +175,14 @@ class Agent:
         while len(records) < self.max_steps:
             response, record = self._request(call)
             records.append(record)
-            self._extend([response.message])
+            # A call without an id, or with a used one, would brick the history: repair first.
+            message = repair_tool_call_ids(response.message, self.history.messages())
+            self._extend([message])
             if getattr(self.engine, "overflow_retries_reset_on_reply", False):
                 call.overflow_retries = 0
-            if not response.message.tool_calls:
+            if not message.tool_calls:
                 result = CallResult(
-                    text=response.message.content,
+                    text=message.content,
                     tool_calls=tuple(tool_names),
                     requests=tuple(records),
                     context_before=context_before,
@@ -188,8 +192,8 @@ class Agent:
                 for hook in self.hooks:
                     hook.after_call(call, result)
                 return result
-            tool_names.extend(c.name for c in response.message.tool_calls)
-            self._extend(self._run_tools(response.message))
+            tool_names.extend(c.name for c in message.tool_calls)
+            self._extend(self._run_tools(message))
         raise StepLimitExceededError(self.max_steps)
 
     def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:

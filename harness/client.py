@@ -2,8 +2,13 @@
 
 :class:`ChatClient` implements :class:`harness.model.ChatModel`: it sends one non-streaming
 ``POST {base_url}/chat/completions`` per request, retries transient failures (408, 409, 429,
-5xx, connection errors and timeouts) with capped exponential backoff, and translates every
-httpx exception and error status into the :mod:`harness.errors` hierarchy exactly once, here.
+5xx, connection errors and timeouts) with capped exponential backoff, all within the total
+timeout (:mod:`harness.timeouts`), and translates every httpx exception and error status into
+the :mod:`harness.errors` hierarchy exactly once, here. A 413, or a 400 whose message says the
+context is too long (DeepSeek's, OpenAI's, Anthropic's, Gemini's or llama.cpp's wording, in a
+JSON error object, a JSON list or a plain-text body), is a ``ContextLengthExceededError``. A 2xx
+reply is read strictly (:mod:`harness.replies`) so a bad one is refused before anything of it
+is appended to a history.
 The API key is sent only in the ``Authorization`` header; it never appears in ``repr``, in
 exception messages or in log records.
 """
@@ -23,24 +28,27 @@ from typing import Any
 
 import httpx
 
+from harness.error_bodies import error_body, error_class
 from harness.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    ContextLengthExceededError,
-    InsufficientBalanceError,
     MissingAPIKeyError,
-    RateLimitError,
     ResponseFormatError,
-    ServerError,
-    UnprocessableEntityError,
 )
-from harness.messages import Message
-from harness.model import ChatRequest, ChatResponse, Usage
+from harness.model import ChatRequest, ChatResponse
+from harness.replies import parse_usage, read_completion
+from harness.timeouts import Timeouts
+from harness.validation import seconds, whole_number
 
-__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "ChatClient", "RetryPolicy", "parse_usage"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_MODEL",
+    "ChatClient",
+    "RetryPolicy",
+    "Timeouts",
+    "parse_usage",
+]
 
 DEFAULT_BASE_URL = "https://api.deepseek.com"
 """Where requests go when neither the argument nor ``DEEPSEEK_BASE_URL`` names a server."""
@@ -50,22 +58,6 @@ DEFAULT_MODEL = "deepseek-flash"
 logger = logging.getLogger("harness.client")
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
-_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    402: InsufficientBalanceError,
-    422: UnprocessableEntityError,
-    429: RateLimitError,
-}
-_CONTEXT_LENGTH_PHRASES = (
-    "maximum context length",
-    "context_length_exceeded",
-    "context length",
-    "reduce the length",
-    "too many tokens",
-    "exceeds the model's maximum",
-    "exceeds the available context size",  # llama.cpp's llama-server
-)
 _ERRNO_PREFIX = re.compile(r"^\[Errno -?\d+\]\s*")
 
 
@@ -83,34 +75,14 @@ class RetryPolicy:
     max_delay: float = 8.0
     retry_after_cap: float = 60.0
 
+    def __post_init__(self) -> None:
+        whole_number("max_retries", self.max_retries)
+        for name in ("initial_delay", "max_delay", "retry_after_cap"):
+            seconds(name, getattr(self, name), allow_zero=True)
+
     def backoff(self, attempt: int, jitter: float) -> float:
         """The backoff delay before retry ``attempt``; ``jitter`` is a number in [0, 1)."""
         return min(self.max_delay, self.initial_delay * 2**attempt) * (1 - 0.25 * jitter)
-
-
-def parse_usage(data: Mapping[str, Any]) -> Usage | None:
-    """Normalise the usage of a chat-completions body; None when it has no ``usage``.
-
-    The cached count is read from ``usage.prompt_tokens_details.cached_tokens`` (OpenAI),
-    else ``usage.prompt_cache_hit_tokens`` (DeepSeek), else ``timings.cache_n`` (llama.cpp),
-    else left unknown (None, not 0).
-    """
-    usage = data.get("usage")
-    if not isinstance(usage, Mapping):
-        return None
-    details = usage.get("prompt_tokens_details")
-    timings = data.get("timings")
-    candidates = (
-        details.get("cached_tokens") if isinstance(details, Mapping) else None,
-        usage.get("prompt_cache_hit_tokens"),
-        timings.get("cache_n") if isinstance(timings, Mapping) else None,
-    )
-    cached = next((int(value) for value in candidates if value is not None), None)
-    return Usage(
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
-        cached_tokens=cached,
-    )
 
 
 class ChatClient:
@@ -118,6 +90,9 @@ class ChatClient:
 
     ``params`` are extra top-level body fields sent with every request (``temperature``,
     ``seed``, ``thinking``, ...); a request's own ``extra`` fields are merged on top of them.
+    ``timeout`` is a :class:`~harness.timeouts.Timeouts`, a number of seconds for all three, or
+    None for the defaults and the ``CTXLAB_*TIMEOUT`` environment variables; it applies to every
+    request, also through a given ``http_client``.
     """
 
     def __init__(
@@ -129,7 +104,7 @@ class ChatClient:
         api_key_env: str = "DEEPSEEK_API_KEY",
         params: Mapping[str, Any] | None = None,
         retry: RetryPolicy | None = None,
-        timeout: float = 600.0,
+        timeout: Timeouts | float | None = None,
         http_client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         random: Callable[[], float] = _random.random,
@@ -147,7 +122,8 @@ class ChatClient:
         self._params = dict(params or {})
         self._retry = retry or RetryPolicy()
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client(timeout=timeout)
+        self._timeouts = _timeouts(timeout)
+        self._http = http_client if http_client is not None else httpx.Client()
         self._sleep = sleep
         self._random = random
 
@@ -160,6 +136,11 @@ class ChatClient:
     def provider(self) -> str:
         """The API host the requests go to (``api.deepseek.com``, ``127.0.0.1:8080``)."""
         return self._host
+
+    @property
+    def timeouts(self) -> Timeouts:
+        """The connect, read and total timeouts every request uses."""
+        return self._timeouts
 
     @property
     def base_url(self) -> str:
@@ -188,8 +169,8 @@ class ChatClient:
     def complete(self, request: ChatRequest) -> ChatResponse:
         """Send ``request`` and return the reply, or raise a :class:`ModelError`."""
         payload = json.dumps(self.build_body(request), ensure_ascii=False, separators=(",", ":"))
-        response = self._send(payload.encode("utf-8"))
-        return self._parse(response)
+        response, text = self._send(payload.encode("utf-8"))
+        return self._parse(response, text)
 
     def close(self) -> None:
         """Close the HTTP client if this client created it."""
@@ -202,44 +183,98 @@ class ChatClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _send(self, payload: bytes) -> httpx.Response:
-        """POST ``payload``, retrying transient failures; return the first 2xx response."""
+    def _send(self, payload: bytes) -> tuple[httpx.Response, str]:
+        """POST ``payload``, retrying transient failures within the total timeout; return the
+        first 2xx response and its text."""
+        deadline = time.monotonic() + self._timeouts.total
         for attempt in range(self._retry.max_retries + 1):
             last = attempt >= self._retry.max_retries
             try:
-                response = self._http.post(self._url, content=payload, headers=self._headers)
+                response, text = self._attempt(payload, deadline)
             except httpx.TransportError as exc:
+                why = f"could not reach {self._host} ({type(exc).__name__})"
                 if last:
-                    raise self._transport_error(exc) from exc
-                self._pause(attempt, None, f"could not reach {self._host} ({type(exc).__name__})")
+                    raise self._transport_error(exc, attempt + 1, deadline) from exc
+                if not self._pause(attempt, None, why, deadline):
+                    raise self._transport_error(
+                        exc, attempt + 1, deadline, out_of_time=True
+                    ) from exc
                 continue
             if response.is_success:
-                return response
+                return response, text
+            why = f"{self._host} returned {response.status_code}"
             if last or not _retryable(response.status_code):
-                raise self._status_error(response)
-            self._pause(attempt, response, f"{self._host} returned {response.status_code}")
+                raise self._status_error(response, text)
+            if not self._pause(attempt, response, why, deadline):
+                raise self._status_error(response, text)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _pause(self, attempt: int, response: httpx.Response | None, why: str) -> None:
-        """Log and sleep before retry ``attempt``."""
+    def _attempt(self, payload: bytes, deadline: float) -> tuple[httpx.Response, str]:
+        """One POST whose every wait, the body's bytes included, ends by ``deadline``."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise httpx.TimeoutException("the total timeout ran out")
+        request = self._http.build_request(
+            "POST",
+            self._url,
+            content=payload,
+            headers=self._headers,
+            timeout=self._timeouts.attempt(remaining),
+        )
+        response = self._http.send(request, stream=True)
+        try:
+            chunks = []
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the total timeout ran out mid-answer", request=request)
+        except httpx.DecodingError as exc:
+            raise self._format_error(response, f"a body that cannot be decoded ({exc})") from None
+        finally:
+            response.close()
+        text = b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+        return response, self._redact(text).strip()
+
+    def _pause(
+        self, attempt: int, response: httpx.Response | None, why: str, deadline: float
+    ) -> bool:
+        """Log and sleep before retry ``attempt``; False (no sleep) when the retry could not
+        start before the total timeout runs out."""
         delay = _retry_after(response, self._retry.retry_after_cap)
         if delay is None:
             delay = self._retry.backoff(attempt, self._random())
+        if time.monotonic() + delay >= deadline:
+            logger.warning(
+                "%s; no time left for retry %d within the total timeout", why, attempt + 1
+            )
+            return False
         logger.warning(
             "%s; retry %d of %d in %.2fs", why, attempt + 1, self._retry.max_retries, delay
         )
         self._sleep(delay)
+        return True
 
-    def _transport_error(self, exc: httpx.TransportError) -> APIConnectionError:
+    def _transport_error(
+        self, exc: httpx.TransportError, attempts: int, deadline: float, out_of_time: bool = False
+    ) -> APIConnectionError:
+        """The error for a failed last attempt; ``out_of_time``: no retry fitted in the total."""
         reason = _ERRNO_PREFIX.sub("", self._redact(str(exc))) or type(exc).__name__
-        if isinstance(exc, httpx.TimeoutException):
-            return APITimeoutError(f"timed out waiting for {self._url}: {reason}")
+        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        timed_out = isinstance(exc, httpx.TimeoutException)
+        total = f"the total timeout of {self._timeouts.total:g} s"
+        if _timed_out(exc, deadline):
+            return APITimeoutError(f"no answer from {self._url} within {total} ({tries})")
+        if timed_out and out_of_time:
+            return APITimeoutError(
+                f"no answer from {self._url} ({tries}); {total} leaves no time for another"
+            )
+        if timed_out:
+            return APITimeoutError(f"timed out waiting for {self._url} ({tries}): {reason}")
         return APIConnectionError(f"could not reach {self._url}: {reason[:1].lower()}{reason[1:]}")
 
-    def _status_error(self, response: httpx.Response) -> APIStatusError:
+    def _status_error(self, response: httpx.Response, text: str) -> APIStatusError:
         """The :class:`APIStatusError` subclass for an error response."""
-        text = self._redact(response.text).strip()
-        body = _json_object(text) or {}
+        body = error_body(text)
         error = body.get("error")
         error = error if isinstance(error, Mapping) else {"message": error}
         message = str(error.get("message") or text[:200] or response.reason_phrase)
@@ -251,31 +286,19 @@ class ChatClient:
         status = response.status_code
         sentence = f"{self._host} returned {status}: {message.rstrip('. ')}"
         sentence += f" ({detail})." if detail else "."
-        cls = _error_class(status, message, error.get("code"))
+        cls = error_class(status, message, error.get("code"))
         return cls(sentence, status_code=status, body=body, request_id=request_id)
 
-    def _parse(self, response: httpx.Response) -> ChatResponse:
-        """Read a 2xx chat-completions body into a :class:`ChatResponse`."""
-        text = self._redact(response.text).strip()
+    def _parse(self, response: httpx.Response, text: str) -> ChatResponse:
+        """Read a 2xx chat-completions body into a :class:`ChatResponse` (see
+        :mod:`harness.replies` for what is refused)."""
         data = _json_object(text)
         if data is None:
             raise self._format_error(response, f"a body that is not a JSON object: {text[:200]!r}")
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-            raise self._format_error(response, "a body without choices")
-        wire = choices[0].get("message")
-        if not isinstance(wire, Mapping):
-            raise self._format_error(response, "a body without choices[0].message")
         try:
-            message = Message.from_wire({**wire, "role": wire.get("role") or "assistant"})
-        except (ValueError, TypeError) as exc:
-            raise self._format_error(response, f"an unreadable message: {exc}") from exc
-        return ChatResponse(
-            message=message,
-            finish_reason=str(choices[0].get("finish_reason") or "stop"),
-            usage=parse_usage(data),
-            model=str(data.get("model") or self._model),
-        )
+            return read_completion(data, self._model)
+        except ResponseFormatError as exc:
+            raise self._format_error(response, str(exc)) from None
 
     def _format_error(self, response: httpx.Response, what: str) -> ResponseFormatError:
         return ResponseFormatError(f"{self._host} answered {response.status_code} with {what}")
@@ -285,21 +308,21 @@ class ChatClient:
         return text.replace(self._api_key, "[redacted]")
 
 
+def _timeouts(timeout: Timeouts | float | None) -> Timeouts:
+    if timeout is None:
+        return Timeouts.from_env()
+    if isinstance(timeout, Timeouts):
+        return timeout
+    return Timeouts.uniform(seconds("timeout", timeout))
+
+
+def _timed_out(exc: httpx.TransportError, deadline: float) -> bool:
+    """Whether ``exc`` is a timeout and the total timeout has run out."""
+    return isinstance(exc, httpx.TimeoutException) and time.monotonic() >= deadline - 0.001
+
+
 def _retryable(status: int) -> bool:
     return status in _RETRY_STATUSES or status >= 500
-
-
-def _error_class(status: int, message: str, code: Any) -> type[APIStatusError]:
-    if status >= 500:
-        return ServerError
-    if status == 400 and _is_context_length(message, code):
-        return ContextLengthExceededError
-    return _STATUS_ERRORS.get(status, APIStatusError)
-
-
-def _is_context_length(message: str, code: Any) -> bool:
-    lowered = message.lower()
-    return code == "context_length_exceeded" or any(p in lowered for p in _CONTEXT_LENGTH_PHRASES)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@
     │   ├── ResponseFormatError      the server answered 2xx with a body we cannot read
     │   └── APIStatusError           the server answered with an error status
     │       ├── BadRequestError          400
-    │       │   └── ContextLengthExceededError   400 whose message says the context is too long
+    │       │   └── ContextLengthExceededError   413, or 400 saying the context is too long
     │       ├── AuthenticationError      401
     │       ├── InsufficientBalanceError 402
     │       ├── UnprocessableEntityError 422
@@ -26,7 +26,8 @@
     │       ├── CassetteMissingError     replay found no cassette file
     │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
-    │       └── SecretLeakError          a freshly recorded cassette contains a secret
+    │       ├── SecretLeakError          a freshly recorded cassette contains a secret
+    │       └── CassetteTamperedError    a cassette's digest or request count does not match
     ├── LocalServerError             the local model server could not be prepared or started
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
@@ -62,6 +63,7 @@ __all__ = [
     "CassetteExistsError",
     "CassetteMismatchError",
     "CassetteMissingError",
+    "CassetteTamperedError",
     "CommitError",
     "CompactionBusyError",
     "CompactionError",
@@ -161,10 +163,11 @@ class BadRequestError(APIStatusError):
 
 
 class ContextLengthExceededError(BadRequestError):
-    """400 whose message says the maximum context length was exceeded.
+    """400 whose message says the maximum context length was exceeded, or 413 (payload too large).
 
     DeepSeek sends ``code: invalid_request_error`` for this, not a dedicated code, so the client
-    recognises it from the message text.
+    recognises it from the message text (DeepSeek's, OpenAI's, Anthropic's, Gemini's and
+    llama.cpp's wordings). ``status_code`` says which status it was.
     """
 
 
@@ -227,6 +230,11 @@ class CassetteExistsError(CassetteError):
 class SecretLeakError(CassetteError):
     """A freshly recorded cassette contains something that looks like a secret; nothing was
     written. The message names the pattern and line, never the secret itself."""
+
+
+class CassetteTamperedError(CassetteError):
+    """A cassette is not sealed, its interactions do not match the digest in its provenance,
+    or its provenance counts a different number of requests: it was edited after recording."""
 
 
 class LocalServerError(CtxlabError):

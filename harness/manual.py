@@ -41,6 +41,7 @@ from harness.history import History, StateHistory
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.state import JsonStateStore, Transcript, utc_now
+from harness.validation import count
 
 __all__ = ["AuditRecord", "ManualCompaction"]
 
@@ -75,7 +76,7 @@ class ManualCompaction:
         self.base = Path(base)
         self.session_id = session_id
         self.model = model
-        self.keep_messages = keep_messages
+        self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
         self.events_file = self.base / "events" / f"{session_id}.jsonl"
         self.state_file = self.base / "state" / f"{session_id}.json"
         self.snapshots = self.base / "snapshots"

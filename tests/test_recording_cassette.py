@@ -47,6 +47,7 @@ from harness.recording.cassette import (
     encode_body,
     json_body_matcher,
 )
+from harness.recording.seal import check_cassette, interactions_digest
 
 KEY_ENV = "CTXLAB_TEST_KEY"
 KEY = "sk-testsecret1234567890abcd"
@@ -447,9 +448,19 @@ def test_a_cassette_with_broken_interactions_is_refused(recorded: Recorded) -> N
     path = recorded.path
     data = json.loads(path.read_text(encoding="utf-8"))
     data["interactions"][0]["request"]["body"] = {"neither": "json nor base64"}
+    # Sealed again, so it is the unreadable body that is refused, not the edit.
+    data["provenance"]["interactions_sha256"] = interactions_digest(data["interactions"])
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(CassetteError, match="cannot be read"):
         replay(path)
+
+
+def test_recording_seals_the_cassette(recorded: Recorded) -> None:
+    data = json.loads(recorded.path.read_text(encoding="utf-8"))
+    digest = data["provenance"]["interactions_sha256"]
+    assert digest == interactions_digest(data["interactions"])
+    assert recorded.provenance.interactions_sha256 == digest
+    check_cassette(recorded.path)
 
 
 def test_replay_matching_ignores_key_order_but_not_values() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments.base import refuse_secrets
 from experiments.report.html import render_index
 from experiments.report.pages import claims_markdown, experiment_page
 from experiments.report.per_experiment import read_view
@@ -51,6 +52,9 @@ def build_reports(out_dir: Path) -> list[Path]:
         files[out_dir / f"{plot.name}.png"] = plot.png
     generic = {key: reason for key, (_, reason) in read.items() if reason}
     files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic)
+    for path, data in files.items():
+        if isinstance(data, str):
+            refuse_secrets(path, data)
     for path, data in files.items():
         write_atomic(path, data)
     return list(files)

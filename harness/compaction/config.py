@@ -46,6 +46,10 @@ class PruneConfig:
     excluded_tools: frozenset[str] = PRUNE_EXCLUDED_TOOLS
     """Tools whose results are never pruned."""
 
+    def __post_init__(self) -> None:
+        _check_fields("PruneConfig", self, whole=("protect_tokens", "minimum_tokens"))
+        _check_fields("PruneConfig", self, positive=("max_output_chars",))
+
 
 @dataclass(frozen=True)
 class TruncateArgsConfig:
@@ -57,6 +61,11 @@ class TruncateArgsConfig:
     """The newest messages whose arguments are left alone."""
     max_arg_length: int = 2_000
     truncation_text: str = "...(argument truncated)"
+
+    def __post_init__(self) -> None:
+        whole = ("trigger_messages", "trigger_tokens")
+        positive = ("keep_messages", "max_arg_length")
+        _check_fields("TruncateArgsConfig", self, whole=whole, positive=positive)
 
 
 @dataclass(frozen=True)
@@ -103,8 +112,49 @@ class CompactionConfig:
         return self.keep_tokens == 0
 
 
-def _problems(config: CompactionConfig) -> list[str]:
+def _check_fields(
+    owner: str, config: object, whole: tuple[str, ...] = (), positive: tuple[str, ...] = ()
+) -> None:
+    """Refuse, naming the field, a value of ``whole`` that is not an int >= 0, or of
+    ``positive`` that is not an int >= 1 (bools, floats, NaN and infinities included)."""
+    for names, least in ((whole, 0), (positive, 1)):
+        for name in names:
+            value = getattr(config, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(
+                    f"invalid {owner}: {name} must be a whole number of at least {least}, "
+                    f"not {value!r}"
+                )
+
+
+def _field_problems(config: CompactionConfig) -> list[str]:
+    """Problems of single fields, checked first so the message names the field that was set."""
     problems = []
+    if isinstance(config.keep_messages, bool) or not isinstance(config.keep_messages, int):
+        problems.append(f"keep_messages must be a whole number, not {config.keep_messages!r}")
+    elif config.keep_messages < 1:
+        problems.append(f"keep_messages must be at least 1, not {config.keep_messages}")
+    ints = {
+        "trigger_messages": config.trigger_messages,
+        "trigger_tokens": config.trigger_tokens if config.trigger_tokens is not None else 0,
+        "keep_tokens": config.keep_tokens if config.keep_tokens != DYNAMIC else 0,
+        "reserved": config.reserved,
+        "keep_tokens_min": config.keep_tokens_min,
+        "keep_tokens_max": config.keep_tokens_max,
+    }
+    for name, value in ints.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"{name} must be a whole number, not {value!r}")
+    ratio = config.keep_tokens_ratio
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1:
+        problems.append(f"keep_tokens_ratio must be in (0, 1], not {ratio!r}")
+    return problems
+
+
+def _problems(config: CompactionConfig) -> list[str]:
+    problems = _field_problems(config)
+    if problems:
+        return problems
     if config.trigger_messages < 0:
         problems.append("trigger_messages must be 0 (off) or positive")
     if config.trigger_tokens is not None and config.trigger_tokens < 0:
@@ -114,8 +164,6 @@ def _problems(config: CompactionConfig) -> list[str]:
             "both triggers are off; to turn compaction off pass compaction=None to Agent "
             "(or disable_compaction=True to HarnessAgent)"
         )
-    if config.keep_messages < 1:
-        problems.append("keep_messages must be at least 1")
     if config.keep_tokens != DYNAMIC and (
         not isinstance(config.keep_tokens, int) or config.keep_tokens < 0
     ):
@@ -132,8 +180,6 @@ def _problems(config: CompactionConfig) -> list[str]:
         problems.append("reserved must not be negative")
     if not 0 < config.keep_tokens_min <= config.keep_tokens_max:
         problems.append("need 0 < keep_tokens_min <= keep_tokens_max")
-    if not 0 < config.keep_tokens_ratio <= 1:
-        problems.append("keep_tokens_ratio must be in (0, 1]")
     if config.summary_prompt is not None and "{messages}" not in config.summary_prompt:
         problems.append("summary_prompt must contain {messages}")
     return problems
@@ -162,6 +208,11 @@ def resolve_thresholds(
 ) -> Thresholds:
     """Resolve the dynamic trigger and keep values the way AgentScope 2.0.3 does."""
     window = lookup_window(model, windows)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ConfigError(
+            f"the context window of {model} must be a whole number of tokens (0 = unknown), "
+            f"not {window!r}"
+        )
     trigger, trigger_why = _resolve_trigger(config, window)
     keep, keep_why = _resolve_keep(config, window)
     if keep == 0 and 0 < config.trigger_messages <= config.keep_messages:

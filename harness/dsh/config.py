@@ -35,11 +35,11 @@ class DshConfig:
     overflow has qualified."""
 
     def __post_init__(self) -> None:
+        for problem in _field_problems(self):
+            raise ConfigError(f"invalid DshConfig: {problem}")
         problems = []
         if self.context_window <= 0:
             problems.append("context_window must be positive")
-        if not 0 < self.threshold_ratio <= 1 or not 0 < self.retain_ratio <= 1:
-            problems.append("ratios must lie in (0, 1]")
         if self.retain_tokens is None and self.retain_ratio >= self.threshold_ratio:
             problems.append("retain_ratio must be below threshold_ratio")
         if self.retain_tokens is not None and not 0 <= self.retain_tokens < self.threshold:
@@ -58,3 +58,23 @@ class DshConfig:
         if self.retain_tokens is not None:
             return self.retain_tokens
         return math.floor(self.context_window * self.retain_ratio)
+
+
+def _field_problems(config: DshConfig) -> list[str]:
+    """Problems of single fields (type, NaN, infinity), named before any combination is judged."""
+    problems = []
+    ints = {
+        "context_window": config.context_window,
+        "retain_tokens": 0 if config.retain_tokens is None else config.retain_tokens,
+        "max_tokens": config.max_tokens,
+        "compaction_retries": config.compaction_retries,
+        "max_overflow_retries": config.max_overflow_retries,
+    }
+    for name, value in ints.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"{name} must be a whole number, not {value!r}")
+    for name in ("threshold_ratio", "retain_ratio"):
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+            problems.append(f"{name} must lie in (0, 1], not {value!r}")
+    return problems

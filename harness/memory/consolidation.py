@@ -27,6 +27,8 @@ from harness.memory.clock import EPOCH, Clock, format_instant
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
+from harness.secrets import redact_for_storage
+from harness.validation import count, seconds
 
 __all__ = [
     "DEFAULT_CONSOLIDATION_PROMPT",
@@ -74,7 +76,7 @@ class Consolidator:
     ) -> None:
         self.model = model
         self.workspace = workspace
-        self.max_tokens = max_tokens
+        self.max_tokens = count("consolidation max_tokens", max_tokens)
         self.prompt = prompt
 
     def consolidate(self) -> ConsolidationOutcome:
@@ -123,7 +125,8 @@ class Consolidator:
             raise ValueError("the model's MEMORY.md was cut off at max_tokens; not written")
         if not text:
             raise ValueError("the model returned an empty MEMORY.md; not written")
-        return text + "\n"
+        # Scanned like a cassette before it is written: no key reaches MEMORY.md.
+        return redact_for_storage(text, "MEMORY.md") + "\n"
 
     def _outcome(
         self,
@@ -159,7 +162,7 @@ class MaintenanceSchedule:
 
     def __init__(self, clock: Clock, min_gap_seconds: float = 30 * 60) -> None:
         self.clock = clock
-        self.min_gap_ns = int(min_gap_seconds * 1e9)
+        self.min_gap_ns = int(seconds("min_gap_seconds", min_gap_seconds, allow_zero=True) * 1e9)
         self._last_claim: int | None = None
         self._lock = threading.Lock()
 

@@ -17,6 +17,8 @@ from harness.memory.render import render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
+from harness.secrets import redact_for_storage
+from harness.validation import seconds
 
 __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]
 
@@ -48,8 +50,12 @@ class FlushPolicy:
     def __post_init__(self) -> None:
         if self.mode not in ("always", "never", "throttled"):
             raise ConfigError(f"unknown flush policy {self.mode!r}")
-        if self.mode == "throttled" and self.interval_seconds <= 0:
-            raise ConfigError("a throttled flush needs a positive interval")
+        throttled = self.mode == "throttled"
+        try:
+            seconds("FlushPolicy interval_seconds", self.interval_seconds, allow_zero=not throttled)
+        except ConfigError as exc:
+            why = "a throttled flush needs a positive interval: " if throttled else ""
+            raise ConfigError(f"{why}{exc}") from None
 
     @classmethod
     def always(cls) -> FlushPolicy:
@@ -101,6 +107,8 @@ class MemoryFlusher:
         if not reply or reply == NO_REPLY:
             logger.info("Memory flush: nothing worth keeping (NO_REPLY)")
             return None
+        # A key the user typed must not reach the ledger: the reply is scanned like a cassette.
+        reply = redact_for_storage(reply, "a memory flush")
         return self.workspace.append_entry("Memory Flush", reply)
 
     def _due(self, clock: Clock) -> bool:

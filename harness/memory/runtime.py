@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import get_args
 
 from harness.agent import CallResult
+from harness.errors import ConfigError
 from harness.hooks import AgentHook, CallContext
 from harness.memory.background import BackgroundOrder, BackgroundTasks
 from harness.memory.consolidation import ConsolidationOutcome, Consolidator, MaintenanceSchedule
@@ -30,6 +32,7 @@ from harness.memory.workspace import MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel
 from harness.tools import Tool
+from harness.validation import count, seconds, whole_number
 
 __all__ = ["MemoryConfig", "MemoryRuntime"]
 
@@ -51,6 +54,29 @@ class MemoryConfig:
     daily_retention_days: int = 90
     background_order: BackgroundOrder = "concurrent"
     """Order of flush and maintenance after a call; fix it for reproducible runs."""
+
+    def __post_init__(self) -> None:
+        count("MemoryConfig consolidation_max_tokens", self.consolidation_max_tokens)
+        count("MemoryConfig max_context_tokens", self.max_context_tokens)
+        whole_number("MemoryConfig daily_retention_days", self.daily_retention_days)
+        seconds(
+            "MemoryConfig consolidation_min_gap_seconds",
+            self.consolidation_min_gap_seconds,
+            allow_zero=True,
+        )
+        if not isinstance(self.flush_policy, FlushPolicy):
+            raise ConfigError(
+                f"MemoryConfig flush_policy must be a FlushPolicy, not {self.flush_policy!r}."
+            )
+        if self.injection not in ("user", "system"):
+            raise ConfigError(
+                f"MemoryConfig injection must be 'user' or 'system', not {self.injection!r}."
+            )
+        if self.background_order not in get_args(BackgroundOrder):
+            raise ConfigError(
+                f"MemoryConfig background_order must be one of {get_args(BackgroundOrder)}, "
+                f"not {self.background_order!r}."
+            )
 
 
 class MemoryRuntime(AgentHook):

@@ -13,6 +13,7 @@ from harness.errors import PathEscapeError
 from harness.files import read_lines
 from harness.memory.search import SearchLine, rank_lines
 from harness.memory.workspace import MemoryWorkspace
+from harness.secrets import redact_for_storage
 from harness.tools import Tool
 
 __all__ = ["MemoryTools"]
@@ -37,7 +38,7 @@ class MemoryTools:
 
     def memory_save(self, content: str) -> str:
         """Save durable facts (a markdown bullet list) to MEMORY.md and today's ledger."""
-        text = content.strip()
+        text = redact_for_storage(content.strip(), "memory_save")  # no key reaches memory files
         if not text:
             return "Error: nothing to save"
         memory = self.workspace.read_memory()

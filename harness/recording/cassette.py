@@ -2,7 +2,9 @@
 
 :func:`cassette_client` hands out a :class:`~harness.client.ChatClient` wired to one cassette:
 
-* ``replay`` serves every request from the file, never touching the network. Requests are
+* ``replay`` first checks the cassette is whole and sealed (the digest of its interactions in
+  its provenance matches; see :mod:`~harness.recording.seal`), then serves every request from
+  the file, never touching the network. Requests are
   matched on method, path and the *parsed* JSON body, each recorded answer is played once, in
   order, and a request the recording does not hold, or a recorded one never asked for, raises
   :class:`CassetteMismatchError` with the command that re-records the cassette (see
@@ -68,7 +70,9 @@ from harness.recording.matching import (
     json_body_matcher,
 )
 from harness.recording.providers import ProviderSpec, is_loopback_url
+from harness.recording.seal import check_cassette, interactions_digest
 from harness.recording.secrets import scan_text
+from harness.timeouts import Timeouts
 
 __all__ = [
     "CassetteClient",
@@ -128,6 +132,9 @@ class Provenance:
     """The model file's name (not its path) when a local server served it."""
     model_sha256: str | None = None
     server_flags: tuple[str, ...] = field(default_factory=tuple)
+    interactions_sha256: str | None = None
+    """SHA-256 of the recorded interactions; replay refuses a cassette that does not match it
+    (see :mod:`~harness.recording.seal`)."""
 
     @property
     def source(self) -> str:
@@ -176,7 +183,10 @@ def _ctxlab_version() -> str:
 
 
 def _provenance(
-    provider: ProviderSpec, server_info: Mapping[str, Any] | None, started: datetime, count: int
+    provider: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    started: datetime,
+    interactions: list[Any],
 ) -> Provenance:
     info = dict(server_info or {})
     model_file = info.get("model_file")
@@ -187,12 +197,13 @@ def _provenance(
         params=json.loads(json.dumps(dict(provider.params))),
         recorded_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
         ctxlab_version=_ctxlab_version(),
-        requests=count,
+        requests=len(interactions),
         server=info.get("server"),
         server_version=info.get("server_version"),
         model_file=Path(model_file).name if model_file else None,
         model_sha256=info.get("model_sha256"),
         server_flags=tuple(info.get("server_flags") or info.get("flags") or ()),
+        interactions_sha256=interactions_digest(interactions),
     )
 
 
@@ -233,12 +244,14 @@ def cassette_client(
     force: bool = False,
     rerecord_hint: str = "",
     progress: Callable[[str], None] | None = None,
+    timeouts: Timeouts | None = None,
 ) -> Iterator[CassetteClient]:
     """A chat client that replays the cassette at ``path``, or records it from ``provider``.
 
     ``rerecord_hint`` is the command that (re-)records the cassette; error messages quote it.
     ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
-    line per recorded request. See the module docstring for what each mode guarantees.
+    line per recorded request; ``timeouts`` bound each recorded request (None: the defaults
+    and ``CTXLAB_*TIMEOUT``). See the module docstring for what each mode guarantees.
     """
     path = Path(path)
     if mode == "replay":
@@ -247,7 +260,7 @@ def cassette_client(
     elif mode == "record":
         if provider is None:
             raise ConfigError("Recording a cassette needs a provider.")
-        with _record(path, provider, server_info, force, progress) as handle:
+        with _record(path, provider, server_info, force, progress, timeouts) as handle:
             yield handle
     else:
         raise ConfigError(f"Unknown cassette mode {mode!r}; use 'replay' or 'record'.")
@@ -275,6 +288,7 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
+    check_cassette(path)  # whole, counted right, and not edited since it was recorded
     provenance = read_provenance(path)
     transport = ReplayTransport(path, _hint(rerecord_hint))
     with httpx.Client(transport=transport, trust_env=False) as http:
@@ -302,6 +316,7 @@ def _record(
     server_info: Mapping[str, Any] | None,
     force: bool,
     progress: Callable[[str], None] | None,
+    timeouts: Timeouts | None = None,
 ) -> Iterator[CassetteClient]:
     if path.exists() and not force:
         raise CassetteExistsError(f"Cassette {path} exists already; pass --force to re-record it.")
@@ -309,7 +324,6 @@ def _record(
     started = datetime.now(UTC)
     temp = _temp_beside(path)
     http = httpx.Client(
-        timeout=600,
         event_hooks=_progress_hooks(progress),
         trust_env=not is_loopback_url(provider.base_url),  # no proxy for a local server
     )
@@ -320,6 +334,7 @@ def _record(
             api_key=key,
             params=provider.params,
             http_client=http,
+            timeout=timeouts,
         )
         handle = CassetteClient(client, path, None)
         with _record_vcr(provider, key).use_cassette(str(temp)):
@@ -420,7 +435,7 @@ def _finish(
 ) -> Provenance:
     """Add the provenance to the recording, scan it for secrets and move it onto ``path``."""
     recording = read_recording(temp)
-    provenance = _provenance(provider, server_info, started, len(recording["interactions"]))
+    provenance = _provenance(provider, server_info, started, recording["interactions"])
     final = with_provenance(provenance.to_dict(), recording)
     findings = scan_text(final, known_secrets=[key])
     if findings:

@@ -1,0 +1,199 @@
+"""Reading a provider's reply strictly, before anything of it reaches a history.
+
+A reply that cannot be trusted must never be appended: a history holding it could not be sent
+again (a tool call without an id, or with an id used twice, makes every later request fail
+pairing), so one bad reply would brick the session. Two defences:
+
+* :func:`read_completion` turns a 2xx chat-completions body into a :class:`ChatResponse` or
+  raises :class:`~harness.errors.ResponseFormatError` saying what is wrong: a role other than
+  assistant, ``tool_calls`` that is not a list, a call that is not an object or has no function
+  name, arguments or content of an impossible type, a ``usage`` figure that is not a whole
+  non-negative number. Nothing is appended when it raises; the next call works as before.
+* :func:`repair_tool_call_ids` is the documented repair for ids: a call with no id, or with an
+  id already used in this reply or in the history, gets a deterministic id
+  ``call_<16 hex digits of sha256(index, name, arguments)>`` (with ``_2``, ``_3``, ... added
+  until it is unused). The agent applies it to every reply before appending it, whatever the
+  model (HTTP client or scripted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness.errors import ResponseFormatError
+from harness.messages import Message, ToolCall
+from harness.model import ChatResponse, Usage
+
+__all__ = ["parse_usage", "read_completion", "repair_tool_call_ids"]
+
+logger = logging.getLogger("harness.client")
+
+
+def read_completion(data: Mapping[str, Any], default_model: str) -> ChatResponse:
+    """The reply in a chat-completions body; :class:`ResponseFormatError` when unreadable."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        raise ResponseFormatError("a body without choices")
+    wire = choices[0].get("message")
+    if not isinstance(wire, Mapping):
+        raise ResponseFormatError("a body without choices[0].message")
+    return ChatResponse(
+        message=_assistant_message(wire),
+        finish_reason=str(choices[0].get("finish_reason") or "stop"),
+        usage=parse_usage(data),
+        model=str(data.get("model") or default_model),
+    )
+
+
+def _assistant_message(wire: Mapping[str, Any]) -> Message:
+    role = wire.get("role") or "assistant"
+    if role != "assistant":
+        raise ResponseFormatError(f"a reply whose role is {role!r}, not 'assistant'")
+    reasoning = wire.get("reasoning_content")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise ResponseFormatError("a reply whose reasoning_content is not text")
+    return Message.assistant(
+        _content(wire.get("content")),
+        _tool_calls(wire.get("tool_calls")),
+        reasoning_content=reasoning,
+    )
+
+
+def _content(content: Any) -> str:
+    """The reply's text: a string, null, or a list of ``{"type": "text", "text": ...}`` parts."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(isinstance(part, Mapping) for part in content):
+        texts = [part.get("text") for part in content if part.get("type") == "text"]
+        if all(isinstance(text, str) for text in texts):
+            return "".join(texts)
+    raise ResponseFormatError(f"a reply whose content is a {type(content).__name__}, not text")
+
+
+def _tool_calls(calls: Any) -> list[ToolCall]:
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise ResponseFormatError(
+            f"a reply whose tool_calls is a {type(calls).__name__}, not a list"
+        )
+    return [_tool_call(index, call) for index, call in enumerate(calls)]
+
+
+def _tool_call(index: int, call: Any) -> ToolCall:
+    where = f"tool_calls[{index}]"
+    if not isinstance(call, Mapping):
+        raise ResponseFormatError(f"a reply whose {where} is not an object")
+    function = call.get("function")
+    if not isinstance(function, Mapping):
+        raise ResponseFormatError(f"a reply whose {where} has no function object")
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise ResponseFormatError(f"a reply whose {where} has no function name")
+    call_id = call.get("id")
+    if isinstance(call_id, bool) or not isinstance(call_id, str | int | None):
+        raise ResponseFormatError(f"a reply whose {where}.id is not a string")
+    return ToolCall(
+        id="" if call_id is None else str(call_id),
+        name=name,
+        arguments=_arguments(where, function.get("arguments")),
+    )
+
+
+def _arguments(where: str, arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    if arguments is None:
+        return "{}"
+    if isinstance(arguments, Mapping):
+        return json.dumps(arguments, ensure_ascii=False)
+    raise ResponseFormatError(f"a reply whose {where} arguments are a {type(arguments).__name__}")
+
+
+# --- usage ---------------------------------------------------------------------------------------
+
+
+def parse_usage(data: Mapping[str, Any]) -> Usage | None:
+    """Normalise the usage of a chat-completions body; None when it has no ``usage``.
+
+    The cached count is read from ``usage.prompt_tokens_details.cached_tokens`` (OpenAI),
+    else ``usage.prompt_cache_hit_tokens`` (DeepSeek), else ``timings.cache_n`` (llama.cpp),
+    else left unknown (None, not 0). A figure that is not a whole non-negative number (text,
+    a bool, NaN, -1, 2.5) raises :class:`ResponseFormatError` naming it.
+    """
+    usage = data.get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    details = usage.get("prompt_tokens_details")
+    timings = data.get("timings")
+    candidates = (
+        ("usage.prompt_tokens_details.cached_tokens", details, "cached_tokens"),
+        ("usage.prompt_cache_hit_tokens", usage, "prompt_cache_hit_tokens"),
+        ("timings.cache_n", timings, "cache_n"),
+    )
+    cached = next(
+        (
+            _tokens(name, holder[key])
+            for name, holder, key in candidates
+            if isinstance(holder, Mapping) and holder.get(key) is not None
+        ),
+        None,
+    )
+    return Usage(
+        prompt_tokens=_tokens("usage.prompt_tokens", usage.get("prompt_tokens") or 0),
+        completion_tokens=_tokens("usage.completion_tokens", usage.get("completion_tokens") or 0),
+        cached_tokens=cached,
+    )
+
+
+def _tokens(name: str, value: Any) -> int:
+    integral = isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    if isinstance(value, bool) or not (isinstance(value, int) or integral) or value < 0:
+        raise ResponseFormatError(f"a {name} that is not a token count: {value!r}")
+    return int(value)
+
+
+# --- tool-call ids -------------------------------------------------------------------------------
+
+
+def repair_tool_call_ids(message: Message, history: Iterable[Message]) -> Message:
+    """``message`` with every missing or reused tool-call id replaced by a deterministic one.
+
+    An id is reused when an earlier call of ``message`` or any call in ``history`` has it.
+    Returns ``message`` itself when nothing needed repair; logs each repair.
+    """
+    taken = {call.id for earlier in history for call in earlier.tool_calls}
+    calls: list[ToolCall] = []
+    for index, call in enumerate(message.tool_calls):
+        if not call.id or call.id in taken:
+            fresh = _fresh_id(index, call, taken)
+            logger.warning(
+                "tool call %d (%s) had id %r; using %s", index, call.name, call.id, fresh
+            )
+            call = ToolCall(fresh, call.name, call.arguments)
+        taken.add(call.id)
+        calls.append(call)
+    if calls == list(message.tool_calls):
+        return message
+    return Message(
+        role="assistant",
+        content=message.content,
+        tool_calls=tuple(calls),
+        reasoning_content=message.reasoning_content,
+        metadata={**message.metadata, "repaired_tool_call_ids": True},
+    )
+
+
+def _fresh_id(index: int, call: ToolCall, taken: set[str]) -> str:
+    seed = json.dumps([index, call.name, call.arguments], ensure_ascii=False)
+    base = "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:16]
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}_{n}"
+    return candidate
