@@ -15,7 +15,19 @@ from harness.files import write_atomic
 if TYPE_CHECKING:
     from harness.recording import CassetteClient, ProviderSpec
 
-__all__ = ["Experiment", "ExperimentResult", "RunSettings", "dump_json", "write_json"]
+__all__ = [
+    "ARTICLE_METER",
+    "Experiment",
+    "ExperimentResult",
+    "RunSettings",
+    "dump_json",
+    "write_json",
+]
+
+ARTICLE_METER = "agentscope-2.0.3"
+"""The token meter of every experiment that reproduces the article's numbers: AgentScope 2.0.3's
+estimator, which the article's figures come from (ctxlab's own default is the anchored meter,
+:mod:`harness.meter`)."""
 
 
 @dataclass(frozen=True)

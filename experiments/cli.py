@@ -12,10 +12,13 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from experiments.base import RunSettings
 from harness.errors import CtxlabError, MissingAPIKeyError
-from harness.model import ChatModel
+
+if TYPE_CHECKING:  # the commands import what they need: `ctxlab --help` stays fast (no pandas)
+    from experiments.base import RunSettings
+    from harness.model import ChatModel
 
 __all__ = ["main"]
 
@@ -72,6 +75,7 @@ def _cassette_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
     settings = RunSettings(cassette_root=args.cassettes)
@@ -81,6 +85,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    from experiments.base import RunSettings
     from harness.recording import local_server, provider_spec
 
     if args.provider == "local" and not args.base_url:
@@ -110,6 +115,7 @@ def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
 
 
 def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
+    from experiments.base import RunSettings
     from experiments.runner import record_experiments, run_experiments
 
     settings = dataclasses.replace(settings, force=args.force)

@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import Any
 
-from experiments.base import ExperimentResult, RunSettings
+from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from experiments.claims import Claim
 from harness.agent import Agent, CallResult
 from harness.compaction import SUMMARY_PREFIX, CompactionConfig
@@ -37,6 +37,7 @@ CONFIG = CompactionConfig(
     keep_tokens=0,
     flush_before_compact=False,
     offload_before_compact=False,
+    meter=ARTICLE_METER,
 )
 
 CODE_WORD = "夜莺"
