@@ -19,7 +19,7 @@ from harness.dsh.engine import DshEngine
 from harness.errors import CompactionError
 from harness.history import History
 from harness.messages import Message
-from harness.meter import Ledger, Reading, TokenMeter
+from harness.meter import Ledger, Reading, TokenMeter, same_message
 from harness.model import ChatRequest, Usage
 
 __all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
@@ -83,7 +83,7 @@ class AgentScopeEngine:
 
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor
-        self._ledger: Ledger[Message] = Ledger(compactor.meter.price)
+        self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
         prune = compactor.config.prune
         self._gate = PruneGate(prune) if prune is not None else None
 
@@ -104,7 +104,7 @@ class AgentScopeEngine:
         if len(self._ledger):
             first = self._ledger.first
             for index, message in enumerate(request.messages[:HEAD_SCAN]):
-                if message is first:
+                if same_message(message, first):
                     return index
         return len(request_header(history, request).messages)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from harness.compaction.config import PruneConfig
 from harness.messages import Message
-from harness.meter import Ledger
+from harness.meter import Ledger, same_message
 from harness.tokens import estimate_message_tokens
 
 __all__ = ["PruneGate"]
@@ -25,8 +25,8 @@ class PruneGate:
 
     def __init__(self, config: PruneConfig) -> None:
         self.config = config
-        self._eligible: Ledger[Message] = Ledger(self._eligible_price)
-        self._long: Ledger[Message] = Ledger(self._long_price)
+        self._eligible: Ledger[Message] = Ledger(self._eligible_price, same_message)
+        self._long: Ledger[Message] = Ledger(self._long_price, same_message)
 
     def _eligible_price(self, message: Message) -> int:
         if message.role != "tool" or not message.content.strip():

@@ -8,7 +8,7 @@ estimate on the provider's last ``usage.prompt_tokens`` (DeepSeek-Harness's toke
 names itself in every reading.
 """
 
-from harness.meter.ledger import Ledger
+from harness.meter.ledger import Ledger, same_message
 from harness.meter.meters import METERS, Anchor, Reading, TokenMeter, build_meter
 from harness.meter.pricers import (
     AGENTSCOPE,
@@ -36,4 +36,5 @@ __all__ = [
     "TokenMeter",
     "build_meter",
     "message_price",
+    "same_message",
 ]

@@ -7,8 +7,8 @@ only the new items; anything else (a compaction replaced the head, a node was pr
 :meth:`Ledger.reset` at O(n), which a compaction costs anyway. :meth:`Ledger.append` and
 :meth:`Ledger.replace` update it directly when the caller knows what changed.
 
-Items are compared by identity (messages) or by equality (event seqs); the prices themselves are
-cached on the messages (:func:`harness.meter.pricers.message_price`).
+Items are compared as messages (:func:`same_message`) or by equality (event seqs); the prices
+themselves are cached on the messages (:func:`harness.meter.pricers.message_price`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,17 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["Ledger"]
+__all__ = ["Ledger", "same_message"]
 
 T = TypeVar("T")
+
+
+def same_message(a: object, b: object) -> bool:
+    """The same message: the same object, or equal fields and metadata (a store that parses its
+    messages afresh for every request still matches)."""
+    if a is b:
+        return True
+    return a == b and getattr(a, "metadata", None) == getattr(b, "metadata", None)
 
 
 class Ledger(Generic[T]):
