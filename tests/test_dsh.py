@@ -806,6 +806,7 @@ def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> Non
     types = [e.type for e in long_log.events[before:]]
     assert types == ["compaction/prune", "tool/result"]
     assert list(long_log.events[before].data["shadowed_seqs"]) == [2]
+    assert long_log.events[before].data["meter"] == "dsh-4chars"  # who priced the shadow
     assert ToolResultPruner().prune(long_log) == 0  # under the threshold now
     assert EventLog.replay(tmp_path / "pruned.jsonl").messages() == long_log.messages()
 

@@ -157,7 +157,7 @@ class DshEngine:
     def _prune(self) -> int:
         if not self.config.prune or self.log.open_compaction() is not None:
             return 0
-        return ToolResultPruner().prune(self.log, self.meter.price)
+        return ToolResultPruner().prune(self.log, self.meter.price, self.meter.name)
 
     def _prune_event(self) -> CompactionEvent:
         count = len(self.log.messages())

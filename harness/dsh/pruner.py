@@ -33,9 +33,15 @@ class ToolResultPruner:
     head_chars: int = 4_096
     tail_chars: int = 1_024
 
-    def prune(self, log: EventLog, price: Callable[[Message], int] = price_message) -> int:
+    def prune(
+        self,
+        log: EventLog,
+        price: Callable[[Message], int] = price_message,
+        meter: str = "dsh-4chars",
+    ) -> int:
         """Prune every over-long tool result on the surface; returns how many were pruned.
-        ``price`` prices the shadowed result (the engine's meter; dsh's heuristic by default)."""
+        ``price`` prices the shadowed result and ``meter`` names it in the event (the engine's
+        meter; dsh's heuristic by default)."""
         pruned = 0
         for position, (seq, message) in enumerate(log.node_messages()):
             if message.role != "tool" or len(message.content) <= self.threshold_chars:
@@ -48,6 +54,7 @@ class ToolResultPruner:
                     "shadowed_range": {"start": position, "end": position},
                     "shadowed_seqs": [seq],
                     "shadowed_token_count": price(message),
+                    "meter": meter,
                 },
             )
             log.replace_span(position, position, dataclasses.replace(message, content=shorter))
