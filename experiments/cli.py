@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
-import logging
 import os
 import sys
 import time
@@ -115,6 +113,8 @@ def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
 
 
 def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
+    import dataclasses
+
     from experiments.base import RunSettings
     from experiments.runner import record_experiments, run_experiments
 
@@ -204,6 +204,8 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxlab`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
+    import logging  # after parsing: --help and --version never need it
+
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
