@@ -6,7 +6,8 @@ re-reads a file only when it changed (inode, size, mtime or ctime differ from wh
 MEMORY.md is replaced atomically, the daily files grow). A query then costs a ``stat`` per file,
 a substring search over each file's lower-cased text for the literal matches, and BM25 over the
 postings of the query's terms: the same hits, scores and order as :func:`rank_lines` over the
-same lines, literal line matches first.
+same lines, literal line matches first. A file is stat-ed before it is read, so a write that
+lands in between is picked up by the next query.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +85,7 @@ class MemoryIndex:
     def __init__(self, read: Reader) -> None:
         self._read = read
         self._files: dict[Path, _FileIndex] = {}
+        self._lock = threading.Lock()  # the memory tools may run on a background thread too
         self.reindexed = 0
         """How many times a file was (re)read and indexed."""
 
@@ -106,7 +109,8 @@ class MemoryIndex:
     ) -> list[SearchHit]:
         """:func:`~harness.memory.search.rank_lines` over the non-blank lines of ``files``
         (``(path, name shown in results)``, in order), from the index."""
-        entries = self._refresh(files)
+        with self._lock:
+            entries = self._refresh(files)
         needle = query.strip().lower()
         terms = set(tokenize(query))
         scores = _bm25(entries, terms)
