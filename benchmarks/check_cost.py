@@ -47,40 +47,60 @@ def conversation(count: int) -> list[Message]:
     ]
 
 
-def _agentscope(size: int, repeat: int) -> tuple[float, float]:
+Step = Callable[[], tuple[float, float]]
+"""Append one message, then time the check and the full recount."""
+
+
+def _agentscope(size: int) -> Step:
     history = StateHistory("bench")
     history.append(conversation(size))
     thresholds = resolve_thresholds(CONFIG, "bench-model")
     engine = AgentScopeEngine(Compactor(CONFIG, thresholds, ScriptedModel([])))
     engine.before_request(history, ChatRequest(messages=(SYSTEM, *history.messages())))
-    checks, recounts = [], []
-    for i in range(repeat):
-        history.append([Message.user(f"next {i}")])
+
+    def step() -> tuple[float, float]:
+        history.append([Message.user("next")])
         request = ChatRequest(messages=(SYSTEM, *history.messages()))
-        checks.append(timed(lambda r=request: engine.before_request(history, r)))  # type: ignore[misc]
-        recounts.append(timed(lambda r=request: estimate_tokens(r.messages)))  # type: ignore[misc]
-    return statistics.median(checks), statistics.median(recounts)
+        check = timed(lambda: engine.before_request(history, request))
+        return check, timed(lambda: estimate_tokens(request.messages))
+
+    return step
 
 
-def _dsh(size: int, repeat: int) -> tuple[float, float]:
+def _dsh(size: int) -> Step:
     log = EventLog()
     for message in conversation(size):
         log.append_message(message)
     engine = DshEngine(log, ScriptedModel([]), DshConfig(context_window=10**12))
     header = ChatRequest(messages=(SYSTEM,))
     engine.compact_if_needed(header)
-    checks, recounts = [], []
-    for i in range(repeat):
-        log.append_message(Message.user(f"next {i}"))
-        checks.append(timed(lambda: engine.compact_if_needed(header)))
-        recounts.append(timed(lambda: measure(header, log.node_messages())))
-    return statistics.median(checks), statistics.median(recounts)
+
+    def step() -> tuple[float, float]:
+        log.append_message(Message.user("next"))
+        check = timed(lambda: engine.compact_if_needed(header))
+        return check, timed(lambda: measure(header, log.node_messages()))
+
+    return step
 
 
-def _section(
-    engine: str, probe: Callable[[int, int], tuple[float, float]], sizes: list[int], gate: bool
-) -> list[Row]:
-    measured = {size: probe(size, 9 if size < 50_000 else 5) for size in sizes}
+def _interleaved(setup: Callable[[int], Step], sizes: list[int]) -> dict[int, tuple[float, float]]:
+    """The sizes' steps run in turn, so load on the machine falls on all of them alike."""
+    steps = {size: setup(size) for size in sizes}
+    samples: dict[int, list[tuple[float, float]]] = {size: [] for size in sizes}
+    for _ in range(15 if sizes[-1] < 50_000 else 7):
+        for size in sizes:
+            samples[size].append(steps[size]())
+    return {
+        size: (
+            statistics.median(c for c, _ in values),
+            statistics.median(r for _, r in values),
+        )
+        for size, values in samples.items()
+    }
+
+
+def _section(engine: str, setup: Callable[[int], Step], sizes: list[int], gate: bool) -> list[Row]:
+    measured = _interleaved(setup, sizes)
     base, _ = measured[sizes[0]]
     out = []
     for size in sizes:
