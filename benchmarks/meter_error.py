@@ -106,7 +106,7 @@ def rows(cassettes: Path) -> list[Row]:
                     _median(values),
                     "%",
                     gate,
-                    note="median |estimate − prompt_tokens| / prompt_tokens",
+                    note="median of abs(estimate − prompt_tokens) ÷ prompt_tokens",
                 )
             )
     if not tokenizer_available():
