@@ -332,3 +332,23 @@ def test_agentscope_compaction_events_on_the_log_name_their_meter() -> None:
         agent.call(f"q{i}")
     summaries = [e for e in log.events if e.type == "compaction/summary"]
     assert summaries and all(e.data["meter"] == "ctxlab-anchored" for e in summaries)
+
+
+def test_the_prune_gate_at_its_exact_boundaries() -> None:
+    call = Message.assistant("", [ToolCall("c0", "fetch")])
+    old = Message.tool("c0", "r" * 50, tool_name="fetch")
+    new_call = Message.assistant("", [ToolCall("c1", "fetch")])
+    new = Message.tool("c1", "n" * 5, tool_name="fetch")
+    messages = [call, old, new_call, new]
+    worth, protected = estimate_message_tokens(old), estimate_message_tokens(new)
+    for protect, minimum, expected in (
+        (protected, worth, True),  # the newest result fills the protection; old is worth exactly
+        (protected, worth + 1, False),  # one token short of the minimum
+        (protected + 1, worth, False),  # the old result is still protected
+    ):
+        config = PruneConfig(protect_tokens=protect, minimum_tokens=minimum, max_output_chars=10)
+        gate = PruneGate(config)
+        gate.sync(messages)
+        pruned = prune_tool_results(messages, config)
+        assert ([m.content for m in pruned] != [m.content for m in messages]) is expected
+        assert gate.would_prune() is expected
