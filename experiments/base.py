@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from harness.timeouts import Timeouts
 
 __all__ = [
+    "ARTICLE_METER",
     "Experiment",
     "ExperimentResult",
     "RunSettings",
@@ -24,6 +25,11 @@ __all__ = [
     "refuse_secrets",
     "write_json",
 ]
+
+ARTICLE_METER = "agentscope-2.0.3"
+"""The token meter of every experiment that reproduces the article's numbers: AgentScope 2.0.3's
+estimator, which the article's figures come from (ctxlab's own default is the anchored meter,
+:mod:`harness.meter`)."""
 
 
 @dataclass(frozen=True)

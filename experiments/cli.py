@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
-import logging
 import os
 import sys
 import time
@@ -14,9 +12,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from experiments.base import RunSettings
 from harness.errors import CtxlabError, MissingAPIKeyError
-from harness.model import ChatModel
+
+if TYPE_CHECKING:  # the commands import what they need: `ctxlab --help` stays fast (no pandas)
+    from experiments.base import RunSettings
+    from harness.model import ChatModel
 
 if TYPE_CHECKING:
     from harness.timeouts import Timeouts
@@ -159,6 +159,7 @@ def _timeouts(args: argparse.Namespace) -> Timeouts:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
     settings = RunSettings(cassette_root=args.cassettes)
@@ -168,6 +169,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    from experiments.base import RunSettings
     from harness.recording import local_server, provider_spec
 
     if args.provider == "local" and not args.base_url:
@@ -199,6 +201,9 @@ def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
 
 
 def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
+    import dataclasses
+
+    from experiments.base import RunSettings
     from experiments.runner import record_experiments, run_experiments
 
     settings = dataclasses.replace(settings, force=args.force)
@@ -294,6 +299,8 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxlab`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
+    import logging  # after parsing: --help and --version never need it
+
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",

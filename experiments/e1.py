@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any
 
-from experiments.base import ExperimentResult, RunSettings, dump_json
+from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings, dump_json
 from experiments.claims import AS_SEED, Claim, cite
 from harness.compaction import CompactionConfig, Compactor, resolve_thresholds
 from harness.messages import Message, ToolCall, validate_pairing
@@ -30,6 +30,7 @@ CONFIG = CompactionConfig(
     keep_tokens=0,
     flush_before_compact=False,
     offload_before_compact=False,
+    meter=ARTICLE_METER,
 )
 
 SCRIPTED_SUMMARY = """\

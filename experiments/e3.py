@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import Any
 
-from experiments.base import ExperimentResult, RunSettings
+from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings, recall_route
 from harness.agent import Agent, CallResult
@@ -38,6 +38,7 @@ CONFIG = CompactionConfig(
     keep_tokens=0,
     flush_before_compact=False,
     offload_before_compact=False,
+    meter=ARTICLE_METER,
 )
 
 CODE_WORD = "夜莺"

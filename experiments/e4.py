@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import e4_claims
-from experiments.base import ExperimentResult, RunSettings
+from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from harness.agent import Agent
 from harness.client import ChatClient
 from harness.compaction import CompactionConfig, Compactor, resolve_thresholds
@@ -202,7 +202,7 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
     log = EventLog.open(path)
     first = len(log.events)
     tail_tokens = sum(price_message(m) for m in before[-KEEP:])
-    engine = DshEngine(log, spy, DshConfig())
+    engine = DshEngine(log, spy, DshConfig(meter="dsh"))  # dsh's own meter, as read
     try:
         result = engine.compact_now(header, retain_tokens=tail_tokens)
     except SummaryError as exc:  # the engine closed the bracket with the error; report it
@@ -260,6 +260,7 @@ def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
         prune=None,
         flush_before_compact=False,
         offload_before_compact=False,
+        meter=ARTICLE_METER,
     )
     compactor = Compactor(config, resolve_thresholds(config, spy.model_name), spy)
     compaction = compactor.force(history.messages())

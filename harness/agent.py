@@ -61,6 +61,11 @@ class RequestRecord:
     compactions: tuple[CompactionEvent, ...] = ()
     """The compactions that ran for this request: the one before it, and a forced one when
     the server said the context was too long."""
+    meter: str = ""
+    """The compaction engine's token meter (empty without compaction)."""
+    metered_tokens: int | None = None
+    """That meter's reading of this request, before its usage was known (None without
+    compaction)."""
 
     @property
     def compaction(self) -> CompactionEvent | None:
@@ -207,6 +212,9 @@ class Agent:
             events.extend(self._before_request(call))
             request = self._build_request(call)
             response = self.model.complete(request)
+        reading = None
+        if self.engine is not None:
+            reading = self.engine.observe(self.history, request, response.usage)
         record = RequestRecord(
             purpose=request.purpose,
             messages_sent=len(request.messages),
@@ -214,6 +222,8 @@ class Agent:
             estimated_tokens=estimate_tokens(request.messages),
             usage=response.usage,
             compactions=tuple(events),
+            meter=reading.meter if reading else "",
+            metered_tokens=reading.tokens if reading else None,
         )
         return response, record
 

@@ -110,7 +110,7 @@ def estimate_text_tokens(text: str | None) -> int:
     """``ceil(UTF-16 length / 2.5)``; 0 for empty text."""
     if not text:
         return 0
-    utf16_units = len(text.encode("utf-16-le")) // 2
+    utf16_units = len(text.encode("utf-16-le", "surrogatepass")) // 2  # lone surrogates: 1 unit
     return math.ceil(utf16_units / CHARS_PER_TOKEN)
 
 

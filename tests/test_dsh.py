@@ -68,6 +68,8 @@ FETCH_SCHEMA = {
 }
 
 HEADER = ChatRequest(messages=(Message.system("You are a helper."),), tools=(FETCH_SCHEMA,))
+DSH_METER = DshConfig(meter="dsh")
+"""The tests that check dsh's own prices run the engine with dsh's meter."""
 
 
 # --- the pricing rule, written out independently ----------------------------------------------
@@ -536,7 +538,7 @@ def test_the_shrink_check_is_strict(log_path: Path) -> None:
         log = EventLog(log_path.with_name(f"{n}.jsonl"))
         log.append_message(big)
         log.append_message(Message.user("tail"))
-        engine = DshEngine(log, summariser("w" * n))
+        engine = DshEngine(log, summariser("w" * n), DSH_METER)
         if ok:
             assert engine.compact_now(HEADER) is not None
             assert rule_price(log.messages()[0]) == 107
@@ -563,7 +565,7 @@ def test_commit_appends_exactly_four_events(log: EventLog, log_path: Path) -> No
     n = len(log.events)
     original = conversation()
     shadowed_price = sum(rule_price(m) for m in original[:4])
-    result = DshEngine(log, summariser()).compact_now(HEADER)
+    result = DshEngine(log, summariser(), DSH_METER).compact_now(HEADER)
     assert result is not None
     assert types_after(log, n) == [
         "compaction/start",
@@ -692,10 +694,14 @@ def header_and_surface_price(log: EventLog) -> int:
 
 def test_pressure_compacts_at_and_above_the_threshold_only(log: EventLog) -> None:
     total = header_and_surface_price(log)
-    below = DshEngine(log, summariser(), DshConfig(total + 1, threshold_ratio=1.0, retain_tokens=0))
+    below = DshEngine(
+        log, summariser(), DshConfig(total + 1, threshold_ratio=1.0, retain_tokens=0, meter="dsh")
+    )
     assert below.compact_if_needed(HEADER) == []
     assert below.model.requests == [] and log.surface.replace_generation == 0
-    at = DshEngine(log, summariser(), DshConfig(total, threshold_ratio=1.0, retain_tokens=0))
+    at = DshEngine(
+        log, summariser(), DshConfig(total, threshold_ratio=1.0, retain_tokens=0, meter="dsh")
+    )
     (event,) = at.compact_if_needed(HEADER)
     assert event.trigger == "pressure"
     assert event.total_tokens == total
@@ -705,7 +711,9 @@ def test_pressure_compacts_at_and_above_the_threshold_only(log: EventLog) -> Non
 
 def pressure(log: EventLog, retain: int) -> DshConfig:
     """A config whose threshold is exactly the current request's price."""
-    return DshConfig(header_and_surface_price(log), threshold_ratio=1.0, retain_tokens=retain)
+    return DshConfig(
+        header_and_surface_price(log), threshold_ratio=1.0, retain_tokens=retain, meter="dsh"
+    )
 
 
 def test_pressure_keeps_the_retain_budget(log: EventLog) -> None:
@@ -798,6 +806,7 @@ def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> Non
     types = [e.type for e in long_log.events[before:]]
     assert types == ["compaction/prune", "tool/result"]
     assert list(long_log.events[before].data["shadowed_seqs"]) == [2]
+    assert long_log.events[before].data["meter"] == "dsh-4chars"  # who priced the shadow
     assert ToolResultPruner().prune(long_log) == 0  # under the threshold now
     assert EventLog.replay(tmp_path / "pruned.jsonl").messages() == long_log.messages()
 
@@ -825,7 +834,7 @@ def test_overflow_counts_a_prune_as_progress_when_the_summary_fails(tmp_path: Pa
 def test_pressure_relieved_by_the_prune_alone_calls_no_model(tmp_path: Path) -> None:
     long_log = _log_with_long_result(tmp_path, 20_000)
     model = FunctionModel(lambda r: "- summary")
-    config = DshConfig(context_window=6_000, retain_tokens=100)  # threshold 4,800 tokens
+    config = DshConfig(context_window=6_000, retain_tokens=100, meter="dsh")  # threshold 4,800
     assert DshEngine(long_log, model, config).compact_if_needed(HEADER) == []
     assert model.requests == []
     assert long_log.surface.replace_generation == 1

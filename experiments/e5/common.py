@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from experiments.base import ARTICLE_METER
 from experiments.claims import Claim, Kind
 from harness.compaction import CompactionConfig
 from harness.memory import parse_instant
@@ -23,6 +24,7 @@ def qa_config(trigger: int, keep: int) -> CompactionConfig:
         flush_before_compact=False,
         offload_before_compact=False,
         prune=None,
+        meter=ARTICLE_METER,
     )
 
 

@@ -32,6 +32,10 @@ from harness.testing import FunctionModel
 __all__ = ["dsh_mechanics_claims", "measure_dsh_mechanics"]
 
 HEADER = ChatRequest(messages=(Message.system("You are a freight assistant."),))
+SEED_METER = "dsh"
+"""These rows check DeepSeek-Harness's own mechanics, so they price with dsh's own meter (ctxlab's
+default is the usage-anchored one)."""
+SEED_CONFIG = DshConfig(meter=SEED_METER)
 CHECKPOINT = "## Primary Request and Intent\n- ship to Hamburg"
 
 
@@ -70,11 +74,15 @@ def measure_dsh_mechanics() -> dict[str, Any]:
 
 
 def _pressure(root: Path) -> dict[str, Any]:
-    config = DshConfig(context_window=10_000)
+    config = DshConfig(context_window=10_000, meter=SEED_METER)
     total = measure(HEADER, _log(root / "probe.jsonl").node_messages()).total
     below_model, above_model = _summariser(), _summariser()
-    below = DshEngine(_log(root / "below.jsonl"), below_model, DshConfig(int(total / 0.8) + 10))
-    above = DshEngine(_log(root / "above.jsonl"), above_model, DshConfig(int(total / 0.8) - 10))
+    below = DshEngine(
+        _log(root / "below.jsonl"), below_model, DshConfig(int(total / 0.8) + 10, meter=SEED_METER)
+    )
+    above = DshEngine(
+        _log(root / "above.jsonl"), above_model, DshConfig(int(total / 0.8) - 10, meter=SEED_METER)
+    )
     return {
         "window": config.context_window,
         "threshold": config.threshold,
@@ -88,10 +96,10 @@ def _pressure(root: Path) -> dict[str, Any]:
 def _overflow(root: Path) -> dict[str, Any]:
     log = _log(root / "overflow.jsonl")
     before = len(log.messages())
-    events = DshEngine(log, _summariser()).recover_overflow(HEADER)
+    events = DshEngine(log, _summariser(), SEED_CONFIG).recover_overflow(HEADER)
     single = EventLog(root / "single.jsonl")
     single.append_message(Message.user("one long question " + "x" * 4_000))
-    nothing = DshEngine(single, _summariser()).recover_overflow(HEADER)
+    nothing = DshEngine(single, _summariser(), SEED_CONFIG).recover_overflow(HEADER)
     return {
         "max_overflow_retries": DshConfig().max_overflow_retries,
         "events": len(events),
@@ -122,7 +130,7 @@ def _backoff() -> dict[str, Any]:
 def _attempt(log: EventLog, model: FunctionModel) -> dict[str, Any]:
     surface = log.messages()
     try:
-        DshEngine(log, model).compact_now(HEADER)
+        DshEngine(log, model, SEED_CONFIG).compact_now(HEADER)
         error = ""
     except SummaryError as exc:
         error = str(exc)
@@ -144,12 +152,14 @@ def _truncated(root: Path) -> dict[str, Any]:
 def _lock(root: Path) -> dict[str, Any]:
     log = _log(root / "lock.jsonl")
     seen: list[str] = []
-    DshEngine(log, _summariser(on_call=lambda: seen.append(log.events[-1].type))).compact_now(
-        HEADER
-    )
+    DshEngine(
+        log, _summariser(on_call=lambda: seen.append(log.events[-1].type)), SEED_CONFIG
+    ).compact_now(HEADER)
     log.append("compaction/start", {"engine": "dsh", "compaction_id": "live"})
     refused = []
-    engine = DshEngine(log, _summariser(), DshConfig(context_window=200))  # pressure is due
+    engine = DshEngine(
+        log, _summariser(), DshConfig(context_window=200, meter=SEED_METER)
+    )  # pressure is due
     for name, path in (
         ("manual", lambda: engine.compact_now(HEADER)),
         ("pressure", lambda: engine.compact_if_needed(HEADER)),
@@ -168,7 +178,7 @@ def _stale(root: Path) -> dict[str, Any]:
     reopened = EventLog.open(path)  # a new process: the start it finds was left by a crash
     detected = reopened.stale_compaction() is not None
     try:
-        blocked = DshEngine(reopened, _summariser()).compact_now(HEADER) is None
+        blocked = DshEngine(reopened, _summariser(), SEED_CONFIG).compact_now(HEADER) is None
     except CompactionBusyError:
         blocked = True
     return {"detected": detected, "busy": blocked}

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from experiments.base import ARTICLE_METER
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
@@ -104,6 +105,7 @@ def _warmed_agent(overflows: int) -> Agent:
         keep_tokens=0,
         flush_before_compact=False,
         offload_before_compact=False,
+        meter=ARTICLE_METER,
     )
     agent = Agent(_overflowing_model(overflows), "system", compaction=config)
     for r in range(2):

@@ -23,8 +23,8 @@ from harness.compaction.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.summary import build_summary_message, summarize
 from harness.messages import Message
+from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel
-from harness.tokens import estimate_tokens
 
 __all__ = ["Compaction", "CompactionEvent", "Compactor", "PrefixHook"]
 
@@ -51,6 +51,8 @@ class CompactionEvent:
     """The summary text (without the message's fixed opening line)."""
     summary_failed: bool
     log_lines: tuple[str, ...]
+    meter: str = ""
+    """The token meter that priced ``total_tokens`` and ``tokens_after``."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -67,6 +69,7 @@ class CompactionEvent:
             "summary_chars": len(self.summary),
             "summary_failed": self.summary_failed,
             "log_lines": list(self.log_lines),
+            "meter": self.meter,
         }
 
 
@@ -89,24 +92,53 @@ class Compactor:
         *,
         flush_prefix: PrefixHook | None = None,
         offload_prefix: PrefixHook | None = None,
+        meter: TokenMeter | None = None,
     ) -> None:
+        self.meter = meter or build_meter(config.meter)
+        """Prices the token trigger, the token-mode tail and the event's numbers."""
         self.config = config
         self.thresholds = thresholds
         self.summary_model = summary_model
         self.flush_prefix = flush_prefix
         self.offload_prefix = offload_prefix
 
-    def compact_if_needed(self, messages: Sequence[Message]) -> Compaction | None:
-        """Run the seven steps; None when no trigger fired or nothing can be cut."""
+    def compact_if_needed(
+        self, messages: Sequence[Message], reading: Reading | None = None
+    ) -> Compaction | None:
+        """Run the seven steps; None when no trigger fired or nothing can be cut.
+
+        ``reading`` is the meter's figure for the whole request carrying ``messages`` (from the
+        engine); without it the trigger prices ``messages`` alone, as AgentScope does."""
         working = self._shrink_tool_traffic(messages)
-        trigger = self._trigger(working)
+        tokens = self._tokens(messages, working, reading)
+        trigger = self.trigger(len(working), tokens)
         if trigger is None:
             return None
-        return self._compact(working, trigger)
+        return self._compact(working, trigger, tokens)
 
-    def force(self, messages: Sequence[Message]) -> Compaction | None:
+    def force(
+        self, messages: Sequence[Message], reading: Reading | None = None
+    ) -> Compaction | None:
         """Compact now whatever the triggers say (context overflow); None if nothing can be cut."""
-        return self._compact(self._shrink_tool_traffic(messages), "overflow")
+        working = self._shrink_tool_traffic(messages)
+        return self._compact(working, "overflow", self._tokens(messages, working, reading))
+
+    def quiet(self, count: int, tokens: int, prune_would_change: bool) -> bool:
+        """True when :meth:`compact_if_needed` is sure to return None: steps 1 and 2 would
+        change nothing and neither trigger fires for ``count`` messages of ``tokens``."""
+        if self.config.truncate_args is not None or prune_would_change:
+            return False
+        return self.trigger(count, tokens) is None
+
+    def trigger(self, count: int, tokens: int) -> str | None:
+        """Which triggers fire for ``count`` messages of ``tokens``, joined by ``+``."""
+        limits = self.thresholds
+        fired = []
+        if limits.trigger_messages and count >= limits.trigger_messages:
+            fired.append("messages")
+        if limits.trigger_tokens is not None and tokens >= limits.trigger_tokens:
+            fired.append("tokens")
+        return "+".join(fired) or None
 
     def _shrink_tool_traffic(self, messages: Sequence[Message]) -> list[Message]:
         working = list(messages)
@@ -116,26 +148,23 @@ class Compactor:
             working = prune_tool_results(working, self.config.prune)
         return working
 
-    def _trigger(self, messages: Sequence[Message]) -> str | None:
-        limits = self.thresholds
-        fired = []
-        if limits.trigger_messages and len(messages) >= limits.trigger_messages:
-            fired.append("messages")
-        if limits.trigger_tokens is not None and estimate_tokens(messages) >= limits.trigger_tokens:
-            fired.append("tokens")
-        return "+".join(fired) or None
+    def _tokens(
+        self, original: Sequence[Message], working: Sequence[Message], reading: Reading | None
+    ) -> int:
+        if reading is None:
+            return self.meter.price_all(working)
+        return reading.tokens + self.meter.price_all(working) - self.meter.price_all(original)
 
-    def _compact(self, messages: list[Message], trigger: str) -> Compaction | None:
+    def _compact(self, messages: list[Message], trigger: str, tokens: int) -> Compaction | None:
         cutoff = find_safe_cutoff(
-            messages, self.thresholds.keep_messages, self.thresholds.keep_tokens
+            messages, self.thresholds.keep_messages, self.thresholds.keep_tokens, self.meter.price
         )
         if cutoff.index <= 0:
             logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
             return None
         prefix, tail = messages[: cutoff.index], messages[cutoff.index :]
-        total_tokens = estimate_tokens(messages)
         triggered = (
-            f"Compaction triggered: total={len(messages)} msgs / {total_tokens} tokens, "
+            f"Compaction triggered: total={len(messages)} msgs / {tokens} tokens, "
             f"cutoff={cutoff.index}, keeping={len(tail)} msgs"
         )
         logger.info(triggered)
@@ -144,17 +173,19 @@ class Compactor:
         compacted = (build_summary_message(summary.text), *tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
+        after = tokens + self.meter.price_all(compacted) - self.meter.price_all(messages)
         event = CompactionEvent(
             trigger=trigger,
             total_messages=len(messages),
-            total_tokens=total_tokens,
+            total_tokens=tokens,
             cutoff=cutoff,
             keeping=len(tail),
             messages_after=len(compacted),
-            tokens_after=estimate_tokens(compacted),
+            tokens_after=after,
             summary=summary.text,
             summary_failed=summary.failed,
             log_lines=(triggered, done),
+            meter=self.meter.name,
         )
         return Compaction(messages=compacted, event=event)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.errors import ConfigError
+from harness.meter import METERS
 from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 
 __all__ = [
@@ -101,6 +102,11 @@ class CompactionConfig:
     """Step 5: write a compaction record with the prefix to the session transcript."""
     summary_prompt: str | None = None
     """Prompt for the summary call; must contain ``{messages}``. None = the default prompt."""
+    meter: str = "ctxlab-anchored"
+    """The token meter of the token trigger, the token-mode tail and the event's numbers
+    (:mod:`harness.meter`): ``ctxlab-anchored`` (default: anchored on the provider's usage),
+    ``agentscope-2.0.3`` (the article's estimator, over the working history only), ``dsh`` or
+    ``tokenizer-anchored``."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
@@ -182,6 +188,8 @@ def _problems(config: CompactionConfig) -> list[str]:
         problems.append("need 0 < keep_tokens_min <= keep_tokens_max")
     if config.summary_prompt is not None and "{messages}" not in config.summary_prompt:
         problems.append("summary_prompt must contain {messages}")
+    if config.meter not in METERS:
+        problems.append(f"meter must be one of {', '.join(METERS)}, not {config.meter!r}")
     return problems
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness.messages import Message
@@ -29,17 +29,21 @@ class Cutoff:
 
 
 def find_safe_cutoff(
-    messages: Sequence[Message], keep_messages: int, keep_tokens: int = 0
+    messages: Sequence[Message],
+    keep_messages: int,
+    keep_tokens: int = 0,
+    price: Callable[[Message], int] = estimate_message_tokens,
 ) -> Cutoff:
     """Choose the cutoff for keeping ``keep_messages`` (count mode, ``keep_tokens == 0``) or
-    ``keep_tokens`` tokens from the tail, then move it so no call loses its results.
+    ``keep_tokens`` tokens from the tail (priced by ``price``, AgentScope's estimator by
+    default), then move it so no call loses its results.
 
     If the naive cutoff lands on a tool result, the cutoff moves back to the assistant message
     that made the call, so the whole call with all its (parallel) results stays in the tail:
     one more message kept rather than a pair split. A tool result whose call cannot be found
     (a broken history) is summarised with the prefix instead.
     """
-    naive, why = _naive_cutoff(messages, keep_messages, keep_tokens)
+    naive, why = _naive_cutoff(messages, keep_messages, keep_tokens, price)
     if naive <= 0 or naive >= len(messages) or messages[naive].role != "tool":
         return Cutoff(max(naive, 0), max(naive, 0), why)
     run_end = naive
@@ -64,7 +68,10 @@ def find_safe_cutoff(
 
 
 def _naive_cutoff(
-    messages: Sequence[Message], keep_messages: int, keep_tokens: int
+    messages: Sequence[Message],
+    keep_messages: int,
+    keep_tokens: int,
+    price: Callable[[Message], int],
 ) -> tuple[int, str]:
     total = len(messages)
     if keep_tokens <= 0:
@@ -73,7 +80,7 @@ def _naive_cutoff(
     kept_tokens = 0
     cutoff = total
     while cutoff > 0:
-        cost = estimate_message_tokens(messages[cutoff - 1])
+        cost = price(messages[cutoff - 1])
         if kept_tokens + cost > keep_tokens:
             break
         kept_tokens += cost

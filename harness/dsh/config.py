@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from harness.errors import ConfigError
+from harness.meter import METERS
 
 __all__ = ["DshConfig"]
 
@@ -33,6 +34,10 @@ class DshConfig:
     prune: bool = True
     """Prune over-long tool results (no model call) before summarising, once pressure or an
     overflow has qualified."""
+    meter: str = "ctxlab-anchored"
+    """The token meter (:mod:`harness.meter`) that prices pressure, the retain budget and the
+    events: ``ctxlab-anchored`` (default), ``dsh`` (DeepSeek-Harness's own), ``agentscope-2.0.3``
+    or ``tokenizer-anchored``."""
 
     def __post_init__(self) -> None:
         for problem in _field_problems(self):
@@ -46,6 +51,8 @@ class DshConfig:
             problems.append("retain_tokens must be >= 0 and below the threshold")
         if self.max_tokens <= 0 or self.compaction_retries < 0 or self.max_overflow_retries < 0:
             problems.append("max_tokens must be positive and the retry counts not negative")
+        if self.meter not in METERS:
+            problems.append(f"meter must be one of {', '.join(METERS)}, not {self.meter!r}")
         for problem in problems:
             raise ConfigError(f"invalid DshConfig: {problem}")
 

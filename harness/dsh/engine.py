@@ -16,13 +16,14 @@ summary call; manual compaction only the selected span.
 from __future__ import annotations
 
 import logging
+import operator
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from harness.compaction import CompactionEvent, Cutoff
 from harness.dsh.config import DshConfig
-from harness.dsh.meter import Measurement, measure
+from harness.dsh.meter import Measurement
 from harness.dsh.pruner import ToolResultPruner
 from harness.dsh.selection import CompactableRange, select_compactable_range
 from harness.dsh.summarizer import build_summary_request, summarize_span
@@ -33,7 +34,8 @@ from harness.errors import (
     SurfaceChangedError,
 )
 from harness.messages import Message
-from harness.model import ChatModel, ChatRequest, provider_of
+from harness.meter import Ledger, Reading, TokenMeter, build_meter
+from harness.model import ChatModel, ChatRequest, ChatResponse, provider_of
 
 if TYPE_CHECKING:
     from harness.eventlog import EventLog
@@ -60,22 +62,62 @@ class DshResult:
 class DshEngine:
     """Pressure, overflow and manual compaction for one event log."""
 
-    def __init__(self, log: EventLog, model: ChatModel, config: DshConfig | None = None) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        model: ChatModel,
+        config: DshConfig | None = None,
+        meter: TokenMeter | None = None,
+    ) -> None:
         self.log = log
         self.model = model
         self.config = config or DshConfig()
+        self.meter = meter or build_meter(self.config.meter)
+        """Prices pressure, the retain budget and the events (``config.meter`` by default)."""
         self.results: list[DshResult] = []
+        self._prices: dict[int, int] = {}  # event seq -> price; events never change
+        self._ledger: Ledger[int] = Ledger(self._prices.__getitem__, operator.eq)
+        self._generation = -1
+
+    def read(self, header: ChatRequest) -> Reading:
+        """The meter's reading of ``header`` + the surface; prices only the nodes that are new
+        since the last reading."""
+        surface = self.log.surface
+        nodes = surface.nodes
+        if surface.replace_generation != self._generation or not self._ledger.matches_head(nodes):
+            self._generation = surface.replace_generation
+            self._price_nodes(nodes)
+            self._ledger.reset(nodes)
+        elif len(nodes) > len(self._ledger):
+            self._price_nodes(nodes[len(self._ledger) :])
+            self._ledger.append(nodes[len(self._ledger) :])
+        price, envelope = self.meter.header(header.messages, header.tools)
+        return self.meter.read(price + self._ledger.total, envelope)
+
+    def _price_nodes(self, seqs: tuple[int, ...]) -> None:
+        missing = [seq for seq in seqs if seq not in self._prices]
+        if missing:
+            events = self.log.events
+            for seq in missing:
+                message = events[seq].message
+                assert message is not None  # surface nodes are surface events
+                self._prices[seq] = self.meter.price(message)
 
     def measure(self, header: ChatRequest) -> Measurement:
-        return measure(header, self.log.node_messages())
+        """Every node's price (for the range selection), with the meter's pricer."""
+        return self._measure(header, self.log.node_messages())
+
+    def _measure(self, header: ChatRequest, nodes: list[tuple[int, Message]]) -> Measurement:
+        price, _ = self.meter.header(header.messages, header.tools)
+        return Measurement(price, tuple((seq, self.meter.price(m)) for seq, m in nodes))
 
     def compact_if_needed(self, header: ChatRequest) -> list[CompactionEvent]:
         """The pressure path: below the threshold nothing happens; above it, up to
         ``1 + compaction_retries`` compactions until the request fits again."""
         threshold = self.config.threshold
-        if self.measure(header).total < threshold:
+        if self.read(header).tokens < threshold:
             return []
-        if self._prune() and self.measure(header).total < threshold:
+        if self._prune() and self.read(header).tokens < threshold:
             return []  # the prune alone relieved the pressure; it is already on the log
         events = []
         for _ in range(1 + self.config.compaction_retries):
@@ -87,7 +129,7 @@ class DshEngine:
             if result is None:
                 break
             events.append(result.event)
-            if self.measure(header).total < threshold:
+            if self.read(header).tokens < threshold:
                 return events
         logger.warning(
             "still above the threshold (%d tokens) after %d compactions", threshold, len(events)
@@ -115,7 +157,7 @@ class DshEngine:
     def _prune(self) -> int:
         if not self.config.prune or self.log.open_compaction() is not None:
             return 0
-        return ToolResultPruner().prune(self.log)
+        return ToolResultPruner().prune(self.log, self.meter.price, self.meter.name)
 
     def _prune_event(self) -> CompactionEvent:
         count = len(self.log.messages())
@@ -132,6 +174,7 @@ class DshEngine:
             summary="",
             summary_failed=True,
             log_lines=(line,),
+            meter=self.meter.name,
         )
 
     def compact_now(
@@ -148,17 +191,20 @@ class DshEngine:
         if busy is not None:
             raise CompactionBusyError(f"a compaction is already in progress (event {busy.seq})")
         nodes = self.log.node_messages()
-        before = measure(header, nodes)
+        before = self._measure(header, nodes)
         selection = select_compactable_range(nodes, before, retain)
         if selection is None:
             return None
-        return self._transaction(header, nodes, before, selection, trigger, check, instructions)
+        tokens = self.read(header).tokens
+        return self._transaction(
+            header, nodes, (before, tokens), selection, trigger, check, instructions
+        )
 
     def _transaction(
         self,
         header: ChatRequest,
         nodes: list[tuple[int, Message]],
-        before: Measurement,
+        priced: tuple[Measurement, int],
         selection: CompactableRange,
         trigger: str,
         check: Check,
@@ -171,28 +217,19 @@ class DshEngine:
         )
         shadowed = [m for _, m in nodes[selection.start : selection.end + 1]]
         request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
+        before, tokens = priced
         try:
-            summary, checkpoint, response = summarize_span(self.model, request, selection.tokens)
-            self._check_stable(header, nodes, before, selection, check)
+            summary, checkpoint, response = summarize_span(
+                self.model, request, selection.tokens, self.meter.price
+            )
+            self._check_stable(header, before, selection, check)
         except Exception as exc:
             self._end(compaction_id, f"{type(exc).__name__}: {exc}")
             raise
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                {
-                    "engine": "dsh",
-                    "compaction_id": compaction_id,
-                    "summary": summary,
-                    "raw_output": response.message.content,
-                    "shadowed_range": {"start": selection.start, "end": selection.end},
-                    "shadowed_seqs": list(selection.seqs),
-                    "shadowed_token_count": selection.tokens,
-                    "provider": provider_of(self.model),
-                    "model": response.model or self.model.model_name,
-                    "max_tokens": self.config.max_tokens,
-                    "usage": response.usage.to_dict() if response.usage else None,
-                },
+                self._summary_data(compaction_id, summary, response, selection),
             )
             checkpoint_event = self.log.replace_span(
                 selection.start,
@@ -203,10 +240,32 @@ class DshEngine:
         except Exception as exc:
             raise CommitError(f"the compaction failed while committing: {exc}") from exc
         end = self._end(compaction_id, None)
-        event = self._event(header, nodes, before, selection, summary, trigger)
+        event = self._event(header, nodes, tokens, selection, summary, trigger)
         result = DshResult(event, start.seq, summary_event.seq, checkpoint_event.seq, end, request)
         self.results.append(result)
         return result
+
+    def _summary_data(
+        self,
+        compaction_id: str,
+        summary: str,
+        response: ChatResponse,
+        selection: CompactableRange,
+    ) -> dict[str, object]:
+        return {
+            "engine": "dsh",
+            "compaction_id": compaction_id,
+            "summary": summary,
+            "raw_output": response.message.content,
+            "shadowed_range": {"start": selection.start, "end": selection.end},
+            "shadowed_seqs": list(selection.seqs),
+            "shadowed_token_count": selection.tokens,
+            "meter": self.meter.name,
+            "provider": provider_of(self.model),
+            "model": response.model or self.model.model_name,
+            "max_tokens": self.config.max_tokens,
+            "usage": response.usage.to_dict() if response.usage else None,
+        }
 
     def _end(self, compaction_id: str, error: str | None) -> int:
         return self.log.append(
@@ -216,12 +275,11 @@ class DshEngine:
     def _check_stable(
         self,
         header: ChatRequest,
-        nodes: list[tuple[int, Message]],
         before: Measurement,
         selection: CompactableRange,
         check: Check,
     ) -> None:
-        now = measure(header, self.log.node_messages())
+        now = self.measure(header)
         if check == "whole-surface":
             if now.nodes != before.nodes:
                 raise SurfaceChangedError("the session surface changed during summarization")
@@ -234,34 +292,36 @@ class DshEngine:
         self,
         header: ChatRequest,
         nodes: list[tuple[int, Message]],
-        before: Measurement,
+        tokens: int,
         selection: CompactableRange,
         summary: str,
         trigger: str,
     ) -> CompactionEvent:
         cut = selection.end + 1
-        after = self.measure(header)
+        after = self.read(header).tokens
+        count = len(self.log.surface.nodes)
         reason = f"retain budget cut at {selection.naive_cut}" + (
             f", moved back to {cut} to keep tool calls with their results"
             if cut != selection.naive_cut
             else ""
         )
         lines = (
-            f"DSH compaction ({trigger}): total={len(nodes)} nodes / {before.total} tokens, "
+            f"DSH compaction ({trigger}): total={len(nodes)} nodes / {tokens} tokens, "
             f"replacing 0..{selection.end} ({selection.tokens} tokens), keeping={len(nodes) - cut}",
-            f"Compacted to {len(after.nodes)} nodes / {after.total} tokens",
+            f"Compacted to {count} nodes / {after} tokens",
         )
         for line in lines:
             logger.info(line)
         return CompactionEvent(
             trigger=trigger,
             total_messages=len(nodes),
-            total_tokens=before.total,
+            total_tokens=tokens,
             cutoff=Cutoff(cut, selection.naive_cut, reason),
             keeping=len(nodes) - cut,
-            messages_after=len(after.nodes),
-            tokens_after=after.total,
+            messages_after=count,
+            tokens_after=after,
             summary=summary,
             summary_failed=False,
             log_lines=lines,
+            meter=self.meter.name,
         )

@@ -10,10 +10,12 @@ It runs only once pressure or an overflow has qualified, before any summary is a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.dsh.meter import price_message
+from harness.messages import Message
 
 if TYPE_CHECKING:
     from harness.eventlog import EventLog
@@ -31,8 +33,15 @@ class ToolResultPruner:
     head_chars: int = 4_096
     tail_chars: int = 1_024
 
-    def prune(self, log: EventLog) -> int:
-        """Prune every over-long tool result on the surface; returns how many were pruned."""
+    def prune(
+        self,
+        log: EventLog,
+        price: Callable[[Message], int] = price_message,
+        meter: str = "dsh-4chars",
+    ) -> int:
+        """Prune every over-long tool result on the surface; returns how many were pruned.
+        ``price`` prices the shadowed result and ``meter`` names it in the event (the engine's
+        meter; dsh's heuristic by default)."""
         pruned = 0
         for position, (seq, message) in enumerate(log.node_messages()):
             if message.role != "tool" or len(message.content) <= self.threshold_chars:
@@ -44,7 +53,8 @@ class ToolResultPruner:
                 {
                     "shadowed_range": {"start": position, "end": position},
                     "shadowed_seqs": [seq],
-                    "shadowed_token_count": price_message(message),
+                    "shadowed_token_count": price(message),
+                    "meter": meter,
                 },
             )
             log.replace_span(position, position, dataclasses.replace(message, content=shorter))

@@ -9,12 +9,13 @@ only the directive and the output are new.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from harness.dsh.meter import price_message
 from harness.errors import ModelError, SummaryError
 from harness.messages import Message
+from harness.meter.dsh_heuristic import is_empty_assistant
 from harness.model import ChatModel, ChatRequest, ChatResponse
 
 __all__ = [
@@ -58,11 +59,13 @@ PREAMBLE = (
 def build_summary_request(
     header: ChatRequest, shadowed: Sequence[Message], max_tokens: int, instructions: str = ""
 ) -> ChatRequest:
-    """``header.messages`` + ``shadowed`` + the directive as the last user message."""
+    """``header.messages`` + ``shadowed`` + the directive as the last user message. An assistant
+    message with no content is left out, as dsh's ``deriveEventMessage`` derives none from it."""
+    transcript = [m for m in shadowed if not is_empty_assistant(m)]
     directive = DIRECTIVE + (f"\n\nAlso: {instructions.strip()}" if instructions.strip() else "")
     return replace(
         header,
-        messages=(*header.messages, *shadowed, Message.user(directive)),
+        messages=(*header.messages, *transcript, Message.user(directive)),
         max_tokens=max_tokens,
         purpose="summary",
     )
@@ -75,7 +78,10 @@ def frame_checkpoint(summary: str) -> Message:
 
 
 def summarize_span(
-    model: ChatModel, request: ChatRequest, shadowed_tokens: int
+    model: ChatModel,
+    request: ChatRequest,
+    shadowed_tokens: int,
+    price: Callable[[Message], int] = price_message,
 ) -> tuple[str, Message, ChatResponse]:
     """Make the call and check it; fail closed.
 
@@ -92,9 +98,9 @@ def summarize_span(
     if not summary:
         raise SummaryError("the summary call returned no text")
     checkpoint = frame_checkpoint(summary)
-    if price_message(checkpoint) >= shadowed_tokens:
+    if price(checkpoint) >= shadowed_tokens:
         raise SummaryError(
             f"summary is not smaller than the shadowed content "
-            f"({price_message(checkpoint)} ≥ {shadowed_tokens} tokens)"
+            f"({price(checkpoint)} ≥ {shadowed_tokens} tokens)"
         )
     return summary, checkpoint, response

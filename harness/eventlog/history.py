@@ -149,6 +149,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
         "total_tokens": event.total_tokens,
         "tokens_after": event.tokens_after,
         "summary_failed": event.summary_failed,
+        "meter": event.meter,  # priced total_tokens and tokens_after
     }
 
 

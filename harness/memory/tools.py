@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.errors import PathEscapeError
 from harness.files import read_lines
+from harness.memory.index import MemoryIndex
 from harness.memory.search import SearchLine, rank_lines
 from harness.memory.workspace import MemoryWorkspace
 from harness.secrets import redact_for_storage
@@ -26,6 +27,8 @@ class MemoryTools:
 
     def __init__(self, workspace: MemoryWorkspace) -> None:
         self.workspace = workspace
+        self.index = MemoryIndex(read_lines)
+        """memory_search's index, kept between queries (:mod:`harness.memory.index`)."""
 
     def tools(self) -> list[Tool]:
         return [
@@ -50,7 +53,7 @@ class MemoryTools:
 
     def memory_search(self, query: str) -> str:
         """Search MEMORY.md and the daily ledger; results cite Source: <file>#<line>."""
-        hits = rank_lines(self._memory_lines(), query)
+        hits = self.index.search(self._memory_files(), query)
         if not hits:
             return f"No matching memories found for: {query}"
         lines = [f"Source: {h.file}#{h.line}: {h.text}" for h in hits]
@@ -88,15 +91,9 @@ class MemoryTools:
             return f"No matching session entries for: {query}"
         return "\n".join(f"[{h.file}#{h.line}] {h.text}" for h in hits)
 
-    def _memory_lines(self) -> list[SearchLine]:
+    def _memory_files(self) -> list[tuple[Path, str]]:
         files = [self.workspace.memory_file, *self.workspace.daily_files()]
-        return [
-            SearchLine(self.workspace.relative(path), number, text)
-            for path in files
-            if path.exists()
-            for number, text in enumerate(read_lines(path), 1)
-            if text.strip()
-        ]
+        return [(path, self.workspace.relative(path)) for path in files]
 
     def _resolve(self, path: str) -> Path:
         base = self.workspace.base.resolve()

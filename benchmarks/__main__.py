@@ -1,0 +1,82 @@
+"""``python -m benchmarks [--quick] [--write]``: run the suite, print the table, exit 1 when an
+enforced gate fails. ``--write`` also puts the table into ``benchmarks/README.md``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from benchmarks import check_cost, eventlog_bench, memory_bench, meter_error, turns, wall
+from benchmarks.common import Row
+
+ROOT = Path(__file__).resolve().parent.parent
+README = Path(__file__).resolve().parent / "README.md"
+BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
+SECTIONS = ("meter", "check", "turns", "eventlog", "memory", "wall")
+
+
+def _format(row: Row) -> str:
+    if math.isnan(row.value):
+        value = "—"
+    elif row.unit == "×":
+        value = f"{row.value:.2f}×"
+    elif row.unit == "%":
+        value = f"{row.value:.2f} %"
+    else:
+        value = f"{row.value:.3g} {row.unit}".strip()
+    return f"| {row.section} | {row.name} | {value} | {row.verdict()} | {row.note} |"
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| section | measure | value | gate | note |", "| --- | --- | --- | --- | --- |"]
+    return "\n".join([*lines, *(_format(r) for r in rows)])
+
+
+def collect(quick: bool, only: list[str]) -> list[Row]:
+    rows: list[Row] = []
+    chosen = only or list(SECTIONS)
+    if "meter" in chosen:
+        rows += meter_error.rows(ROOT / "cassettes")
+    if "check" in chosen:
+        rows += check_cost.rows(quick)
+    if "turns" in chosen:
+        rows += turns.rows(quick)
+    if "eventlog" in chosen:
+        rows += eventlog_bench.rows(quick)
+    if "memory" in chosen:
+        rows += memory_bench.rows(quick)
+    if "wall" in chosen:
+        rows += wall.rows(quick, ROOT)
+    return rows
+
+
+def _write(text: str, quick: bool) -> None:
+    readme = README.read_text(encoding="utf-8")
+    head, _, rest = readme.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    mode = "python -m benchmarks --quick" if quick else "python -m benchmarks"
+    block = f"{BEGIN}\nLatest run: `{mode}`.\n\n{text}\n{END}"
+    README.write_text(head + block + tail, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (CI)")
+    parser.add_argument("--write", action="store_true", help="update benchmarks/README.md")
+    parser.add_argument("--only", nargs="*", choices=SECTIONS, default=[], help="sections")
+    args = parser.parse_args(argv)
+    rows = collect(args.quick, args.only)
+    text = table(rows)
+    print(text)
+    if args.write:
+        _write(text, args.quick)
+    failed = [r for r in rows if r.failed]
+    for row in failed:
+        print(f"FAIL: {row.section}: {row.name} = {row.value:.2f} > {row.gate}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
