@@ -32,6 +32,8 @@
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
     ├── EventLogError                the append-only event log refused an event or is damaged
     │   ├── SurfaceError             an invalid surface op or provenance (nothing was written)
+    │   │   └── UnbalancedSurfaceError   a tool result on the surface answers no call on it
+    │   ├── EventLogLockError        the OS file lock on the log could not be taken
     │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
     │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
     └── CompactionError              a compaction attempt failed; the surface is as it was
@@ -69,6 +71,7 @@ __all__ = [
     "ContextLengthExceededError",
     "CtxlabError",
     "EventLogError",
+    "EventLogLockError",
     "ExperimentError",
     "InsufficientBalanceError",
     "LocalServerError",
@@ -88,6 +91,7 @@ __all__ = [
     "SummaryError",
     "SurfaceChangedError",
     "SurfaceError",
+    "UnbalancedSurfaceError",
     "UnprocessableEntityError",
 ]
 
@@ -255,6 +259,16 @@ class CompactionBusyError(EventLogError):
 
 class LogCorruptError(EventLogError):
     """A line of the event log cannot be read (a torn last line is recovered instead)."""
+
+
+class UnbalancedSurfaceError(SurfaceError):
+    """A tool result on the surface answers no call on it: the surface is corrupt, and
+    compaction refuses it instead of compacting around it (DeepSeek-Harness's negative
+    balance)."""
+
+
+class EventLogLockError(EventLogError):
+    """The event log's OS file lock could not be taken (the file system refused it)."""
 
 
 class CompactionError(CtxlabError):

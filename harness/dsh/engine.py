@@ -147,6 +147,7 @@ class DshEngine:
         busy = self.log.open_compaction()
         if busy is not None:
             raise CompactionBusyError(f"a compaction is already in progress (event {busy.seq})")
+        self.log.require_balanced()  # a result without its call: corrupt, never compacted around
         nodes = self.log.node_messages()
         before = measure(header, nodes)
         selection = select_compactable_range(nodes, before, retain)
@@ -185,7 +186,7 @@ class DshEngine:
                     "compaction_id": compaction_id,
                     "summary": summary,
                     "raw_output": response.message.content,
-                    "shadowed_range": {"start": selection.start, "end": selection.end},
+                    "shadowed_range": {"start": selection.seqs[0], "end": selection.seqs[-1]},
                     "shadowed_seqs": list(selection.seqs),
                     "shadowed_token_count": selection.tokens,
                     "model": response.model or self.model.model_name,
@@ -193,9 +194,9 @@ class DshEngine:
                     "usage": response.usage.to_dict() if response.usage else None,
                 },
             )
-            checkpoint_event = self.log.replace_span(
-                selection.start,
-                selection.end,
+            checkpoint_event = self.log.replace_seqs(
+                selection.seqs[0],
+                selection.seqs[-1],
                 checkpoint,
                 extra_sources=(start.seq, summary_event.seq),
             )

@@ -2,11 +2,12 @@
 
 An event has a contiguous ``seq`` (its index in the log), a ``type``, a ``time`` and JSON
 ``data``. Only the three surface types (``user/message``, ``assistant/message``, ``tool/result``)
-produce model messages; each of them carries a ``surface_op`` (``"append"`` or a positional
-``{"op": "replace", "start": i, "end": j}``) and may cite earlier events in
+produce model messages; each of them carries a ``surface_op`` (``"append"`` or
+``{"op": "replace", "start": s, "end": e}`` naming the shadowed span by the **event seqs** at its
+ends, as DeepSeek-Harness does) and may cite earlier events in
 ``source_event_seqs``. Any other type carrying either is rejected (DeepSeek-Harness §A1).
 
-The rules that need the current surface (positions, shadowed nodes) live in
+The rules that need the current surface (where the seqs sit, shadowed nodes) live in
 :mod:`harness.eventlog.surface`. Accepted events are deep-frozen: ``data`` and ``surface_op`` are
 read-only mappings and their lists are tuples, so nothing can rewrite an event after the fact.
 """
@@ -45,8 +46,8 @@ TYPE_OF_ROLE: Mapping[str, str] = MappingProxyType({v: k for k, v in ROLE_OF_TYP
 
 
 class ReplaceOp(TypedDict):
-    """A positional ``surface_op``: the nodes at surface positions ``start..end`` (inclusive)
-    give way to the event's message."""
+    """A replace ``surface_op``: the surface nodes from seq ``start`` through seq ``end``
+    (inclusive, looked up on the current surface) give way to the event's message."""
 
     op: Literal["replace"]
     start: int
@@ -94,7 +95,7 @@ class Event:
     data: Mapping[str, Any]
     """JSON data; for surface types ``{"message": Message.to_record()}``."""
     surface_op: str | Mapping[str, Any] | None = None
-    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": pos, "end": pos}``
+    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": seq, "end": seq}``
     (held read-only); surface types only. Its shape is checked at construction."""
     source_event_seqs: tuple[int, ...] = ()
     """Earlier events this one derives from; a replace cites every node it shadows."""
@@ -112,7 +113,7 @@ class Event:
 
     @property
     def replace_range(self) -> tuple[int, int] | None:
-        """``(start, end)`` of a replace op (positions on the surface), else None."""
+        """``(start, end)`` of a replace op (event seqs on the surface), else None."""
         op = self.surface_op
         if isinstance(op, Mapping):
             return op["start"], op["end"]
@@ -201,9 +202,10 @@ def _check_surface_op(event: Event) -> None:
             f"{{op: 'replace', start, end}}, not {thaw(op)!r}"
         )
     start, end = op["start"], op["end"]
-    if not (_is_index(start) and _is_index(end)) or start > end:
+    if not (_is_index(start) and _is_index(end)) or max(start, end) >= event.seq:
         raise SurfaceError(
-            f"event {event.seq}: replace needs 0 <= start <= end, got {start!r}..{end!r}"
+            f"event {event.seq}: replace start and end must be earlier event seqs, got "
+            f"{start!r}..{end!r}"
         )
 
 
