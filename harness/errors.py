@@ -36,6 +36,7 @@
     │   ├── EventLogLockError        the OS file lock on the log could not be taken
     │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
     │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
+    ├── StateStoreError              a state journal line before the last cannot be read
     └── CompactionError              a compaction attempt failed; the surface is as it was
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
@@ -87,6 +88,7 @@ __all__ = [
     "ScriptError",
     "SecretLeakError",
     "ServerError",
+    "StateStoreError",
     "StepLimitExceededError",
     "SummaryError",
     "SurfaceChangedError",
@@ -269,6 +271,10 @@ class UnbalancedSurfaceError(SurfaceError):
 
 class EventLogLockError(EventLogError):
     """The event log's OS file lock could not be taken (the file system refused it)."""
+
+
+class StateStoreError(CtxlabError):
+    """A state store's journal has an unreadable line before its last one."""
 
 
 class CompactionError(CtxlabError):
