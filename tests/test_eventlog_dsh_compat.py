@@ -89,3 +89,27 @@ def test_the_agentscope_history_refuses_it_too() -> None:
     with pytest.raises(UnbalancedSurfaceError):
         history.apply_compaction(_compaction(history.messages(), cutoff=2))
     assert len(log.events) == before
+
+
+def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
+    tmp_path: Path,
+) -> None:
+    from harness.errors import LogCorruptError
+    from harness.eventlog import read_events
+    from harness.eventlog.migrate import migrate_file
+
+    path = tmp_path / "old.jsonl"
+    log = EventLog(path)
+    log.append("request/header", {"messages": [], "tools": []})
+    for text in ("u1", "u2", "u3"):
+        log.append_message(Message.user(text))
+    log.replace_span(0, 1, Message.user("summary"))
+    seqs_form = path.read_text(encoding="utf-8")
+    # The same log as ctxlab 0.1.0 wrote it: the replace named positions 0..1.
+    path.write_text(seqs_form.replace('"start":1,"end":2', '"start":0,"end":1'), encoding="utf-8")
+    with pytest.raises(LogCorruptError, match=r"harness\.eventlog\.migrate"):
+        EventLog.open(path)
+    assert migrate_file(path) == 1
+    assert path.read_text(encoding="utf-8") == seqs_form
+    assert [m.content for m in EventLog.open(path).messages()] == ["summary", "u3"]
+    assert migrate_file(path) == 0 and len(read_events(path)) == 6

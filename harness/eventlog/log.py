@@ -88,7 +88,12 @@ class EventLog:
         log.path = Path(path)
         if log.path.exists():
             with log._locked():
-                log._catch_up()
+                try:
+                    log._catch_up()
+                except LogCorruptError as exc:
+                    from harness.eventlog.migrate import hint
+
+                    raise hint(log.path, exc) from exc
                 log.recovered = list(log._recovered_now)
                 for note in log.recovered:
                     logger.warning("%s: %s", log.path, note)
