@@ -105,7 +105,7 @@ class JsonStateStore:
 
     def append(self, state: AgentState, messages: Sequence[Message]) -> None:
         """Persist ``messages`` (already added to ``state.context``) as journal lines; a
-        journal as long as the context is folded into a new checkpoint (amortised O(1))."""
+        journal longer than the checkpoint is folded into a new one (amortised O(1))."""
         if not messages:
             return
         lines = "".join(
@@ -115,7 +115,7 @@ class JsonStateStore:
         append_text(self.journal_path(state.session_id), lines)
         count = self._journal_lines.get(state.session_id, 0) + len(messages)
         self._journal_lines[state.session_id] = count
-        if count > max(64, len(state.context)):
+        if count > max(64, len(state.context) - count):  # longer than the checkpoint
             self.save(state)
 
     def _read_journal(self, session_id: str, epoch: int) -> list[dict[str, Any]]:

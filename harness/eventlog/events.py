@@ -14,6 +14,8 @@ read-only mappings and their lists are tuples, so nothing can rewrite an event a
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,12 +60,18 @@ _REPLACE_KEYS = frozenset({"op", "start", "end"})
 _RECORD_KEYS = frozenset({"seq", "type", "time", "data", "surface_op", "source_event_seqs"})
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def freeze(value: Any) -> Any:
     """A read-only deep copy: mappings become ``MappingProxyType`` (str keys, as JSON has),
     lists and tuples become tuples."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind in _SCALARS:  # the common case, checked without the slow ABC isinstance
+        return value
+    if kind is dict or isinstance(value, Mapping):
         return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
     return value
 
@@ -101,10 +109,13 @@ class Event:
     """Earlier events this one derives from; a replace cites every node it shadows."""
 
     def __post_init__(self) -> None:
+        raw = self.data
         object.__setattr__(self, "data", freeze(self.data))
         object.__setattr__(self, "surface_op", freeze(self.surface_op))
         object.__setattr__(self, "source_event_seqs", tuple(self.source_event_seqs))
         _check_event(self)
+        if self.is_surface:  # parsed once here; ``message`` hands out copies
+            object.__setattr__(self, "_parsed", _check_message(self, raw))
 
     @property
     def is_surface(self) -> bool:
@@ -124,7 +135,8 @@ class Event:
         """The message a surface event carries (a fresh copy); None for other types."""
         if not self.is_surface:
             return None
-        return Message.from_record(thaw(self.data["message"]))
+        parsed: Message = self._parsed  # type: ignore[attr-defined]
+        return dataclasses.replace(parsed, metadata=copy.deepcopy(parsed.metadata))
 
     def to_record(self) -> dict[str, Any]:
         """The event as plain JSON data; ``surface_op`` and empty sources are left out."""
@@ -182,7 +194,6 @@ def _check_event(event: Event) -> None:
     if event.is_surface:
         _check_surface_op(event)
         _check_sources(event)
-        _check_message(event)
     elif event.surface_op is not None or event.source_event_seqs:
         raise SurfaceError(
             f"event {event.seq} ({event.type}) is not a surface type; only "
@@ -217,12 +228,13 @@ def _check_sources(event: Event) -> None:
         raise SurfaceError(f"event {event.seq} cites a seq twice: {list(sources)}")
 
 
-def _check_message(event: Event) -> None:
-    record = event.data.get("message")
+def _check_message(event: Event, raw: Any) -> Message:
+    record = raw.get("message") if isinstance(raw, Mapping) else None
     if not isinstance(record, Mapping):
         raise SurfaceError(f"{event.type} event {event.seq} needs data.message")
     try:
-        message = Message.from_record(thaw(record))
+        plain = record if type(record) is dict and not _has_frozen(record) else thaw(record)
+        message = Message.from_record(plain)
     except (ValueError, TypeError, AttributeError) as exc:
         raise SurfaceError(f"event {event.seq}: unreadable message: {exc}") from exc
     if message.role != ROLE_OF_TYPE[event.type]:
@@ -230,3 +242,13 @@ def _check_message(event: Event) -> None:
             f"event {event.seq}: a {event.type} must carry a {ROLE_OF_TYPE[event.type]} "
             f"message, not a {message.role} message"
         )
+    return message
+
+
+def _has_frozen(value: Any) -> bool:
+    """True when ``value`` holds a read-only mapping or tuple somewhere (thaw it first)."""
+    if isinstance(value, dict):
+        return any(_has_frozen(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_frozen(v) for v in value)
+    return isinstance(value, (MappingProxyType, tuple))
