@@ -4,6 +4,7 @@ last line for corruption (issue 13, item 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -79,3 +80,35 @@ def test_an_append_after_another_process_wrote_continues_its_seqs(tmp_path: Path
     event = log.append_message(Message.user("mine"))
     assert event.seq == 5  # start, end-seed, three of the other's, then this one
     assert [m.content.split(" ")[0] for m in log.messages()] == ["other"] * 3 + ["mine"]
+
+
+def test_manual_compaction_beside_an_appending_process_keeps_the_log_whole(
+    tmp_path: Path,
+) -> None:
+    from harness.dsh import DshConfig, DshEngine
+    from harness.errors import CtxlabError
+    from harness.messages import Message
+    from harness.model import ChatRequest
+    from harness.testing import FunctionModel
+
+    path = tmp_path / "s.jsonl"
+    seed = EventLog(path)
+    for n in range(12):
+        seed.append_message(Message.user(f"seed {n} " + "s" * 400))
+        seed.append_message(Message.assistant(f"ok {n}"))
+    writer = _spawn(WRITER, str(path), "agent", "120")
+    model = FunctionModel(lambda request: "## Primary Request and Intent\n- seed")
+    compacted = 0
+    while writer.poll() is None:
+        log = EventLog.open(path)
+        with contextlib.suppress(CtxlabError):  # refused (the surface moved): never a broken log
+            compacted += DshEngine(log, model, DshConfig()).compact_now(ChatRequest(())) is not None
+    assert writer.returncode == 0, writer.stderr.read() if writer.stderr else ""
+    events = read_events(path)
+    assert [e.seq for e in events] == list(range(len(events)))
+    final = EventLog.open(path)  # folds: every replace found its seqs on the surface
+    assert final.messages() == EventLog.replay(path).messages()
+    originals = [e.message for e in events if e.type == "user/message" and e.surface_op == "append"]
+    texts = [m.content.split(" ")[:2] for m in originals if m is not None]
+    assert [int(n) for who, n in texts if who == "agent"] == list(range(120))  # none lost
+    assert compacted >= 1
