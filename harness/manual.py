@@ -111,6 +111,7 @@ class ManualCompaction:
         attempt = uuid.uuid4().hex
         with self._locked(engine, "compact", instructions, attempt):
             self._audit(self._record(engine, "compact", "started", attempt, instructions))
+            self._drop_orphan_snapshots()
             history = self._history(engine)
             before = history.messages()
             self._require_idle(history, before)
@@ -193,6 +194,20 @@ class ManualCompaction:
             if line.get("action") == "compact" and line.get("outcome") == "compacted":
                 return line if line.get("snapshot") else None
         return None
+
+    def _drop_orphan_snapshots(self) -> None:
+        """Delete snapshots no committed compaction names (left by a killed attempt)."""
+        folder = self.snapshots / self.session_id
+        if not folder.is_dir():
+            return
+        named = {
+            line.get("snapshot")
+            for line in self.audit_log()
+            if line.get("session") == self.session_id and line.get("outcome") == "compacted"
+        }
+        for path in folder.glob("*.json"):
+            if str(path) not in named:
+                path.unlink(missing_ok=True)
 
     def _history(self, engine: Engine) -> History:
         if self.events_file.exists():

@@ -72,6 +72,8 @@ def test_a_killed_compact_leaves_no_lock_and_nothing_to_undo(
     assert _messages(base, store) == before
     record = manual.compact("agentscope")  # not "busy": the dead holder's lock is broken
     assert record.outcome == "compacted"
+    left = sorted(str(p) for p in (base / "snapshots").rglob("*.json"))
+    assert left == ([record.snapshot] if store == "state" else [])  # the orphan is gone
     kinds = [(a["action"], a["outcome"]) for a in manual.audit_log()]
     if sig == signal.SIGKILL:
         broken = next(a for a in manual.audit_log() if a["outcome"] == "broken")
