@@ -513,3 +513,12 @@ def test_compactor_result_applies_exactly(log: EventLog) -> None:
     history.apply_compaction(compaction)
     assert history.messages() == list(compaction.messages)
     validate_pairing(history.messages())
+
+
+def test_an_unchanged_request_header_is_logged_once(log_path: Path) -> None:
+    log = EventLog(log_path)
+    tool = Tool.from_function(lambda a: a, name="echo", description="echo a")
+    agent = Agent(FunctionModel(lambda r: "ok"), "sys", tools=[tool], history=EventLogHistory(log))
+    for _ in range(5):
+        agent.call("hi")
+    assert [e.type for e in log.events].count("request/header") == 1

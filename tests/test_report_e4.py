@@ -158,7 +158,7 @@ def test_e4_page_lists_each_engines_events(reports: Path) -> None:
         "user/message",
         "compaction/end",
     ]
-    assert dsh[2][2] == "replace seqs 0..11 (positions 0..7)"  # seqs, as DeepSeek-Harness
+    assert dsh[2][2] == "replace seqs 0..8 (positions 0..7)"  # seqs, as DeepSeek-Harness
     agentscope_at = page.index(f"#### AgentScope ({len(runs['AgentScope']['events'])} events)")
     agentscope = table_after(page, "| seq | type | surface op |", page[:agentscope_at].count("\n"))
     assert agentscope == [

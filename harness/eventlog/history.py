@@ -19,6 +19,7 @@ message is still in the log.
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import Sequence
 
@@ -59,9 +60,9 @@ class EventLogHistory:
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs
         from the last one logged; a later manual DSH compaction replays it as its prefix."""
-        data = _header_data(header)
+        data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
         latest = self._latest_header_event()
-        if latest is None or dict(latest.data) != data:
+        if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
             self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
