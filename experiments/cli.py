@@ -235,6 +235,7 @@ def _compact(args: argparse.Namespace) -> int:
         record = ManualCompaction(base, args.session, _no_model()).undo()
         print(f"restored {args.session} from {record.snapshot}")
         return 0
+    _sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
     with _live_model(args) as model:
         record = ManualCompaction(base, args.session, model, args.keep).compact(
             args.engine, args.instructions
@@ -248,6 +249,15 @@ def _compact(args: argparse.Namespace) -> int:
             f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
         )
     return 0
+
+
+def _sigterm_as_interrupt() -> None:
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _no_model() -> ChatModel:

@@ -200,7 +200,7 @@ def measure(settings: RunSettings) -> dict[str, Any]:
 
 def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -> dict[str, Any]:
     log = EventLog.open(path)
-    first = len(log.events)
+    first, nodes = len(log.events), list(log.node_seqs)
     tail_tokens = sum(price_message(m) for m in before[-KEEP:])
     engine = DshEngine(log, spy, DshConfig(meter="dsh"))  # dsh's own meter, as read
     try:
@@ -210,7 +210,7 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
             "log": log,
             "summary": spy.calls[-1][1].message.content,
             "error": str(exc),
-            "events": _events(log, first),
+            "events": _events(log, first, nodes),
             "range": None,
         }
     if result is None:
@@ -226,7 +226,7 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
         "log": log,
         "summary": result.event.summary,
         "error": None,
-        "events": _events(log, first),
+        "events": _events(log, first, nodes),
         "range": {
             "start": 0,
             "end": result.event.cutoff.index - 1,
@@ -237,16 +237,25 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
     }
 
 
-def _events(log: EventLog, first: int) -> list[dict[str, Any]]:
+def _events(log: EventLog, first: int, nodes: list[int]) -> list[dict[str, Any]]:
     return [
         {
             "seq": e.seq,
             "type": e.type,
             "surface_op": _op(e.surface_op),
+            "positions": _positions(e, nodes),
             "sources": list(e.source_event_seqs),
         }
         for e in log.events[first:]
     ]
+
+
+def _positions(event: Any, nodes: list[int]) -> list[int] | None:
+    """Where the seqs a replace names sat on the surface before the compaction."""
+    span = event.replace_range
+    if span is None or span[0] not in nodes or span[1] not in nodes:
+        return None
+    return [nodes.index(span[0]), nodes.index(span[1])]
 
 
 def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
@@ -266,13 +275,18 @@ def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
     compaction = compactor.force(history.messages())
     if compaction is None:
         raise AssertionError("E4: the AgentScope engine found nothing to compact")
-    first = len(log.events)
+    first, nodes = len(log.events), list(log.node_seqs)
     history.apply_compaction(compaction)
     return {
         "log": log,
         "summary": compaction.event.summary,
         "events": [
-            {"seq": e.seq, "type": e.type, "surface_op": _op(e.surface_op)}
+            {
+                "seq": e.seq,
+                "type": e.type,
+                "surface_op": _op(e.surface_op),
+                "positions": _positions(e, nodes),
+            }
             for e in log.events[first:]
         ],
     }

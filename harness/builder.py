@@ -74,7 +74,7 @@ class HarnessAgent:
             summary_model=summary_model,
             hooks=[self.memory],
             session_id=session_id,
-            history=self._history(store, session_id, transcript_clock),
+            history=self._resumed(self._history(store, session_id, transcript_clock)),
             workspace=self.workspace.base,
             flush_prefix=self.memory.flush_prefix,
             windows=windows,
@@ -82,7 +82,16 @@ class HarnessAgent:
             request_options=request_options,
         )
 
-    def _history(self, store: str, session_id: str, clock: Callable[[], str]) -> History:
+    @staticmethod
+    def _resumed(history: EventLogHistory | StateHistory) -> History:
+        """A resumed session's tool calls that a crash left without results are closed with
+        synthetic "interrupted" results (see :mod:`harness.interrupted`)."""
+        history.close_interrupted_calls()
+        return history
+
+    def _history(
+        self, store: str, session_id: str, clock: Callable[[], str]
+    ) -> EventLogHistory | StateHistory:
         if store == "eventlog":
             path = self.workspace.base / "events" / f"{session_id}.jsonl"
             log = EventLog.open(path, clock) if path.exists() else EventLog(path, clock)

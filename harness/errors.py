@@ -33,8 +33,11 @@
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
     ├── EventLogError                the append-only event log refused an event or is damaged
     │   ├── SurfaceError             an invalid surface op or provenance (nothing was written)
+    │   │   └── UnbalancedSurfaceError   a tool result on the surface answers no call on it
+    │   ├── EventLogLockError        the OS file lock on the log could not be taken
     │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
     │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
+    ├── StateStoreError              a state journal line before the last cannot be read
     └── CompactionError              a compaction attempt failed; the surface is as it was
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
@@ -71,6 +74,7 @@ __all__ = [
     "ContextLengthExceededError",
     "CtxlabError",
     "EventLogError",
+    "EventLogLockError",
     "ExperimentError",
     "InsufficientBalanceError",
     "LocalServerError",
@@ -86,10 +90,12 @@ __all__ = [
     "ScriptError",
     "SecretLeakError",
     "ServerError",
+    "StateStoreError",
     "StepLimitExceededError",
     "SummaryError",
     "SurfaceChangedError",
     "SurfaceError",
+    "UnbalancedSurfaceError",
     "UnprocessableEntityError",
 ]
 
@@ -263,6 +269,20 @@ class CompactionBusyError(EventLogError):
 
 class LogCorruptError(EventLogError):
     """A line of the event log cannot be read (a torn last line is recovered instead)."""
+
+
+class UnbalancedSurfaceError(SurfaceError):
+    """A tool result on the surface answers no call on it: the surface is corrupt, and
+    compaction refuses it instead of compacting around it (DeepSeek-Harness's negative
+    balance)."""
+
+
+class EventLogLockError(EventLogError):
+    """The event log's OS file lock could not be taken (the file system refused it)."""
+
+
+class StateStoreError(CtxlabError):
+    """A state store's journal has an unreadable line before its last one."""
 
 
 class CompactionError(CtxlabError):

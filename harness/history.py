@@ -1,9 +1,10 @@
 """Where an agent's working history lives: the :class:`History` protocol and the default
-store (a JSON state file plus a JSONL transcript).
+store (a JSON state checkpoint with its journal, plus a JSONL transcript).
 
 The agent only appends messages and applies compactions; a store decides how that is kept. The
-default keeps the working context in a state file (replaced atomically) and every message that
-ever entered it in an append-only transcript; :mod:`harness.eventlog` keeps both in one
+default keeps the working context in a state checkpoint (replaced atomically on a compaction)
+plus a journal of the messages appended since (a turn writes only its own messages), and every
+message that ever entered it in an append-only transcript; :mod:`harness.eventlog` keeps both in one
 append-only event log whose folded surface is the context.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from harness.compaction import Compaction
+from harness.interrupted import interrupted_result, pending_calls
 from harness.messages import Message
 from harness.state import AgentState, JsonStateStore, Transcript
 
@@ -60,7 +62,16 @@ class StateHistory:
         self.state.context.extend(messages)
         if self.transcript is not None:
             self.transcript.append_messages(messages)
-        self._save()
+        if self.state_store is not None:
+            self.state_store.append(self.state, messages)
+
+    def close_interrupted_calls(self) -> list[Message]:
+        """On resume: close the tool calls a crash left without results with synthetic
+        results marked ``interrupted`` (see :mod:`harness.interrupted`); returns them."""
+        closing = [interrupted_result(call) for call in pending_calls(self.state.context)]
+        if closing:
+            self.append(closing)
+        return closing
 
     def apply_compaction(self, compaction: Compaction) -> None:
         self.state.context = list(compaction.messages)

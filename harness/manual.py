@@ -1,25 +1,30 @@
 """Manual compaction of a saved session, with the rails the article asks for.
 
-1. **State safety** — only when idle: no other compaction holds the session (a lock file, and
-   for an event log no live ``compaction/start``) and no tool call is waiting for its result.
-2. **Undo** — a snapshot of the session's files is taken first; :meth:`ManualCompaction.undo`
-   restores the latest one.
-3. **Audit** — every attempt, and every undo, is a line in ``audit.jsonl``: when, engine,
-   trigger, cutoff, summary length, messages before and after, the snapshot, the outcome.
+1. **State safety** — only when idle: no other ``ctxlab compact`` holds the session (an OS lock
+   on ``locks/<session>.lock`` that names its holder, :mod:`harness.manual_lock`; a lock whose
+   holder died is taken over and the broken lock audited), for an event log no live
+   ``compaction/start``, and no tool call waiting for its result.
+2. **Undo** — :meth:`ManualCompaction.undo` undoes this session's **last committed** compaction
+   and keeps every turn added since (:mod:`harness.manual_undo`): on an event log by appending
+   events that bring the shadowed originals back, on a state-file session from the snapshot
+   the committed attempt's audit line names (a failed or killed attempt names none).
+3. **Audit** — every attempt gets a ``started`` line before anything else (so even a killed one
+   is on record) and an outcome line; every undo and every broken lock too. Each line says who
+   (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
 
 Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``busy``,
 ``changed``, ``summary``, ``commit``, ``persistence`` or ``cancelled``. Both engines work on an
 event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
-session (``state/<session>.json``).
+session (``state/<session>.json`` and its journal).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
+import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,15 +34,19 @@ from harness.dsh import DshConfig, DshEngine
 from harness.errors import (
     CommitError,
     CompactionBusyError,
+    CtxlabError,
     EventLogError,
     ManualCompactionError,
     PairingError,
     SummaryError,
     SurfaceChangedError,
+    UnbalancedSurfaceError,
 )
 from harness.eventlog import EventLog, EventLogHistory
-from harness.files import append_text, write_atomic
+from harness.files import append_text
 from harness.history import History, StateHistory
+from harness.manual_lock import session_lock, who
+from harness.manual_undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.state import JsonStateStore, Transcript, utc_now
@@ -56,17 +65,31 @@ class AuditRecord:
     session: str
     engine: str
     action: str
-    """``compact`` or ``undo``."""
+    """``compact``, ``undo`` or ``lock``."""
     outcome: str
-    """``compacted``, ``nothing to compact``, ``restored`` or an error code."""
+    """``started``, ``compacted``, ``nothing to compact``, ``restored``, ``broken`` (a lock
+    whose holder was gone) or an error code."""
     trigger: str = "manual"
     cutoff: int | None = None
     summary_chars: int | None = None
     messages_before: int | None = None
     messages_after: int | None = None
     snapshot: str | None = None
+    """State-file sessions: the snapshot a committed compaction left for undo."""
     instructions: str = ""
     error: str | None = None
+    attempt: str | None = None
+    """One id per attempt: its ``started`` line and its outcome line share it."""
+    after_digest: str | None = None
+    """Of the context a committed compaction left (undo checks it is still the start)."""
+    undone: str | None = None
+    """On an undo line: the attempt (or event-log compaction id) it undid."""
+    user: str = ""
+    host: str = ""
+    pid: int = 0
+    """Who: filled in from this process when left empty."""
+    holder: dict[str, Any] | None = field(default=None)
+    """On a ``broken`` lock line: the holder the lock file named."""
 
 
 class ManualCompaction:
@@ -78,54 +101,69 @@ class ManualCompaction:
         self.model = model
         self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
         self.events_file = self.base / "events" / f"{session_id}.jsonl"
-        self.state_file = self.base / "state" / f"{session_id}.json"
+        self.state_store = JsonStateStore(self.base / "state")
+        self.state_file = self.state_store.path(session_id)
         self.snapshots = self.base / "snapshots"
         self.audit_file = self.base / "audit.jsonl"
+        self.lock_file = self.base / "locks" / f"{session_id}.lock"
 
     def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
         """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure."""
-        with self._locked(engine, "compact", instructions):
-            snapshot = self._snapshot()  # before opening: opening a log appends a resume marker
-            try:
-                history = self._history(engine)
-                before = history.messages()
-                self._require_idle(history, before)
-            except ManualCompactionError:
-                Path(snapshot).unlink(missing_ok=True)
-                raise
+        attempt = uuid.uuid4().hex
+        with self._locked(engine, "compact", instructions, attempt):
+            self._audit(self._record(engine, "compact", "started", attempt, instructions))
+            self._drop_orphan_snapshots()
+            history = self._history(engine)
+            before = history.messages()
+            self._require_idle(history, before)
+            snapshot = self._snapshot(history, attempt)
             try:
                 cutoff, summary = self._run(engine, history, instructions)
-            except KeyboardInterrupt as exc:
-                raise ManualCompactionError("cancelled", "manual compaction was cancelled") from exc
-            outcome = "compacted" if cutoff else "nothing to compact"
+            except BaseException:
+                if snapshot is not None:
+                    snapshot.unlink(missing_ok=True)  # a failed attempt leaves nothing to undo
+                raise
+            after = history.messages()
+            if not cutoff and snapshot is not None:
+                snapshot.unlink(missing_ok=True)
+                snapshot = None
             return self._audit(
-                AuditRecord(
-                    utc_now(),
-                    self.session_id,
+                self._record(
                     engine,
                     "compact",
-                    outcome,
+                    "compacted" if cutoff else "nothing to compact",
+                    attempt,
+                    instructions,
                     cutoff=cutoff,
                     summary_chars=len(summary) if summary is not None else None,
                     messages_before=len(before),
-                    messages_after=len(history.messages()),
-                    snapshot=snapshot,
-                    instructions=instructions,
+                    messages_after=len(after),
+                    snapshot=str(snapshot) if snapshot else None,
+                    after_digest=digest(after) if snapshot else None,
                 )
             )
 
     def undo(self) -> AuditRecord:
-        """Restore the session to the latest snapshot (the state before the last compaction)."""
-        with self._locked("snapshot", "undo", ""):
-            latest = self._latest_snapshot()
-            if latest is None:
-                raise ManualCompactionError("commit", "there is no snapshot to restore")
-            target = self.events_file if latest.suffix == ".jsonl" else self.state_file
-            write_atomic(target, latest.read_bytes())
-            latest.unlink()
+        """Undo this session's last committed compaction, keeping every later turn; refuses
+        (changing nothing) when that is impossible."""
+        attempt = uuid.uuid4().hex
+        with self._locked("snapshot", "undo", "", attempt):
+            if self.events_file.exists():
+                log = EventLog.open(self.events_file)
+                undone, restored = undo_on_log(log)
+                source: str | None = f"{self.events_file} (compaction {undone})"
+            else:
+                undone, restored, source = self._undo_state()
             return self._audit(
-                AuditRecord(
-                    utc_now(), self.session_id, "snapshot", "undo", "restored", snapshot=str(latest)
+                self._record(
+                    "snapshot",
+                    "undo",
+                    "restored",
+                    attempt,
+                    "",
+                    snapshot=source,
+                    undone=undone,
+                    messages_after=restored,
                 )
             )
 
@@ -134,6 +172,44 @@ class ManualCompaction:
             return []
         return [json.loads(line) for line in self.audit_file.read_text().splitlines() if line]
 
+    def _undo_state(self) -> tuple[str, int, str]:
+        record = self._last_committed_state()
+        if record is None:
+            raise ManualCompactionError("commit", "there is no committed compaction to undo")
+        snapshot = Path(record["snapshot"])
+        if not snapshot.exists():
+            raise ManualCompactionError("commit", f"the snapshot {snapshot} is missing")
+        state = self.state_store.load(self.session_id)
+        state.context = restore_state(snapshot, self.session_id, record, state.context)
+        self.state_store.save(state)
+        snapshot.unlink()
+        return str(record["attempt"]), len(state.context), str(snapshot)
+
+    def _last_committed_state(self) -> dict[str, Any] | None:
+        """The audit line of this session's last committed compaction, unless undone."""
+        for line in reversed(self.audit_log()):
+            if line.get("session") != self.session_id:
+                continue
+            if line.get("action") == "undo" and line.get("outcome") == "restored":
+                return None
+            if line.get("action") == "compact" and line.get("outcome") == "compacted":
+                return line if line.get("snapshot") else None
+        return None
+
+    def _drop_orphan_snapshots(self) -> None:
+        """Delete snapshots no committed compaction names (left by a killed attempt)."""
+        folder = self.snapshots / self.session_id
+        if not folder.is_dir():
+            return
+        named = {
+            line.get("snapshot")
+            for line in self.audit_log()
+            if line.get("session") == self.session_id and line.get("outcome") == "compacted"
+        }
+        for path in folder.glob("*.json"):
+            if str(path) not in named:
+                path.unlink(missing_ok=True)
+
     def _history(self, engine: Engine) -> History:
         if self.events_file.exists():
             return EventLogHistory(EventLog.open(self.events_file))
@@ -141,13 +217,13 @@ class ManualCompaction:
             raise ManualCompactionError(
                 "busy", f"the DSH engine needs an event-log session (no {self.events_file})"
             )
-        if not self.state_file.exists():
+        journal = self.state_store.journal_path(self.session_id)
+        if not (self.state_file.exists() or journal.exists()):
             raise ManualCompactionError(
                 "busy", f"no saved session {self.session_id!r} in {self.base}"
             )
-        store = JsonStateStore(self.state_file.parent)
         transcript = Transcript(self.base / "sessions" / f"{self.session_id}.jsonl")
-        return StateHistory(self.session_id, store, transcript)
+        return StateHistory(self.session_id, self.state_store, transcript)
 
     def _require_idle(self, history: History, messages: list[Message]) -> None:
         log = getattr(history, "log", None)
@@ -160,6 +236,17 @@ class ManualCompaction:
         if messages and messages[-1].tool_calls:
             raise ManualCompactionError("busy", "a tool call is still waiting for its result")
 
+    def _snapshot(self, history: History, attempt: str) -> Path | None:
+        """State-file sessions: the context before compacting (an event log keeps it)."""
+        if isinstance(history, EventLogHistory):
+            return None
+        try:
+            return take_snapshot(self.snapshots, self.session_id, attempt, history.messages())
+        except OSError as exc:
+            raise ManualCompactionError(
+                "persistence", f"could not take the snapshot: {exc}"
+            ) from exc
+
     def _run(self, engine: Engine, history: History, instructions: str) -> tuple[int, str | None]:
         try:
             if engine == "dsh":
@@ -167,7 +254,7 @@ class ManualCompaction:
             return self._run_agentscope(history, instructions)
         except ManualCompactionError:
             raise
-        except CompactionBusyError as exc:
+        except (CompactionBusyError, UnbalancedSurfaceError) as exc:
             raise ManualCompactionError("busy", str(exc)) from exc
         except SurfaceChangedError as exc:
             raise ManualCompactionError("changed", str(exc)) from exc
@@ -215,25 +302,20 @@ class ManualCompaction:
             return 0, None
         return result.event.cutoff.index, result.event.summary
 
-    def _snapshot(self) -> str:
-        source = self.events_file if self.events_file.exists() else self.state_file
-        if not source.exists():
-            raise ManualCompactionError(
-                "busy", f"no saved session {self.session_id!r} in {self.base}"
-            )
-        number = len(list(self.snapshots.glob(f"{self.session_id}-*"))) + 1
-        target = self.snapshots / f"{self.session_id}-{number:04d}{source.suffix}"
-        try:
-            write_atomic(target, source.read_bytes())
-        except OSError as exc:
-            raise ManualCompactionError(
-                "persistence", f"could not take the snapshot: {exc}"
-            ) from exc
-        return str(target)
-
-    def _latest_snapshot(self) -> Path | None:
-        found = sorted(self.snapshots.glob(f"{self.session_id}-*"))
-        return found[-1] if found else None
+    def _record(
+        self, engine: str, action: str, outcome: str, attempt: str, instructions: str, **fields: Any
+    ) -> AuditRecord:
+        return AuditRecord(
+            utc_now(),
+            self.session_id,
+            engine,
+            action,
+            outcome,
+            instructions=instructions,
+            attempt=attempt,
+            **who(),
+            **fields,
+        )
 
     def _audit(self, record: AuditRecord) -> AuditRecord:
         try:
@@ -243,30 +325,32 @@ class ManualCompaction:
         return record
 
     @contextlib.contextmanager
-    def _locked(self, engine: str, action: str, instructions: str) -> Iterator[None]:
-        lock = self.base / "locks" / f"{self.session_id}.lock"
-        lock.parent.mkdir(parents=True, exist_ok=True)
+    def _locked(self, engine: str, action: str, instructions: str, attempt: str) -> Iterator[None]:
+        """Hold the session lock; audit a broken lock, and every failure with its code."""
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            raise ManualCompactionError(
-                "busy", f"session {self.session_id!r} is locked ({lock})"
-            ) from None
-        os.close(fd)
-        try:
-            yield
-        except ManualCompactionError as exc:
+            with session_lock(self.lock_file, action) as previous:
+                if previous is not None:
+                    self._audit(
+                        self._record(engine, "lock", "broken", attempt, "", holder=previous)
+                    )
+                yield
+        except BaseException as exc:
+            error = _as_manual_error(exc)
             self._audit(
-                AuditRecord(
-                    utc_now(),
-                    self.session_id,
-                    engine,
-                    action,
-                    exc.code,
-                    instructions=instructions,
-                    error=str(exc),
-                )
+                self._record(engine, action, error.code, attempt, instructions, error=str(error))
             )
-            raise
-        finally:
-            lock.unlink(missing_ok=True)
+            if error is exc:
+                raise
+            raise error from exc
+
+
+def _as_manual_error(exc: BaseException) -> ManualCompactionError:
+    """Every failure as a ManualCompactionError: an interrupt (Ctrl-C, SIGTERM) is
+    ``cancelled``, bad input ``busy`` (nothing was done), an unexpected error ``commit``."""
+    if isinstance(exc, ManualCompactionError):
+        return exc
+    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        return ManualCompactionError("cancelled", "manual compaction was cancelled")
+    if isinstance(exc, CtxlabError):
+        return ManualCompactionError("busy", str(exc))
+    return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")

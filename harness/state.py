@@ -1,8 +1,12 @@
 """Where an agent's working context lives between calls, and the transcript that keeps
 everything.
 
-* :class:`JsonStateStore` saves the working context (what the model sees, summary included) as
-  one JSON file, replaced atomically on every change.
+* :class:`JsonStateStore` keeps the working context (what the model sees, summary included) as
+  a **checkpoint** (one compact JSON file, replaced atomically) plus an append-only **journal**
+  of the messages added since. A turn appends a few journal lines, so persisting it costs
+  O(what changed), not O(context); a compaction (or a journal grown as long as the checkpoint)
+  writes a new checkpoint. Each checkpoint has an ``epoch`` and journal lines carry theirs, so
+  a crash between writing a checkpoint and emptying the journal leaves lines that are ignored.
 * :class:`Transcript` is an append-only JSONL log of every message that ever entered the
   context, and of every compaction, so what compaction removes from the context is still on disk.
 """
@@ -10,19 +14,23 @@ everything.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, StateStoreError
 from harness.files import append_text, write_atomic
 from harness.messages import Message
 
 __all__ = ["AgentState", "JsonStateStore", "Transcript", "utc_now"]
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
+"""Format 2: compact JSON with an ``epoch``; format 1 (indented, no journal) is still read."""
+
+_READABLE_FORMATS = frozenset({1, 2})
 
 
 def utc_now() -> str:
@@ -36,41 +44,101 @@ class AgentState:
 
     session_id: str
     context: list[Message] = field(default_factory=list)
+    epoch: int = 0
+    """The checkpoint this state was loaded from or last saved as."""
 
     def to_json(self) -> str:
         data = {
             "format": STATE_FORMAT,
             "session_id": self.session_id,
+            "epoch": self.epoch,
             "context": [m.to_record() for m in self.context],
         }
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> AgentState:
         data = json.loads(text)
-        if data.get("format") != STATE_FORMAT:
+        if data.get("format") not in _READABLE_FORMATS:
             raise ConfigError(f"unsupported state format {data.get('format')!r}")
-        return cls(data["session_id"], [Message.from_record(m) for m in data["context"]])
+        context = [Message.from_record(m) for m in data["context"]]
+        return cls(data["session_id"], context, int(data.get("epoch", 0)))
 
 
 class JsonStateStore:
-    """One JSON file per session under ``root``; every save replaces the file atomically."""
+    """A checkpoint file and a journal per session under ``root`` (see the module docstring)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._journal_lines: dict[str, int] = {}
 
     def path(self, session_id: str) -> Path:
+        """The checkpoint file."""
         return self.root / f"{_safe(session_id)}.json"
 
+    def journal_path(self, session_id: str) -> Path:
+        """The journal of messages appended since the checkpoint."""
+        return self.root / f"{_safe(session_id)}.journal.jsonl"
+
     def load(self, session_id: str) -> AgentState:
-        """The saved state, or an empty one for a new session."""
+        """The saved state (checkpoint + journal of its epoch), or an empty one for a new
+        session. A torn last journal line (a crash mid-append) is dropped from the file."""
         path = self.path(session_id)
-        if not path.exists():
-            return AgentState(session_id)
-        return AgentState.from_json(path.read_text(encoding="utf-8"))
+        state = (
+            AgentState.from_json(path.read_text(encoding="utf-8"))
+            if path.exists()
+            else AgentState(session_id)
+        )
+        records = self._read_journal(session_id, state.epoch)
+        state.context.extend(Message.from_record(r) for r in records)
+        self._journal_lines[session_id] = len(records)
+        return state
 
     def save(self, state: AgentState) -> None:
+        """Write ``state`` as a new checkpoint (the next epoch), then empty the journal."""
+        state.epoch += 1
         write_atomic(self.path(state.session_id), state.to_json())
+        journal = self.journal_path(state.session_id)
+        if journal.exists():
+            os.truncate(journal, 0)
+        self._journal_lines[state.session_id] = 0
+
+    def append(self, state: AgentState, messages: Sequence[Message]) -> None:
+        """Persist ``messages`` (already added to ``state.context``) as journal lines; a
+        journal longer than the checkpoint is folded into a new one (amortised O(1))."""
+        if not messages:
+            return
+        lines = "".join(
+            json.dumps({"epoch": state.epoch, "message": m.to_record()}, ensure_ascii=False) + "\n"
+            for m in messages
+        )
+        append_text(self.journal_path(state.session_id), lines)
+        count = self._journal_lines.get(state.session_id, 0) + len(messages)
+        self._journal_lines[state.session_id] = count
+        if count > max(64, len(state.context) - count):  # longer than the checkpoint
+            self.save(state)
+
+    def _read_journal(self, session_id: str, epoch: int) -> list[dict[str, Any]]:
+        journal = self.journal_path(session_id)
+        if not journal.exists():
+            return []
+        raw = journal.read_bytes()
+        lines = raw.split(b"\n")
+        tail = lines.pop()
+        records = []
+        for number, line in enumerate(lines, 1):
+            try:
+                entry = json.loads(line.decode("utf-8"))
+            except ValueError as exc:
+                if number == len(lines) and not tail:  # a crash left the last line unreadable
+                    tail = line + b"\n"
+                    break
+                raise StateStoreError(f"{journal}:{number}: unreadable journal line") from exc
+            if entry.get("epoch") == epoch:
+                records.append(entry["message"])
+        if tail:
+            os.truncate(journal, len(raw) - len(tail))
+        return records
 
 
 class Transcript:

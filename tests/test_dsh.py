@@ -584,12 +584,12 @@ def test_commit_appends_exactly_four_events(log: EventLog, log_path: Path) -> No
     data = thaw(summary.data)
     assert data["compaction_id"] == cid and end.data["compaction_id"] == cid
     assert data["summary"] == "## Primary Request and Intent\n- list /srv/data"
-    assert data["shadowed_range"] == {"start": 0, "end": 3}
+    assert data["shadowed_range"] == {"start": 1, "end": 4}  # seqs, as DeepSeek-Harness
     assert data["shadowed_seqs"] == [1, 2, 3, 4]  # seq 0 is the log-only session/start
     assert data["shadowed_token_count"] == shadowed_price
     assert data["model"] == "deepseek-v4-test"
     assert data["usage"] == {"prompt_tokens": 900, "completion_tokens": 40, "cached_tokens": 800}
-    assert thaw(checkpoint.surface_op) == {"op": "replace", "start": 0, "end": 3}
+    assert thaw(checkpoint.surface_op) == {"op": "replace", "start": 1, "end": 4}
     assert checkpoint.source_event_seqs == (start.seq, summary.seq, 1, 2, 3, 4)
     assert end.data["error"] is None
     assert log.surface.nodes == (checkpoint.seq, 5)
@@ -623,7 +623,8 @@ def test_a_second_compaction_merges_the_first_checkpoint(log: EventLog, log_path
     assert "first summary" in request.messages[1].content
     summary = log.events[second.summary_seq]
     assert summary.data["shadowed_seqs"][0] == first.checkpoint_seq  # head-anchored
-    assert thaw(summary.data["shadowed_range"]) == {"start": 0, "end": 3}
+    seqs = summary.data["shadowed_seqs"]
+    assert thaw(summary.data["shadowed_range"]) == {"start": seqs[0], "end": seqs[-1]}
     live = log.messages()
     assert sum("<compacted-summary>" in m.content for m in live) == 1
     assert "merged summary" in live[0].content
@@ -807,6 +808,9 @@ def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> Non
     assert types == ["compaction/prune", "tool/result"]
     assert list(long_log.events[before].data["shadowed_seqs"]) == [2]
     assert long_log.events[before].data["meter"] == "dsh-4chars"  # who priced the shadow
+    assert thaw(long_log.events[before].data["shadowed_range"]) == {"start": 2, "end": 2}
+    assert thaw(long_log.events[before + 1].surface_op) == {"op": "replace", "start": 2, "end": 2}
+    assert MARKER == "\n\n[... tool result middle pruned ...]\n\n"  # DeepSeek-Harness's, exactly
     assert ToolResultPruner().prune(long_log) == 0  # under the threshold now
     assert EventLog.replay(tmp_path / "pruned.jsonl").messages() == long_log.messages()
 

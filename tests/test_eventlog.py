@@ -169,7 +169,7 @@ INVALID: dict[str, Callable[[EventLog], object]] = {
         "user/message", _user(), surface_op="append", source_event_seqs=(1, 1)
     ),
     "replace misses a shadowed node": lambda log: log.append(
-        "user/message", _user(), surface_op=_replace(0, 2), source_event_seqs=(1, 2)
+        "user/message", _user(), surface_op=_replace(1, 3), source_event_seqs=(1, 2)
     ),
     "replace op with an extra key": lambda log: log.append(
         "user/message", _user(), surface_op={**_replace(0, 0), "x": 1}, source_event_seqs=(1,)
@@ -184,7 +184,7 @@ INVALID: dict[str, Callable[[EventLog], object]] = {
         0, 0, Message.tool("c1", "pruned")
     ),
     "tool/result answering another call": lambda log: log.append(
-        "tool/result", _result("c2"), surface_op=_replace(2, 2), source_event_seqs=(3,)
+        "tool/result", _result("c2"), surface_op=_replace(3, 3), source_event_seqs=(3,)
     ),
     "message of the wrong role": lambda log: log.append(
         "assistant/message", _user(), surface_op="append"
@@ -213,7 +213,7 @@ def test_surface_rules_raise_surface_error(log: EventLog) -> None:
     with pytest.raises(SurfaceError, match="exactly one tool/result"):
         log.replace_span(0, 0, Message.tool("c1", "pruned"))
     with pytest.raises(SurfaceError, match="must cite every shadowed node"):
-        log.append("user/message", _user(), surface_op=_replace(0, 2), source_event_seqs=(1, 2))
+        log.append("user/message", _user(), surface_op=_replace(1, 3), source_event_seqs=(1, 2))
 
 
 # --- crash recovery ---------------------------------------------------------------------------
@@ -307,13 +307,20 @@ def test_replay_reads_the_file_without_touching_it(log: EventLog, log_path: Path
     assert replayed.recovered and replayed.path is None
 
 
-def test_a_second_writer_on_the_same_file_is_detected(log: EventLog, log_path: Path) -> None:
-    EventLog.open(log_path)  # appends an end-seed behind the first log's back
-    before = log_path.read_bytes()
-    with pytest.raises(EventLogError, match="changed outside this log"):
-        log.append_message(Message.assistant("would duplicate seq 7"))
-    assert log_path.read_bytes() == before
-    assert [e.seq for e in read_events(log_path)] == list(range(8))
+def test_a_second_writer_is_folded_in_before_the_next_append(log: EventLog, log_path: Path) -> None:
+    other = EventLog.open(log_path)  # appends an end-seed behind the first log's back
+    other.append_message(Message.user("from the other writer"))
+    event = log.append_message(Message.assistant("seq 9, not a duplicate 7"))
+    assert event.seq == 9
+    assert [e.seq for e in read_events(log_path)] == list(range(10))
+    assert log.messages() == [*conversation(), Message.user("from the other writer"), event.message]
+    assert other.sync() == 1 and other.messages() == log.messages()
+
+
+def test_a_file_that_shrank_behind_the_log_stops_it(log: EventLog, log_path: Path) -> None:
+    log_path.write_bytes(log_path.read_bytes()[:-1])
+    with pytest.raises(EventLogError, match="shrank"):
+        log.append_message(Message.assistant("refused"))
 
 
 def test_reopening_twice_adds_one_end_seed(log: EventLog, log_path: Path) -> None:
@@ -395,9 +402,10 @@ def test_apply_compaction_appends_the_bracket_and_replaces_pruned_results(log: E
         "compaction/end",
     ]
     start, prune, summary, replace, end = added
-    assert prune.surface_op == _replace(3, 3) and prune.source_event_seqs == (7, 4)
+    assert prune.surface_op == _replace(4, 4) and prune.source_event_seqs == (7, 4)  # seqs
     assert summary.data["shadowed_seqs"] == (1, 2, 3)
-    assert summary.data["shadowed_range"] == {"start": 0, "end": 2}
+    assert summary.data["shadowed_range"] == {"start": 1, "end": 3}
+    assert replace.surface_op == _replace(1, 3)
     assert replace.source_event_seqs == (7, 9, 1, 2, 3)
     assert end.data == {"compaction_id": start.data["compaction_id"], "error": None}
     assert fold(log.events) == log.surface
@@ -505,3 +513,12 @@ def test_compactor_result_applies_exactly(log: EventLog) -> None:
     history.apply_compaction(compaction)
     assert history.messages() == list(compaction.messages)
     validate_pairing(history.messages())
+
+
+def test_an_unchanged_request_header_is_logged_once(log_path: Path) -> None:
+    log = EventLog(log_path)
+    tool = Tool.from_function(lambda a: a, name="echo", description="echo a")
+    agent = Agent(FunctionModel(lambda r: "ok"), "sys", tools=[tool], history=EventLogHistory(log))
+    for _ in range(5):
+        agent.call("hi")
+    assert [e.type for e in log.events].count("request/header") == 1

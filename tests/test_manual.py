@@ -4,6 +4,8 @@ and the ``ctxlab compact`` command against a real HTTP server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,9 +20,11 @@ from harness.compaction import Compactor
 from harness.dsh import DshEngine
 from harness.errors import ManualCompactionError, ServerError, SurfaceChangedError
 from harness.eventlog import EventLog
+from harness.eventlog.oslock import try_exclusive
 from harness.manual import ManualCompaction
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
+from harness.state import JsonStateStore
 from harness.testing import FunctionModel
 
 SUMMARY = (
@@ -53,21 +57,112 @@ def saved_session(root: Path, store: str = "eventlog", turns: int = 4) -> Path:
     return root / "u"
 
 
+def _messages(base: Path, store: str) -> list[Message]:
+    if store == "eventlog":
+        return EventLog.replay(base / "events/s1.jsonl").messages()
+    return JsonStateStore(base / "state").load("s1").context
+
+
 @pytest.mark.parametrize("store", ["eventlog", "state"])
-def test_agentscope_compaction_snapshot_audit_and_undo(tmp_path: Path, store: str) -> None:
+def test_agentscope_compaction_audit_and_undo(tmp_path: Path, store: str) -> None:
     base = saved_session(tmp_path, store)
-    session_file = base / ("events/s1.jsonl" if store == "eventlog" else "state/s1.json")
-    original = session_file.read_bytes()
+    original = _messages(base, store)
     manual = ManualCompaction(base, "s1", FunctionModel(answer), keep_messages=2)
     record = manual.compact("agentscope", instructions="keep the customer code")
     assert (record.outcome, record.messages_before, record.messages_after) == ("compacted", 8, 3)
     assert record.cutoff == 6 and record.summary_chars == len(SUMMARY)
-    assert Path(record.snapshot).read_bytes() == original
-    [audit] = manual.audit_log()
-    assert audit["action"] == "compact" and audit["instructions"] == "keep the customer code"
+    assert len(_messages(base, store)) == 3
+    started, done = manual.audit_log()
+    assert (started["outcome"], done["outcome"]) == ("started", "compacted")
+    assert started["attempt"] == done["attempt"]
+    assert done["action"] == "compact" and done["instructions"] == "keep the customer code"
+    assert (done["pid"], done["host"]) == (os.getpid(), socket.gethostname()) and done["user"]
     manual.undo()
-    assert session_file.read_bytes() == original
-    assert [a["action"] for a in manual.audit_log()] == ["compact", "undo"]
+    assert _messages(base, store) == original
+    assert [a["action"] for a in manual.audit_log()] == ["compact", "compact", "undo"]
+    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+        manual.undo()  # undone already: a second undo has nothing to restore
+
+
+def _more_turns(root: Path, store: str, texts: list[str]) -> None:
+    agent = HarnessAgent(
+        FunctionModel(answer),
+        "system",
+        workspace_root=root,
+        user_id="u",
+        session_id="s1",
+        disable_compaction=True,
+        disable_memory_hooks=True,
+        disable_memory_tools=True,
+        store=store,
+    )
+    for text in texts:
+        agent.call(text)
+    agent.close()
+
+
+@pytest.mark.parametrize("store", ["eventlog", "state"])
+def test_undo_keeps_the_turns_added_after_the_compaction(tmp_path: Path, store: str) -> None:
+    base = saved_session(tmp_path, store)
+    original = _messages(base, store)
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    manual.compact("agentscope")
+    _more_turns(tmp_path, store, ["later one", "later two"])
+    later = _messages(base, store)[3:]
+    assert [m.content for m in later if m.role == "user"] == ["later one", "later two"]
+    manual.undo()
+    assert _messages(base, store) == original + later  # 20 messages, not the snapshot's 8
+
+
+def test_undo_on_the_state_store_refuses_when_it_would_lose_turns(tmp_path: Path) -> None:
+    base = saved_session(tmp_path, "state")
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    manual.compact("agentscope")
+    store = JsonStateStore(base / "state")
+    state = store.load("s1")
+    state.context = [Message.user("compacted again by the agent"), *state.context[-1:]]
+    store.save(state)
+    files = {p: p.read_bytes() for p in (base / "state").iterdir()}
+    with pytest.raises(ManualCompactionError) as info:
+        manual.undo()
+    assert info.value.code == "changed" and "nothing was changed" in str(info.value)
+    assert {p: p.read_bytes() for p in (base / "state").iterdir()} == files
+
+
+@pytest.mark.parametrize("store", ["eventlog", "state"])
+def test_undo_restores_only_its_own_session(tmp_path: Path, store: str) -> None:
+    base = saved_session(tmp_path, store)
+    other = ManualCompaction(base, "s1-b", FunctionModel(answer))
+    for name in ("events/s1.jsonl", "state/s1.json", "state/s1.journal.jsonl"):
+        if (base / name).exists():
+            target = base / name.replace("s1", "s1-b")
+            target.write_bytes((base / name).read_bytes())
+    other.compact("agentscope")
+    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+        ManualCompaction(base, "s1", FunctionModel(answer)).undo()
+    assert len(_messages(base, store)) == 8
+
+
+@pytest.mark.parametrize("store", ["eventlog", "state"])
+@pytest.mark.parametrize("fault", ["provider error", "keep 0"])
+def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str, fault: str) -> None:
+    base = saved_session(tmp_path, store)
+    ManualCompaction(base, "s1", FunctionModel(answer)).compact("agentscope")
+    ManualCompaction(base, "s1", FunctionModel(answer)).undo()  # an older, undone one
+
+    def failing(request: ChatRequest) -> str:
+        raise ServerError("backend down", status_code=503)
+
+    model = FunctionModel(failing if fault == "provider error" else answer)
+    manual = ManualCompaction(base, "s1", model, keep_messages=0 if fault == "keep 0" else 2)
+    with pytest.raises(ManualCompactionError):
+        manual.compact("agentscope")
+    assert manual.audit_log()[-2]["outcome"] == "started"
+    assert manual.audit_log()[-1]["error"]
+    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+        manual.undo()
+    assert len(_messages(base, store)) == 8
+    assert not list((base / "snapshots").rglob("*.json")) if (base / "snapshots").exists() else True
 
 
 def test_custom_instructions_reach_the_summary_call(tmp_path: Path) -> None:
@@ -94,12 +189,14 @@ def test_dsh_manual_compaction_replays_the_logged_header(tmp_path: Path) -> None
 
 def test_busy_while_locked_or_a_tool_call_is_pending(tmp_path: Path) -> None:
     base = saved_session(tmp_path)
-    (base / "locks").mkdir()
-    (base / "locks/s1.lock").write_text("")
-    with pytest.raises(ManualCompactionError) as info:
-        ManualCompaction(base, "s1", FunctionModel(answer)).compact()
-    assert info.value.code == "busy"
-    (base / "locks/s1.lock").unlink()
+    held = try_exclusive(base / "locks/s1.lock")  # another open file holds the OS lock
+    assert held is not None
+    try:
+        with pytest.raises(ManualCompactionError) as info:
+            ManualCompaction(base, "s1", FunctionModel(answer)).compact()
+    finally:
+        os.close(held)
+    assert info.value.code == "busy" and "locked by pid" in str(info.value)
     log = EventLog.open(base / "events/s1.jsonl")
     log.append_message(Message.assistant("", [ToolCall("c1", "lookup", "{}")]))
     model = FunctionModel(answer)
@@ -209,12 +306,12 @@ def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys
 def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = saved_session(tmp_path)
+    base = saved_session(tmp_path, "state")
 
     def full_disk(path: Path, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.manual.write_atomic", full_disk)
+    monkeypatch.setattr("harness.manual_undo.write_atomic", full_disk)
     model = FunctionModel(answer)
     with pytest.raises(ManualCompactionError) as info:
         ManualCompaction(base, "s1", model).compact()

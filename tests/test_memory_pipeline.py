@@ -481,7 +481,10 @@ def test_memory_is_injected_as_a_user_reference_message_not_stored(
     assert "- customer ALPHA ships via 上海港" in reference.content
     assert user == Message.user("which port?")
     assert all(m.name != "harness_context" for m in agent.agent.context)
-    state = (tmp_path / "default" / "state" / "default.json").read_text(encoding="utf-8")
+    state = "".join(  # the state store's checkpoint (if written yet) and its journal
+        p.read_text(encoding="utf-8") for p in (tmp_path / "default" / "state").iterdir()
+    )
+    assert "which port?" in state
     transcript = (tmp_path / "default" / "sessions" / "default.jsonl").read_text(encoding="utf-8")
     assert "HARNESS_CONTEXT" not in state and "HARNESS_CONTEXT" not in transcript
 

@@ -128,10 +128,13 @@ def test_e4_page_marks_each_planted_fact(reports: Path) -> None:
         assert dsh == ("yes" if name in runs["DSH"]["facts_kept"] else "no")
 
 
-def _op_text(op: Any) -> str:
+def _op_text(op: Any, positions: Any = None) -> str:
     if op is None:
         return "—"
-    return op if isinstance(op, str) else f"{op['op']} {op['start']}..{op['end']}"
+    if isinstance(op, str):
+        return op
+    where = f" (positions {positions[0]}..{positions[1]})" if positions else ""
+    return f"{op['op']} seqs {op['start']}..{op['end']}{where}"
 
 
 def test_e4_page_lists_each_engines_events(reports: Path) -> None:
@@ -144,7 +147,7 @@ def test_e4_page_lists_each_engines_events(reports: Path) -> None:
         [
             str(e["seq"]),
             e["type"],
-            _op_text(e["surface_op"]),
+            _op_text(e["surface_op"], e.get("positions")),
             ", ".join(map(str, e["sources"])) or "—",
         ]
         for e in runs["DSH"]["events"]
@@ -155,11 +158,12 @@ def test_e4_page_lists_each_engines_events(reports: Path) -> None:
         "user/message",
         "compaction/end",
     ]
-    assert dsh[2][2] == "replace 0..7"
+    assert dsh[2][2] == "replace seqs 0..8 (positions 0..7)"  # seqs, as DeepSeek-Harness
     agentscope_at = page.index(f"#### AgentScope ({len(runs['AgentScope']['events'])} events)")
     agentscope = table_after(page, "| seq | type | surface op |", page[:agentscope_at].count("\n"))
     assert agentscope == [
-        [str(e["seq"]), e["type"], _op_text(e["surface_op"])] for e in runs["AgentScope"]["events"]
+        [str(e["seq"]), e["type"], _op_text(e["surface_op"], e.get("positions"))]
+        for e in runs["AgentScope"]["events"]
     ]
 
 

@@ -25,6 +25,7 @@ from harness.errors import (
 )
 from harness.eventlog import EventLog
 from harness.manual import ManualCompaction
+from harness.manual_lock import session_lock
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 from harness.testing import FunctionModel
@@ -223,8 +224,8 @@ def _manual_errors(root: Path) -> dict[str, str]:
     codes = {}
     base = _session(root / "busy")
     (base / "locks").mkdir()
-    (base / "locks/s1.lock").write_text("")
-    codes["locked session"] = _code(lambda: ManualCompaction(base, "s1", ok).compact("dsh"))
+    with session_lock(base / "locks/s1.lock", "compact"):  # a live holder: this process
+        codes["locked session"] = _code(lambda: ManualCompaction(base, "s1", ok).compact("dsh"))
     base = _session(root / "summary")
     failing = _raising(ServerError("backend down", status_code=503))
     codes["summary call fails"] = _code(
@@ -235,8 +236,8 @@ def _manual_errors(root: Path) -> dict[str, str]:
         lambda: ManualCompaction(base, "s1", _raising(KeyboardInterrupt())).compact("dsh")
     )
     base = _session(root / "persist")
-    (base / "snapshots").write_text("not a folder")
-    codes["snapshot unwritable"] = _code(lambda: ManualCompaction(base, "s1", ok).compact("dsh"))
+    (base / "audit.jsonl").mkdir()  # an event-log session takes no snapshot: the audit fails
+    codes["audit unwritable"] = _code(lambda: ManualCompaction(base, "s1", ok).compact("dsh"))
     base = _session(root / "undo")
     codes["undo without snapshot"] = _code(lambda: ManualCompaction(base, "s1", ok).undo())
     base = _session(root / "changed")

@@ -190,6 +190,7 @@ class DshEngine:
         busy = self.log.open_compaction()
         if busy is not None:
             raise CompactionBusyError(f"a compaction is already in progress (event {busy.seq})")
+        self.log.require_balanced()  # a result without its call: corrupt, never compacted around
         nodes = self.log.node_messages()
         before = self._measure(header, nodes)
         selection = select_compactable_range(nodes, before, retain)
@@ -231,9 +232,9 @@ class DshEngine:
                 "compaction/summary",
                 self._summary_data(compaction_id, summary, response, selection),
             )
-            checkpoint_event = self.log.replace_span(
-                selection.start,
-                selection.end,
+            checkpoint_event = self.log.replace_seqs(
+                selection.seqs[0],
+                selection.seqs[-1],
                 checkpoint,
                 extra_sources=(start.seq, summary_event.seq),
             )
@@ -257,7 +258,7 @@ class DshEngine:
             "compaction_id": compaction_id,
             "summary": summary,
             "raw_output": response.message.content,
-            "shadowed_range": {"start": selection.start, "end": selection.end},
+            "shadowed_range": {"start": selection.seqs[0], "end": selection.seqs[-1]},
             "shadowed_seqs": list(selection.seqs),
             "shadowed_token_count": selection.tokens,
             "meter": self.meter.name,

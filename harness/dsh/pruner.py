@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MARKER", "ToolResultPruner"]
 
-MARKER = "\n[... tool result middle pruned ...]\n"
+MARKER = "\n\n[... tool result middle pruned ...]\n\n"
+"""DeepSeek-Harness's marker, byte for byte."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class ToolResultPruner:
         ``price`` prices the shadowed result and ``meter`` names it in the event (the engine's
         meter; dsh's heuristic by default)."""
         pruned = 0
-        for position, (seq, message) in enumerate(log.node_messages()):
+        for seq, message in log.node_messages():
             if message.role != "tool" or len(message.content) <= self.threshold_chars:
                 continue
             text = message.content
@@ -51,12 +52,12 @@ class ToolResultPruner:
             log.append(
                 "compaction/prune",
                 {
-                    "shadowed_range": {"start": position, "end": position},
+                    "shadowed_range": {"start": seq, "end": seq},
                     "shadowed_seqs": [seq],
                     "shadowed_token_count": price(message),
                     "meter": meter,
                 },
             )
-            log.replace_span(position, position, dataclasses.replace(message, content=shorter))
+            log.replace_seqs(seq, seq, dataclasses.replace(message, content=shorter))
             pruned += 1
         return pruned

@@ -1,13 +1,18 @@
 """An agent's session as an append-only event log (DeepSeek-Harness's design).
 
 Nothing is ever deleted: messages are events, and the history the model sees (the *surface*)
-is folded from the log, where a compaction is a positional ``replace`` op appended inside a
-``compaction/start`` … ``compaction/end`` bracket. Replaying the file from zero gives the same
-surface as the live process; the shadowed originals stay in the log.
+is folded from the log, where a compaction is a ``replace`` op (its span named by event seqs,
+as DeepSeek-Harness folds it) appended inside a ``compaction/start`` … ``compaction/end``
+bracket. Replaying the file from zero gives the same surface as the live process; the shadowed
+originals stay in the log.
 
 * :mod:`~harness.eventlog.events` — :class:`Event` and its own rules;
 * :mod:`~harness.eventlog.surface` — :class:`Surface`, :func:`fold`, :class:`SurfaceManager`;
-* :mod:`~harness.eventlog.log` — :class:`EventLog` (JSONL file, crash recovery, the lock);
+* :mod:`~harness.eventlog.log` — :class:`EventLog` (JSONL file, crash recovery, several
+  writers under an OS file lock);
+* :mod:`~harness.eventlog.scan` — reading the JSONL (a torn last line is not corruption);
+* :mod:`~harness.eventlog.oslock` — the ``flock`` helpers;
+* :mod:`~harness.eventlog.migrate` — rewriting logs whose replaces named positions;
 * :mod:`~harness.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log.
 """
 

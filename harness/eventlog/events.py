@@ -2,17 +2,20 @@
 
 An event has a contiguous ``seq`` (its index in the log), a ``type``, a ``time`` and JSON
 ``data``. Only the three surface types (``user/message``, ``assistant/message``, ``tool/result``)
-produce model messages; each of them carries a ``surface_op`` (``"append"`` or a positional
-``{"op": "replace", "start": i, "end": j}``) and may cite earlier events in
+produce model messages; each of them carries a ``surface_op`` (``"append"`` or
+``{"op": "replace", "start": s, "end": e}`` naming the shadowed span by the **event seqs** at its
+ends, as DeepSeek-Harness does) and may cite earlier events in
 ``source_event_seqs``. Any other type carrying either is rejected (DeepSeek-Harness §A1).
 
-The rules that need the current surface (positions, shadowed nodes) live in
+The rules that need the current surface (where the seqs sit, shadowed nodes) live in
 :mod:`harness.eventlog.surface`. Accepted events are deep-frozen: ``data`` and ``surface_op`` are
 read-only mappings and their lists are tuples, so nothing can rewrite an event after the fact.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,8 +48,8 @@ TYPE_OF_ROLE: Mapping[str, str] = MappingProxyType({v: k for k, v in ROLE_OF_TYP
 
 
 class ReplaceOp(TypedDict):
-    """A positional ``surface_op``: the nodes at surface positions ``start..end`` (inclusive)
-    give way to the event's message."""
+    """A replace ``surface_op``: the surface nodes from seq ``start`` through seq ``end``
+    (inclusive, looked up on the current surface) give way to the event's message."""
 
     op: Literal["replace"]
     start: int
@@ -57,12 +60,18 @@ _REPLACE_KEYS = frozenset({"op", "start", "end"})
 _RECORD_KEYS = frozenset({"seq", "type", "time", "data", "surface_op", "source_event_seqs"})
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def freeze(value: Any) -> Any:
     """A read-only deep copy: mappings become ``MappingProxyType`` (str keys, as JSON has),
     lists and tuples become tuples."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind in _SCALARS:  # the common case, checked without the slow ABC isinstance
+        return value
+    if kind is dict or isinstance(value, Mapping):
         return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
     return value
 
@@ -94,16 +103,19 @@ class Event:
     data: Mapping[str, Any]
     """JSON data; for surface types ``{"message": Message.to_record()}``."""
     surface_op: str | Mapping[str, Any] | None = None
-    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": pos, "end": pos}``
+    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": seq, "end": seq}``
     (held read-only); surface types only. Its shape is checked at construction."""
     source_event_seqs: tuple[int, ...] = ()
     """Earlier events this one derives from; a replace cites every node it shadows."""
 
     def __post_init__(self) -> None:
+        raw = self.data
         object.__setattr__(self, "data", freeze(self.data))
         object.__setattr__(self, "surface_op", freeze(self.surface_op))
         object.__setattr__(self, "source_event_seqs", tuple(self.source_event_seqs))
         _check_event(self)
+        if self.is_surface:  # parsed once here; ``message`` hands out copies
+            object.__setattr__(self, "_parsed", _check_message(self, raw))
 
     @property
     def is_surface(self) -> bool:
@@ -112,7 +124,7 @@ class Event:
 
     @property
     def replace_range(self) -> tuple[int, int] | None:
-        """``(start, end)`` of a replace op (positions on the surface), else None."""
+        """``(start, end)`` of a replace op (event seqs on the surface), else None."""
         op = self.surface_op
         if isinstance(op, Mapping):
             return op["start"], op["end"]
@@ -123,7 +135,8 @@ class Event:
         """The message a surface event carries (a fresh copy); None for other types."""
         if not self.is_surface:
             return None
-        return Message.from_record(thaw(self.data["message"]))
+        parsed: Message = self._parsed  # type: ignore[attr-defined]
+        return dataclasses.replace(parsed, metadata=copy.deepcopy(parsed.metadata))
 
     def to_record(self) -> dict[str, Any]:
         """The event as plain JSON data; ``surface_op`` and empty sources are left out."""
@@ -181,7 +194,6 @@ def _check_event(event: Event) -> None:
     if event.is_surface:
         _check_surface_op(event)
         _check_sources(event)
-        _check_message(event)
     elif event.surface_op is not None or event.source_event_seqs:
         raise SurfaceError(
             f"event {event.seq} ({event.type}) is not a surface type; only "
@@ -201,9 +213,10 @@ def _check_surface_op(event: Event) -> None:
             f"{{op: 'replace', start, end}}, not {thaw(op)!r}"
         )
     start, end = op["start"], op["end"]
-    if not (_is_index(start) and _is_index(end)) or start > end:
+    if not (_is_index(start) and _is_index(end)) or max(start, end) >= event.seq:
         raise SurfaceError(
-            f"event {event.seq}: replace needs 0 <= start <= end, got {start!r}..{end!r}"
+            f"event {event.seq}: replace start and end must be earlier event seqs, got "
+            f"{start!r}..{end!r}"
         )
 
 
@@ -215,12 +228,13 @@ def _check_sources(event: Event) -> None:
         raise SurfaceError(f"event {event.seq} cites a seq twice: {list(sources)}")
 
 
-def _check_message(event: Event) -> None:
-    record = event.data.get("message")
+def _check_message(event: Event, raw: Any) -> Message:
+    record = raw.get("message") if isinstance(raw, Mapping) else None
     if not isinstance(record, Mapping):
         raise SurfaceError(f"{event.type} event {event.seq} needs data.message")
     try:
-        message = Message.from_record(thaw(record))
+        plain = record if type(record) is dict and not _has_frozen(record) else thaw(record)
+        message = Message.from_record(plain)
     except (ValueError, TypeError, AttributeError) as exc:
         raise SurfaceError(f"event {event.seq}: unreadable message: {exc}") from exc
     if message.role != ROLE_OF_TYPE[event.type]:
@@ -228,3 +242,13 @@ def _check_message(event: Event) -> None:
             f"event {event.seq}: a {event.type} must carry a {ROLE_OF_TYPE[event.type]} "
             f"message, not a {message.role} message"
         )
+    return message
+
+
+def _has_frozen(value: Any) -> bool:
+    """True when ``value`` holds a read-only mapping or tuple somewhere (thaw it first)."""
+    if isinstance(value, dict):
+        return any(_has_frozen(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_frozen(v) for v in value)
+    return isinstance(value, (MappingProxyType, tuple))

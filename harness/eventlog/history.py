@@ -7,7 +7,8 @@ append-only log the same result is reached without deleting anything:
 2. for each tail message the compactor changed (a pruned tool result, truncated call
    arguments), a replace of that single node;
 3. ``compaction/summary`` (log only: the summary, the shadowed range and seqs, the numbers);
-4. the summary ``user/message``, a replace of positions ``0..cutoff-1`` citing the start, the
+4. the summary ``user/message``, a replace of the head node through the node before the
+   cutoff (named by their seqs), citing the start, the
    summary event and every shadowed node;
 5. ``compaction/end``.
 
@@ -18,12 +19,13 @@ message is still in the log.
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import Sequence
 
 from harness.compaction import Compaction
 from harness.errors import CompactionBusyError, EventLogError, SurfaceError
-from harness.eventlog.events import Event
+from harness.eventlog.events import Event, thaw
 from harness.eventlog.log import EventLog
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -58,21 +60,28 @@ class EventLogHistory:
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs
         from the last one logged; a later manual DSH compaction replays it as its prefix."""
-        data = _header_data(header)
+        data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
         latest = self._latest_header_event()
-        if latest is None or dict(latest.data) != data:
+        if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
             self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
-        """The last logged request header, or an empty one."""
+        """The last logged request header, or an empty one. Its tools are plain dicts (the
+        event holds them frozen, which JSON cannot serialise)."""
         event = self._latest_header_event()
         if event is None:
             return ChatRequest(messages=())
-        messages = tuple(Message.from_record(m) for m in event.data["messages"])
-        return ChatRequest(messages=messages, tools=tuple(event.data["tools"]))
+        data = thaw(event.data)
+        messages = tuple(Message.from_record(m) for m in data["messages"])
+        return ChatRequest(messages=messages, tools=tuple(data["tools"]))
+
+    def close_interrupted_calls(self) -> list[Message]:
+        """On resume: close the tool calls a crash left without results (each gets a synthetic
+        result saying it was interrupted, logged with ``interrupted``); returns them."""
+        return [event.message for event in self.log.close_interrupted_calls() if event.message]
 
     def _latest_header_event(self) -> Event | None:
-        return next((e for e in reversed(self.log.events) if e.type == "request/header"), None)
+        return self.log.latest("request/header")
 
     def apply_compaction(self, compaction: Compaction) -> None:
         """Commit ``compaction`` as appended events (see the module docstring).
@@ -82,7 +91,9 @@ class EventLogHistory:
         A failure after the start closes the bracket with its error, unless the log can no
         longer be written: then the unclosed start stays, and is reported, as the lock.
         """
+        self.log.sync()  # another process may have appended: compact the file's surface
         _refuse_if_busy(self.log)
+        self.log.require_balanced()
         nodes = self.log.node_messages()
         changed = _changed_tail(nodes, compaction)
         compaction_id = uuid.uuid4().hex
@@ -101,13 +112,17 @@ class EventLogHistory:
         self, start: Event, compaction: Compaction, nodes: list[Node], changed: list[Node]
     ) -> None:
         for position, message in changed:
-            self.log.replace_span(position, position, message, extra_sources=(start.seq,))
+            seq = nodes[position][0]
+            self.log.replace_seqs(seq, seq, message, extra_sources=(start.seq,))
         cutoff = compaction.event.cutoff.index
         summary = self.log.append(
             "compaction/summary", _summary_data(start, compaction, nodes[:cutoff])
         )
-        self.log.replace_span(
-            0, cutoff - 1, compaction.messages[0], extra_sources=(start.seq, summary.seq)
+        self.log.replace_seqs(
+            nodes[0][0],
+            nodes[cutoff - 1][0],
+            compaction.messages[0],
+            extra_sources=(start.seq, summary.seq),
         )
 
     def _close_failed(self, compaction_id: str, error: BaseException) -> None:
@@ -142,7 +157,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
         "engine": ENGINE,
         "compaction_id": start.data["compaction_id"],
         "summary": event.summary,
-        "shadowed_range": {"start": 0, "end": len(shadowed) - 1},
+        "shadowed_range": {"start": shadowed[0][0], "end": shadowed[-1][0]},  # seqs, as dsh
         "shadowed_seqs": [seq for seq, _ in shadowed],
         "shadowed_token_count": estimate_tokens(m for _, m in shadowed),
         "cutoff": event.cutoff.index,

@@ -6,28 +6,41 @@ first (an invalid event raises :class:`~harness.errors.SurfaceError` and writes 
 written, then folded into the live surface, so the live surface only ever holds events that
 reached the disk.
 
+**Several processes may write one log** (two agents, ``ctxlab compact`` beside an agent):
+every append takes an exclusive OS lock on the file (:mod:`~harness.eventlog.oslock`), reads
+and folds whatever other writers appended since (so its seq is re-checked against the file's
+tail under the lock), then writes its line. :meth:`EventLog.sync` does the catching up alone.
+A reader never takes a half-written last line for corruption: bytes after the last newline
+are left out (:mod:`~harness.eventlog.scan`).
+
 A write that fails leaves the file's tail unknown (nothing, part of the line, or all of it), so
-the log refuses further appends until it is reopened; so does a file that grew behind the log's
-back (a second writer would duplicate seqs). :meth:`EventLog.replay` reads a file without
-touching it. :meth:`EventLog.open` drops a torn last line (a crash mid-append), reports it in
-``recovered`` and as a warning, and appends one ``session/end-seed``: an unclosed
+the log refuses further appends until it is reopened. :meth:`EventLog.replay` reads a file
+without touching it. :meth:`EventLog.open` (under the lock) drops a torn last line, reports it
+in ``recovered`` and as a warning, and appends one ``session/end-seed``: an unclosed
 ``compaction/start`` before it belongs to an earlier process (*stale*, reported), one after it
 is *live* (the compaction lock, DeepSeek-Harness §A3).
+
+Appending costs O(1) in the history's length: one line is written and the in-memory fold,
+the per-node message cache and the indexes behind :meth:`EventLog.open_compaction` and
+:meth:`EventLog.latest` are updated in place. Opening is linear.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from harness import files
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
-from harness.eventlog.surface import Surface, SurfaceManager
+from harness.eventlog.oslock import exclusive
+from harness.eventlog.scan import Scan, scan_bytes, scan_file
+from harness.eventlog.surface import EventsView, Surface, SurfaceManager
+from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
 from harness.state import utc_now
 
@@ -41,6 +54,7 @@ END_SEED = "session/end-seed"
 _BRACKET = frozenset({"compaction/start", "compaction/end"})
 
 Clock = Callable[[], str]
+Listener = Callable[[Event], None]
 
 
 class EventLog:
@@ -55,46 +69,72 @@ class EventLog:
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
         self.write_error: str | None = None
         """Set when a write failed; the log then refuses appends until it is reopened."""
+        self.listeners: list[Listener] = []
+        """Called with each event once it is folded in (this log's appends and those of other
+        writers it catches up with): a meter can price what changed instead of everything."""
         self._manager = SurfaceManager()
-        self._size = 0  # bytes this log has written or loaded: another writer shows as a change
+        self._size = 0  # bytes of the file this log has folded (written or read)
+        self._lock_depth = 0
+        self._messages: dict[int, Message] = {}
+        self._latest: dict[str, int] = {}  # event type -> seq of its latest event
+        self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
+        self._recovered_now: list[str] = []  # what the last catch-up dropped
 
     @classmethod
     def open(cls, path: Path, clock: Clock = utc_now) -> EventLog:
         """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
         resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
-        path = Path(path)
-        events, recovered, size = _scan(path)
         log = cls(None, clock)
-        log._load(path, events)
-        if size is not None:
-            _truncate(path, size)
-        log.path, log.recovered = path, recovered
-        log._size = path.stat().st_size if path.exists() else 0
-        for note in recovered:
-            logger.warning("%s: %s", path, note)
-        log._mark_resume()
+        log.path = Path(path)
+        if log.path.exists():
+            with log._locked():
+                try:
+                    log._catch_up()
+                except LogCorruptError as exc:
+                    from harness.eventlog.migrate import hint
+
+                    raise hint(log.path, exc) from exc
+                log.recovered = list(log._recovered_now)
+                for note in log.recovered:
+                    logger.warning("%s: %s", log.path, note)
+                log._mark_resume()
         return log
 
     @classmethod
     def replay(cls, path: Path, clock: Clock = utc_now) -> EventLog:
         """An in-memory log folded from the file at ``path`` without touching the file (no
-        truncation, no end-seed): for checks and reports while another log may still write
-        to it. A torn last line is left out and noted in ``recovered``."""
-        events, recovered, _ = _scan(Path(path))
+        lock, no truncation, no end-seed): for checks and reports while another log may still
+        write to it. A torn last line is left out and noted in ``recovered``."""
+        scan = scan_file(Path(path))
         log = cls(None, clock)
-        log._load(Path(path), events)
-        log.recovered = recovered
+        log._fold(Path(path), scan.events)
+        log.recovered = scan.recovered
         return log
 
     @property
-    def events(self) -> tuple[Event, ...]:
-        """Every event, in order; ``events[i].seq == i``."""
+    def events(self) -> EventsView:
+        """Every event, in order; ``events[i].seq == i`` (a read-only view, not a copy)."""
         return self._manager.events
 
     @property
     def surface(self) -> Surface:
         """The live surface (the fold of :attr:`events`)."""
         return self._manager.surface
+
+    @property
+    def replace_generation(self) -> int:
+        """How many replaces have landed (``surface.replace_generation`` without a copy)."""
+        return self._manager.replace_generation
+
+    @property
+    def node_seqs(self) -> Sequence[int]:
+        """The surface's seqs, live (read it, never keep it)."""
+        return self._manager.node_seqs
+
+    def latest(self, type: str) -> Event | None:
+        """The latest event of this type, in O(1)."""
+        seq = self._latest.get(type)
+        return None if seq is None else self._manager.event(seq)
 
     def append(
         self,
@@ -104,118 +144,197 @@ class EventLog:
         surface_op: Literal["append"] | ReplaceOp | None = None,
         source_event_seqs: Sequence[int] = (),
     ) -> Event:
-        """Check, write (one fsynced JSON line) and fold one event; returns it."""
+        """Check, write (one fsynced JSON line, under the file lock, after folding in what
+        other writers appended) and fold one event; returns it."""
         if self.write_error is not None:
             raise EventLogError(
                 f"a write to {self.path} failed ({self.write_error}); reopen the log with "
                 "EventLog.open to recover"
             )
-        seq = len(self._manager)
-        event = Event(seq, type, self.clock(), data or {}, surface_op, tuple(source_event_seqs))
-        self._manager.check(event)
-        self._write(event)
-        self._manager.apply(event)
+        with self._locked():
+            self._catch_up()
+            seq = len(self._manager)
+            sources = tuple(source_event_seqs)
+            event = Event(seq, type, self.clock(), data or {}, surface_op, sources)
+            self._manager.check(event)
+            self._write(event)
+            self._apply(event)
         return event
 
-    def append_message(self, message: Message) -> Event:
-        """Append ``message`` as a surface node; a tool result cites its call's event."""
+    def sync(self) -> int:
+        """Fold in what other writers appended since this log last read the file; returns
+        how many events that was (none once a write of this log failed)."""
+        if self.path is None or not self.path.exists() or self.write_error is not None:
+            return 0  # after a failed write only a reopen may read (and repair) the tail
+        before = len(self._manager)
+        with self._locked():
+            self._catch_up()
+        return len(self._manager) - before
+
+    def append_message(self, message: Message, **data: Any) -> Event:
+        """Append ``message`` as a surface node (``data`` adds log-only fields next to it); a
+        tool result cites its call's event."""
+        call = self._calls.get(message.tool_call_id or "") if message.role == "tool" else None
         return self.append(
             _surface_type(message),
-            {"message": message.to_record()},
+            {"message": message.to_record(), **data},
             surface_op="append",
-            source_event_seqs=self._call_event(message),
+            source_event_seqs=() if call is None else (call,),
         )
 
-    def replace_span(
+    def replace_seqs(
         self, start: int, end: int, message: Message, *, extra_sources: Sequence[int] = ()
     ) -> Event:
-        """Replace the nodes at positions ``start..end`` (inclusive) by ``message``; the event
-        cites ``extra_sources`` then every shadowed node."""
-        kind = _surface_type(message)
+        """Replace the surface nodes from seq ``start`` through seq ``end`` by ``message``;
+        the event cites ``extra_sources`` then every shadowed node."""
         shadowed = self._manager.span(start, end)
         return self.append(
-            kind,
+            _surface_type(message),
             {"message": message.to_record()},
             surface_op={"op": "replace", "start": start, "end": end},
             source_event_seqs=(*extra_sources, *shadowed),
         )
 
+    def replace_span(
+        self, start: int, end: int, message: Message, *, extra_sources: Sequence[int] = ()
+    ) -> Event:
+        """Replace the nodes at surface **positions** ``start..end`` (inclusive): the event
+        written names them by the seqs that sit there (:meth:`replace_seqs`)."""
+        nodes = self._manager.node_seqs
+        if not (0 <= start <= end < len(nodes)):
+            raise SurfaceError(
+                f"replace span {start}..{end} is not on the surface (positions 0..{len(nodes) - 1})"
+            )
+        return self.replace_seqs(nodes[start], nodes[end], message, extra_sources=extra_sources)
+
     def node_messages(self) -> list[tuple[int, Message]]:
         """``(seq, message)`` for each surface node, in model order."""
-        return [(seq, self._message(seq)) for seq in self._manager.surface.nodes]
+        return [(seq, self.message(seq)) for seq in self._manager.node_seqs]
 
     def messages(self) -> list[Message]:
         """The surface as messages: the history the model sees."""
-        return [self._message(seq) for seq in self._manager.surface.nodes]
+        return [self.message(seq) for seq in self._manager.node_seqs]
+
+    def message(self, seq: int) -> Message:
+        """The message of surface event ``seq`` (parsed once, then cached)."""
+        message = self._messages.get(seq)
+        if message is None:
+            message = self._manager.event(seq).message
+            if message is None:
+                raise SurfaceError(f"event {seq} is not a surface event")
+            self._messages[seq] = message
+        return message
+
+    def require_balanced(self) -> None:
+        """UnbalancedSurfaceError when a tool result on the surface answers no call on it."""
+        self._manager.require_balanced()
+
+    def close_interrupted_calls(self) -> list[Event]:
+        """Close the calls a crash left without results (see :mod:`harness.interrupted`):
+        one ``tool/result`` each, marked ``interrupted``. Call it when resuming a session,
+        never beside a live agent whose tools may still be running."""
+        calls = pending_calls(self.messages())
+        return [
+            self.append_message(interrupted_result(call), interrupted=INTERRUPTED_CODE)
+            for call in calls
+        ]
 
     def open_compaction(self) -> Event | None:
         """The live lock: the latest ``compaction/start`` with no later ``compaction/end`` and
         no later ``session/end-seed`` (a compaction of this process, running or failed to
         close); None when no compaction holds the lock."""
-        for event in reversed(self._manager.events):
-            if event.type == "compaction/start":
-                return event
-            if event.type in ("compaction/end", END_SEED):
-                return None
+        start = self._latest.get("compaction/start", -1)
+        if start > max(self._latest.get("compaction/end", -1), self._latest.get(END_SEED, -1)):
+            return self._manager.event(start)
         return None
 
     def stale_compaction(self) -> Event | None:
         """An unclosed ``compaction/start`` left by an earlier process: the latest bracket
         event is a start and a ``session/end-seed`` follows it. Reported until the next
         compaction starts; it never blocks one."""
-        seeded = False
-        for event in reversed(self._manager.events):
-            if event.type == END_SEED:
-                seeded = True
-            elif event.type in _BRACKET:
-                return event if seeded and event.type == "compaction/start" else None
+        start = self._latest.get("compaction/start", -1)
+        closed = self._latest.get("compaction/end", -1) > start
+        if start >= 0 and not closed and self._latest.get(END_SEED, -1) > start:
+            return self._manager.event(start)
         return None
 
-    def _load(self, path: Path, events: list[Event]) -> None:
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the file's exclusive lock (re-entrant within this log)."""
+        if self.path is None or self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        with exclusive(self.path):
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
+
+    def _catch_up(self) -> None:
+        """Under the lock: fold the bytes other writers appended since ``_size``; a torn tail
+        (its writer died: we hold the lock) is truncated and noted."""
+        self._recovered_now = []
+        if self.path is None:
+            return
+        found = self.path.stat().st_size if self.path.exists() else 0
+        if found == self._size:
+            return
+        if found < self._size:
+            self.write_error = f"the file has {found} bytes, this log folded {self._size}"
+            raise EventLogError(f"{self.path} shrank behind this log ({self.write_error})")
+        with self.path.open("rb") as handle:
+            handle.seek(self._size)
+            raw = handle.read(found - self._size)
+        scan: Scan = scan_bytes(self.path, raw, first_seq=len(self._manager))
+        self._fold(self.path, scan.events)
+        self._size += scan.good_bytes
+        if scan.torn:
+            _truncate(self.path, self._size)
+            self._recovered_now = scan.recovered
+
+    def _fold(self, path: Path, events: list[Event]) -> None:
         for event in events:
             try:
-                self._manager.apply(event)
+                self._apply(event)
             except SurfaceError as exc:
                 raise LogCorruptError(f"{path}:{event.seq + 1}: {exc}") from exc
 
-    def _message(self, seq: int) -> Message:
-        message = self._manager.event(seq).message
-        assert message is not None  # surface nodes are surface events
-        return message
-
-    def _call_event(self, message: Message) -> tuple[int, ...]:
-        if message.role != "tool":
-            return ()
-        for event in reversed(self._manager.events):
-            if event.type != "assistant/message":
-                continue
-            calls = event.data["message"].get("tool_calls") or ()
-            if any(call.get("id") == message.tool_call_id for call in calls):
-                return (event.seq,)
-        return ()
+    def _apply(self, event: Event) -> None:
+        replace = event.replace_range
+        self._manager.apply(event)
+        self._latest[event.type] = event.seq
+        if event.type == "assistant/message":
+            for call in event.data["message"].get("tool_calls") or ():
+                self._calls[str(call.get("id", ""))] = event.seq
+        if replace is not None:  # shadowed nodes leave the cache; the log keeps them
+            for seq in event.source_event_seqs:
+                self._messages.pop(seq, None)
+        for listener in self.listeners:
+            listener(event)
 
     def _write(self, event: Event) -> None:
         try:
             line = event.to_json() + "\n"
-            line.encode("utf-8")
+            payload = line.encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise EventLogError(f"event {event.type} cannot be written as JSON: {exc}") from exc
         if self.path is None:
             return
-        found = self.path.stat().st_size if self.path.exists() else 0
-        if found != self._size:
-            self.write_error = f"the file has {found} bytes, this log wrote {self._size}"
-            raise EventLogError(f"{self.path} changed outside this log ({self.write_error})")
         try:
             files.append_text(self.path, line)
         except BaseException as exc:
             self.write_error = f"{type(exc).__name__}: {exc}"
             raise
-        self._size += len(line.encode("utf-8"))
+        self._size += len(payload)
 
     def _mark_resume(self) -> None:
         events = self._manager.events
-        if events and events[-1].type != END_SEED:
+        if len(events) and events[-1].type != END_SEED:
             self.append(END_SEED, {"previous_events": len(events), "recovered": self.recovered})
         stale = self.stale_compaction()
         if stale is not None:
@@ -238,44 +357,7 @@ def _surface_type(message: Message) -> str:
 def read_events(path: Path) -> list[Event]:
     """The events of the log at ``path`` without changing the file (a torn last line is
     left out); LogCorruptError for a bad line elsewhere."""
-    return _scan(Path(path))[0]
-
-
-def _scan(path: Path) -> tuple[list[Event], list[str], int | None]:
-    """The events, what was dropped, and the size to truncate to (None: nothing dropped)."""
-    if not path.exists():
-        return [], [], None
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    tail = lines.pop()  # the bytes after the last newline: empty unless an append was torn
-    recovered = []
-    if tail:
-        number = len(lines) + 1
-        recovered.append(f"dropped a torn last line {number} ({len(tail)} bytes, no newline)")
-    elif lines and not _readable(lines[-1]):
-        dropped = lines.pop()
-        tail = dropped + b"\n"
-        recovered.append(f"dropped an unreadable last line {len(lines) + 1} ({len(dropped)} bytes)")
-    events = [_parse(path, number, line) for number, line in enumerate(lines, 1)]
-    return events, recovered, (len(raw) - len(tail) if tail else None)
-
-
-def _readable(line: bytes) -> bool:
-    try:
-        json.loads(line.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        return False
-    return True
-
-
-def _parse(path: Path, number: int, line: bytes) -> Event:
-    try:
-        event = Event.from_json(line.decode("utf-8"))
-    except (ValueError, TypeError, EventLogError) as exc:
-        raise LogCorruptError(f"{path}:{number}: unreadable event: {exc}") from exc
-    if event.seq != number - 1:
-        raise LogCorruptError(f"{path}:{number}: event seq {event.seq}, expected {number - 1}")
-    return event
+    return scan_file(Path(path)).events
 
 
 def _truncate(path: Path, size: int) -> None:

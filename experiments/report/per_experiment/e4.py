@@ -37,13 +37,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SurfaceOp:
-    """What a log event did to the surface: ``append``, or a replace of positions start..end."""
+    """What a log event did to the surface: ``append``, or a replace of the nodes from event
+    seq start through event seq end (DeepSeek-Harness names a span by seqs)."""
 
     op: str
     start: int | None = None
-    """The first surface position replaced (inclusive); None for an append."""
+    """The event seq of the first node replaced (inclusive); None for an append."""
     end: int | None = None
-    """The last surface position replaced (inclusive); None for an append."""
+    """The event seq of the last node replaced (inclusive); None for an append."""
 
     @property
     def is_replace(self) -> bool:
@@ -60,6 +61,8 @@ class LogEventRow:
     surface_op: SurfaceOp | None
     sources: tuple[int, ...] | None
     """The event's source seqs, as recorded; None when the engine's events do not record them."""
+    positions: tuple[int, int] | None = None
+    """Where a replace's start and end seqs sat on the surface before the compaction."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,8 @@ class EngineRun:
         """The surface positions (inclusive) its replace event covered; None without one."""
         for event in self.events:
             op = event.surface_op
-            if op is not None and op.start is not None and op.end is not None:
-                return op.start, op.end
+            if op is not None and op.is_replace and event.positions is not None:
+                return event.positions
         return None
 
 
@@ -171,11 +174,15 @@ def _log_event(record: Mapping[str, Any]) -> LogEventRow:
     if "surface_op" not in record:
         raise ShapeError("missing key 'surface_op'")
     sources = ints(record, "sources") if record.get("sources") is not None else None
+    positions = ints(record, "positions") if record.get("positions") is not None else None
+    if positions is not None and len(positions) != 2:
+        raise ShapeError("positions must be [start, end]")
     return LogEventRow(
         get(record, "seq", int),
         get(record, "type", str),
         _surface_op(record["surface_op"]),
         sources,
+        (positions[0], positions[1]) if positions is not None else None,
     )
 
 
@@ -312,12 +319,13 @@ def _facts_table(view: E4View) -> str:
     return markdown_table(pd.DataFrame(rows))
 
 
-def _surface_op_text(op: SurfaceOp | None) -> str:
+def _surface_op_text(op: SurfaceOp | None, positions: tuple[int, int] | None = None) -> str:
     if op is None:
         return "—"
     if op.start is None or op.end is None:
         return op.op
-    return f"{op.op} {op.start}..{op.end}"
+    where = f" (positions {positions[0]}..{positions[1]})" if positions else ""
+    return f"{op.op} seqs {op.start}..{op.end}{where}"
 
 
 def _events_table(run: EngineRun) -> str:
@@ -329,7 +337,7 @@ def _events_table(run: EngineRun) -> str:
         row = {
             "seq": event.seq,
             "type": event.type,
-            "surface op": _surface_op_text(event.surface_op),
+            "surface op": _surface_op_text(event.surface_op, event.positions),
         }
         if with_sources:
             row["sources"] = ", ".join(map(str, event.sources or ())) or "—"
@@ -341,8 +349,9 @@ def _events_section(view: E4View) -> str:
     parts = [
         "### Events each compaction appended\n",
         "Each engine compacted its own copy of the conversation's event log; these are the "
-        "events that compaction appended. A replace covers surface positions start..end, both "
-        "included; sources are the seqs a replace cites.\n",
+        "events that compaction appended. A replace names the span it covers by the event "
+        "seqs at its ends, both included, as DeepSeek-Harness does (the positions they sat at "
+        "on the surface follow); sources are the seqs a replace cites.\n",
     ]
     for run in view.engines:
         title = f"#### {run.title} ({len(run.events)} events)\n"
