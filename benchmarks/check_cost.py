@@ -128,4 +128,4 @@ def _section(engine: str, setup: Callable[[int], Step], sizes: list[int], gate: 
 def rows(quick: bool) -> list[Row]:
     sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
     out = _section("AgentScope engine", _agentscope, sizes, gate=True)
-    return out + _section("DSH engine", _dsh, sizes, gate=False)
+    return out + _section("DSH engine", _dsh, sizes, gate=True)

@@ -35,10 +35,12 @@ from harness.errors import ConfigError, ContextLengthExceededError, StepLimitExc
 from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
+from harness.meter.ledger import Ledger, same_message
+from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 from harness.replies import repair_tool_call_ids
 from harness.state import JsonStateStore, Transcript
-from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
+from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool, ToolBox
 from harness.validation import count
 
@@ -134,6 +136,10 @@ class Agent:
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
         self.engine = self._build_engine(compaction, summary_model, flush_prefix, windows)
+        # AgentScope's estimate of each request, for its record: priced as the request grows
+        self._estimate: Ledger[Message] = Ledger(
+            lambda m: message_price(AGENTSCOPE, m), same_message
+        )
         self._call_messages: list[Message] = []
 
     def _build_engine(
@@ -219,7 +225,7 @@ class Agent:
             purpose=request.purpose,
             messages_sent=len(request.messages),
             context_messages=len(self.context),
-            estimated_tokens=estimate_tokens(request.messages),
+            estimated_tokens=self._estimate.sync(request.messages),
             usage=response.usage,
             compactions=tuple(events),
             meter=reading.meter if reading else "",
@@ -274,3 +280,7 @@ class Agent:
     def _extend(self, messages: list[Message]) -> None:
         self.history.append(messages)
         self._call_messages.extend(messages)
+
+
+def _agentscope_price(message: Message) -> int:
+    return message_price(AGENTSCOPE, message)

@@ -167,6 +167,8 @@ def repair_tool_call_ids(message: Message, history: Iterable[Message]) -> Messag
     An id is reused when an earlier call of ``message`` or any call in ``history`` has it.
     Returns ``message`` itself when nothing needed repair; logs each repair.
     """
+    if not message.tool_calls:
+        return message  # the common reply: nothing to check, and no walk over the history
     taken = {call.id for earlier in history for call in earlier.tool_calls}
     calls: list[ToolCall] = []
     for index, call in enumerate(message.tool_calls):

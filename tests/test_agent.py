@@ -545,3 +545,19 @@ def test_without_workspace_large_results_stay(tmp_path: Path) -> None:
 def test_bad_session_id_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         Agent(ScriptedModel([]), state_store=JsonStateStore(tmp_path), session_id="bad id!")
+
+
+def test_the_request_estimate_prices_only_what_each_request_added(tmp_path: Path) -> None:
+    """The record's AgentScope estimate is kept as a running sum: the history is priced once, not
+    once per request (a per-turn cost that grew with the session would make it O(n²))."""
+    model = FunctionModel(lambda request: "ok")
+    agent = Agent(
+        model,
+        "system",
+        state_store=JsonStateStore(tmp_path / "state"),
+        transcript=Transcript(tmp_path / "t.jsonl"),
+    )
+    records = [agent.call(f"question {n}").requests[-1] for n in range(6)]
+    assert agent._estimate.resets == 1
+    for record, request in zip(records, model.requests, strict=True):  # equal to a full recount
+        assert record.estimated_tokens == estimate_tokens(request.messages)

@@ -18,7 +18,7 @@ from experiments.cli import main
 from harness.builder import HarnessAgent
 from harness.compaction import Compactor
 from harness.dsh import DshEngine
-from harness.errors import ManualCompactionError, ServerError, SurfaceChangedError
+from harness.errors import ConfigError, ManualCompactionError, ServerError, SurfaceChangedError
 from harness.eventlog import EventLog
 from harness.eventlog.oslock import try_exclusive
 from harness.manual import ManualCompaction
@@ -144,8 +144,7 @@ def test_undo_restores_only_its_own_session(tmp_path: Path, store: str) -> None:
 
 
 @pytest.mark.parametrize("store", ["eventlog", "state"])
-@pytest.mark.parametrize("fault", ["provider error", "keep 0"])
-def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str, fault: str) -> None:
+def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str) -> None:
     base = saved_session(tmp_path, store)
     ManualCompaction(base, "s1", FunctionModel(answer)).compact("agentscope")
     ManualCompaction(base, "s1", FunctionModel(answer)).undo()  # an older, undone one
@@ -153,8 +152,7 @@ def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str, 
     def failing(request: ChatRequest) -> str:
         raise ServerError("backend down", status_code=503)
 
-    model = FunctionModel(failing if fault == "provider error" else answer)
-    manual = ManualCompaction(base, "s1", model, keep_messages=0 if fault == "keep 0" else 2)
+    manual = ManualCompaction(base, "s1", FunctionModel(failing))
     with pytest.raises(ManualCompactionError):
         manual.compact("agentscope")
     assert manual.audit_log()[-2]["outcome"] == "started"
@@ -163,6 +161,19 @@ def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str, 
         manual.undo()
     assert len(_messages(base, store)) == 8
     assert not list((base / "snapshots").rglob("*.json")) if (base / "snapshots").exists() else True
+
+
+@pytest.mark.parametrize("store", ["eventlog", "state"])
+def test_keep_0_is_refused_before_anything_is_touched(tmp_path: Path, store: str) -> None:
+    base = saved_session(tmp_path, store)
+    audit_before = (base / "audit.jsonl").read_bytes() if (base / "audit.jsonl").exists() else b""
+    with pytest.raises(ConfigError, match="keep_messages"):
+        ManualCompaction(base, "s1", FunctionModel(answer), keep_messages=0)
+    audit_after = (base / "audit.jsonl").read_bytes() if (base / "audit.jsonl").exists() else b""
+    assert audit_after == audit_before  # refused where it is set: no attempt was made
+    assert not (base / "locks").exists() or not list((base / "locks").iterdir())
+    assert not (base / "snapshots").exists() or not list((base / "snapshots").rglob("*.json"))
+    assert len(_messages(base, store)) == 8
 
 
 def test_custom_instructions_reach_the_summary_call(tmp_path: Path) -> None:

@@ -76,6 +76,10 @@ class EventLog:
         self._size = 0  # bytes of the file this log has folded (written or read)
         self._lock_depth = 0
         self._messages: dict[int, Message] = {}
+        # The surface as messages, extended as nodes are appended and rebuilt after a replace
+        # (the manager's replace generation moves), so a turn never re-walks the whole surface.
+        self._surface_messages: list[Message] = []
+        self._surface_generation = 0
         self._latest: dict[str, int] = {}  # event type -> seq of its latest event
         self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
         self._recovered_now: list[str] = []  # what the last catch-up dropped
@@ -209,11 +213,23 @@ class EventLog:
 
     def node_messages(self) -> list[tuple[int, Message]]:
         """``(seq, message)`` for each surface node, in model order."""
-        return [(seq, self.message(seq)) for seq in self._manager.node_seqs]
+        return list(zip(self._manager.node_seqs, self._surface(), strict=True))
 
     def messages(self) -> list[Message]:
         """The surface as messages: the history the model sees."""
-        return [self.message(seq) for seq in self._manager.node_seqs]
+        return list(self._surface())
+
+    def _surface(self) -> list[Message]:
+        """The cached surface messages, brought up to date: O(new nodes) after appends."""
+        nodes = self._manager.node_seqs
+        generation = self._manager.replace_generation
+        cache = self._surface_messages
+        if generation != self._surface_generation or len(cache) > len(nodes):
+            cache = self._surface_messages = []
+            self._surface_generation = generation
+        if len(cache) < len(nodes):
+            cache.extend(self.message(seq) for seq in nodes[len(cache) :])
+        return cache
 
     def message(self, seq: int) -> Message:
         """The message of surface event ``seq`` (parsed once, then cached)."""
