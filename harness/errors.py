@@ -28,6 +28,7 @@
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
     │       └── SecretLeakError          a freshly recorded cassette contains a secret
     ├── LocalServerError             the local model server could not be prepared or started
+    ├── LockTimeoutError             an OS file lock (harness.locks) was not free in time
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
     ├── EventLogError                the append-only event log refused an event or is damaged
@@ -72,6 +73,7 @@ __all__ = [
     "ExperimentError",
     "InsufficientBalanceError",
     "LocalServerError",
+    "LockTimeoutError",
     "LogCorruptError",
     "ManualCompactionError",
     "MemoryStoreError",
@@ -287,3 +289,7 @@ class ManualCompactionError(CompactionError):
     def __init__(self, code: str, message: str) -> None:
         self.code = code
         super().__init__(f"{code}: {message}")
+
+
+class LockTimeoutError(CtxlabError):
+    """Another process or thread held an OS file lock (:mod:`harness.locks`) past the timeout."""
