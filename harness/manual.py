@@ -40,6 +40,7 @@ from harness.files import append_text, write_atomic
 from harness.history import History, StateHistory
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
+from harness.safe_paths import check_name
 from harness.state import JsonStateStore, Transcript, utc_now
 
 __all__ = ["AuditRecord", "ManualCompaction"]
@@ -73,7 +74,7 @@ class ManualCompaction:
 
     def __init__(self, base: Path, session_id: str, model: ChatModel, keep_messages: int = 2):
         self.base = Path(base)
-        self.session_id = session_id
+        self.session_id = check_name("session id", session_id)  # never a path (../../x)
         self.model = model
         self.keep_messages = keep_messages
         self.events_file = self.base / "events" / f"{session_id}.jsonl"

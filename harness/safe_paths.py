@@ -185,14 +185,17 @@ class SafeRoot:
         with self.folder(src_folders) as src_fd, self.folder(dst_folders, create=True) as dst_fd:
             os.replace(src_name, dst_name, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 
-    def remove_temps(self, relative: str | PurePosixPath = ".") -> list[str]:
-        """Delete the temp files a crashed atomic write left in the folder ``relative`` (not
-        recursively); returns their names. Call it under the lock its writers hold."""
+    def remove_temps(self, relative: str | PurePosixPath = ".", prefix: str = ".") -> list[str]:
+        """Delete the temp files (names starting with ``prefix``) a crashed atomic write left in
+        the folder ``relative`` (not recursively); returns their names. Call it where no other
+        writer of those files can be running (under their lock)."""
         removed = []
         try:
             with self.folder(self.parts(relative)) as fd:
                 for name in os.listdir(fd):
-                    if TEMP_NAME.match(name) and _kind(_lstat(name, fd)) == "file":
+                    if not (TEMP_NAME.match(name) and name.startswith(prefix)):
+                        continue
+                    if _kind(_lstat(name, fd)) == "file":
                         with contextlib.suppress(FileNotFoundError):
                             os.unlink(name, dir_fd=fd)
                             removed.append(name)

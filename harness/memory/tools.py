@@ -101,21 +101,26 @@ class MemoryTools:
 
 def _read_window(handle: BinaryIO, start: int, limit: int) -> list[str]:
     """Lines ``start .. start+limit-1`` read from ``handle`` without reading past the last of
-    them; a line longer than MAX_LINE_BYTES is cut (and the rest of it skipped unread when it
-    is the last one shown)."""
+    them. A line longer than MAX_LINE_BYTES is shown cut and ends the window (the rest of it
+    is not read); lines before ``start`` are skipped whatever their length."""
     chosen: list[str] = []
     number = 0
     while len(chosen) < limit:
         raw = handle.readline(MAX_LINE_BYTES)
         if not raw:
             break
-        number += 1
         cut = len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n")
-        if number >= start:
-            text = raw.decode("utf-8", errors="replace").removesuffix("\n")
-            chosen.append(text + (" … (line cut)" if cut else ""))
-        if cut and len(chosen) < limit:
-            _skip_line(handle)
+        if number + 1 < start:
+            if cut:
+                _skip_line(handle)
+            number += 1
+            continue
+        number += 1
+        text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+        if cut:
+            chosen.append(f"{text} … (line cut at {MAX_LINE_BYTES} bytes)")
+            break
+        chosen.append(text)
     return chosen
 
 
