@@ -119,11 +119,11 @@ class Consolidator:
                 logger.warning(line)
                 return self._outcome("failed", watermark, watermark, len(fresh), line, CONFLICT)
             try:
-                self.workspace.write_memory_locked(text)
+                self.workspace.write_memory(text)  # the lock is reentrant
             except (OSError, MemoryStoreError) as exc:
                 return self._failed(watermark, fresh, exc)
             try:
-                self.workspace.write_watermark_locked(newest)
+                self.workspace.write_watermark(newest)
             except (OSError, MemoryStoreError) as exc:
                 # MEMORY.md already holds the batch; the next run merges it again, losing nothing.
                 line = f"Watermark write failed, it stays at {_show(watermark)}: {exc}"

@@ -92,7 +92,9 @@ class MemoryWorkspace:
 
     @contextlib.contextmanager
     def memory_lock(self) -> Iterator[None]:
-        """Held while MEMORY.md or the watermark is read-modified-written (short)."""
+        """Held while MEMORY.md or the watermark is read-modified-written (short); reentrant
+        within a thread, so a holder may call :meth:`write_memory` and
+        :meth:`write_watermark`."""
         with file_lock(self._lock_file("memory"), self.lock_timeout, "MEMORY.md"):
             yield
 
@@ -137,10 +139,6 @@ class MemoryWorkspace:
         """Whether MEMORY.md and the watermark are still ``memory`` and ``watermark``: the
         compare of a compare-and-swap, made under :meth:`memory_lock`."""
         return self.read_watermark() == watermark and self.read_memory() == memory
-
-    def write_memory_locked(self, text: str) -> None:
-        """Replace MEMORY.md; the caller holds :meth:`memory_lock`."""
-        self.fs.write_atomic(MEMORY, text)
 
     def append_entry(self, kind: str, text: str) -> DailyEntry:
         """Append a ``## <kind> — <instant>`` section to today's daily file."""
@@ -199,17 +197,13 @@ class MemoryWorkspace:
     def write_watermark(self, instant: int) -> None:
         """Advance the watermark; it never moves backwards."""
         with self.memory_lock():
-            self.write_watermark_locked(instant)
-
-    def write_watermark_locked(self, instant: int) -> None:
-        """Advance the watermark; the caller holds :meth:`memory_lock`."""
-        current = self.read_watermark()
-        if instant < current:
-            raise MemoryStoreError(
-                f"watermark would move backwards from {format_instant(current)} "
-                f"to {format_instant(instant)}"
-            )
-        self.fs.write_atomic(WATERMARK, format_instant(instant))
+            current = self.read_watermark()
+            if instant < current:
+                raise MemoryStoreError(
+                    f"watermark would move backwards from {format_instant(current)} "
+                    f"to {format_instant(instant)}"
+                )
+            self.fs.write_atomic(WATERMARK, format_instant(instant))
 
     def archive_old(self, retention_days: int = 90) -> list[Path]:
         """Move daily files older than ``retention_days`` into ``memory/archive/``."""
