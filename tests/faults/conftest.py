@@ -12,16 +12,26 @@ from typing import Any
 
 import pytest
 
-PROFILES = {"quick": 4, "long": 120}
-"""Kills per scenario."""
+PROFILES = {"quick": (4, 1.0), "long": (120, 3.0)}
+"""Kills per scenario, and how much longer the child may run before its kill (the long profile
+lets children get further: more acknowledged writes and more compactions per kill)."""
+
+
+def _profile() -> tuple[int, float]:
+    name = os.environ.get("CTXLAB_FAULTS_PROFILE", "quick")
+    if name not in PROFILES:
+        raise pytest.UsageError(f"CTXLAB_FAULTS_PROFILE must be one of {sorted(PROFILES)}")
+    return PROFILES[name]
 
 
 @pytest.fixture
 def kills() -> int:
-    profile = os.environ.get("CTXLAB_FAULTS_PROFILE", "quick")
-    if profile not in PROFILES:
-        raise pytest.UsageError(f"CTXLAB_FAULTS_PROFILE must be one of {sorted(PROFILES)}")
-    return PROFILES[profile]
+    return _profile()[0]
+
+
+@pytest.fixture
+def spread() -> float:
+    return _profile()[1]
 
 
 @pytest.fixture

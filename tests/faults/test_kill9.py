@@ -113,12 +113,13 @@ SCENARIOS: dict[str, tuple[Worker, tuple[Any, ...], Check, float]] = {
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_kill9_at_random_points_loses_nothing(
-    name: str, tmp_path: Path, kills: int, rng: random.Random, report: Any
+    name: str, tmp_path: Path, kills: int, spread: float, rng: random.Random, report: Any
 ) -> None:
     worker, extra, check, max_delay = SCENARIOS[name]
     tally, acked = Tally(), []
     for k in range(kills):
-        run = run_and_kill(worker, (tmp_path, str(k), *extra), delay=rng.uniform(0, max_delay))
+        delay = rng.uniform(0, max_delay * spread)
+        run = run_and_kill(worker, (tmp_path, str(k), *extra), delay=delay)
         acked += run.acked
         tally.add(run, check(tmp_path, acked))
     report(tally.figures())
