@@ -44,6 +44,10 @@ class Tally:
     acked: int = 0
     lost: list[str] = field(default_factory=list)
     unresumable: list[str] = field(default_factory=list)
+    """One per kill after which the parent's extra call failed."""
+    worker_errors: list[str] = field(default_factory=list)
+    """Children that failed on their own before their kill (resuming the previous kill's
+    session, say)."""
     stale: list[str] = field(default_factory=list)
 
     def add(self, run: Run, outcome: sc.Outcome) -> None:
@@ -51,7 +55,7 @@ class Tally:
         self.acked = outcome.acked
         self.lost = outcome.lost  # cumulative: every token acknowledged so far is checked
         if run.error:
-            self.unresumable.append(f"worker failed before the kill: {run.error.splitlines()[-1]}")
+            self.worker_errors.append(run.error.splitlines()[-1])
         if outcome.unresumable:
             self.unresumable.append(outcome.unresumable)
         self.stale += outcome.stale_locks
@@ -63,6 +67,7 @@ class Tally:
             "lost_acked_writes": len(self.lost),
             "unresumable_sessions": len(self.unresumable),
             "stale_locks": len(self.stale),
+            "worker_errors": len(self.worker_errors),
             "first_unresumable": self.unresumable[:1],
         }
 
@@ -71,6 +76,7 @@ class Tally:
             raise LostWriteError(f"{len(self.lost)} acknowledged writes lost: {self.lost[:5]}")
         assert self.kills == kills, f"only {self.kills} of {kills} children were killed"
         assert not self.unresumable, f"{len(self.unresumable)} unresumable: {self.unresumable[:3]}"
+        assert not self.worker_errors, f"{len(self.worker_errors)}: {self.worker_errors[:3]}"
         assert not self.stale, f"{len(self.stale)} stale locks: {self.stale[:3]}"
 
 
