@@ -229,8 +229,10 @@ def _serve_local(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     from harness.manual import ManualCompaction
+    from harness.safe_paths import check_name
 
-    base = args.workspace / args.user
+    base = args.workspace / check_name("user id", args.user)
+    check_name("session id", args.session)
     if args.undo:
         record = ManualCompaction(base, args.session, _no_model()).undo()
         print(f"restored {args.session} from {record.snapshot}")

@@ -3,7 +3,9 @@
 The switches are AgentScope's: ``disable_memory_hooks`` stops the flush and maintenance,
 ``disable_memory_tools`` removes the memory tools, and ``disable_compaction`` removes
 compaction together with the overflow retry. State, transcripts, memory files and offloaded tool
-results all live under ``<workspace_root>/<user_id>/``.
+results all live under ``<workspace_root>/<user_id>/``. User and session ids are single path
+components (``../../x`` is refused with a ConfigError), and the session folders must be real
+folders inside the workspace (a symlink is refused with a PathEscapeError).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Literal
 from harness.agent import Agent, CallResult
 from harness.compaction import CompactionConfig
 from harness.dsh import DshConfig
-from harness.errors import ConfigError
+from harness.errors import ConfigError, PathEscapeError
 from harness.eventlog import EventLog, EventLogHistory
 from harness.history import History, StateHistory
 from harness.memory.clock import Clock, format_instant
@@ -23,6 +25,7 @@ from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedu
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel
+from harness.safe_paths import check_name
 from harness.state import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
@@ -56,6 +59,7 @@ class HarnessAgent:
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
     ) -> None:
+        check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
         transcript_clock = lambda: format_instant(self.workspace.clock())  # noqa: E731
         self.memory = MemoryRuntime(
@@ -92,6 +96,11 @@ class HarnessAgent:
     def _history(
         self, store: str, session_id: str, clock: Callable[[], str]
     ) -> EventLogHistory | StateHistory:
+        fs = self.workspace.fs
+        for folder in ("events", "state", "sessions"):
+            if fs.kind(folder) not in (None, "dir"):
+                raise PathEscapeError(f"{fs.base / folder} is not a folder inside the workspace")
+        fs.remove_temps("state", prefix=f".{session_id}.json.")  # left by a crashed save
         if store == "eventlog":
             path = self.workspace.base / "events" / f"{session_id}.jsonl"
             log = EventLog.open(path, clock) if path.exists() else EventLog(path, clock)

@@ -29,6 +29,7 @@
     │       ├── SecretLeakError          a freshly recorded cassette contains a secret
     │       └── CassetteTamperedError    a cassette's digest or request count does not match
     ├── LocalServerError             the local model server could not be prepared or started
+    ├── LockTimeoutError             an OS file lock (harness.locks) was not free in time
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
     ├── EventLogError                the append-only event log refused an event or is damaged
@@ -78,6 +79,7 @@ __all__ = [
     "ExperimentError",
     "InsufficientBalanceError",
     "LocalServerError",
+    "LockTimeoutError",
     "LogCorruptError",
     "ManualCompactionError",
     "MemoryStoreError",
@@ -315,3 +317,7 @@ class ManualCompactionError(CompactionError):
     def __init__(self, code: str, message: str) -> None:
         self.code = code
         super().__init__(f"{code}: {message}")
+
+
+class LockTimeoutError(CtxlabError):
+    """Another process or thread held an OS file lock (:mod:`harness.locks`) past the timeout."""

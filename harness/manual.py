@@ -49,6 +49,7 @@ from harness.manual_lock import session_lock, who
 from harness.manual_undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
+from harness.safe_paths import check_name
 from harness.state import JsonStateStore, Transcript, utc_now
 from harness.validation import count
 
@@ -97,7 +98,7 @@ class ManualCompaction:
 
     def __init__(self, base: Path, session_id: str, model: ChatModel, keep_messages: int = 2):
         self.base = Path(base)
-        self.session_id = session_id
+        self.session_id = check_name("session id", session_id)  # never a path (../../x)
         self.model = model
         self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
         self.events_file = self.base / "events" / f"{session_id}.jsonl"

@@ -108,16 +108,17 @@ class WriteFaults:
         real_open = pathlib.Path.open
         faults = self
 
-        def replace(src: Any, dst: Any) -> None:
+        def replace(src: Any, dst: Any, **kwargs: Any) -> None:
             faults.hit(f"replace {Path(dst).name}")
-            real_replace(src, dst)
+            real_replace(src, dst, **kwargs)
 
         def fsync(fd: int) -> None:
             faults.hit("fsync")
             real_fsync(fd)
 
-        def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
-            return _Handle(real_fdopen(fd, *args, **kwargs), faults, "temp file")
+        def fdopen(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            name = "appended file" if "a" in mode else "temp file"
+            return _Handle(real_fdopen(fd, mode, *args, **kwargs), faults, name)
 
         def path_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
             handle = real_open(self, mode, *args, **kwargs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -17,6 +18,7 @@ import pytest
 from memory_invariants import INSTANT, FakeClock, instant_ns
 
 import harness.files
+import harness.safe_paths
 from harness.builder import HarnessAgent
 from harness.compaction import CompactionConfig
 from harness.errors import ContextLengthExceededError, ServerError
@@ -289,10 +291,10 @@ def test_failed_consolidation_keeps_watermark_and_memory_and_redoes_the_batch(
     if failure == "write fails":
         real_replace = harness.files.os.replace
 
-        def failing_replace(src: str, dst: str) -> None:
+        def failing_replace(src: str, dst: str, **kwargs: Any) -> None:
             if Path(dst).name == "MEMORY.md":
                 raise OSError(28, "No space left on device")
-            real_replace(src, dst)
+            real_replace(src, dst, **kwargs)
 
         monkeypatch.setattr(harness.files.os, "replace", failing_replace)
         failing = replies(consolidation=bullets_of)
@@ -335,15 +337,15 @@ class TornWrite:
 
 def torn_flush(workspace: MemoryWorkspace, keep: int, monkeypatch: pytest.MonkeyPatch) -> int:
     """A flush whose append reaches the disk only up to byte ``keep``; returns the full size."""
-    real_open = Path.open
+    real_fdopen = os.fdopen
     sizes: list[int] = []
 
-    def torn_open(path: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        handle = real_open(path, mode, *args, **kwargs)
+    def torn_fdopen(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        handle = real_fdopen(fd, mode, *args, **kwargs)
         return TornWrite(handle, keep, sizes) if "a" in mode else handle
 
     with monkeypatch.context() as patch:
-        patch.setattr(Path, "open", torn_open)
+        patch.setattr(harness.safe_paths.os, "fdopen", torn_fdopen)
         with pytest.raises(OSError):
             MemoryFlusher(replies(flush="- 暗号是夜莺 fact-0002"), workspace).flush(CONVERSATION)
     return sizes[0]

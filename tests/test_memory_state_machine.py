@@ -36,11 +36,12 @@ from memory_invariants import (
     snapshot_daily,
 )
 
-import harness.memory.workspace
+import harness.safe_paths
 from harness.errors import ServerError
 from harness.memory import Consolidator, MemoryFlusher, MemoryTools, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.safe_paths import SafeRoot
 from harness.testing import FunctionModel
 
 STEPS: Counter[str] = Counter()
@@ -64,15 +65,15 @@ class MemoryStoreMachine(RuleBasedStateMachine):
         self.consolidation_fails = False
         self.flush_model = FunctionModel(lambda request: self.flush_reply)
         self.consolidation_model = FunctionModel(self._merge)
-        real_write = harness.memory.workspace.write_atomic
+        real_write = harness.safe_paths.SafeRoot.write_atomic
 
-        def recording_write(path: Path, data: str | bytes) -> None:
+        def recording_write(fs: SafeRoot, path: str, data: str | bytes) -> None:
             if Path(path).name == "MEMORY.md":
                 text = data if isinstance(data, str) else data.decode("utf-8")
                 self.model.memory_texts.add(text)
-            real_write(path, data)
+            real_write(fs, path, data)
 
-        self._patch = mock.patch.object(harness.memory.workspace, "write_atomic", recording_write)
+        self._patch = mock.patch.object(SafeRoot, "write_atomic", recording_write)
         self._patch.start()
         self._open()
         self.steps = -1  # the invariants run once before the first step

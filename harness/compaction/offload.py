@@ -8,8 +8,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.files import write_atomic
 from harness.messages import Message
+from harness.safe_paths import SafeRoot
 
 __all__ = ["OFFLOAD_EXCLUDED_TOOLS", "LargeResultOffloader"]
 
@@ -58,7 +58,7 @@ class LargeResultOffloader:
         if message.metadata.get("tool_name") in self.excluded_tools:
             return message
         relative = self._relative_path(text)
-        write_atomic(self.workspace / relative, text)
+        SafeRoot(self.workspace).write_atomic(relative, text)  # never through a symlink
         logger.info(
             "Offloaded large tool result [id=%s, chars=%d]", message.tool_call_id, len(text)
         )

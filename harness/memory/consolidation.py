@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from harness.errors import ModelError
+from harness.errors import LockTimeoutError, MemoryStoreError, ModelError
 from harness.memory.clock import EPOCH, Clock, format_instant
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("harness.memory")
+
+CONFLICT = "compare-and-swap refused: MEMORY.md or the watermark changed during the run"
 
 DEFAULT_CONSOLIDATION_PROMPT = """\
 You maintain MEMORY.md, the single curated long-term memory of an assistant. Merge the new \
@@ -78,33 +80,75 @@ class Consolidator:
         self.workspace = workspace
         self.max_tokens = count("consolidation max_tokens", max_tokens)
         self.prompt = prompt
+        self.attempts = 2
+        """Runs of the model when the compare-and-swap finds MEMORY.md changed meanwhile."""
 
     def consolidate(self) -> ConsolidationOutcome:
-        """Run once: skip without a model call when nothing is fresh."""
+        """Run once: skip without a model call when nothing is fresh.
+
+        Consolidations of one workspace run one at a time, across processes (the workspace's
+        consolidation lock), and the write of MEMORY.md plus the watermark is a compare-and-swap:
+        if either changed since this run read them (a ``memory_save``, another writer), nothing
+        is written and the batch is merged again from the new state, at most ``attempts`` times.
+        """
+        try:
+            with self.workspace.consolidation_lock():
+                for _ in range(self.attempts - 1):
+                    outcome = self._attempt()
+                    if outcome.error != CONFLICT:
+                        return outcome
+                return self._attempt()
+        except LockTimeoutError as exc:
+            line = f"Memory consolidation did not run: {exc}"
+            logger.warning(line)
+            watermark = self.workspace.read_watermark()
+            return self._outcome("failed", watermark, watermark, 0, line, str(exc))
+
+    def _attempt(self) -> ConsolidationOutcome:
         watermark = self.workspace.read_watermark()
+        memory = self.workspace.read_memory()
         fresh = self.workspace.entries(since=watermark)
         if not fresh:
             line = f"No fresh daily entries since {_show(watermark)} — skipping consolidation"
             logger.info(line)
             return self._outcome("skipped", watermark, watermark, 0, line)
         try:
-            text = self._rewrite(self.workspace.read_memory(), fresh, watermark)
-            self.workspace.write_memory(text)
-        except (ModelError, OSError, ValueError) as exc:
-            line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {exc}"
-            logger.warning(line)
-            return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
+            text = self._rewrite(memory, fresh, watermark)
+        except (ModelError, ValueError) as exc:
+            return self._failed(watermark, fresh, exc)
+        return self._commit(memory, watermark, text, fresh)
+
+    def _commit(
+        self, memory: str, watermark: int, text: str, fresh: list[DailyEntry]
+    ) -> ConsolidationOutcome:
+        """Compare-and-swap MEMORY.md and the watermark under the workspace's memory lock."""
         newest = fresh[-1].instant
-        try:
-            self.workspace.write_watermark(newest)
-        except OSError as exc:
-            # MEMORY.md already holds the batch; the next run merges it again, losing nothing.
-            line = f"Watermark write failed, it stays at {_show(watermark)}: {exc}"
-            logger.warning(line)
-            return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
+        with self.workspace.memory_lock():
+            if not self.workspace.holds(memory, watermark):
+                line = f"MEMORY.md or the watermark changed meanwhile; nothing written ({CONFLICT})"
+                logger.warning(line)
+                return self._outcome("failed", watermark, watermark, len(fresh), line, CONFLICT)
+            try:
+                self.workspace.write_memory(text)  # the lock is reentrant
+            except (OSError, MemoryStoreError) as exc:
+                return self._failed(watermark, fresh, exc)
+            try:
+                self.workspace.write_watermark(newest)
+            except (OSError, MemoryStoreError) as exc:
+                # MEMORY.md already holds the batch; the next run merges it again, losing nothing.
+                line = f"Watermark write failed, it stays at {_show(watermark)}: {exc}"
+                logger.warning(line)
+                return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
         line = f"MEMORY.md consolidated ({len(text)} chars), watermark advanced to {_show(newest)}"
         logger.info(line)
         return self._outcome("written", watermark, newest, len(fresh), line)
+
+    def _failed(
+        self, watermark: int, fresh: list[DailyEntry], exc: Exception
+    ) -> ConsolidationOutcome:
+        line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {exc}"
+        logger.warning(line)
+        return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
 
     def _rewrite(self, memory: str, fresh: list[DailyEntry], watermark: int) -> str:
         system = self.prompt.format(max_tokens=self.max_tokens, max_chars=self.max_tokens * 4)

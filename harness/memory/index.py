@@ -23,10 +23,11 @@ from pathlib import Path
 
 from harness.memory.search import K1, B, SearchHit, SearchLine, tokenize
 
-__all__ = ["MemoryIndex"]
+__all__ = ["MemoryIndex", "stamp_of"]
 
 Reader = Callable[[Path], list[str]]
 Stamp = tuple[int, int, int, int]
+Stamper = Callable[[Path], "Stamp | None"]
 
 
 @dataclass
@@ -71,19 +72,26 @@ def _index_file(name: str, stamp: Stamp, raw: list[str]) -> _FileIndex:
     return _FileIndex(name, stamp, lines, lengths, postings, frequency, "\n".join(parts), starts)
 
 
+def stamp_of(info: os.stat_result) -> Stamp:
+    """What tells a changed file: inode, size, mtime and ctime."""
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def _stamp(path: Path) -> Stamp | None:
     try:
-        info = os.stat(path)
+        return stamp_of(os.stat(path))
     except FileNotFoundError:
         return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 class MemoryIndex:
     """BM25 plus literal line matches over a set of files, re-indexed per changed file."""
 
-    def __init__(self, read: Reader) -> None:
+    def __init__(self, read: Reader, stamp: Stamper = _stamp) -> None:
+        """``read`` gives a file's lines and ``stamp`` its change stamp (None: no such file);
+        a workspace passes its symlink-refusing readers (:class:`harness.safe_paths.SafeRoot`)."""
         self._read = read
+        self._stamp = stamp
         self._files: dict[Path, _FileIndex] = {}
         self._lock = threading.Lock()  # the memory tools may run on a background thread too
         self.reindexed = 0
@@ -92,7 +100,7 @@ class MemoryIndex:
     def _refresh(self, files: Sequence[tuple[Path, str]]) -> list[_FileIndex]:
         current = []
         for path, name in files:
-            stamp = _stamp(path)
+            stamp = self._stamp(path)
             if stamp is None:
                 self._files.pop(path, None)
                 continue

@@ -1,17 +1,18 @@
 """The memory tools: memory_save, memory_search, read_file, list_files, session_search.
 
 File tools are confined to the user's workspace folder: a path that leaves it, through ``..``
-or through a symlink, gets a clear error instead of a file.
+or through a symlink (even one swapped in while the tool runs), gets a clear error instead of a
+file; paths are opened component by component without following symlinks
+(:mod:`harness.safe_paths`). ``read_file`` reads only the lines it returns.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, BinaryIO
 
-from harness.errors import PathEscapeError
-from harness.files import read_lines
-from harness.memory.index import MemoryIndex
+from harness.memory.index import MemoryIndex, stamp_of
 from harness.memory.search import SearchLine, rank_lines
 from harness.memory.workspace import MemoryWorkspace
 from harness.secrets import redact_for_storage
@@ -20,6 +21,8 @@ from harness.tools import Tool
 __all__ = ["MemoryTools"]
 
 MAX_READ_LINES = 200
+MAX_LINE_BYTES = 8_192
+"""A longer line is cut when shown by read_file."""
 
 
 class MemoryTools:
@@ -27,7 +30,7 @@ class MemoryTools:
 
     def __init__(self, workspace: MemoryWorkspace) -> None:
         self.workspace = workspace
-        self.index = MemoryIndex(read_lines)
+        self.index = MemoryIndex(self._read_lines, self._stamp)
         """memory_search's index, kept between queries (:mod:`harness.memory.index`)."""
 
     def tools(self) -> list[Tool]:
@@ -44,9 +47,7 @@ class MemoryTools:
         text = redact_for_storage(content.strip(), "memory_save")  # no key reaches memory files
         if not text:
             return "Error: nothing to save"
-        memory = self.workspace.read_memory()
-        separator = "" if not memory or memory.endswith("\n") else "\n"
-        self.workspace.write_memory(f"{memory}{separator}\n{text}\n" if memory else f"{text}\n")
+        self.workspace.append_memory(text)
         self.workspace.append_entry("Memory Save", text)
         count = max(1, sum(line.lstrip().startswith("-") for line in text.splitlines()))
         return f"Saved {count} memor{'y' if count == 1 else 'ies'} to MEMORY.md"
@@ -61,43 +62,86 @@ class MemoryTools:
 
     def read_file(self, path: str, offset: int = 1, limit: int = MAX_READ_LINES) -> str:
         """Read a workspace file with line numbers, from line ``offset`` (1-based)."""
-        target = self._resolve(path)
-        if not target.is_file():
-            return f"Error: {path} is not a file in the workspace"
-        lines = read_lines(target)
         start = max(offset, 1)
-        chosen = lines[start - 1 : start - 1 + max(limit, 1)]
+        try:
+            with self.workspace.fs.open_read(path) as handle:
+                chosen = _read_window(handle, start, max(limit, 1))
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return f"Error: {path} is not a file in the workspace"
         return "\n".join(f"{start + i}|{line}" for i, line in enumerate(chosen)) or "(empty)"
 
     def list_files(self, path: str = ".") -> str:
         """List a workspace folder (recursively), one relative path per line."""
-        target = self._resolve(path)
-        if not target.is_dir():
+        try:
+            found = self.workspace.fs.files(path, strict=True)
+        except (FileNotFoundError, NotADirectoryError):
             return f"Error: {path} is not a folder in the workspace"
-        found = sorted(p for p in target.rglob("*") if p.is_file())
-        return "\n".join(self.workspace.relative(p) for p in found) or "(empty)"
+        return "\n".join(found) or "(empty)"
 
     def session_search(self, query: str) -> str:
         """Search earlier sessions' transcripts for a phrase."""
         lines = []
-        for path in sorted(self.workspace.sessions_dir.glob("*.jsonl")):
-            for number, raw in enumerate(read_lines(path), 1):
-                message = json.loads(raw).get("message") or {}
+        for relative in self.workspace.fs.files("sessions"):
+            if not relative.endswith(".jsonl") or relative.count("/") != 1:
+                continue
+            for number, raw in enumerate(self.workspace.read_lines(relative), 1):
+                message = _record(raw).get("message") or {}
                 if message.get("content"):
                     text = f"[{message['role'].upper()}] {message['content'][:200]}"
-                    lines.append(SearchLine(self.workspace.relative(path), number, text))
+                    lines.append(SearchLine(relative, number, text))
         hits = rank_lines(lines, query, limit=10)
         if not hits:
             return f"No matching session entries for: {query}"
         return "\n".join(f"[{h.file}#{h.line}] {h.text}" for h in hits)
 
     def _memory_files(self) -> list[tuple[Path, str]]:
-        files = [self.workspace.memory_file, *self.workspace.daily_files()]
-        return [(path, self.workspace.relative(path)) for path in files]
+        """MEMORY.md and the daily files, each as (its relative path, the name results show)."""
+        files = ["MEMORY.md", *(self.workspace.relative(p) for p in self.workspace.daily_files())]
+        return [(Path(relative), relative) for relative in files]
 
-    def _resolve(self, path: str) -> Path:
-        base = self.workspace.base.resolve()
-        target = (base / path).resolve()
-        if target != base and base not in target.parents:
-            raise PathEscapeError(f"{path!r} is outside the memory workspace")
-        return target
+    def _read_lines(self, relative: Path) -> list[str]:
+        return self.workspace.read_lines(relative.as_posix())  # never through a symlink
+
+    def _stamp(self, relative: Path) -> tuple[int, int, int, int] | None:
+        info = self.workspace.fs.stat(relative.as_posix())
+        return None if info is None else stamp_of(info)
+
+
+def _read_window(handle: BinaryIO, start: int, limit: int) -> list[str]:
+    """Lines ``start .. start+limit-1`` read from ``handle`` without reading past the last of
+    them. A line longer than MAX_LINE_BYTES is shown cut and ends the window (the rest of it
+    is not read); lines before ``start`` are skipped whatever their length."""
+    chosen: list[str] = []
+    number = 0
+    while len(chosen) < limit:
+        raw = handle.readline(MAX_LINE_BYTES)
+        if not raw:
+            break
+        cut = len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n")
+        if number + 1 < start:
+            if cut:
+                _skip_line(handle)
+            number += 1
+            continue
+        number += 1
+        text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+        if cut:
+            chosen.append(f"{text} … (line cut at {MAX_LINE_BYTES} bytes)")
+            break
+        chosen.append(text)
+    return chosen
+
+
+def _skip_line(handle: BinaryIO) -> None:
+    while True:
+        chunk = handle.readline(MAX_LINE_BYTES)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def _record(raw: str) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}  # a line torn by a crash
+    return data if isinstance(data, dict) else {}

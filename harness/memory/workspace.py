@@ -9,6 +9,7 @@
     │   ├── archive/                daily files older than the retention period
     │   └── .consolidation_state    the watermark: one instant, 30 bytes
     ├── sessions/<session>.jsonl    session transcripts
+    ├── locks/                      OS file locks: memory.lock, consolidation.lock
     └── large_tool_results/         offloaded tool results
 
 Daily files are named by the UTC date of the entries they hold.
@@ -16,19 +17,27 @@ Daily files are named by the UTC date of the entries they hold.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from harness.errors import ConfigError, MemoryStoreError
-from harness.files import append_text, read_lines, read_text, write_atomic
+from harness.errors import ConfigError, MemoryStoreError, PathEscapeError
+from harness.locks import file_lock
 from harness.memory.clock import EPOCH, Clock, SystemClock, format_instant, parse_instant, utc_date
+from harness.safe_paths import SafeRoot, check_name
 
 __all__ = ["DailyEntry", "MemoryWorkspace"]
 
+logger = logging.getLogger("harness.memory")
+
 ENTRY_HEADER = re.compile(r"^## (Memory Flush|Memory Save) — (\S+)$")
 DAILY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+MEMORY = "MEMORY.md"
+WATERMARK = "memory/.consolidation_state"
 
 
 @dataclass(frozen=True)
@@ -52,51 +61,109 @@ class DailyEntry:
 
 
 class MemoryWorkspace:
-    """Reads and writes one user's memory files; every whole-file write is atomic."""
+    """Reads and writes one user's memory files; every whole-file write is atomic.
+
+    Every path is opened below the user's folder without following symlinks
+    (:class:`~harness.safe_paths.SafeRoot`): a symlinked ``MEMORY.md``, ``memory/`` or daily
+    file reads as absent and is never written through. MEMORY.md and the watermark change only
+    under the workspace's memory lock (:meth:`memory_lock`), consolidations one at a time under
+    its consolidation lock (:meth:`consolidation_lock`); both are OS file locks, so they hold
+    across processes. Opening a workspace removes the temp files a crashed write left.
+    """
 
     def __init__(self, root: Path, user_id: str = "default", clock: Clock | None = None) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", user_id) or user_id in (".", ".."):
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", user_id):
             raise ConfigError(f"user id {user_id!r} may hold only letters, digits, - _ and .")
+        check_name("user id", user_id)
         self.base = Path(root) / user_id
+        self.fs = SafeRoot(self.base)
         self.clock = clock or SystemClock()
-        self.memory_file = self.base / "MEMORY.md"
+        self.memory_file = self.base / MEMORY
         self.daily_dir = self.base / "memory"
         self.archive_dir = self.daily_dir / "archive"
-        self.watermark_file = self.daily_dir / ".consolidation_state"
+        self.watermark_file = self.base / WATERMARK
         self.sessions_dir = self.base / "sessions"
+        self.lock_timeout = 600.0
+        """Seconds to wait for a lock another process holds before giving up."""
+        if self.base.is_dir():
+            self.remove_temps()
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.base).as_posix()
 
+    @contextlib.contextmanager
+    def memory_lock(self) -> Iterator[None]:
+        """Held while MEMORY.md or the watermark is read-modified-written (short); reentrant
+        within a thread, so a holder may call :meth:`write_memory` and
+        :meth:`write_watermark`."""
+        with file_lock(self._lock_file("memory"), self.lock_timeout, "MEMORY.md"):
+            yield
+
+    @contextlib.contextmanager
+    def consolidation_lock(self) -> Iterator[None]:
+        """Held for a whole consolidation (model call included): one at a time per workspace."""
+        lock = self._lock_file("consolidation")
+        with file_lock(lock, self.lock_timeout, "the consolidation of this workspace"):
+            yield
+
+    def _lock_file(self, name: str) -> Path:
+        with self.fs.folder(["locks"], create=True):  # a symlinked locks/ is refused
+            return self.base / "locks" / f"{name}.lock"
+
+    def remove_temps(self) -> list[str]:
+        """Delete temp files a crashed write of MEMORY.md or the watermark left behind."""
+        with self.memory_lock():
+            removed = self.fs.remove_temps(".") + self.fs.remove_temps("memory")
+        for name in removed:
+            logger.warning("%s: removed %s, left by an interrupted write", self.base, name)
+        return removed
+
     def read_memory(self) -> str:
-        """MEMORY.md's text; empty when it does not exist."""
-        return read_text(self.memory_file) if self.memory_file.exists() else ""
+        """MEMORY.md's text; empty when it does not exist or is not a regular file (a symlink
+        is never followed)."""
+        return self._read_optional(MEMORY)
 
     def write_memory(self, text: str) -> None:
-        """Replace MEMORY.md whole."""
-        write_atomic(self.memory_file, text)
+        """Replace MEMORY.md whole (a symlink in its place is replaced, not followed)."""
+        with self.memory_lock():
+            self.fs.write_atomic(MEMORY, text)
+
+    def append_memory(self, text: str) -> None:
+        """Add ``text`` at the end of MEMORY.md, read and written under the memory lock."""
+        with self.memory_lock():
+            memory = self.read_memory()
+            separator = "" if not memory or memory.endswith("\n") else "\n"
+            whole = f"{memory}{separator}\n{text}\n" if memory else f"{text}\n"
+            self.fs.write_atomic(MEMORY, whole)
+
+    def holds(self, memory: str, watermark: int) -> bool:
+        """Whether MEMORY.md and the watermark are still ``memory`` and ``watermark``: the
+        compare of a compare-and-swap, made under :meth:`memory_lock`."""
+        return self.read_watermark() == watermark and self.read_memory() == memory
 
     def append_entry(self, kind: str, text: str) -> DailyEntry:
         """Append a ``## <kind> — <instant>`` section to today's daily file."""
         if kind not in ("Memory Flush", "Memory Save"):
             raise ConfigError(f"unknown daily entry kind {kind!r}")
         instant = self.clock()
-        path = self.daily_dir / f"{utc_date(instant)}.md"
-        line = _line_count(path) + 2  # the section starts with a blank line
-        entry = DailyEntry(kind, instant, text.strip(), self.relative(path), line)
-        append_text(path, f"\n{entry.header}\n{entry.text}\n")
+        relative = f"memory/{utc_date(instant)}.md"
+        line = len(self.read_lines(relative)) + 2  # the section starts with a blank line
+        entry = DailyEntry(kind, instant, text.strip(), relative, line)
+        self.fs.append(relative, f"\n{entry.header}\n{entry.text}\n")
         return entry
 
+    def read_lines(self, relative: str) -> list[str]:
+        """A workspace file's lines (split at ``\\n`` only); none when it is missing or not a
+        regular file."""
+        text = self._read_optional(relative)
+        if text.endswith("\n"):
+            text = text[:-1]
+        return text.split("\n") if text else []
+
     def daily_files(self) -> list[Path]:
-        """Daily files, archived ones included, sorted by path."""
-        if not self.daily_dir.exists():
-            return []
-        files = [
-            p
-            for p in self.daily_dir.rglob("*.md")
-            if DAILY_NAME.match(p.name) and not p.is_symlink()  # never read outside the workspace
-        ]
-        return sorted(files)
+        """Daily files, archived ones included, sorted by path (symlinks are left out)."""
+        found = self.fs.files("memory")
+        return sorted(self.base / f for f in found if DAILY_NAME.match(Path(f).name))
 
     def entries(self, since: int = EPOCH) -> list[DailyEntry]:
         """Daily entries written after ``since``, oldest first."""
@@ -104,7 +171,7 @@ class MemoryWorkspace:
         return sorted(found, key=lambda e: (e.instant, e.file, e.line))
 
     def _parse(self, path: Path) -> list[DailyEntry]:
-        lines = read_lines(path)
+        lines = self.read_lines(self.relative(path))
         # A header cut short by a crash mid-append is not an entry start: the append that wrote
         # it failed, so nothing acknowledged is lost, and later entries stay readable.
         starts = [i for i, line in enumerate(lines) if _is_header(line)]
@@ -120,9 +187,9 @@ class MemoryWorkspace:
 
     def read_watermark(self) -> int:
         """The instant up to which daily entries were consolidated; EPOCH before the first run."""
-        if not self.watermark_file.exists():
+        text = self._read_optional(WATERMARK)
+        if not text:
             return EPOCH
-        text = self.watermark_file.read_text(encoding="utf-8")
         try:
             return parse_instant(text)
         except ValueError as exc:
@@ -130,26 +197,36 @@ class MemoryWorkspace:
 
     def write_watermark(self, instant: int) -> None:
         """Advance the watermark; it never moves backwards."""
-        current = self.read_watermark()
-        if instant < current:
-            raise MemoryStoreError(
-                f"watermark would move backwards from {format_instant(current)} "
-                f"to {format_instant(instant)}"
-            )
-        write_atomic(self.watermark_file, format_instant(instant))
+        with self.memory_lock():
+            current = self.read_watermark()
+            if instant < current:
+                raise MemoryStoreError(
+                    f"watermark would move backwards from {format_instant(current)} "
+                    f"to {format_instant(instant)}"
+                )
+            self.fs.write_atomic(WATERMARK, format_instant(instant))
 
     def archive_old(self, retention_days: int = 90) -> list[Path]:
         """Move daily files older than ``retention_days`` into ``memory/archive/``."""
         today = datetime.fromtimestamp(self.clock() // 1_000_000_000, UTC).date()
         limit = (today - timedelta(days=retention_days)).isoformat()
         moved = []
-        for path in self.daily_files():
-            if path.parent == self.daily_dir and path.stem < limit:
-                target = self.archive_dir / path.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                path.replace(target)
-                moved.append(target)
+        with self.consolidation_lock():
+            for path in self.daily_files():
+                if path.parent == self.daily_dir and path.stem < limit:
+                    target = self.archive_dir / path.name
+                    self.fs.move(self.relative(path), self.relative(target))
+                    moved.append(target)
         return moved
+
+    def _read_optional(self, relative: str) -> str:
+        try:
+            return self.fs.read_text(relative)
+        except (FileNotFoundError, IsADirectoryError):
+            return ""
+        except PathEscapeError as exc:
+            logger.warning("%s: %s; read as empty", self.base, exc)
+            return ""
 
 
 def _is_header(line: str) -> bool:
@@ -161,9 +238,3 @@ def _is_header(line: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _line_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    return len(read_lines(path))
