@@ -14,75 +14,129 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from experiments.base import RunSettings
-from harness.errors import CtxlabError, MissingAPIKeyError
+from harness.errors import ConfigError, CtxlabError, MissingAPIKeyError
 from harness.model import ChatModel
 
 __all__ = ["main"]
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROVIDERS = ("deepseek", "local", "openai-compatible")
 
 
 def _parser() -> argparse.ArgumentParser:
+    from experiments.cli_help import HelpFormatter, experiments_epilog, version
+
     parser = argparse.ArgumentParser(
         prog="ctxlab",
         description="Reproduce the context-management experiments and write the reports.",
+        formatter_class=HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show harness log lines")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="replay experiments offline and write reports/")
-    run.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
-    run.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="output folder")
-    _cassette_option(run)
-    record = commands.add_parser("record", help="run experiments live and write their cassettes")
-    record.add_argument("experiments", nargs="+", help="experiment ids")
-    record.add_argument("--provider", choices=PROVIDERS, required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=text, description=text, epilog=epilog, formatter_class=HelpFormatter
+        )
+
+    run = command("run", "replay experiments offline and write the reports", experiments_epilog())
+    run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
+    _folder_options(run, "the folder the reports are written to")
+    record = command(
+        "record", "run experiments live and write their cassettes", experiments_epilog()
+    )
+    record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
+    record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
     record.add_argument("--model", help="model name (default: the provider's)")
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
-    record.add_argument("--api-key-env", help="environment variable holding the key")
+    record.add_argument("--api-key-env", help=API_KEY_HELP)
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
-    record.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="reports folder")
-    _cassette_option(record)
-    compact = commands.add_parser(
-        "compact", help="compact a saved session by hand (snapshot, audit, undo)"
-    )
+    _folder_options(record, "the folder the replayed reports are written to")
+    compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
     compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
     compact.add_argument("--user", default="default", help="the user id (folder)")
     compact.add_argument("--session", required=True, help="the session id")
-    compact.add_argument("--engine", choices=("agentscope", "dsh"), default="agentscope")
+    compact.add_argument(
+        "--engine", choices=("agentscope", "dsh"), default="agentscope", help="compaction engine"
+    )
     compact.add_argument("--keep", type=int, default=2, help="messages kept (agentscope)")
     compact.add_argument("--instructions", default="", help="extra instructions for the summary")
     compact.add_argument("--undo", action="store_true", help="restore the latest snapshot")
-    compact.add_argument("--provider", choices=PROVIDERS, default="deepseek")
+    compact.add_argument(
+        "--provider", choices=PROVIDERS, default="deepseek", help="the model that summarises"
+    )
     compact.add_argument("--model", help="model name (default: the provider's)")
-    compact.add_argument("--base-url", help="server base URL")
-    compact.add_argument("--api-key-env", help="environment variable holding the key")
-    serve = commands.add_parser("serve-local", help="run the local model server until Ctrl-C")
-    serve.add_argument("--port", type=int, default=8011)
+    compact.add_argument("--base-url", help="server base URL (default: the provider's)")
+    compact.add_argument("--api-key-env", help=API_KEY_HELP)
+    serve = command("serve-local", "run the local model server until Ctrl-C")
+    serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
     serve.add_argument(
-        "--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python"
+        "--server",
+        choices=("llama-cpp-python", "llama-server"),
+        default="llama-cpp-python",
+        help="which llama.cpp server to run",
     )
     return parser
 
 
-def _cassette_option(parser: argparse.ArgumentParser) -> None:
+API_KEY_HELP = (
+    "environment variable holding the key (default: DEEPSEEK_API_KEY for deepseek, "
+    "OPENAI_API_KEY for openai-compatible unless its --base-url is on this machine)"
+)
+
+
+def _folder_options(parser: argparse.ArgumentParser, out_help: str) -> None:
     parser.add_argument(
-        "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
+        "--out", type=_folder, help=f"{out_help} (default: reports/ of the project)"
     )
+    parser.add_argument(
+        "--cassettes", type=_folder, help="the cassette folder (default: cassettes/ of the project)"
+    )
+    parser.add_argument(
+        "--project",
+        type=_folder,
+        metavar="DIR",
+        help="the ctxlab checkout (default: the one holding the current directory)",
+    )
+
+
+def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a folder name, not an empty string")
+    return Path(text)
+
+
+def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    """``--out`` and ``--cassettes``, defaulting to the project's ``reports/`` and
+    ``cassettes/``; the project is looked up only when one of them is not given."""
+    from experiments.project import find_project
+
+    out, cassettes = args.out, args.cassettes
+    if out is None or cassettes is None or args.project is not None:
+        root = find_project(args.project)
+        out = out if out is not None else root / "reports"
+        cassettes = cassettes if cassettes is not None else root / "cassettes"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder (it is created if missing).")
+    return out, cassettes
 
 
 def _run(args: argparse.Namespace) -> int:
     from experiments.runner import run_experiments
 
+    args.out, args.cassettes = _folders(args)
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, args.out, settings)
     print(summary.line())
-    return 0
+    for line in summary.failure_lines():
+        print(f"ctxlab: {line}", file=sys.stderr)
+    return 2 if summary.failures else 0
 
 
 def _record(args: argparse.Namespace) -> int:
     from harness.recording import local_server, provider_spec
 
+    args.out, args.cassettes = _folders(args)
     if args.provider == "local" and not args.base_url:
         for server_kind, ids in _by_local_server(args.experiments).items():
             with local_server(server=server_kind) as server:
@@ -118,6 +172,8 @@ def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
         print("replaying what was recorded:")
         summary = run_experiments(recorded, args.out, RunSettings(cassette_root=args.cassettes))
         print(summary.line())
+        for line in summary.failure_lines():
+            print(f"ctxlab: {line}", file=sys.stderr)
 
 
 def _serve_local(args: argparse.Namespace) -> int:
@@ -137,7 +193,9 @@ def _compact(args: argparse.Namespace) -> int:
     from harness.manual import ManualCompaction
 
     base = args.workspace / args.user
+    _require_session(args.workspace, args.user, args.session)  # before asking for any key
     if args.undo:
+        _require_snapshot(base, args.session)
         record = ManualCompaction(base, args.session, _no_model()).undo()
         print(f"restored {args.session} from {record.snapshot}")
         return 0
@@ -154,6 +212,29 @@ def _compact(args: argparse.Namespace) -> int:
             f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
         )
     return 0
+
+
+def _require_session(workspace: Path, user: str, session: str) -> None:
+    """Fail in one sentence, creating nothing, when the session was never saved."""
+    if not workspace.is_dir():
+        raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
+    base = workspace / user
+    if not (
+        (base / "events" / f"{session}.jsonl").is_file()
+        or (base / "state" / f"{session}.json").is_file()
+    ):
+        raise ConfigError(
+            f"Session {session!r} of user {user!r} does not exist in {workspace} (neither "
+            f"events/{session}.jsonl nor state/{session}.json); check --user and --session."
+        )
+
+
+def _require_snapshot(base: Path, session: str) -> None:
+    if not any((base / "snapshots").glob(f"{session}-*")):
+        raise ConfigError(
+            f"Nothing to undo: session {session!r} has no snapshot (it was never compacted by "
+            "hand, or every compaction was already undone)."
+        )
 
 
 def _no_model() -> ChatModel:

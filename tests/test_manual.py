@@ -203,7 +203,7 @@ def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
     assert main(_compact_args(tmp_path, server, "nope")) == 2
-    assert "no saved session" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
 
 
 def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(

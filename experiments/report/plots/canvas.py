@@ -26,6 +26,7 @@ __all__ = [
     "DPI",
     "OURS",
     "OURS_LIGHT",
+    "PLOT_FONT",
     "PLOT_SIZES",
     "Plot",
     "new_figure",
@@ -43,8 +44,10 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
 """Figure sizes in inches; at :data:`DPI` they give the PNG's size in pixels."""
 OURS, OURS_LIGHT, ARTICLE, ARTICLE_LIGHT = "#0072B2", "#9CCBEA", "#6E6E6E", "#D9D9D9"
 COMPACTION = "#D55E00"
+PLOT_FONT = "DejaVu Sans"
+"""The plots' font: matplotlib's bundled one, so every machine draws the same pixels."""
 _STYLE: dict[RcKeyType, Any] = {
-    "font.family": "DejaVu Sans",
+    "font.family": PLOT_FONT,
     "font.size": 9,
     "axes.spines.top": False,
     "axes.spines.right": False,
