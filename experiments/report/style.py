@@ -64,6 +64,7 @@ figcaption { color: var(--muted); font-size: .9rem; max-width: 80ch; margin-top:
 footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
 p.sources, p.models { max-width: 72ch; }
 .gloss { color: var(--muted); }
+cite { font-style: normal; }
 nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; } nav a { margin-right: 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .scroll table { min-width: 640px; }
@@ -72,18 +73,21 @@ nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; } nav a { margin-right: 
   main { padding: 1.25rem .9rem 3rem; }
   h1 { font-size: 1.5rem; }
   .filter { flex-wrap: wrap; }
-  #claims-table, #claims-table tbody, #claims-table tr, #claims-table td { display: block;
-    width: 100% !important; }
+  #claims-table, #claims-table tbody { display: block; width: 100%; }
   #claims-table thead { display: none; }
-  #claims-table tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 .9rem;
+  #claims-table tr { display: grid; grid-template-columns: repeat(auto-fit, minmax(6.5rem, 1fr));
+    border: 1px solid var(--line); border-radius: 6px; margin: 0 0 .9rem;
     padding: .35rem .2rem .35rem .5rem; }
   #claims-table tr[hidden] { display: none; }
-  #claims-table td { border: 0; padding: .25rem .5rem; overflow-wrap: break-word; }
+  #claims-table td { display: block; width: auto !important; min-width: 0; border: 0;
+    padding: .25rem .5rem; overflow-wrap: break-word; }
+  #claims-table td:first-child, #claims-table td.note { grid-column: 1 / -1; }
+  #claims-table td[data-label]:empty { display: none; }
   #claims-table td[data-label]::before { content: attr(data-label); display: block;
     color: var(--muted); font-size: .75rem; font-weight: 600; text-transform: uppercase;
     letter-spacing: .03em; }
   .claim-id { white-space: normal; }
-  .plot img { min-width: 520px; }
+  .plot img { min-width: 600px; }
 }
 """
 )
