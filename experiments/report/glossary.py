@@ -32,7 +32,7 @@ SOURCES: tuple[tuple[str, str, str], ...] = (
 GLOSSES: dict[str, str] = {
     # code words
     "夜莺": "nightingale",
-    "莺夜": "“nightingale” with its two characters reversed",
+    "莺夜": "nightingale, its two characters reversed",
     "蓝鲸": "blue whale",
     # E3's prompts and recorded answers
     "记住暗号：夜莺。只回复“收到”。": "Remember the code word: nightingale. Reply only “received”.",
