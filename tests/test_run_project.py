@@ -98,8 +98,9 @@ def test_a_non_editable_install_uses_the_checkout_it_is_run_from(tmp_path: Path)
     # here, offline; the dependencies come from the test venv's site-packages via a path file.
     build = tmp_path / "src"
     shutil.copytree(ROOT, build, ignore=shutil.ignore_patterns(".*", "*.egg-info", "build"))
-    wheel_args = ["-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-    _pip([sys.executable, *wheel_args, "-w", str(tmp_path / "dist"), str(build)])
+    wheel_args = ["-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation"]
+    built = _pip([sys.executable, *wheel_args, "-w", str(tmp_path / "dist"), str(build)])
+    assert "SetuptoolsDeprecationWarning" not in built  # e.g. a license given as a table
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True, system_site_packages=False)
     python = env_dir / "bin" / "python"
@@ -127,9 +128,10 @@ def test_a_non_editable_install_uses_the_checkout_it_is_run_from(tmp_path: Path)
     assert not (Path(site) / "reports").exists()
 
 
-def _pip(command: list) -> None:
+def _pip(command: list) -> str:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
 
 
 _QUIET: dict = {"capture_output": True, "text": True, "timeout": 300, "check": False}
