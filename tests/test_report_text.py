@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 from report_inputs import built_copy
 
-from experiments.report.glossary import SOURCES, gloss_html, gloss_text, unglossed
+from experiments.report.glossary import (
+    GLOSSES,
+    SOURCES,
+    chinese_runs,
+    gloss_html,
+    gloss_text,
+    unglossed,
+)
 from experiments.report.plots import PLOT_FONT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +43,17 @@ def test_every_chinese_text_has_an_english_gloss(built: Path) -> None:
     html = page(built)
     assert CJK.search(html)  # the claims do quote Chinese
     assert bare_chinese(html) == []
+
+
+def test_every_chinese_text_in_claims_md_has_a_gloss(built: Path) -> None:
+    # The experiments' pages show transcripts and summaries verbatim; claims.md is glossed.
+    for path in [built / "claims.md"]:
+        text = path.read_text(encoding="utf-8")
+        bare = re.sub(r" \(“[^\n]*?”\)", "", text)  # the text without its glosses
+        for run in chinese_runs(bare):
+            english = GLOSSES.get(run.strip("“”‘’"))
+            assert english is not None, f"{path.name}: no gloss for {run!r}"
+            assert f"{run} (“{english}”)" in text, f"{path.name}: {run!r} shown without gloss"
 
 
 def test_a_chinese_text_without_a_gloss_is_caught() -> None:
