@@ -56,6 +56,18 @@ def test_every_chinese_text_in_claims_md_has_a_gloss(built: Path) -> None:
             assert f"{run} (“{english}”)" in text, f"{path.name}: {run!r} shown without gloss"
 
 
+def test_every_chinese_text_in_the_experiment_pages_is_glossed(built: Path) -> None:
+    # Tables get an English column; a verbatim block (a summary) is followed by a gloss line.
+    pages = sorted(built.glob("E*.md"))
+    assert {p.name for p in pages} >= {"E1.md", "E2.md", "E3.md", "E4.md"}
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        for run in chinese_runs(re.sub(r" \(“[^\n]*?”\)", "", text)):  # glosses taken out
+            english = GLOSSES.get(run.strip("“”‘’"))
+            assert english is not None, f"{path.name}: no gloss for {run!r}"
+            assert english in text, f"{path.name}: {run!r} is shown without its gloss"
+
+
 def test_a_chinese_text_without_a_gloss_is_caught() -> None:
     answer = "模型的新回答"  # a re-recorded answer nobody glossed yet
     assert unglossed(f"answer: '{answer}'") == [answer]

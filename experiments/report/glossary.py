@@ -9,10 +9,21 @@ a new prompt or a re-recorded answer needs its gloss added here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
-__all__ = ["GLOSSES", "SOURCES", "chinese_runs", "gloss_html", "gloss_text", "unglossed"]
+import pandas as pd
+
+__all__ = [
+    "GLOSSES",
+    "SOURCES",
+    "chinese_runs",
+    "english_column",
+    "gloss_html",
+    "gloss_note",
+    "gloss_text",
+    "unglossed",
+]
 
 SOURCES: tuple[tuple[str, str, str], ...] = (
     (
@@ -156,3 +167,36 @@ def gloss_html(text: str) -> str:
 def gloss_text(text: str) -> str:
     """``text`` with each Chinese run followed by its gloss in brackets, for Markdown."""
     return _replace(text, lambda run, en: run if en is None else f"{run} (“{en}”)", lambda t: t)
+
+
+def _glosses(texts: Iterable[str]) -> list[tuple[str, str]]:
+    found: dict[str, str] = {}
+    for text in texts:
+        for run in chinese_runs(text):
+            english = GLOSSES.get(run.strip("“”‘’"))
+            if english is not None:
+                found.setdefault(run, english)
+    return list(found.items())
+
+
+def english_column(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with a last column ``English`` glossing the Chinese of ``columns`` in each row;
+    unchanged when no row quotes any."""
+
+    def row_gloss(row: pd.Series) -> str:
+        return " / ".join(english for _, english in _glosses(str(row[c]) for c in columns))
+
+    if frame.empty:
+        return frame
+    glosses = frame.apply(row_gloss, axis=1)
+    if not glosses.any():
+        return frame
+    return frame.assign(English=glosses)
+
+
+def gloss_note(text: str) -> str:
+    """A line glossing the Chinese quoted in ``text`` (a verbatim block), or empty."""
+    found = _glosses([text])
+    if not found:
+        return ""
+    return "English for the Chinese above: " + "; ".join(f"{r} (“{e}”)" for r, e in found) + "\n"
