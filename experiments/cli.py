@@ -1,5 +1,7 @@
 """The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
-session, by hand), ``serve-local``."""
+session, by hand), ``cassettes`` (seal or check), ``serve-local``.
+
+Commands import what they need when they run, so ``ctxlab --help`` imports no pandas."""
 
 from __future__ import annotations
 
@@ -12,166 +14,148 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import CtxlabError, MissingAPIKeyError
+from experiments.cli_options import at_least_one, cassettes_parser, timeout_options, timeouts
+from harness.errors import ConfigError, CtxlabError, MissingAPIKeyError
 
-if TYPE_CHECKING:  # the commands import what they need: `ctxlab --help` stays fast (no pandas)
+if TYPE_CHECKING:
     from experiments.base import RunSettings
     from harness.model import ChatModel
 
-if TYPE_CHECKING:
-    from harness.timeouts import Timeouts
-
 __all__ = ["main"]
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROVIDERS = ("deepseek", "local", "openai-compatible")
 
 
 def _parser() -> argparse.ArgumentParser:
+    from experiments.cli_help import HelpFormatter, experiments_epilog, version
+
     parser = argparse.ArgumentParser(
         prog="ctxlab",
         description="Reproduce the context-management experiments and write the reports.",
+        formatter_class=HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show harness log lines")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="replay experiments offline and write reports/")
-    run.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
-    run.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="output folder")
-    _cassette_option(run)
-    record = commands.add_parser("record", help="run experiments live and write their cassettes")
-    record.add_argument("experiments", nargs="+", help="experiment ids")
-    record.add_argument("--provider", choices=PROVIDERS, required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=text, description=text, epilog=epilog, formatter_class=HelpFormatter
+        )
+
+    run = command("run", "replay experiments offline and write the reports", experiments_epilog())
+    run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
+    _folder_options(run, "the folder the reports are written to")
+    record = command(
+        "record", "run experiments live and write their cassettes", experiments_epilog()
+    )
+    record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
+    record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
     record.add_argument("--model", help="model name (default: the provider's)")
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
-    record.add_argument("--api-key-env", help="environment variable holding the key")
+    record.add_argument("--api-key-env", help=API_KEY_HELP)
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
-    record.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="reports folder")
-    _cassette_option(record)
-    _timeout_options(record)
-    compact = commands.add_parser(
-        "compact", help="compact a saved session by hand (snapshot, audit, undo)"
-    )
+    _folder_options(record, "the folder the replayed reports are written to")
+    timeout_options(record)
+    compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
     compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
     compact.add_argument("--user", default="default", help="the user id (folder)")
     compact.add_argument("--session", required=True, help="the session id")
-    compact.add_argument("--engine", choices=("agentscope", "dsh"), default="agentscope")
-    compact.add_argument("--keep", type=_at_least_one, default=2, help="messages kept (agentscope)")
+    compact.add_argument(
+        "--engine", choices=("agentscope", "dsh"), default="agentscope", help="compaction engine"
+    )
+    compact.add_argument("--keep", type=at_least_one, default=2, help="messages kept (agentscope)")
     compact.add_argument("--instructions", default="", help="extra instructions for the summary")
-    compact.add_argument("--undo", action="store_true", help="restore the latest snapshot")
-    compact.add_argument("--provider", choices=PROVIDERS, default="deepseek")
+    compact.add_argument(
+        "--undo", action="store_true", help="undo this session's last committed compaction"
+    )
+    compact.add_argument(
+        "--provider", choices=PROVIDERS, default="deepseek", help="the model that summarises"
+    )
     compact.add_argument("--model", help="model name (default: the provider's)")
-    compact.add_argument("--base-url", help="server base URL")
-    compact.add_argument("--api-key-env", help="environment variable holding the key")
-    _timeout_options(compact)
-    _cassettes_parser(commands)
-    serve = commands.add_parser("serve-local", help="run the local model server until Ctrl-C")
-    serve.add_argument("--port", type=int, default=8011)
+    compact.add_argument("--base-url", help="server base URL (default: the provider's)")
+    compact.add_argument("--api-key-env", help=API_KEY_HELP)
+    timeout_options(compact)
+
+    cassettes = command(
+        "cassettes", "seal cassettes (a digest of their interactions) or check them"
+    )
+    cassettes_parser(cassettes)
+    _folder_options(cassettes, "unused by this command", out=False)
+    serve = command("serve-local", "run the local model server until Ctrl-C")
+    serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
     serve.add_argument(
-        "--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python"
+        "--server",
+        choices=("llama-cpp-python", "llama-server"),
+        default="llama-cpp-python",
+        help="which llama.cpp server to run",
     )
     return parser
 
 
-def _cassette_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
-    )
+API_KEY_HELP = (
+    "environment variable holding the key (default: DEEPSEEK_API_KEY for deepseek, "
+    "OPENAI_API_KEY for openai-compatible unless its --base-url is on this machine)"
+)
 
 
-def _cassettes_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cassettes = commands.add_parser(
-        "cassettes", help="seal cassettes (digest of their interactions) or check them"
-    )
-    cassettes.add_argument(
-        "action",
-        choices=("seal", "check"),
-        help="seal: write the digest into each unsealed cassette's provenance; "
-        "check: verify every cassette as replay does",
-    )
-    cassettes.add_argument("files", nargs="*", type=Path, help="cassette files (default: all)")
-    _cassette_option(cassettes)
-
-
-def _cassettes(args: argparse.Namespace) -> int:
-    from harness.errors import CassetteError
-    from harness.recording.seal import check_cassette, seal_cassette
-
-    files = args.files or sorted(args.cassettes.rglob("*.json"))
-    if not files:
-        print(f"No cassettes under {args.cassettes}.")
-    failed = 0
-    for path in files:
-        try:
-            if args.action == "seal":
-                print(f"{path}: {seal_cassette(path)}")
-            else:
-                check_cassette(path)
-                print(f"{path}: sealed and unedited")
-        except CassetteError as exc:
-            print(f"ctxlab: {exc}", file=sys.stderr)
-            failed += 1
-    return 2 if failed else 0
-
-
-def _timeout_options(parser: argparse.ArgumentParser) -> None:
-    """--timeout / --connect-timeout / --read-timeout (see harness.timeouts)."""
-    for flag, what, var in (
-        ("--timeout", "total seconds per model request, retries included", "CTXLAB_TIMEOUT"),
-        ("--connect-timeout", "seconds to wait for a connection", "CTXLAB_CONNECT_TIMEOUT"),
-        ("--read-timeout", "seconds of silence allowed mid-answer", "CTXLAB_READ_TIMEOUT"),
-    ):
+def _folder_options(parser: argparse.ArgumentParser, out_help: str, out: bool = True) -> None:
+    if out:
         parser.add_argument(
-            flag, type=_positive_seconds, help=f"{what} (default: ${var} or built in)"
+            "--out", type=_folder, help=f"{out_help} (default: reports/ of the project)"
         )
-
-
-def _positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0."""
-    from harness.errors import ConfigError
-    from harness.validation import seconds
-
-    try:
-        return seconds("the value", float(text))
-    except (ValueError, ConfigError):
-        raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds above 0, not {text!r}"
-        ) from None
-
-
-def _at_least_one(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return value
-
-
-def _timeouts(args: argparse.Namespace) -> Timeouts:
-    """The environment's timeouts with the command's options on top."""
-    from harness.timeouts import Timeouts
-
-    return Timeouts.from_env().updated(
-        total=args.timeout, connect=args.connect_timeout, read=args.read_timeout
+    else:
+        parser.set_defaults(out=None)
+    parser.add_argument(
+        "--cassettes", type=_folder, help="the cassette folder (default: cassettes/ of the project)"
     )
+    parser.add_argument(
+        "--project",
+        type=_folder,
+        metavar="DIR",
+        help="the ctxlab checkout (default: the one holding the current directory)",
+    )
+
+
+def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a folder name, not an empty string")
+    return Path(text)
+
+
+def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    """``--out`` and ``--cassettes``, defaulting to the project's ``reports/`` and
+    ``cassettes/``; the project is looked up only when one of them is not given."""
+    from experiments.project import find_project
+
+    out, cassettes = args.out, args.cassettes
+    if out is None or cassettes is None or args.project is not None:
+        root = find_project(args.project)
+        out = out if out is not None else root / "reports"
+        cassettes = cassettes if cassettes is not None else root / "cassettes"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder (it is created if missing).")
+    return out, cassettes
 
 
 def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
+    args.out, args.cassettes = _folders(args)
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, args.out, settings)
     print(summary.line())
-    return 0
+    for line in summary.failure_lines():
+        print(f"ctxlab: {line}", file=sys.stderr)
+    return 2 if summary.failures else 0
 
 
 def _record(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from harness.recording import local_server, provider_spec
 
+    args.out, args.cassettes = _folders(args)
     if args.provider == "local" and not args.base_url:
         for server_kind, ids in _by_local_server(args.experiments).items():
             with local_server(server=server_kind) as server:
@@ -179,14 +163,14 @@ def _record(args: argparse.Namespace) -> int:
                     "local", model=args.model or server.model, base_url=server.base_url
                 )
                 settings = RunSettings(
-                    args.cassettes, "record", spec, server.as_dict(), timeouts=_timeouts(args)
+                    args.cassettes, "record", spec, server.as_dict(), timeouts=timeouts(args)
                 )
                 _record_with(argparse.Namespace(**{**vars(args), "experiments": ids}), settings)
     else:
         spec = provider_spec(
             args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
         )
-        _record_with(args, RunSettings(args.cassettes, "record", spec, timeouts=_timeouts(args)))
+        _record_with(args, RunSettings(args.cassettes, "record", spec, timeouts=timeouts(args)))
     return 0
 
 
@@ -212,6 +196,8 @@ def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
         print("replaying what was recorded:")
         summary = run_experiments(recorded, args.out, RunSettings(cassette_root=args.cassettes))
         print(summary.line())
+        for line in summary.failure_lines():
+            print(f"ctxlab: {line}", file=sys.stderr)
 
 
 def _serve_local(args: argparse.Namespace) -> int:
@@ -233,9 +219,10 @@ def _compact(args: argparse.Namespace) -> int:
 
     base = args.workspace / check_name("user id", args.user)
     check_name("session id", args.session)
+    _require_session(args.workspace, args.user, args.session)  # before asking for any key
     if args.undo:
         record = ManualCompaction(base, args.session, _no_model()).undo()
-        print(f"restored {args.session} from {record.snapshot}")
+        print(f"undid the last compaction of {args.session} ({record.snapshot})")
         return 0
     _sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
     with _live_model(args) as model:
@@ -251,6 +238,23 @@ def _compact(args: argparse.Namespace) -> int:
             f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
         )
     return 0
+
+
+def _require_session(workspace: Path, user: str, session: str) -> None:
+    """Fail in one sentence, creating nothing, when the session was never saved."""
+    if not workspace.is_dir():
+        raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
+    from harness.state import JsonStateStore
+
+    base = workspace / user
+    if not (
+        (base / "events" / f"{session}.jsonl").is_file()
+        or JsonStateStore(base / "state").exists(session)
+    ):
+        raise ConfigError(
+            f"Session {session!r} of user {user!r} does not exist in {workspace} (neither "
+            f"events/{session}.jsonl nor state/{session}.json); check --user and --session."
+        )
 
 
 def _sigterm_as_interrupt() -> None:
@@ -283,7 +287,7 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
                 base_url=spec.base_url,
                 api_key="no-key",
                 params=spec.params,
-                timeout=_timeouts(args),
+                timeout=timeouts(args),
             ) as client:
                 yield client
         return
@@ -294,9 +298,15 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
     if not key:
         raise MissingAPIKeyError(spec.api_key_env or "")
     with ChatClient(
-        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=_timeouts(args)
+        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=timeouts(args)
     ) as client:
         yield client
+
+
+def _cassettes(args: argparse.Namespace) -> int:
+    from experiments.cli_options import cassettes
+
+    return cassettes(args, _folders(args)[1])
 
 
 COMMANDS = {

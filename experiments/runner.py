@@ -1,4 +1,9 @@
-"""Run experiments and write what they measured: ``<id>.json`` and ``claims.csv``."""
+"""Run experiments and write what they measured: ``<id>.json`` and ``claims.csv``.
+
+An experiment that cannot run (a missing cassette, say) does not stop the others: every
+experiment that can run runs, and the reports are built in a staging folder and moved into place
+together (:mod:`experiments.staging`), so a failure never leaves new files beside old ones.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from experiments.claims import claims_frame, merge_claims, read_claims, write_cl
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
+from experiments.staging import staged
 from harness.errors import ExperimentError
 
 __all__ = ["RunSummary", "run_experiments", "select"]
@@ -23,9 +29,15 @@ class RunSummary:
 
     results: tuple[ExperimentResult, ...]
     counts: ClaimCounts
+    failures: tuple[tuple[str, str], ...] = ()
+    """``(experiment id, why it could not run)`` for each experiment that could not run."""
 
     def line(self) -> str:
         return self.counts.line()
+
+    def failure_lines(self) -> list[str]:
+        """One sentence per experiment that could not run."""
+        return [f"{key} could not run: {why}" for key, why in self.failures]
 
 
 def select(ids: Sequence[str]) -> list[str]:
@@ -40,25 +52,47 @@ def select(ids: Sequence[str]) -> list[str]:
 
 
 def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) -> RunSummary:
-    """Run the experiments, write their JSON and merge their claims into ``claims.csv``."""
-    progress = settings.progress
-    results = []
-    for experiment_id in select(ids):
+    """Run the experiments, write their JSON, merge their claims into ``claims.csv`` and build
+    the reports, all moved into ``out_dir`` together once everything is written.
+
+    An experiment raising :class:`ExperimentError` is reported in :attr:`RunSummary.failures`
+    and the others still run; when none ran, ``out_dir`` is left as it was.
+    """
+    chosen = select(ids)
+    with staged(out_dir) as stage:
+        results, failures = _run_each(chosen, stage.folder, settings)
+        claims_path = stage.folder / "claims.csv"
+        merged = read_claims(claims_path)
+        if results:
+            fresh = claims_frame(c for r in results for c in r.claims)
+            merged = merge_claims(merged, fresh, experiment_ids())
+            write_claims(merged, claims_path)
+            build_reports(stage.folder)
+        else:
+            stage.discard()
+    return RunSummary(tuple(results), count_claims(merged), tuple(failures))
+
+
+def _run_each(
+    chosen: Sequence[str], folder: Path, settings: RunSettings
+) -> tuple[list[ExperimentResult], list[tuple[str, str]]]:
+    results, failures = [], []
+    for experiment_id in chosen:
         experiment = EXPERIMENTS[experiment_id]
-        result = experiment.run(settings)
-        write_json(out_dir / f"{experiment_id}.json", result.data)
+        try:
+            result = experiment.run(settings)
+        except ExperimentError as error:
+            settings.progress(f"{experiment_id}  could not run")
+            failures.append((experiment_id, str(error)))
+            continue
+        write_json(folder / f"{experiment_id}.json", result.data)
         matched = sum(c.status == "match" for c in result.claims)
-        progress(
+        settings.progress(
             f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
             f"[{result.source}]"
         )
         results.append(result)
-    fresh = claims_frame(c for r in results for c in r.claims)
-    claims_path = out_dir / "claims.csv"
-    merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
-    write_claims(merged, claims_path)
-    build_reports(out_dir)
-    return RunSummary(tuple(results), count_claims(merged))
+    return results, failures
 
 
 def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:

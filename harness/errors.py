@@ -319,5 +319,16 @@ class ManualCompactionError(CompactionError):
         super().__init__(f"{code}: {message}")
 
 
+class NothingToUndoError(ManualCompactionError):
+    """Undo found no compaction of this session still in effect (code ``commit``)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__("commit", "there is no committed compaction to undo")
+        self.args = (
+            f"Nothing to undo: session {session_id!r} has no compaction in effect (it was never "
+            "compacted by hand, or its last compaction was already undone).",
+        )
+
+
 class LockTimeoutError(CtxlabError):
     """Another process or thread held an OS file lock (:mod:`harness.locks`) past the timeout."""

@@ -37,6 +37,7 @@ from harness.errors import (
     CtxlabError,
     EventLogError,
     ManualCompactionError,
+    NothingToUndoError,
     PairingError,
     SummaryError,
     SurfaceChangedError,
@@ -151,7 +152,7 @@ class ManualCompaction:
         with self._locked("snapshot", "undo", "", attempt):
             if self.events_file.exists():
                 log = EventLog.open(self.events_file)
-                undone, restored = undo_on_log(log)
+                undone, restored = undo_on_log(log, self.session_id)
                 source: str | None = f"{self.events_file} (compaction {undone})"
             else:
                 undone, restored, source = self._undo_state()
@@ -176,7 +177,7 @@ class ManualCompaction:
     def _undo_state(self) -> tuple[str, int, str]:
         record = self._last_committed_state()
         if record is None:
-            raise ManualCompactionError("commit", "there is no committed compaction to undo")
+            raise NothingToUndoError(self.session_id)
         snapshot = Path(record["snapshot"])
         if not snapshot.exists():
             raise ManualCompactionError("commit", f"the snapshot {snapshot} is missing")
@@ -218,8 +219,7 @@ class ManualCompaction:
             raise ManualCompactionError(
                 "busy", f"the DSH engine needs an event-log session (no {self.events_file})"
             )
-        journal = self.state_store.journal_path(self.session_id)
-        if not (self.state_file.exists() or journal.exists()):
+        if not self.state_store.exists(self.session_id):
             raise ManualCompactionError(
                 "busy", f"no saved session {self.session_id!r} in {self.base}"
             )

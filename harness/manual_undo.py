@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ManualCompactionError
+from harness.errors import ManualCompactionError, NothingToUndoError
 from harness.eventlog import Event, EventLog
 from harness.files import write_atomic
 from harness.messages import Message
@@ -62,12 +62,12 @@ def restore_state(
     return [Message.from_record(m) for m in data["context"]] + now[after:]
 
 
-def undo_on_log(log: EventLog) -> tuple[str, int]:
+def undo_on_log(log: EventLog, session_id: str) -> tuple[str, int]:
     """Undo the last committed compaction on ``log``; returns its id and how many messages
     came back. ManualCompactionError when there is none or its checkpoint is gone."""
     bracket = _last_committed(log)
     if bracket is None:
-        raise ManualCompactionError("commit", "there is no committed compaction to undo")
+        raise NothingToUndoError(session_id)
     compaction_id, checkpoint, pruned = bracket
     nodes = list(log.node_seqs)
     if checkpoint.seq not in nodes:

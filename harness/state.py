@@ -80,6 +80,10 @@ class JsonStateStore:
         """The journal of messages appended since the checkpoint."""
         return self.root / f"{_safe(session_id)}.journal.jsonl"
 
+    def exists(self, session_id: str) -> bool:
+        """Whether the session was ever saved (a checkpoint or a journal)."""
+        return self.path(session_id).exists() or self.journal_path(session_id).exists()
+
     def load(self, session_id: str) -> AgentState:
         """The saved state (checkpoint + journal of its epoch), or an empty one for a new
         session. A torn last journal line (a crash mid-append) is dropped from the file."""

@@ -80,7 +80,7 @@ def test_agentscope_compaction_audit_and_undo(tmp_path: Path, store: str) -> Non
     manual.undo()
     assert _messages(base, store) == original
     assert [a["action"] for a in manual.audit_log()] == ["compact", "compact", "undo"]
-    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+    with pytest.raises(ManualCompactionError, match="Nothing to undo"):
         manual.undo()  # undone already: a second undo has nothing to restore
 
 
@@ -138,7 +138,7 @@ def test_undo_restores_only_its_own_session(tmp_path: Path, store: str) -> None:
             target = base / name.replace("s1", "s1-b")
             target.write_bytes((base / name).read_bytes())
     other.compact("agentscope")
-    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+    with pytest.raises(ManualCompactionError, match="Nothing to undo"):
         ManualCompaction(base, "s1", FunctionModel(answer)).undo()
     assert len(_messages(base, store)) == 8
 
@@ -157,7 +157,7 @@ def test_a_failed_compaction_leaves_nothing_to_undo(tmp_path: Path, store: str) 
         manual.compact("agentscope")
     assert manual.audit_log()[-2]["outcome"] == "started"
     assert manual.audit_log()[-1]["error"]
-    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+    with pytest.raises(ManualCompactionError, match="Nothing to undo"):
         manual.undo()
     assert len(_messages(base, store)) == 8
     assert not list((base / "snapshots").rglob("*.json")) if (base / "snapshots").exists() else True
@@ -311,7 +311,7 @@ def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
     assert main(_compact_args(tmp_path, server, "nope")) == 2
-    assert "no saved session" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
 
 
 def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(

@@ -67,7 +67,7 @@ def test_a_killed_compact_leaves_no_lock_and_nothing_to_undo(
     if sig == signal.SIGTERM:  # the handler turned it into a cancel: audited, cleaned up
         assert audit[-1]["outcome"] == "cancelled"
         assert not (base / "locks/s1.lock").exists()
-    with pytest.raises(ManualCompactionError, match="no committed compaction"):
+    with pytest.raises(ManualCompactionError, match="Nothing to undo"):
         manual.undo()  # the killed attempt's snapshot (if any) is never picked up
     assert _messages(base, store) == before
     record = manual.compact("agentscope")  # not "busy": the dead holder's lock is broken

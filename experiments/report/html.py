@@ -11,8 +11,10 @@ from html import escape
 
 import pandas as pd
 
+from experiments.report.glossary import SOURCES, gloss_html
 from experiments.report.markdown import short_sha, shorten
-from experiments.report.plots import DPI, PLOT_SIZES, Plot
+from experiments.report.plots import DPI, PLOT_FONT, PLOT_SIZES, Plot
+from experiments.report.style import CSS, SCRIPT
 from experiments.report.tables import (
     ClaimCounts,
     ProvenanceRow,
@@ -27,78 +29,53 @@ __all__ = ["FILTER_ID", "render_index"]
 FILTER_ID = "experiment-filter"
 TITLE = "ctxlab: context compaction and memory, reproduced"
 INTRO = (
-    "ctxlab re-runs the experiments of a published Chinese article on AgentScope Java v2 "
-    "(lesson 10: compaction rewrites history, memory moves facts), which studies how an agent "
-    "keeps its context window in bounds: compaction replaces old messages with one summary "
-    "without ever separating a tool call from its result, and memory moves lasting facts into "
-    "Markdown files on disk. Every experiment here replays offline, from a scripted model or "
-    "from a real model's replies recorded in cassettes, and each of the article's claims is set "
-    "beside the value ctxlab measured, marked match or differs, with the reason when it differs."
+    "ctxlab re-runs the experiments of two published Chinese articles on how an agent keeps its "
+    "context window in bounds: compaction replaces old messages with one summary without ever "
+    "separating a tool call from its result, and memory moves lasting facts into Markdown files "
+    "on disk. Every experiment here replays offline, from a scripted model or from a real "
+    "model's replies recorded in cassettes, and each of the articles' claims is set beside the "
+    "value ctxlab measured, marked match or differs, with the reason when it differs."
 )
-
-CSS = """
-:root { --ink: #1f2328; --muted: #59636e; --line: #d8dee4; --head: #f3f5f7;
-  --match: #1a7f37; --match-bg: #e9f7ee; --differs: #9a5b00; --differs-bg: #fff4de; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff; line-height: 1.55;
-  font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans",
-  "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
-h1 { font-size: 1.9rem; line-height: 1.25; margin: 0 0 .75rem; }
-h2 { font-size: 1.35rem; margin: 2.5rem 0 .75rem; padding-bottom: .3rem;
-  border-bottom: 1px solid var(--line); }
-p.intro { max-width: 72ch; color: #30363d; }
-p.summary { font-size: 1.1rem; font-weight: 600; margin: 1rem 0; }
-p.summary .match { color: var(--match); } p.summary .differs { color: var(--differs); }
-nav a { margin-right: 1rem; }
-a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
-table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-th, td { border-bottom: 1px solid var(--line); padding: .45rem .6rem; text-align: left;
-  vertical-align: top; }
-td { overflow-wrap: anywhere; }
-th { background: var(--head); font-weight: 600; white-space: nowrap; }
-.num { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-  font-size: .85em; }
-.claim-id { display: block; font-weight: 600; white-space: nowrap; }
-.source { display: block; color: var(--muted); font-size: .8rem; }
-.claim td.note { color: #30363d; font-size: .85rem; }
-tr.status-match { box-shadow: inset 4px 0 0 var(--match); }
-tr.status-differs { box-shadow: inset 4px 0 0 var(--differs); background: #fffbf2; }
-.badge { display: inline-block; padding: .05rem .55rem; border-radius: 999px;
-  font-size: .8rem; font-weight: 600; white-space: nowrap; overflow-wrap: normal; }
-.status-match .badge { color: var(--match); background: var(--match-bg); }
-.status-differs .badge { color: var(--differs); background: var(--differs-bg); }
-.filter { display: flex; gap: .75rem; align-items: center; margin: .5rem 0 .75rem; }
-.filter select { font: inherit; padding: .2rem .4rem; }
-.filter .shown { color: var(--muted); font-size: .9rem; }
-figure { margin: 1.5rem 0 2rem; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
-figcaption { color: var(--muted); font-size: .9rem; max-width: 80ch; margin-top: .4rem; }
-footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
-"""
-
-SCRIPT = """
-(function () {
-  var select = document.getElementById("experiment-filter");
-  var rows = document.querySelectorAll("#claims-table tbody tr");
-  var shown = document.getElementById("claims-shown");
-  function apply() {
-    var count = 0;
-    rows.forEach(function (row) {
-      row.hidden = select.value !== "all" && row.dataset.experiment !== select.value;
-      if (!row.hidden) { count += 1; }
-    });
-    shown.textContent = count + " of " + rows.length + " claims shown";
-  }
-  select.addEventListener("change", apply);
-  apply();
-})();
-"""
+STRUCTURAL = "structural"
+"""How a claim's note starts when the harness, not the model, decides it."""
 
 
 def _e(value: object) -> str:
     return escape(str(value), quote=True)
+
+
+def _sources() -> str:
+    named = [
+        f'{_e(role)}, <cite lang="zh">{_e(title)}</cite> '
+        f'<span class="gloss">(“{_e(english)}”)</span>'
+        for role, title, english in SOURCES
+    ]
+    return f'<p class="sources">It reproduces {named[0]}, and {named[1]}.</p>'
+
+
+def model_dependent(claims: pd.DataFrame) -> pd.Series:
+    """Which claims depend on what a model said: those from a cassette whose note does not call
+    them structural (``kind`` says whether a seed states the value, not who decides it)."""
+    structural = claims["note"].str.startswith(STRUCTURAL)
+    return (claims["source"] != "scripted") & ~structural
+
+
+def _models(claims: pd.DataFrame, provenance: Sequence[ProvenanceRow]) -> str:
+    models = sorted({f"{r.provider}/{r.model}" for r in provenance if r.model})
+    if not models:
+        return ""
+    local = all(m.startswith("local/") and "1.5b" in m for m in models)
+    recorded = "a 1.5B local model" if local else "the recorded model"
+    counts = count_claims(claims[model_dependent(claims)])
+    return (
+        '<p class="models">The model-dependent claims (what a model answers, what its summaries '
+        f"keep) were recorded from {recorded} ({_e(', '.join(models))}) rather than the "
+        "articles' <code>deepseek-flash</code>, and they differ wherever that model behaves "
+        f"differently: {counts.differed} of the {counts.total} model-dependent claims differ. "
+        "Structural claims (when compaction fires, what it keeps, which files exist) are decided "
+        "by the harness whatever the model says; each claim's note says which it is and why it "
+        "differs.</p>"
+    )
 
 
 def _summary(counts: ClaimCounts) -> str:
@@ -125,16 +102,40 @@ def _filter(claims: pd.DataFrame) -> str:
     )
 
 
-def _claim_row(row: Mapping[str, str]) -> str:
+CLAIM_CELL = ("experiment", "claim_id", "claim", "source", "kind", "article_source")
+"""Columns shown in the first cell (the seed citation under the article's value); every other
+column gets a cell of its own."""
+LABELS = {
+    "article_value": "Article",
+    "reproduced_value": "Reproduced",
+    "status": "Status",
+    "note": "Note",
+}
+WIDTHS = {"article_value": "15%", "reproduced_value": "15%"}
+
+
+def _label(column: str) -> str:
+    return LABELS.get(column, column.replace("_", " ").capitalize())
+
+
+def _other_columns(claims: pd.DataFrame) -> list[str]:
+    return [c for c in claims.columns if c not in CLAIM_CELL]
+
+
+def _claim_row(row: Mapping[str, str], columns: Sequence[str]) -> str:
     status = "match" if row["status"] == "match" else "differs"
+    cells = []
+    for column in columns:
+        text = _article_cell(row) if column == "article_value" else gloss_html(str(row[column]))
+        if column == "status":
+            text = f'<span class="badge">{text}</span>'
+        css = f' class="{_e(column)}"' if column == "note" else ""
+        cells.append(f'<td{css} data-label="{_e(_label(column))}">{text}</td>')
     return (
         f'<tr class="claim status-{status}" data-experiment="{_e(row["experiment"])}">'
-        f'<td><span class="claim-id">{_e(row["claim_id"])}</span>{_e(row["claim"])}'
+        f'<td><span class="claim-id">{_e(row["claim_id"])}</span>{gloss_html(row["claim"])}'
         f'<span class="source">kind: {_e(row.get("kind", ""))} · source: {_e(row["source"])}'
-        "</span></td>"
-        f"<td>{_article_cell(row)}</td><td>{_e(row['reproduced_value'])}</td>"
-        f'<td><span class="badge">{_e(row["status"])}</span></td>'
-        f'<td class="note">{_e(row["note"])}</td></tr>'
+        "</span></td>" + "".join(cells) + "</tr>"
     )
 
 
@@ -142,17 +143,26 @@ def _article_cell(row: Mapping[str, str]) -> str:
     """The article's value with the seed passage under it; ``ctxlab`` rows have no value."""
     value = row["article_value"] or "— (our own check)"
     cited = row.get("article_source", "")
-    return _e(value) + (f'<span class="source">{_e(cited)}</span>' if cited else "")
+    return gloss_html(value) + (f'<span class="source">{gloss_html(cited)}</span>' if cited else "")
 
 
 def _claims_section(claims: pd.DataFrame) -> str:
-    rows = "\n".join(_claim_row(r) for r in claims.to_dict("records"))
+    columns = _other_columns(claims)
+    rows = "\n".join(_claim_row(r, columns) for r in claims.to_dict("records"))
+    heads = "".join(
+        f'<th style="width:{WIDTHS[c]}">{_e(_label(c))}</th>'
+        if c in WIDTHS
+        else f"<th>{_e(_label(c))}</th>"
+        for c in columns
+    )
     return (
         '<section id="claims"><h2>Claims</h2>\n'
         + _filter(claims)
         + '\n<table id="claims-table"><thead><tr><th style="width:34%">Claim</th>'
-        '<th style="width:15%">Article</th><th style="width:15%">Reproduced</th>'
-        "<th>Status</th><th>Note</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n"
+        + heads
+        + "</tr></thead>\n<tbody>\n"
+        + rows
+        + "\n</tbody></table>\n"
         '<p><a href="claims.md">claims.md</a> · <a href="claims.csv">claims.csv</a></p>'
         "</section>"
     )
@@ -162,9 +172,9 @@ def _figure(plot: Plot) -> str:
     width, height = (round(v * DPI) for v in PLOT_SIZES[plot.name])
     data = base64.b64encode(plot.png).decode("ascii")
     return (
-        f'<figure id="plot-{_e(plot.name)}"><img src="data:image/png;base64,{data}" '
-        f'width="{width}" height="{height}" alt="{_e(plot.caption)}">'
-        f"<figcaption>{_e(plot.caption)}</figcaption></figure>"
+        f'<figure id="plot-{_e(plot.name)}"><div class="plot"><img '
+        f'src="data:image/png;base64,{data}" width="{width}" height="{height}" '
+        f'alt="{_e(plot.caption)}"></div><figcaption>{_e(plot.caption)}</figcaption></figure>'
     )
 
 
@@ -181,10 +191,11 @@ def _experiments_section(inputs: ReportInputs, generic: Mapping[str, str]) -> st
             f'<td><a href="{_e(doc.id)}.json">{_e(doc.id)}.json</a></td></tr>'
         )
     return (
-        '<section id="experiments"><h2>Experiments</h2>\n<table><thead><tr><th>Id</th>'
+        '<section id="experiments"><h2>Experiments</h2>\n<div class="scroll"><table><thead><tr>'
+        "<th>Id</th>"
         '<th>What it shows</th><th class="num">Claims matching</th><th>Page</th><th>Data</th>'
         "</tr></thead>"
-        "\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></section>"
+        "\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div></section>"
     )
 
 
@@ -212,12 +223,13 @@ def _provenance_row(row: ProvenanceRow) -> str:
 def _provenance_section(rows: Sequence[ProvenanceRow]) -> str:
     return (
         '<section id="provenance"><h2>Provenance</h2>\n<p>Where each experiment\'s values come '
-        "from: a scripted model, or a recorded cassette of a real model.</p>\n<table "
+        "from: a scripted model, or a recorded cassette of a real model.</p>\n"
+        '<div class="scroll"><table '
         'id="provenance-table"><thead><tr><th>Experiment</th><th>Source</th><th>Provider</th>'
         "<th>Model</th><th>Model sha256</th><th>Server</th><th>Recorded at</th>"
         '<th class="num">Requests</th></tr></thead>\n<tbody>\n'
         + "\n".join(_provenance_row(r) for r in rows)
-        + "\n</tbody></table></section>"
+        + "\n</tbody></table></div></section>"
     )
 
 
@@ -234,6 +246,8 @@ def render_index(
         [
             f"<header><h1>{_e(TITLE)}</h1>",
             f'<p class="intro">{_e(INTRO)}</p>',
+            _sources(),
+            _models(inputs.claims, provenance),
             f'<p class="summary">{_summary(counts)}</p>',
             '<nav><a href="#claims">Claims</a><a href="#plots">Plots</a>'
             '<a href="#experiments">Experiments</a><a href="#provenance">Provenance</a></nav>'
@@ -243,7 +257,11 @@ def render_index(
             _experiments_section(inputs, generic),
             _provenance_section(provenance),
             "<footer>Built from <code>claims.csv</code> and the experiments' JSON files in this "
-            "folder; each experiment's page and data are linked above.</footer>",
+            "folder; each experiment's page and data are linked above. Fonts: Chinese text uses "
+            "the first CJK-capable font the reader has (Noto Sans CJK SC, Source Han Sans SC, "
+            "PingFang SC, Hiragino Sans GB, Microsoft YaHei, WenQuanYi Micro Hei); the plots are "
+            f"drawn in {_e(PLOT_FONT)} (bundled with matplotlib) with English text only, so they "
+            "look the same everywhere.</footer>",
         ]
     )
     return (

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from experiments.base import dump_json
+from experiments.report.glossary import gloss_text
 from experiments.report.markdown import fence, markdown_table, short_sha, shorten
 from experiments.report.per_experiment import View, measurements_section
 from experiments.report.tables import (
@@ -41,7 +42,7 @@ PROVENANCE_COLUMNS = ["provider", "model", "model_sha256", "server", "recorded_a
 
 def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:
     """``claims.md``: a title, the summary line, then every claim."""
-    body = markdown_table(claims) if len(claims) else "_No claims were recorded._\n"
+    body = markdown_table(_glossed(claims)) if len(claims) else "_No claims were recorded._\n"
     return f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{KINDS_NOTE}{body}"
 
 
@@ -50,6 +51,11 @@ KINDS_NOTE = (
     "quotes it); **article-computed** — a seed computed it or read it from bytecode but never "
     "ran it; **ctxlab** — our own check, no seed value (`article_value` is empty).\n\n"
 )
+
+
+def _glossed(claims: pd.DataFrame) -> pd.DataFrame:
+    """The claims with an English gloss beside each Chinese text they quote."""
+    return claims.apply(lambda column: column.map(lambda v: gloss_text(str(v))))
 
 
 def _source_section(rows: list[ProvenanceRow]) -> str:
@@ -112,7 +118,7 @@ def experiment_page(
     """
     title = experiment_title(doc.id, doc.data)
     own = claims.loc[claims["experiment"] == doc.id, PAGE_CLAIM_COLUMNS]
-    claims_text = markdown_table(own) if len(own) else "_No claims recorded._\n"
+    claims_text = markdown_table(_glossed(own)) if len(own) else "_No claims recorded._\n"
     return "\n".join(
         [
             f"# {doc.id}" + (f": {title}" if title else "") + "\n",

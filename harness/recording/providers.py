@@ -65,6 +65,8 @@ def provider_spec(
 
     Raises :class:`ConfigError` for an unknown provider, or when ``local`` or
     ``openai-compatible`` lacks its base URL (and, for ``openai-compatible``, its model).
+    ``openai-compatible`` reads its key from ``OPENAI_API_KEY`` unless ``api_key_env`` names
+    another variable, or needs none when its base URL is on this machine.
     """
     builders = {"deepseek": _deepseek, "local": _local, "openai-compatible": _compatible}
     if name not in builders:
@@ -130,7 +132,8 @@ def _compatible(model: str | None, base_url: str | None, api_key_env: str | None
         model=model,
         base_url=base_url.rstrip("/"),
         public_base_url=public_url(base_url),
-        api_key_env=api_key_env or "OPENAI_API_KEY",
+        # A server on this machine (llama.cpp, vLLM, ...) usually needs no key.
+        api_key_env=api_key_env or (None if is_loopback_url(base_url) else "OPENAI_API_KEY"),
         params={"temperature": 0},
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.report.glossary import english_column, gloss_note
 from experiments.report.markdown import fence, markdown_table, shorten
 from experiments.report.shape import get, objects
 from experiments.report.tables import records_frame
@@ -94,6 +95,7 @@ def _messages_table(messages: tuple[MessageRow, ...], marks: Mapping[int, str]) 
     frame["text"] = frame["text"].map(lambda t: shorten(t, 90))
     if marks:
         frame.insert(0, "cut", frame["index"].map(lambda i: marks.get(i, "")))
+    frame = english_column(frame, ["text"])
     return markdown_table(frame.rename(columns={"estimated_tokens": "tokens"}))
 
 
@@ -120,6 +122,10 @@ def e1_section(view: E1View, claims: pd.DataFrame) -> str:
         _messages_table(view.after, {}),
     ]
     if view.summary:
-        parts += ["### The summary message\n", fence(view.summary, "text")]
+        parts += [
+            "### The summary message\n",
+            fence(view.summary, "text"),
+            gloss_note(view.summary),
+        ]
     parts += ["### Log lines\n", fence("\n".join(view.log_lines), "text")]
     return "\n".join(parts)

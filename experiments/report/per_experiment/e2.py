@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.report.glossary import english_column
 from experiments.report.markdown import markdown_table, shorten
 from experiments.report.shape import get, objects
 
@@ -95,4 +96,4 @@ def e2_section(view: E2View, claims: pd.DataFrame) -> str:
         }
         for s in view.steps
     ]
-    return "### Steps\n\n" + markdown_table(pd.DataFrame(rows))
+    return "### Steps\n\n" + markdown_table(english_column(pd.DataFrame(rows), ["answer"]))

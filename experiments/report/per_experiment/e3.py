@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.report.glossary import english_column, gloss_note
 from experiments.report.markdown import fence, markdown_table, shorten
 from experiments.report.shape import get, objects
 
@@ -104,7 +105,8 @@ def e3_section(view: E3View, claims: pd.DataFrame) -> str:
         }
         for r in view.rounds
     ]
-    parts = ["### Rounds\n", markdown_table(pd.DataFrame(rows))]
+    rounds = english_column(pd.DataFrame(rows), ["user", "answer"])
+    parts = ["### Rounds\n", markdown_table(rounds)]
     summaries = [r for r in view.rounds if r.compacted]
     if summaries:
         parts.append("### Summaries\n")
@@ -112,7 +114,12 @@ def e3_section(view: E3View, claims: pd.DataFrame) -> str:
         parts += [
             f"#### Round {r.round} ({r.summary_chars} characters)\n",
             fence(r.summary, "text"),
+            gloss_note(r.summary),
         ]
     if view.final_summary and view.final_summary != (summaries[-1].summary if summaries else ""):
-        parts += ["### Summary message in the final context\n", fence(view.final_summary, "text")]
+        parts += [
+            "### Summary message in the final context\n",
+            fence(view.final_summary, "text"),
+            gloss_note(view.final_summary),
+        ]
     return "\n".join(parts)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.report.glossary import english_column, gloss_note
 from experiments.report.markdown import (
     NEWLINE_MARK,
     and_list,
@@ -316,7 +317,7 @@ def _facts_table(view: E4View) -> str:
         }
         for name, value in view.facts
     ]
-    return markdown_table(pd.DataFrame(rows))
+    return markdown_table(english_column(pd.DataFrame(rows), ["planted value"]))
 
 
 def _surface_op_text(op: SurfaceOp | None, positions: tuple[int, int] | None = None) -> str:
@@ -381,7 +382,7 @@ def _conversation_section(view: E4View) -> str:
     )
     if not rows:
         return intro + "\n_No messages were recorded._\n"
-    return intro + "\n" + markdown_table(pd.DataFrame(rows))
+    return intro + "\n" + markdown_table(english_column(pd.DataFrame(rows), ["text"]))
 
 
 def _summaries_section(view: E4View) -> str:
@@ -390,6 +391,7 @@ def _summaries_section(view: E4View) -> str:
         parts += [
             f"#### {run.title} ({run.summary_chars} characters)\n",
             fence(run.summary, "text") if run.summary else "_No summary._\n",
+            gloss_note(run.summary),
         ]
     return "\n".join(parts)
 

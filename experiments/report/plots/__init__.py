@@ -12,12 +12,12 @@ from typing import Any
 
 from experiments.report.per_experiment import E1View, E2View, E3View, E4View, E5View, View
 from experiments.report.plots.bars import e3_plot, e4_plot
-from experiments.report.plots.canvas import DPI, PLOT_SIZES, Plot
+from experiments.report.plots.canvas import DPI, PLOT_FONT, PLOT_SIZES, Plot
 from experiments.report.plots.heatmap import e5_plot
 from experiments.report.plots.lines import e2_plot
 from experiments.report.plots.strip import KIND_COLOURS, e1_plot
 
-__all__ = ["DPI", "KIND_COLOURS", "PLOTS", "PLOT_SIZES", "Plot", "build_plots"]
+__all__ = ["DPI", "KIND_COLOURS", "PLOTS", "PLOT_FONT", "PLOT_SIZES", "Plot", "build_plots"]
 
 PLOTS: tuple[tuple[str, type, Callable[[Any], Plot]], ...] = (
     ("E1", E1View, e1_plot),
