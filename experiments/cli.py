@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import logging
 import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from experiments.base import RunSettings
 from harness.errors import CtxlabError, MissingAPIKeyError
 from harness.model import ChatModel
+
+if TYPE_CHECKING:
+    from experiments.runner import RunSummary
 
 __all__ = ["main"]
 
@@ -34,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
     run.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="output folder")
     _cassette_option(run)
+    _check_options(run)
     record = commands.add_parser("record", help="run experiments live and write their cassettes")
     record.add_argument("experiments", nargs="+", help="experiment ids")
     record.add_argument("--provider", choices=PROVIDERS, required=True)
@@ -41,7 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
     record.add_argument("--api-key-env", help="environment variable holding the key")
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
-    record.add_argument("--out", type=Path, default=PROJECT_ROOT / "reports", help="reports folder")
+    record.add_argument(
+        "--out",
+        type=Path,
+        help="reports folder (default: reports/, or a temporary folder with --cassettes)",
+    )
     _cassette_option(record)
     compact = commands.add_parser(
         "compact", help="compact a saved session by hand (snapshot, audit, undo)"
@@ -65,6 +73,36 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 and print the per-claim diff when claims changed against the baseline",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=PROJECT_ROOT / "reports" / "claims.csv",
+        help="the claims table --check compares with (default: the committed reports/)",
+    )
+
+
+def _read_baseline(args: argparse.Namespace) -> list[dict[str, str]]:
+    from experiments.baseline import read_baseline
+
+    return read_baseline(args.baseline)  # read before the run rewrites it
+
+
+def _check(args: argparse.Namespace, baseline: list[dict[str, str]], summary: RunSummary) -> int:
+    from experiments.baseline import baseline_changes, claim_row, diff_lines
+
+    fresh = [claim_row(claim) for result in summary.results for claim in result.claims]
+    ran = [result.experiment for result in summary.results]
+    changes = baseline_changes(baseline, fresh, ran)
+    print("\n".join(diff_lines(changes, args.baseline)))
+    return 1 if changes else 0
+
+
 def _cassette_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
@@ -74,50 +112,42 @@ def _cassette_option(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from experiments.runner import run_experiments
 
+    baseline = _read_baseline(args) if args.check else None
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, args.out, settings)
     print(summary.line())
-    return 0
+    return _check(args, baseline, summary) if baseline is not None else 0
 
 
 def _record(args: argparse.Namespace) -> int:
-    from harness.recording import local_server, provider_spec
+    from experiments.recording import Recording, record
+    from experiments.runner import run_experiments
 
-    if args.provider == "local" and not args.base_url:
-        for server_kind, ids in _by_local_server(args.experiments).items():
-            with local_server(server=server_kind) as server:
-                spec = provider_spec(
-                    "local", model=args.model or server.model, base_url=server.base_url
-                )
-                settings = RunSettings(args.cassettes, "record", spec, server.as_dict())
-                _record_with(argparse.Namespace(**{**vars(args), "experiments": ids}), settings)
-    else:
-        spec = provider_spec(
-            args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
-        )
-        _record_with(args, RunSettings(args.cassettes, "record", spec))
+    source = Recording(args.provider, args.model, args.base_url, args.api_key_env)
+    recorded = record(args.experiments, source, args.cassettes, force=args.force)
+    if recorded:
+        out = _record_reports(args)
+        print(f"replaying what was recorded (reports → {out}):")
+        summary = run_experiments(recorded, out, RunSettings(cassette_root=args.cassettes))
+        print(summary.line())
     return 0
 
 
-def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
-    from experiments.registry import EXPERIMENTS
-    from experiments.runner import select
+def _record_reports(args: argparse.Namespace) -> Path:
+    """Where ``record`` writes the reports: ``--out``; else reports/ when the cassettes are
+    the project's; else a temporary copy of reports/ (scratch cassettes never touch it)."""
+    import shutil
+    import tempfile
 
-    groups: dict[str, list[str]] = {}
-    for experiment_id in select(ids):
-        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
-    return groups
-
-
-def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
-    from experiments.runner import record_experiments, run_experiments
-
-    settings = dataclasses.replace(settings, force=args.force)
-    recorded = record_experiments(args.experiments, settings)
-    if recorded:
-        print("replaying what was recorded:")
-        summary = run_experiments(recorded, args.out, RunSettings(cassette_root=args.cassettes))
-        print(summary.line())
+    reports = PROJECT_ROOT / "reports"
+    if args.out is not None:
+        return Path(args.out)
+    if Path(args.cassettes).resolve() == (PROJECT_ROOT / "cassettes").resolve():
+        return reports
+    scratch = Path(tempfile.mkdtemp(prefix="ctxlab-reports-"))
+    if reports.is_dir():
+        shutil.copytree(reports, scratch, dirs_exist_ok=True)
+    return scratch
 
 
 def _serve_local(args: argparse.Namespace) -> int:

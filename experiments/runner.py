@@ -14,7 +14,14 @@ from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
 from harness.errors import ExperimentError
 
-__all__ = ["RunSummary", "run_experiments", "select"]
+__all__ = [
+    "RunSummary",
+    "record_experiments",
+    "run_experiments",
+    "run_one",
+    "select",
+    "write_results",
+]
 
 
 @dataclass(frozen=True)
@@ -41,18 +48,27 @@ def select(ids: Sequence[str]) -> list[str]:
 
 def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) -> RunSummary:
     """Run the experiments, write their JSON and merge their claims into ``claims.csv``."""
-    progress = settings.progress
-    results = []
-    for experiment_id in select(ids):
-        experiment = EXPERIMENTS[experiment_id]
-        result = experiment.run(settings)
-        write_json(out_dir / f"{experiment_id}.json", result.data)
-        matched = sum(c.status == "match" for c in result.claims)
-        progress(
-            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
-            f"[{result.source}]"
-        )
-        results.append(result)
+    results = [run_one(experiment_id, settings) for experiment_id in select(ids)]
+    return write_results(results, out_dir)
+
+
+def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
+    """Run one experiment and print its one-line outcome."""
+    experiment = EXPERIMENTS[experiment_id]
+    result = experiment.run(settings)
+    matched = sum(c.status == "match" for c in result.claims)
+    settings.progress(
+        f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+        f"[{result.source}]"
+    )
+    return result
+
+
+def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
+    """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
+    of the other experiments are kept) and rebuild the reports of ``out_dir``."""
+    for result in results:
+        write_json(out_dir / f"{result.experiment}.json", result.data)
     fresh = claims_frame(c for r in results for c in r.claims)
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
