@@ -8,13 +8,11 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
+from fixed_model import fixed_model_server
 
 from experiments.baseline import is_structural
 from experiments.cli import main
@@ -214,45 +212,10 @@ def test_rewrite_needs_a_provider(pytester: pytest.Pytester, baseline: Path) -> 
 # --- --record-mode=rewrite against a live (loopback) OpenAI-compatible server ---------------
 
 
-class FixedModel(BaseHTTPRequestHandler):
-    """Answers every chat request with the code word (a scripted model, named as such)."""
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        answer = {
-            "id": "cmpl-1",
-            "object": "chat.completion",
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": "夜莺"},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
-        }
-        data = json.dumps(answer, ensure_ascii=False).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def fixed_model() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FixedModel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with fixed_model_server() as url:
+        yield url
 
 
 def test_rewrite_records_the_selected_experiment_then_judges_it(
