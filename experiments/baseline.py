@@ -34,6 +34,7 @@ __all__ = [
     "diff_lines",
     "is_structural",
     "read_baseline",
+    "shown",
 ]
 
 Row = Mapping[str, str]
@@ -93,7 +94,8 @@ class ClaimChange:
         return f"{self.claim_id}: {label}: baseline {self.baseline}, now {self.now}"
 
 
-def _shown(row: Row) -> str:
+def shown(row: Row) -> str:
+    """A row's status and reproduced value, as change lines show them: ``match ('3')``."""
     return f"{row['status']} ({row.get('reproduced_value', '')!r})"
 
 
@@ -101,11 +103,11 @@ def claim_change(baseline: Row, reproduced: Row) -> ClaimChange | None:
     """The change of one claim against its baseline row, or None when it held."""
     claim_id = baseline["claim_id"]
     if baseline["status"] != reproduced["status"]:
-        return ClaimChange(claim_id, _shown(baseline), _shown(reproduced), "status")
+        return ClaimChange(claim_id, shown(baseline), shown(reproduced), "status")
     if (is_structural(baseline) or is_structural(reproduced)) and baseline.get(
         "reproduced_value", ""
     ) != reproduced.get("reproduced_value", ""):
-        return ClaimChange(claim_id, _shown(baseline), _shown(reproduced), "value")
+        return ClaimChange(claim_id, shown(baseline), shown(reproduced), "value")
     return None
 
 
@@ -123,10 +125,10 @@ def baseline_changes(
         if claim_id in fresh and (change := claim_change(row, fresh[claim_id]))
     ]
     changes += [
-        ClaimChange(i, "absent", _shown(row), "new") for i, row in fresh.items() if i not in old
+        ClaimChange(i, "absent", shown(row), "new") for i, row in fresh.items() if i not in old
     ]
     changes += [
-        ClaimChange(i, _shown(row), "absent", "gone") for i, row in old.items() if i not in fresh
+        ClaimChange(i, shown(row), "absent", "gone") for i, row in old.items() if i not in fresh
     ]
     return changes
 

@@ -39,6 +39,7 @@ from experiments.baseline import (
     claim_change,
     claim_row,
     read_baseline,
+    shown,
 )
 from experiments.recording import Recording, record, recordable
 from experiments.registry import EXPERIMENTS, experiment_ids
@@ -248,7 +249,7 @@ class ClaimSession:
         fresh = {claim.claim_id: claim_row(claim) for claim in result.claims}
         new = fresh.get(row["claim_id"])
         if new is None:
-            gone = ClaimChange(row["claim_id"], row["status"], "absent", "gone")
+            gone = ClaimChange(row["claim_id"], shown(row), "absent", "gone")
             if not self.update:
                 pytest.fail(gone.line(), pytrace=False)
             self.accepted.append(gone)

@@ -156,6 +156,17 @@ def test_a_claim_missing_from_the_baseline_fails_the_completeness_item(
     result.stdout.fnmatch_lines([f"*{dropped['claim_id']}: not in the baseline, now *"])
 
 
+def test_a_baseline_row_no_experiment_produces_fails(
+    pytester: pytest.Pytester, baseline: Path
+) -> None:
+    columns, rows = read_rows(baseline)
+    ghost = {**rows[0], "claim_id": "E1-GHOST", "reproduced_value": "x", "status": "match"}
+    write_rows(baseline, columns, [*rows, ghost])
+    result = run_claims(pytester, baseline, "-k", "E1-GHOST")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E1-GHOST: baseline match ('x'), no longer produced"])
+
+
 def test_a_kind_column_becomes_a_marker_and_the_ids_stay(
     pytester: pytest.Pytester, baseline: Path
 ) -> None:
