@@ -115,7 +115,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         params = [pytest.param(row, id=row["claim_id"], marks=session.marks(row)) for row in rows]
         metafunc.parametrize(CLAIM_PARAM, params)
     if EXPERIMENT_PARAM in metafunc.fixturenames:
-        ids = list(dict.fromkeys([*experiment_ids(), *(r["experiment"] for r in session.rows)]))
+        listed = [row["experiment"] for row in session.baseline()]
+        ids = list(dict.fromkeys([*experiment_ids(), *listed]))
         metafunc.parametrize(EXPERIMENT_PARAM, ids)
 
 

@@ -52,7 +52,7 @@ def baseline(pytester: pytest.Pytester) -> Path:
     folder = pytester.path / "base"
     folder.mkdir()
     shutil.copy(REPORTS / "claims.csv", folder)
-    pytester.makepyfile(test_claims=CLAIMS_TESTS.read_text(encoding="utf-8"))
+    pytester.makepyfile(test_claims_copy=CLAIMS_TESTS.read_text(encoding="utf-8"))
     return folder / "claims.csv"
 
 
@@ -81,7 +81,7 @@ def test_collect_lists_an_item_for_every_claim_id(
     result = run_claims(pytester, baseline, "--collect-only", "-q")
     listed = result.stdout.str()
     for row in read_rows(baseline)[1]:
-        assert f"test_claims.py::test_claim[{row['claim_id']}]\n" in listed, row["claim_id"]
+        assert f"test_claims_copy.py::test_claim[{row['claim_id']}]\n" in listed, row["claim_id"]
 
 
 def test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes(
@@ -99,7 +99,7 @@ def test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes(
         [
             f"*_ test_claim[[]{claim_id}[]] _*",
             f"{claim_id}: status changed: baseline match ('{value}'), now differs ('{value}')",
-            f"FAILED test_claims.py::test_claim[[]{claim_id}[]] - *",
+            f"FAILED test_claims_copy.py::test_claim[[]{claim_id}[]] - *",
         ]
     )
 
@@ -108,7 +108,7 @@ def test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes(
     matched = sum(r["status"] == "match" for r in rows)
     result.assert_outcomes(passed=matched + 1, xfailed=len(rows) - matched)
     # The known difference is an expected failure whose reason is the row's note.
-    result.stdout.fnmatch_lines([f"XFAIL test_claims.py::test_claim[[]{claim_id}[]] - *"])
+    result.stdout.fnmatch_lines([f"XFAIL test_claims_copy.py::test_claim[[]{claim_id}[]] - *"])
     assert differs["note"][:60] in result.stdout.str()
 
 
@@ -177,7 +177,7 @@ def test_a_kind_column_becomes_a_marker_and_the_ids_stay(
     result = run_claims(pytester, baseline, "--collect-only", "-q", "-m", "structural")
     listed = [line for line in result.stdout.lines if "::test_claim[" in line]
     expected = [r["claim_id"] for r in rows if r["kind"] == "structural"]
-    assert listed == [f"test_claims.py::test_claim[{i}]" for i in expected]
+    assert listed == [f"test_claims_copy.py::test_claim[{i}]" for i in expected]
     assert expected
 
 
