@@ -62,8 +62,10 @@ class KnownDifference(AssertionError):
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxlab", "ctxlab claims (judged against the committed baseline)")
-    with contextlib.suppress(ValueError):  # pytest-recording, when installed, owns it
-        group.addoption(
+    # pytest-recording, when installed, adds the same option to the same group first: a
+    # ValueError then, and its option (same name, same dest) serves.
+    with contextlib.suppress(ValueError):
+        parser.getgroup("recording").addoption(
             "--record-mode",
             dest="record_mode",
             default=None,
@@ -72,15 +74,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             "selected experiments' cassettes from --provider, then judge them",
         )
     group.addoption("--provider", choices=PROVIDERS, help="where --record-mode=rewrite records")
-    group.addoption("--model", dest="ctxlab_model", help="model to record (default: provider's)")
-    group.addoption("--base-url", dest="ctxlab_base_url", help="server base URL for recording")
-    group.addoption("--api-key-env", dest="ctxlab_api_key_env", help="variable holding the key")
     group.addoption(
-        "--cassettes", type=Path, default=PROJECT_ROOT / "cassettes", help="cassette folder"
+        "--model", dest="ctxlab_model", metavar="NAME", help="model to record (default: provider's)"
+    )
+    group.addoption(
+        "--base-url", dest="ctxlab_base_url", metavar="URL", help="server base URL for recording"
+    )
+    group.addoption(
+        "--api-key-env", dest="ctxlab_api_key_env", metavar="VAR", help="variable holding the key"
+    )
+    group.addoption(
+        "--cassettes",
+        type=Path,
+        default=PROJECT_ROOT / "cassettes",
+        metavar="DIR",
+        help="cassette folder",
     )
     group.addoption(
         "--baseline",
         type=Path,
+        metavar="PATH",
         default=PROJECT_ROOT / "reports" / "claims.csv",
         help="the claims table the claims are judged against (default: reports/claims.csv)",
     )
@@ -92,6 +105,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--report-dir",
         type=Path,
+        metavar="DIR",
         help="write this run's reports here (default: a temporary folder)",
     )
 
