@@ -64,7 +64,13 @@ def e1_reports(baseline: Path) -> Path:
     return baseline
 
 
-def run_claims(pytester: pytest.Pytester, baseline: Path, *args: str) -> pytest.RunResult:
+def run_claims(
+    pytester: pytest.Pytester, baseline: Path, *args: str, temporary_reports: bool = False
+) -> pytest.RunResult:
+    """Run the copied claims tests; the reports go to the test's folder unless
+    ``temporary_reports`` (the plugin's default: a temporary folder, kept when they differ)."""
+    if not temporary_reports and "--report-dir" not in args:
+        args = (*args, "--report-dir", str(pytester.path / "run-reports"))
     return pytester.runpytest(
         "-p", "experiments.pytest_plugin", "-p", "no:cacheprovider", "--baseline", str(baseline),
         "-rfEx", *args,
@@ -201,7 +207,7 @@ def test_a_run_compares_its_reports_and_never_writes_the_baseline_folder(
 ) -> None:
     baseline = e1_reports
     before = {p.name: p.read_bytes() for p in baseline.parent.iterdir()}
-    result = run_claims(pytester, baseline, "-k", "E1")
+    result = run_claims(pytester, baseline, "-k", "E1", temporary_reports=True)
     assert result.ret == 0
     result.stdout.fnmatch_lines([f"reports of this run are identical to {baseline.parent}"])
     assert {p.name: p.read_bytes() for p in baseline.parent.iterdir()} == before
