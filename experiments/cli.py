@@ -18,8 +18,10 @@ from experiments.cli_options import at_least_one, cassettes_parser, timeout_opti
 from harness.errors import ConfigError, CtxlabError, MissingAPIKeyError
 
 if TYPE_CHECKING:
-    from experiments.base import RunSettings
     from harness.model import ChatModel
+
+if TYPE_CHECKING:
+    from experiments.runner import RunSummary
 
 __all__ = ["main"]
 
@@ -46,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     run = command("run", "replay experiments offline and write the reports", experiments_epilog())
     run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
     _folder_options(run, "the folder the reports are written to")
+    _check_options(run)
     record = command(
         "record", "run experiments live and write their cassettes", experiments_epilog()
     )
@@ -55,7 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
     record.add_argument("--api-key-env", help=API_KEY_HELP)
     record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
-    _folder_options(record, "the folder the replayed reports are written to")
+    record.add_argument(
+        "--out",
+        type=_folder,
+        help="reports folder (default: reports/ of the project, or a temporary folder when "
+        "--cassettes names another folder)",
+    )
+    _folder_options(record, "", out=False)
     timeout_options(record)
     compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
     compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
@@ -138,66 +147,89 @@ def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
     return out, cassettes
 
 
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 and print the per-claim diff when claims changed against the baseline",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="the claims table --check compares with (default: reports/claims.csv of the project)",
+    )
+
+
+def _read_baseline(args: argparse.Namespace) -> list[dict[str, str]]:
+    from experiments.baseline import read_baseline
+    from experiments.project import find_project
+
+    if args.baseline is None:
+        args.baseline = find_project(args.project) / "reports" / "claims.csv"
+    return read_baseline(args.baseline)  # read before the run rewrites it
+
+
+def _check(args: argparse.Namespace, baseline: list[dict[str, str]], summary: RunSummary) -> int:
+    from experiments.baseline import baseline_changes, claim_row, diff_lines
+
+    fresh = [claim_row(claim) for result in summary.results for claim in result.claims]
+    ran = [result.experiment for result in summary.results]
+    changes = baseline_changes(baseline, fresh, ran)
+    print("\n".join(diff_lines(changes, args.baseline)))
+    return 1 if changes else 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
     args.out, args.cassettes = _folders(args)
+    baseline = _read_baseline(args) if args.check else None
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, args.out, settings)
     print(summary.line())
     for line in summary.failure_lines():
         print(f"ctxlab: {line}", file=sys.stderr)
-    return 2 if summary.failures else 0
+    if summary.failures:
+        return 2
+    return _check(args, baseline, summary) if baseline is not None else 0
 
 
 def _record(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
-    from harness.recording import local_server, provider_spec
+    from experiments.recording import Recording, record
+    from experiments.runner import run_experiments
 
-    args.out, args.cassettes = _folders(args)
-    if args.provider == "local" and not args.base_url:
-        for server_kind, ids in _by_local_server(args.experiments).items():
-            with local_server(server=server_kind) as server:
-                spec = provider_spec(
-                    "local", model=args.model or server.model, base_url=server.base_url
-                )
-                settings = RunSettings(
-                    args.cassettes, "record", spec, server.as_dict(), timeouts=timeouts(args)
-                )
-                _record_with(argparse.Namespace(**{**vars(args), "experiments": ids}), settings)
-    else:
-        spec = provider_spec(
-            args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
-        )
-        _record_with(args, RunSettings(args.cassettes, "record", spec, timeouts=timeouts(args)))
-    return 0
-
-
-def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
-    from experiments.registry import EXPERIMENTS
-    from experiments.runner import select
-
-    groups: dict[str, list[str]] = {}
-    for experiment_id in select(ids):
-        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
-    return groups
-
-
-def _record_with(args: argparse.Namespace, settings: RunSettings) -> None:
-    import dataclasses
-
-    from experiments.base import RunSettings
-    from experiments.runner import record_experiments, run_experiments
-
-    settings = dataclasses.replace(settings, force=args.force)
-    recorded = record_experiments(args.experiments, settings)
+    out, args.cassettes = _folders(args)
+    source = Recording(
+        args.provider, args.model, args.base_url, args.api_key_env, timeouts=timeouts(args)
+    )
+    recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:
-        print("replaying what was recorded:")
-        summary = run_experiments(recorded, args.out, RunSettings(cassette_root=args.cassettes))
+        out = _record_reports(args, out)
+        print(f"replaying what was recorded (reports → {out}):")
+        summary = run_experiments(recorded, out, RunSettings(cassette_root=args.cassettes))
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)
+    return 0
+
+
+def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
+    """Where ``record`` writes the reports: ``--out``; else the project's ``reports/`` when the
+    cassettes are the project's; else a temporary copy of it (scratch cassettes never touch
+    the committed reports)."""
+    import shutil
+    import tempfile
+
+    if args.out is not None:
+        return Path(args.out)
+    if Path(args.cassettes).resolve() == (reports.parent / "cassettes").resolve():
+        return reports
+    scratch = Path(tempfile.mkdtemp(prefix="ctxlab-reports-"))
+    if reports.is_dir():
+        shutil.copytree(reports, scratch, dirs_exist_ok=True)
+    return scratch
 
 
 def _serve_local(args: argparse.Namespace) -> int:

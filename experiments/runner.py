@@ -7,6 +7,7 @@ together (:mod:`experiments.staging`), so a failure never leaves new files besid
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,14 @@ from experiments.report.tables import ClaimCounts, count_claims
 from experiments.staging import staged
 from harness.errors import ExperimentError
 
-__all__ = ["RunSummary", "run_experiments", "select"]
+__all__ = [
+    "RunSummary",
+    "record_experiments",
+    "run_experiments",
+    "run_one",
+    "select",
+    "write_results",
+]
 
 
 @dataclass(frozen=True)
@@ -60,39 +68,51 @@ def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) ->
     """
     chosen = select(ids)
     with staged(out_dir) as stage:
-        results, failures = _run_each(chosen, stage.folder, settings)
-        claims_path = stage.folder / "claims.csv"
-        merged = read_claims(claims_path)
+        results, failures = _run_each(chosen, settings)
         if results:
-            fresh = claims_frame(c for r in results for c in r.claims)
-            merged = merge_claims(merged, fresh, experiment_ids())
-            write_claims(merged, claims_path)
-            build_reports(stage.folder)
+            summary = write_results(results, stage.folder)
         else:
             stage.discard()
-    return RunSummary(tuple(results), count_claims(merged), tuple(failures))
+            summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
+    return dataclasses.replace(summary, failures=tuple(failures))
 
 
 def _run_each(
-    chosen: Sequence[str], folder: Path, settings: RunSettings
+    chosen: Sequence[str], settings: RunSettings
 ) -> tuple[list[ExperimentResult], list[tuple[str, str]]]:
     results, failures = [], []
     for experiment_id in chosen:
-        experiment = EXPERIMENTS[experiment_id]
         try:
-            result = experiment.run(settings)
+            results.append(run_one(experiment_id, settings))
         except ExperimentError as error:
             settings.progress(f"{experiment_id}  could not run")
             failures.append((experiment_id, str(error)))
-            continue
-        write_json(folder / f"{experiment_id}.json", result.data)
-        matched = sum(c.status == "match" for c in result.claims)
-        settings.progress(
-            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
-            f"[{result.source}]"
-        )
-        results.append(result)
     return results, failures
+
+
+def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
+    """Run one experiment and print its one-line outcome."""
+    experiment = EXPERIMENTS[experiment_id]
+    result = experiment.run(settings)
+    matched = sum(c.status == "match" for c in result.claims)
+    settings.progress(
+        f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+        f"[{result.source}]"
+    )
+    return result
+
+
+def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
+    """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
+    of the other experiments are kept) and rebuild the reports of ``out_dir``."""
+    for result in results:
+        write_json(out_dir / f"{result.experiment}.json", result.data)
+    fresh = claims_frame(c for r in results for c in r.claims)
+    claims_path = out_dir / "claims.csv"
+    merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
+    write_claims(merged, claims_path)
+    build_reports(out_dir)
+    return RunSummary(tuple(results), count_claims(merged))
 
 
 def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:

@@ -1,0 +1,345 @@
+"""pytest plugin: every claim of the committed claims table is a test, judged against it.
+
+``tests/test_claims.py`` holds ``test_claim``, parametrised here with one item per row of the
+baseline (``reports/claims.csv``), its id the claim id: ``test_claim[E3-RECALL]``. An item
+runs its experiment (once per session, only when a selected item needs it) and compares the
+reproduced claim with its row (:mod:`experiments.baseline`):
+
+- baseline ``match``, still ``match``: pass;
+- baseline ``differs``, still ``differs``: ``xfail(strict=True)``, the row's note as reason;
+- another status, or another value of a structural claim: a failure whose one line names the
+  claim, the baseline and the new value.
+
+``test_claims_complete[E3]`` fails when an experiment produces a claim the baseline lacks.
+
+Options (``pytest --help``, group *ctxlab*): ``--record-mode=none`` (the default: replay, the
+network blocked) or ``rewrite`` with ``--provider`` re-records the selected experiments'
+cassettes before judging them (the option names pytest-recording uses); ``--report-dir`` writes
+the reports of the run (default: a temporary folder, compared with the baseline's folder and
+never written over it); ``--update-baseline`` accepts the changes by rewriting the baseline's
+folder, as ``ctxlab run`` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import filecmp
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from experiments.base import ExperimentResult, RunSettings
+from experiments.baseline import (
+    ClaimChange,
+    baseline_changes,
+    claim_change,
+    claim_row,
+    read_baseline,
+    shown,
+)
+from experiments.recording import Recording, record, recordable
+from experiments.registry import EXPERIMENTS, experiment_ids
+from experiments.runner import write_results
+from harness.errors import CtxlabError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+RECORD_MODES = ("none", "rewrite")
+PROVIDERS = ("local", "deepseek", "openai-compatible")
+CLAIM_PARAM = "claim_row"
+EXPERIMENT_PARAM = "claims_experiment"
+
+
+class KnownDifference(AssertionError):
+    """A claim the baseline lists as ``differs`` still differs (the expected failure)."""
+
+
+# --- options -------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ctxlab", "ctxlab claims (judged against the committed baseline)")
+    # pytest-recording, when installed, adds the same option to the same group first: a
+    # ValueError then, and its option (same name, same dest) serves.
+    with contextlib.suppress(ValueError):
+        parser.getgroup("recording").addoption(
+            "--record-mode",
+            dest="record_mode",
+            default=None,
+            choices=RECORD_MODES,
+            help="none (default): replay cassettes, network blocked; rewrite: re-record the "
+            "selected experiments' cassettes from --provider, then judge them",
+        )
+    group.addoption("--provider", choices=PROVIDERS, help="where --record-mode=rewrite records")
+    group.addoption(
+        "--model", dest="ctxlab_model", metavar="NAME", help="model to record (default: provider's)"
+    )
+    group.addoption(
+        "--base-url", dest="ctxlab_base_url", metavar="URL", help="server base URL for recording"
+    )
+    group.addoption(
+        "--api-key-env", dest="ctxlab_api_key_env", metavar="VAR", help="variable holding the key"
+    )
+    group.addoption(
+        "--cassettes",
+        type=Path,
+        default=PROJECT_ROOT / "cassettes",
+        metavar="DIR",
+        help="cassette folder",
+    )
+    group.addoption(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        default=PROJECT_ROOT / "reports" / "claims.csv",
+        help="the claims table the claims are judged against (default: reports/claims.csv)",
+    )
+    group.addoption(
+        "--update-baseline",
+        action="store_true",
+        help="accept changed claims: rewrite the baseline's folder from this run",
+    )
+    group.addoption(
+        "--report-dir",
+        type=Path,
+        metavar="DIR",
+        help="write this run's reports here (default: a temporary folder)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("record_mode") or "none"
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(f"--record-mode={mode} is not supported here; use none or rewrite.")
+    if mode == "rewrite" and not config.getoption("provider"):
+        raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
+    config.stash[SESSION] = ClaimSession(config, mode)
+
+
+# --- collection ----------------------------------------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    session = metafunc.config.stash[SESSION]
+    if CLAIM_PARAM in metafunc.fixturenames:
+        rows = session.baseline()
+        params = [pytest.param(row, id=row["claim_id"], marks=session.marks(row)) for row in rows]
+        metafunc.parametrize(CLAIM_PARAM, params)
+    if EXPERIMENT_PARAM in metafunc.fixturenames:
+        listed = [row["experiment"] for row in session.baseline()]
+        ids = list(dict.fromkeys([*experiment_ids(), *listed]))
+        metafunc.parametrize(EXPERIMENT_PARAM, ids)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each claim answers ``-k`` to its experiment too (E4's claims are named ``DSH-…``)."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if params is not None and CLAIM_PARAM in params.params:
+            item.extra_keyword_matches.add(params.params[CLAIM_PARAM]["experiment"])
+
+
+@pytest.fixture(scope="session")
+def ctxlab_claims(request: pytest.FixtureRequest) -> ClaimSession:
+    """The session's claims: experiments run once, judged against the baseline."""
+    return request.config.stash[SESSION]
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """With ``--record-mode=rewrite``, re-record what the selected claims need, first."""
+    claims = session.config.stash[SESSION]
+    if claims.mode == "rewrite" and not session.config.option.collectonly:
+        claims.rerecord(_needed(session.items))
+
+
+def _needed(items: list[pytest.Item]) -> list[str]:
+    wanted: set[str] = set()
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if params is None:
+            continue
+        if CLAIM_PARAM in params.params:
+            wanted.add(params.params[CLAIM_PARAM]["experiment"])
+        if EXPERIMENT_PARAM in params.params:
+            wanted.add(params.params[EXPERIMENT_PARAM])
+    return [i for i in experiment_ids() if i in wanted]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    session.config.stash[SESSION].write_reports()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    lines = terminalreporter.config.stash[SESSION].summary
+    if lines:
+        terminalreporter.section("ctxlab claims")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+class ClaimSession:
+    """The experiments of one pytest session, run at most once each, and their judgement."""
+
+    def __init__(self, config: pytest.Config, mode: str) -> None:
+        self.config = config
+        self.mode = mode
+        self.update: bool = config.getoption("update_baseline")
+        self.baseline_path = Path(config.getoption("baseline")).resolve()
+        self.cassettes = Path(config.getoption("cassettes"))
+        self.rows: list[dict[str, str]] = []
+        self.results: dict[str, ExperimentResult] = {}
+        self.errors: dict[str, BaseException] = {}
+        self.accepted: list[ClaimChange] = []
+        self.summary: list[str] = []
+
+    def baseline(self) -> list[dict[str, str]]:
+        if not self.rows:
+            self.rows = read_baseline(self.baseline_path)
+        return self.rows
+
+    def marks(self, row: dict[str, str]) -> list[pytest.MarkDecorator]:
+        """The claim's kind as a marker (when the table has kinds), and the expected failure
+        of a known difference."""
+        marks = []
+        kind = re.sub(r"\W+", "_", row.get("kind", "").strip()).strip("_").lower()
+        if kind:
+            self.config.addinivalue_line("markers", f"{kind}: claims of kind {row['kind']}")
+            marks.append(getattr(pytest.mark, kind))
+        if row["status"] == "differs" and not self.update:
+            reason = row.get("note") or "differs from the article"
+            marks.append(pytest.mark.xfail(strict=True, raises=KnownDifference, reason=reason))
+        return marks
+
+    # --- experiments
+
+    def rerecord(self, ids: list[str]) -> None:
+        """Record the cassettes of ``ids`` live; a failure is kept for their claims to show."""
+        source = Recording(
+            self.config.getoption("provider"),
+            self.config.getoption("ctxlab_model"),
+            self.config.getoption("ctxlab_base_url"),
+            self.config.getoption("ctxlab_api_key_env"),
+        )
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        say = reporter.write_line if reporter else print
+        wanted = recordable(ids)
+        if not wanted:
+            return
+        say(f"ctxlab: re-recording {', '.join(wanted)} from {source.provider}")
+        try:
+            record(wanted, source, self.cassettes, force=True, progress=say)
+        except CtxlabError as exc:
+            for experiment_id in wanted:
+                self.errors[experiment_id] = CtxlabError(f"could not be re-recorded: {exc}")
+
+    def result(self, experiment_id: str) -> ExperimentResult:
+        """The experiment's result, run on first use (a failure fails each of its claims)."""
+        if experiment_id not in self.results and experiment_id not in self.errors:
+            if experiment_id not in EXPERIMENTS:
+                self.errors[experiment_id] = CtxlabError("is not a registered experiment")
+            else:
+                settings = RunSettings(cassette_root=self.cassettes, progress=lambda line: None)
+                try:
+                    self.results[experiment_id] = EXPERIMENTS[experiment_id].run(settings)
+                except CtxlabError as exc:
+                    self.errors[experiment_id] = exc
+        error = self.errors.get(experiment_id)
+        if error is not None:
+            pytest.fail(f"{experiment_id} {_could_not_run(error)}", pytrace=False)
+        return self.results[experiment_id]
+
+    # --- judging
+
+    def check(self, row: dict[str, str]) -> None:
+        """Judge one claim against its baseline row (the body of ``test_claim``)."""
+        result = self.result(row["experiment"])
+        fresh = {claim.claim_id: claim_row(claim) for claim in result.claims}
+        new = fresh.get(row["claim_id"])
+        if new is None:
+            gone = ClaimChange(row["claim_id"], shown(row), "absent", "gone")
+            if not self.update:
+                pytest.fail(gone.line(), pytrace=False)
+            self.accepted.append(gone)
+            return
+        change = claim_change(row, new)
+        if change is not None and not self.update:
+            pytest.fail(change.line(), pytrace=False)
+        if change is not None:
+            self.accepted.append(change)
+        if new["status"] == "differs":
+            if self.update:
+                pytest.xfail(new.get("note", ""))
+            raise KnownDifference(row.get("note", ""))
+
+    def check_complete(self, experiment_id: str) -> None:
+        """Fail when the experiment produces claims the baseline does not list."""
+        result = self.result(experiment_id)
+        new = [claim_row(c) for c in result.claims]
+        rows = [r for r in self.baseline() if r["experiment"] == experiment_id]
+        extra = [c for c in baseline_changes(rows, new, [experiment_id]) if c.what == "new"]
+        if extra and not self.update:
+            pytest.fail("; ".join(change.line() for change in extra), pytrace=False)
+        self.accepted += extra
+
+    # --- reports
+
+    def write_reports(self) -> None:
+        """Write the reports of what ran: into the baseline's folder with --update-baseline,
+        into --report-dir when given, else into a temporary folder compared with the
+        baseline's folder (which is never written without --update-baseline)."""
+        if not self.results:
+            return
+        committed = self.baseline_path.parent
+        chosen = self.config.getoption("report_dir")
+        if self.update:
+            out = committed
+        elif chosen is not None:
+            out = Path(chosen)
+        else:
+            out = Path(tempfile.mkdtemp(prefix="ctxlab-reports-"))
+        if out != committed and not (out.is_dir() and any(out.iterdir())):
+            shutil.copytree(committed, out, dirs_exist_ok=True)  # the rows of what did not run
+        summary = write_results([self.results[i] for i in sorted(self.results)], out)
+        self.summary.append(f"{summary.line()} (after this run's {len(self.results)} experiments)")
+        if self.update:
+            self.summary.append(f"baseline updated: {out} rewritten from this run")
+            self.summary += [f"  accepted {change.line()}" for change in self.accepted]
+            return
+        self._compare(out, committed, temporary=chosen is None)
+
+    def _compare(self, out: Path, committed: Path, *, temporary: bool) -> None:
+        differing = _differing_files(out, committed)
+        if not differing:
+            self.summary.append(f"reports of this run are identical to {committed}")
+            if temporary:
+                shutil.rmtree(out, ignore_errors=True)
+            return
+        shown = ", ".join(differing[:8]) + (" …" if len(differing) > 8 else "")
+        self.summary.append(f"reports written to {out} differ from {committed} in: {shown}")
+        self.summary.append("accept a deliberate change with `ctxlab run` or --update-baseline")
+
+
+def _differing_files(out: Path, committed: Path) -> list[str]:
+    names = sorted({p.name for p in out.iterdir()} | {p.name for p in committed.iterdir()})
+    return [
+        name
+        for name in names
+        if not ((out / name).is_file() and (committed / name).is_file())
+        or not filecmp.cmp(out / name, committed / name, shallow=False)
+    ]
+
+
+def _could_not_run(error: BaseException) -> str:
+    text = str(error)
+    return text if text.startswith("could not") else f"could not run: {text}"
+
+
+SESSION = pytest.StashKey[ClaimSession]()

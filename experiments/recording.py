@@ -1,0 +1,93 @@
+"""Re-record experiments' cassettes from a live provider: the code behind ``ctxlab record`` and
+``pytest --record-mode=rewrite``.
+
+For ``--provider local`` without a base URL, a local server is started for the block and
+stopped after it: one per kind of server the experiments need (llama-cpp-python for most,
+llama.cpp's own ``llama-server`` for E4, which reports cached prompt tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from experiments.base import RunSettings
+from experiments.registry import EXPERIMENTS
+from experiments.runner import record_experiments, select
+
+if TYPE_CHECKING:
+    from harness.timeouts import Timeouts
+
+__all__ = ["Recording", "record", "recordable"]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Where live traffic comes from, as given on the command line."""
+
+    provider: str
+    """``deepseek``, ``local`` or ``openai-compatible``."""
+    model: str | None = None
+    base_url: str | None = None
+    """For ``local``: use this running server instead of starting one."""
+    api_key_env: str | None = None
+    timeouts: Timeouts | None = None
+    """The client's timeouts; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+
+
+def recordable(ids: Sequence[str]) -> list[str]:
+    """The experiments among ``ids`` (all when empty) that have cassettes, in report order."""
+    return [i for i in select(ids) if EXPERIMENTS[i].needs_cassettes]
+
+
+def record(
+    ids: Sequence[str],
+    source: Recording,
+    cassettes: Path,
+    *,
+    force: bool,
+    progress: Callable[[str], None] = print,
+) -> list[str]:
+    """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
+    the ids recorded (scripted experiments have nothing to record and are skipped)."""
+    from harness.recording import local_server, provider_spec
+
+    if source.provider != "local" or source.base_url:
+        spec = provider_spec(
+            source.provider,
+            model=source.model,
+            base_url=source.base_url,
+            api_key_env=source.api_key_env,
+        )
+        settings = RunSettings(
+            cassettes, "record", spec, force=force, progress=progress, timeouts=source.timeouts
+        )
+        return record_experiments(ids, settings)
+    for scripted in (i for i in select(ids) if not EXPERIMENTS[i].needs_cassettes):
+        progress(f"{scripted}  scripted; nothing to record")
+    recorded: list[str] = []
+    for server_kind, group in _by_local_server(recordable(ids)).items():
+        with local_server(server=server_kind, log=progress) as server:
+            spec = provider_spec(
+                "local", model=source.model or server.model, base_url=server.base_url
+            )
+            settings = RunSettings(
+                cassettes,
+                "record",
+                spec,
+                server.as_dict(),
+                force=force,
+                progress=progress,
+                timeouts=source.timeouts,
+            )
+            recorded += record_experiments(group, settings)
+    return recorded
+
+
+def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for experiment_id in ids:
+        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
+    return groups
