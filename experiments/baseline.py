@@ -65,11 +65,10 @@ def claim_row(claim: Claim) -> dict[str, str]:
 
 
 def is_structural(row: Row) -> bool:
-    """A claim decided by the harness: its ``kind`` (when present) or its note says so."""
-    kind = row.get("kind", "").strip().lower()
-    if kind:
-        return kind.startswith("structural")
-    return row.get("note", "").strip().lower().startswith("structural")
+    """A claim decided by the harness, whatever the model says: its note says ``structural``
+    (``kind`` says whether a seed states the value, not who decides it)."""
+    note = row.get("note", "").strip().lower()
+    return note.startswith("structural") or "; structural:" in note
 
 
 @dataclass(frozen=True)

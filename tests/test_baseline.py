@@ -21,11 +21,12 @@ def row(claim_id: str = "E9-A", status: str = "match", value: str = "3", **extra
             "reproduced_value": value, "note": "", **extra}  # fmt: skip
 
 
-def test_kind_decides_structural_and_the_note_only_without_it() -> None:
+def test_the_note_decides_structural_whatever_the_kind() -> None:
     assert is_structural(row(note="structural: decided by the harness"))
+    assert is_structural(row(note="judged on the log; structural: decided by the harness"))
     assert not is_structural(row(note="model output as recorded"))
-    assert is_structural(row(kind="structural", note="measured"))
-    assert not is_structural(row(kind="model-dependent", note="structural: says the note"))
+    assert not is_structural(row(kind="article", note="measured"))
+    assert is_structural(row(kind="article", note="structural: says the note"))
 
 
 def test_changes_of_status_and_of_structural_values_only() -> None:
@@ -34,7 +35,7 @@ def test_changes_of_status_and_of_structural_values_only() -> None:
     status = claim_change(row(), row(status="differs", value="4"))
     assert status is not None
     assert status.line() == "E9-A: status changed: baseline match ('3'), now differs ('4')"
-    value = claim_change(row(kind="structural"), row(kind="structural", value="4"))
+    value = claim_change(row(note="structural: x"), row(note="structural: x", value="4"))
     assert value is not None and value.what == "value"
     assert value.line() == "E9-A: structural value changed: baseline match ('3'), now match ('4')"
 

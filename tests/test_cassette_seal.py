@@ -91,7 +91,7 @@ def test_an_edited_cassette_is_refused_with_one_sentence(
     edit(path, change)
     assert run_e3(tmp_path) == 2
     line = one_sentence(capsys.readouterr().err)
-    assert line.startswith(f"ctxlab: Cassette {path} ")
+    assert line.startswith(f"ctxlab: E3 could not run: Cassette {path} ")
     assert expected in line
     with pytest.raises(CassetteTamperedError):
         check_cassette(path)

@@ -60,7 +60,7 @@ def baseline(pytester: pytest.Pytester) -> Path:
 def e1_reports(baseline: Path) -> Path:
     """A reports folder as `ctxlab run E1` leaves it beside the committed claims (the E1
     reports only, so the runs compared with it stay quick); returns its claims.csv."""
-    assert main(["run", "E1", "--out", str(baseline.parent)]) == 0
+    assert main(["run", "E1", "--out", str(baseline.parent), "--project", str(PROJECT_ROOT)]) == 0
     return baseline
 
 

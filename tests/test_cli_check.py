@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments import cli
 from experiments.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +86,7 @@ def test_record_into_scratch_cassettes_leaves_reports_alone(
     (root / "reports").mkdir(parents=True)
     shutil.copy(BASELINE, root / "reports" / "claims.csv")
     shutil.copytree(PROJECT_ROOT / "cassettes", root / "cassettes")
-    monkeypatch.setattr(cli, "PROJECT_ROOT", root)
+    (root / "pyproject.toml").write_text('[project]\nname = "ctxlab"\n', encoding="utf-8")
     monkeypatch.setenv("CTXLAB_FAKE_KEY", "sk-fake-key-0123456789abcdef")
     before = {p.name: p.read_bytes() for p in (root / "reports").iterdir()}
     scratch = tmp_path / "scratch"
@@ -95,7 +94,7 @@ def test_record_into_scratch_cassettes_leaves_reports_alone(
         status = main(
             ["record", "E3", "--provider", "openai-compatible", "--base-url", url,
              "--model", "fixed-model", "--api-key-env", "CTXLAB_FAKE_KEY",
-             "--cassettes", str(scratch)]
+             "--cassettes", str(scratch), "--project", str(root)]
         )  # fmt: skip
     assert status == 0
     assert (scratch / "E3" / "rounds.json").is_file()
