@@ -59,10 +59,8 @@ def _measure(lines: int) -> tuple[float, float, float, bool]:
         for _ in range(5):
             warm.append(timed(lambda: tools.memory_search(QUERY)))
             scan.append(timed(lambda: literal_scan(workspace, QUERY)))
-        files = [
-            (p, workspace.relative(p)) for p in [workspace.memory_file, *workspace.daily_files()]
-        ]
-        indexed = sorted((h.file, h.line) for h in tools.index.search(files, QUERY) if h.literal)
+        hits = tools.index.search(tools.memory_files(), QUERY)
+        indexed = sorted((h.file, h.line) for h in hits if h.literal)
         same = indexed == sorted(literal_scan(workspace, QUERY))
         return first, statistics.median(warm), statistics.median(scan), same
 

@@ -500,6 +500,8 @@ def test_an_agent_on_the_log_matches_the_default_history(log_path: Path) -> None
     assert EventLog.open(log_path).messages() == list(agent.context)
     assert fold(read_events(log_path)) == log.surface
     validate_pairing(agent.context)
+    summaries = [e for e in log.events if e.type == "compaction/summary"]
+    assert summaries and all(e.data["provider"] == "scripted" for e in summaries)  # who summarised
 
 
 def test_compactor_result_applies_exactly(log: EventLog) -> None:

@@ -24,7 +24,7 @@ from harness.compaction.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.summary import build_summary_message, summarize
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
-from harness.model import ChatModel
+from harness.model import ChatModel, provider_of
 
 __all__ = ["Compaction", "CompactionEvent", "Compactor", "PrefixHook"]
 
@@ -53,6 +53,9 @@ class CompactionEvent:
     log_lines: tuple[str, ...]
     meter: str = ""
     """The token meter that priced ``total_tokens`` and ``tokens_after``."""
+    provider: str = ""
+    """Who served the summary call (:func:`harness.model.provider_of`); the event log records
+    it on ``compaction/summary``."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -186,6 +189,7 @@ class Compactor:
             summary_failed=summary.failed,
             log_lines=(triggered, done),
             meter=self.meter.name,
+            provider=provider_of(self.summary_model),
         )
         return Compaction(messages=compacted, event=event)
 

@@ -165,6 +165,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
         "tokens_after": event.tokens_after,
         "summary_failed": event.summary_failed,
         "meter": event.meter,  # priced total_tokens and tokens_after
+        "provider": event.provider,  # who served the summary call
     }
 
 

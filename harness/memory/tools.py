@@ -54,7 +54,7 @@ class MemoryTools:
 
     def memory_search(self, query: str) -> str:
         """Search MEMORY.md and the daily ledger; results cite Source: <file>#<line>."""
-        hits = self.index.search(self._memory_files(), query)
+        hits = self.index.search(self.memory_files(), query)
         if not hits:
             return f"No matching memories found for: {query}"
         lines = [f"Source: {h.file}#{h.line}: {h.text}" for h in hits]
@@ -94,7 +94,7 @@ class MemoryTools:
             return f"No matching session entries for: {query}"
         return "\n".join(f"[{h.file}#{h.line}] {h.text}" for h in hits)
 
-    def _memory_files(self) -> list[tuple[Path, str]]:
+    def memory_files(self) -> list[tuple[Path, str]]:
         """MEMORY.md and the daily files, each as (its relative path, the name results show)."""
         files = ["MEMORY.md", *(self.workspace.relative(p) for p in self.workspace.daily_files())]
         return [(Path(relative), relative) for relative in files]
