@@ -100,6 +100,14 @@ class HarnessAgent:
         for folder in ("events", "state", "sessions"):
             if fs.kind(folder) not in (None, "dir"):
                 raise PathEscapeError(f"{fs.base / folder} is not a folder inside the workspace")
+        for name in (  # the session's own files: a planted symlink is never opened
+            f"events/{session_id}.jsonl",
+            f"state/{session_id}.json",
+            f"state/{session_id}.journal.jsonl",
+            f"sessions/{session_id}.jsonl",
+        ):
+            if fs.kind(name) not in (None, "file"):
+                raise PathEscapeError(f"{fs.base / name} is not a file inside the workspace")
         fs.remove_temps("state", prefix=f".{session_id}.json.")  # left by a crashed save
         if store == "eventlog":
             path = self.workspace.base / "events" / f"{session_id}.jsonl"

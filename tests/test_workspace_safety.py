@@ -116,6 +116,33 @@ def test_a_symlinked_sessions_folder_is_not_searched_and_not_written(
     assert snapshot(outside) == before
 
 
+@pytest.mark.parametrize(
+    ("store", "name"),
+    [
+        ("eventlog", "events/s1.jsonl"),
+        ("state", "state/s1.json"),
+        ("state", "state/s1.journal.jsonl"),
+        ("state", "sessions/s1.jsonl"),
+    ],
+)
+def test_a_symlinked_session_file_is_never_opened(
+    tmp_path: Path, outside: Path, store: str, name: str
+) -> None:
+    before = snapshot(outside)
+    planted = tmp_path / "ws" / "u1" / name
+    planted.parent.mkdir(parents=True)
+    os.symlink(outside / "MEMORY.md", planted)
+    with pytest.raises(PathEscapeError, match="not a file inside the workspace"):
+        HarnessAgent(
+            recording_model([]),
+            workspace_root=tmp_path / "ws",
+            user_id="u1",
+            session_id="s1",
+            store=store,
+        )
+    assert snapshot(outside) == before
+
+
 # --- ids that are paths -------------------------------------------------------------------
 
 
