@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from loopback import SilentServer
+from sessions import run_turns
 
 from experiments.cli import main
-from harness.builder import HarnessAgent
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 
@@ -22,19 +22,7 @@ def saved_session(root: Path) -> None:
     def answer(request: ChatRequest) -> str:
         return f"answer {len(request.messages)}"
 
-    agent = HarnessAgent(
-        FunctionModel(answer),
-        "system",
-        workspace_root=root,
-        user_id="u",
-        session_id="s1",
-        disable_compaction=True,
-        disable_memory_hooks=True,
-        disable_memory_tools=True,
-    )
-    for n in range(4):
-        agent.call(f"question {n} " + "x" * 200)
-    agent.close()
+    run_turns(root, FunctionModel(answer), [f"question {n} " + "x" * 200 for n in range(4)])
 
 
 def compact_args(workspace: Path, base_url: str, *extra: str) -> list[str]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sessions import bare_agent
 
 from harness.builder import HarnessAgent
 from harness.eventlog import EventLog
@@ -50,17 +51,7 @@ agent.call("run the slow tool twice")
 
 
 def _agent(root: Path, store: str, model: FunctionModel) -> HarnessAgent:
-    return HarnessAgent(
-        model,
-        "system",
-        workspace_root=root,
-        user_id="u",
-        session_id="s1",
-        disable_compaction=True,
-        disable_memory_hooks=True,
-        disable_memory_tools=True,
-        store=store,
-    )
+    return bare_agent(root, model, store)
 
 
 def _kill_while_the_tool_runs(root: Path, store: str) -> None:

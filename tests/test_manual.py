@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from sessions import run_turns
 
 from experiments.cli import main
-from harness.builder import HarnessAgent
 from harness.compaction import Compactor
 from harness.dsh import DshEngine
 from harness.errors import ConfigError, ManualCompactionError, ServerError, SurfaceChangedError
@@ -40,21 +40,8 @@ def answer(request: ChatRequest) -> str:
 
 
 def saved_session(root: Path, store: str = "eventlog", turns: int = 4) -> Path:
-    agent = HarnessAgent(
-        FunctionModel(answer),
-        "system",
-        workspace_root=root,
-        user_id="u",
-        session_id="s1",
-        disable_compaction=True,
-        disable_memory_hooks=True,
-        disable_memory_tools=True,
-        store=store,
-    )
-    for n in range(turns):
-        agent.call(f"question {n} " + "x" * 200)
-    agent.close()
-    return root / "u"
+    texts = [f"question {n} " + "x" * 200 for n in range(turns)]
+    return run_turns(root, FunctionModel(answer), texts, store)
 
 
 def _messages(base: Path, store: str) -> list[Message]:
@@ -85,20 +72,7 @@ def test_agentscope_compaction_audit_and_undo(tmp_path: Path, store: str) -> Non
 
 
 def _more_turns(root: Path, store: str, texts: list[str]) -> None:
-    agent = HarnessAgent(
-        FunctionModel(answer),
-        "system",
-        workspace_root=root,
-        user_id="u",
-        session_id="s1",
-        disable_compaction=True,
-        disable_memory_hooks=True,
-        disable_memory_tools=True,
-        store=store,
-    )
-    for text in texts:
-        agent.call(text)
-    agent.close()
+    run_turns(root, FunctionModel(answer), texts, store)
 
 
 @pytest.mark.parametrize("store", ["eventlog", "state"])
