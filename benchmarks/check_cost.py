@@ -14,14 +14,14 @@ import statistics
 from collections.abc import Callable
 
 from benchmarks.common import Row, timed
-from harness.compaction import CompactionConfig, Compactor, resolve_thresholds
-from harness.dsh import DshConfig, DshEngine
-from harness.dsh.meter import measure
-from harness.engines import AgentScopeEngine
-from harness.eventlog import EventLog
-from harness.history import StateHistory
+from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.dsh import DshConfig, DshEngine
+from harness.compaction.dsh.meter import measure
+from harness.compaction.engine import AgentScopeEngine
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.store.eventlog import EventLog
+from harness.store.history import StateHistory
 from harness.testing import ScriptedModel
 from harness.tokens import estimate_tokens
 

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import Row, timed
-from harness.eventlog import Event, EventLog
 from harness.messages import Message
+from harness.store.eventlog import Event, EventLog
 
 __all__ = ["rows"]
 

@@ -17,12 +17,12 @@ from pathlib import Path
 from benchmarks.check_cost import CONFIG, conversation
 from benchmarks.common import Row, timed
 from harness.agent import Agent
-from harness.dsh import DshConfig
-from harness.eventlog import EventLog, EventLogHistory
-from harness.history import History, StateHistory
+from harness.compaction.dsh import DshConfig
 from harness.messages import Message
 from harness.model import ChatRequest
-from harness.state import AgentState, JsonStateStore, Transcript
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.history import History, StateHistory
+from harness.store.statefile import AgentState, JsonStateStore, Transcript
 from harness.testing import FunctionModel
 
 __all__ = ["rows"]

@@ -13,7 +13,7 @@ from experiments.claims import Claim
 from harness.files import write_atomic
 
 if TYPE_CHECKING:
-    from harness.recording import CassetteClient, ProviderSpec
+    from experiments.recorder import CassetteClient, ProviderSpec
     from harness.timeouts import Timeouts
 
 __all__ = [
@@ -55,7 +55,7 @@ class RunSettings:
     @contextmanager
     def model(self, experiment_id: str, name: str) -> Iterator[CassetteClient]:
         """A chat model wired to the cassette ``<experiment>/<name>.json``."""
-        from harness.recording import cassette_client
+        from experiments.recorder import cassette_client
 
         provider = self.provider.name if self.provider else "local"
         hint = f"ctxlab record {experiment_id} --provider {provider}"
@@ -113,7 +113,7 @@ def write_json(path: Path, data: Any) -> None:
 def refuse_secrets(path: Path, text: str) -> None:
     """Raise :class:`ExperimentError` if ``text``, about to be written to the report file
     ``path``, holds what looks like a secret (:mod:`harness.secrets`, the cassettes' scanner)."""
-    from harness.errors import ExperimentError
+    from experiments.errors import ExperimentError
     from harness.secrets import environment_secrets, scan_text
 
     findings = scan_text(text, environment_secrets())

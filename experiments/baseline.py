@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.claims import Claim
-from harness.errors import ExperimentError
+from experiments.errors import ExperimentError
 
 __all__ = [
     "ClaimChange",

@@ -13,7 +13,7 @@ from typing import Literal
 
 import pandas as pd
 
-from harness.errors import ExperimentError
+from experiments.errors import ExperimentError
 from harness.files import write_atomic
 
 __all__ = [

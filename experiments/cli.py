@@ -233,7 +233,7 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
 
 
 def _serve_local(args: argparse.Namespace) -> int:
-    from harness.recording import local_server
+    from experiments.recorder import local_server
 
     with local_server(port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
@@ -246,7 +246,7 @@ def _serve_local(args: argparse.Namespace) -> int:
 
 
 def _compact(args: argparse.Namespace) -> int:
-    from harness.manual import ManualCompaction
+    from harness.compaction.manual import ManualCompaction
     from harness.safe_paths import check_name
 
     base = args.workspace / check_name("user id", args.user)
@@ -276,7 +276,7 @@ def _require_session(workspace: Path, user: str, session: str) -> None:
     """Fail in one sentence, creating nothing, when the session was never saved."""
     if not workspace.is_dir():
         raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
-    from harness.state import JsonStateStore
+    from harness.store.statefile import JsonStateStore
 
     base = workspace / user
     if not (
@@ -306,8 +306,8 @@ def _no_model() -> ChatModel:
 
 @contextlib.contextmanager
 def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
+    from experiments.recorder import local_server, provider_spec
     from harness.client import ChatClient
-    from harness.recording import local_server, provider_spec
 
     if args.provider == "local" and not args.base_url:
         with local_server() as server:

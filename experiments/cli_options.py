@@ -72,8 +72,8 @@ def cassettes_parser(command: argparse.ArgumentParser) -> None:
 
 def cassettes(args: argparse.Namespace, folder: Path) -> int:
     """``ctxlab cassettes seal|check`` over ``args.files`` or every cassette under ``folder``."""
-    from harness.errors import CassetteError
-    from harness.recording.seal import check_cassette, seal_cassette
+    from experiments.errors import CassetteError
+    from experiments.recorder.seal import check_cassette, seal_cassette
 
     files = args.files or sorted(folder.rglob("*.json"))
     if not files:

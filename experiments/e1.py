@@ -14,7 +14,7 @@ from typing import Any
 
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings, dump_json
 from experiments.claims import AS_SEED, Claim, cite
-from harness.compaction import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.testing import ScriptedModel, Step
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens

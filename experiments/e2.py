@@ -11,7 +11,8 @@ The clock is fixed (it starts at the article's 2026-10-30T12:33:04Z and advances
 reading) so that file names, instants and therefore every request replay byte for byte. The
 after-call work runs in the article's order for step 1: maintenance first (it finds nothing
 and skips), then the flush. The local model writes tool calls as JSON text; the agent reads
-them through :class:`harness.textcalls.TextToolCalls` (documented there), and the report says so.
+them through :class:`experiments.recorder.textcalls.TextToolCalls` (documented there),
+and the report says so.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from typing import Any
 from experiments import e2_claims
 from experiments.base import ExperimentResult, RunSettings
 from experiments.e2_claims import DAILY, FACTS
+from experiments.recorder.textcalls import TextToolCalls
 from harness.builder import HarnessAgent
 from harness.errors import StepLimitExceededError
 from harness.memory import MaintenanceSchedule, MemoryConfig, SteppingClock, parse_instant
 from harness.model import ChatModel, ChatRequest, ChatResponse
-from harness.textcalls import TextToolCalls
 
 __all__ = ["STEPS", "run"]
 

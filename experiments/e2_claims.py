@@ -30,7 +30,8 @@ def has_facts(text: str) -> bool:
 def _rule(source: str) -> str:
     return (
         f"model output as recorded ({source}); it writes tool calls as JSON text, not API "
-        "tool_calls, and the harness reads them (harness/textcalls.py); judged by a rule in "
+        "tool_calls, and the harness reads them (experiments/recorder/textcalls.py); "
+        "judged by a rule in "
         "experiments/e2_claims.py"
     )
 

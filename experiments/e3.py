@@ -16,7 +16,7 @@ from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings, recall_route
 from harness.agent import Agent, CallResult
-from harness.compaction import SUMMARY_PREFIX, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
 from harness.tokens import estimate_tokens
 
 __all__ = ["CONFIG", "ROUNDS", "SYSTEM_PROMPT", "run"]

@@ -8,10 +8,11 @@ can be smaller than what it replaces (the DSH engine refuses a summary that is n
 The conversation goes into an append-only event log. Two copies of that log are then
 compacted once each, keeping the same tail (the last two messages):
 
-* **AgentScope** (:mod:`harness.compaction`): the prefix is rendered into one user message
+* **AgentScope** (:mod:`harness.compaction.agentscope`): the prefix is rendered into one user
+  message
   inside a summariser prompt, and the summary replaces the prefix;
-* **DSH** (:mod:`harness.dsh`): the last request's system prompt + the shadowed messages as they
-  were sent + the directive as the final user message; four events on the log.
+* **DSH** (:mod:`harness.compaction.dsh`): the last request's system prompt + the shadowed
+  messages as they were sent + the directive as the final user message; four events on the log.
 
 Each summary call directly follows the last conversation request (the request is sent once
 more before the second engine's call, so both find the same warm cache). Prefix reuse is
@@ -31,12 +32,12 @@ from experiments import e4_claims
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from harness.agent import Agent
 from harness.client import ChatClient
-from harness.compaction import CompactionConfig, Compactor, resolve_thresholds
-from harness.dsh import DshConfig, DshEngine, price_message
+from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.dsh import DshConfig, DshEngine, price_message
 from harness.errors import SummaryError
-from harness.eventlog import EventLog, EventLogHistory
 from harness.messages import validate_pairing
 from harness.model import ChatModel, ChatRequest, ChatResponse
+from harness.store.eventlog import EventLog, EventLogHistory
 from harness.tokens import estimate_tokens
 
 __all__ = ["FACTS", "TURNS", "run"]

@@ -10,7 +10,7 @@ from typing import Any
 
 from experiments.claims import DSH_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings
-from harness.dsh.summarizer import SECTIONS as DSH_SECTIONS
+from harness.compaction.dsh.summarizer import SECTIONS as DSH_SECTIONS
 
 __all__ = ["DSH_SECTIONS", "claims"]
 
@@ -86,7 +86,7 @@ def _summary_event_claim(dsh: dict[str, Any], source: str) -> Claim:
         source,
         note=f"provider {event['provider']!r} (the API host the cassette replays), model "
         f"{event['model']!r}; {STRUCTURAL}",
-        differs_note=f"the event lacks {missing} (harness/dsh/engine.py)",
+        differs_note=f"the event lacks {missing} (harness/compaction/dsh/engine.py)",
         article_source=cite(
             DSH_SEED, "summary 原文、shadowedRange、shadowedSeqs、provider、model、usage"
         ),

@@ -52,7 +52,7 @@ def record(
 ) -> list[str]:
     """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
     the ids recorded (scripted experiments have nothing to record and are skipped)."""
-    from harness.recording import local_server, provider_spec
+    from experiments.recorder import local_server, provider_spec
 
     if source.provider != "local" or source.base_url:
         spec = provider_spec(

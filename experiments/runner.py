@@ -15,11 +15,11 @@ from pathlib import Path
 
 from experiments.base import ExperimentResult, RunSettings, write_json
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
+from experiments.errors import ExperimentError
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
 from experiments.staging import staged
-from harness.errors import ExperimentError
 
 __all__ = [
     "RunSummary",

@@ -15,32 +15,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.compaction import (
+from harness.compaction.agentscope import (
     CompactionConfig,
     CompactionEvent,
     Compactor,
-    LargeResultOffloader,
     PrefixHook,
     resolve_thresholds,
 )
-from harness.dsh.config import DshConfig
-from harness.dsh.engine import DshEngine
-from harness.engines import (
+from harness.compaction.dsh.config import DshConfig
+from harness.compaction.dsh.engine import DshEngine
+from harness.compaction.engine import (
     AgentScopeEngine,
     CompactionEngine,
     DshAgentEngine,
     request_header,
 )
 from harness.errors import ConfigError, ContextLengthExceededError, StepLimitExceededError
-from harness.history import History, StateHistory
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
 from harness.meter.ledger import Ledger, same_message
 from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 from harness.replies import repair_tool_call_ids
-from harness.state import JsonStateStore, Transcript
+from harness.store.history import History, StateHistory
+from harness.store.statefile import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS
+from harness.tool_offload import LargeResultOffloader
 from harness.tools import Tool, ToolBox
 from harness.validation import count
 

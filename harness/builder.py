@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.agent import Agent, CallResult
-from harness.compaction import CompactionConfig
-from harness.dsh import DshConfig
+from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.dsh import DshConfig
 from harness.errors import ConfigError, PathEscapeError
-from harness.eventlog import EventLog, EventLogHistory
-from harness.history import History, StateHistory
 from harness.memory.clock import Clock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel
 from harness.safe_paths import check_name
-from harness.state import JsonStateStore, Transcript
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.history import History, StateHistory
+from harness.store.statefile import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
 

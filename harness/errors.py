@@ -21,14 +21,6 @@
     ├── AgentError                   the agent loop could not finish a call
     │   └── StepLimitExceededError   the model kept calling tools past the step limit
     ├── ScriptError                  a scripted test model met an unexpected or unused step
-    ├── ExperimentError              an experiment could not run (missing cassette, bad id, ...)
-    │   └── CassetteError            a cassette could not be read, replayed or recorded
-    │       ├── CassetteMissingError     replay found no cassette file
-    │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
-    │       ├── CassetteExistsError      recording would overwrite a cassette without --force
-    │       ├── SecretLeakError          a freshly recorded cassette contains a secret
-    │       └── CassetteTamperedError    a cassette's digest or request count does not match
-    ├── LocalServerError             the local model server could not be prepared or started
     ├── LockTimeoutError             an OS file lock (harness.locks) was not free in time
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
@@ -63,11 +55,6 @@ __all__ = [
     "AgentError",
     "AuthenticationError",
     "BadRequestError",
-    "CassetteError",
-    "CassetteExistsError",
-    "CassetteMismatchError",
-    "CassetteMissingError",
-    "CassetteTamperedError",
     "CommitError",
     "CompactionBusyError",
     "CompactionError",
@@ -76,9 +63,7 @@ __all__ = [
     "CtxlabError",
     "EventLogError",
     "EventLogLockError",
-    "ExperimentError",
     "InsufficientBalanceError",
-    "LocalServerError",
     "LockTimeoutError",
     "LogCorruptError",
     "ManualCompactionError",
@@ -90,7 +75,6 @@ __all__ = [
     "RateLimitError",
     "ResponseFormatError",
     "ScriptError",
-    "SecretLeakError",
     "ServerError",
     "StateStoreError",
     "StepLimitExceededError",
@@ -213,40 +197,6 @@ class StepLimitExceededError(AgentError):
 
 class ScriptError(CtxlabError, AssertionError):
     """A scripted test model got a request it had no step for, or a step was never used."""
-
-
-class ExperimentError(CtxlabError):
-    """An experiment could not run; the message is one sentence a user can act on."""
-
-
-class CassetteError(ExperimentError):
-    """A cassette could not be read, replayed or recorded; the message names the file."""
-
-
-class CassetteMissingError(CassetteError):
-    """Replay asked for a cassette that does not exist; the message says how to record it."""
-
-
-class CassetteMismatchError(CassetteError):
-    """Replay met a request the cassette does not hold, or left recorded requests unused."""
-
-
-class CassetteExistsError(CassetteError):
-    """Recording would overwrite an existing cassette and ``--force`` was not given."""
-
-
-class SecretLeakError(CassetteError):
-    """A freshly recorded cassette contains something that looks like a secret; nothing was
-    written. The message names the pattern and line, never the secret itself."""
-
-
-class CassetteTamperedError(CassetteError):
-    """A cassette is not sealed, its interactions do not match the digest in its provenance,
-    or its provenance counts a different number of requests: it was edited after recording."""
-
-
-class LocalServerError(CtxlabError):
-    """The local model server could not be prepared (model parts, llama_cpp) or started."""
 
 
 class MemoryStoreError(CtxlabError):

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.agent import Agent
-from harness.eventlog import Event, EventLog, EventLogHistory
-from harness.history import History, StateHistory
 from harness.messages import Message
-from harness.state import JsonStateStore, Transcript
+from harness.store.eventlog import Event, EventLog, EventLogHistory
+from harness.store.history import History, StateHistory
+from harness.store.statefile import JsonStateStore, Transcript
 from harness.testing import FunctionModel
 
 TIME = "2026-10-30T12:33:04Z"

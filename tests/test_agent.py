@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.agent import Agent, CallResult
-from harness.compaction import SUMMARY_PREFIX, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
 from harness.errors import (
     ConfigError,
     ContextLengthExceededError,
@@ -19,7 +19,7 @@ from harness.errors import (
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
-from harness.state import JsonStateStore, Transcript
+from harness.store.statefile import JsonStateStore, Transcript
 from harness.testing import FunctionModel, ScriptedModel, Step
 from harness.tokens import estimate_tokens
 from harness.tools import Tool

@@ -13,7 +13,7 @@ from experiments.baseline import (
     is_structural,
     read_baseline,
 )
-from harness.errors import ExperimentError
+from experiments.errors import ExperimentError
 
 
 def row(claim_id: str = "E9-A", status: str = "match", value: str = "3", **extra: str) -> dict:  # type: ignore[type-arg]

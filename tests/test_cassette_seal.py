@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from experiments.cli import main
-from harness.errors import CassetteError, CassetteTamperedError
-from harness.recording.seal import (
+from experiments.errors import CassetteError, CassetteTamperedError
+from experiments.recorder.seal import (
     DIGEST_KEY,
     check_cassette,
     interactions_digest,

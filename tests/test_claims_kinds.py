@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from experiments.claims import AS_SEED, DSH_SEED, KINDS, Claim, cite, read_claims
+from experiments.recorder.textcalls import TextToolCalls
 from harness.client import ChatClient
-from harness.dsh import DshEngine
-from harness.eventlog import EventLog
+from harness.compaction.dsh import DshEngine
 from harness.messages import Message
 from harness.model import ChatRequest, provider_of
+from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
-from harness.textcalls import TextToolCalls
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = Path("/work/shared/seeds")

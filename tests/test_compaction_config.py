@@ -1,4 +1,5 @@
-"""Tests of harness.compaction.config: defaults, validation, and resolving dynamic thresholds."""
+"""Tests of harness.compaction.agentscope.config: defaults, validation, and resolving dynamic
+thresholds."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.compaction import (
+from harness.compaction.agentscope import (
     DYNAMIC,
     FALLBACK_TRIGGER_TOKENS,
     CompactionConfig,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from harness.compaction import (
+from harness.compaction.agentscope import (
     SUMMARY_PREFIX,
     SUMMARY_UNAVAILABLE,
     CompactionConfig,

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
-from harness.compaction import CompactionConfig, resolve_thresholds
-from harness.compaction.config import PruneConfig, TruncateArgsConfig
-from harness.dsh import DshConfig
+from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
+from harness.compaction.agentscope.config import PruneConfig, TruncateArgsConfig
+from harness.compaction.dsh import DshConfig
+from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError
-from harness.manual import ManualCompaction
 from harness.memory import (
     Consolidator,
     FlushPolicy,

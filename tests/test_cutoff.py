@@ -1,10 +1,10 @@
-"""Tests of harness.compaction.cutoff.find_safe_cutoff in count and token mode."""
+"""Tests of harness.compaction.agentscope.cutoff.find_safe_cutoff in count and token mode."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.compaction import find_safe_cutoff
+from harness.compaction.agentscope import find_safe_cutoff
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.tokens import estimate_message_tokens, estimate_tokens
 

@@ -1,9 +1,10 @@
-"""Tests of harness.dsh, the DeepSeek-Harness compaction engine on the append-only event log:
-config, the token meter, range selection, the summary request, the shrink/finish checks, the
+"""Tests of harness.compaction.dsh, the DeepSeek-Harness compaction engine on the append-only
+event log: config, the token meter, range selection, the summary request, the shrink/finish checks,
+the
 four-event commit, the lock and the stability checks.
 
 Expected numbers are computed by hand (or by :func:`rule_price`, the pricing rule written out
-independently of :mod:`harness.dsh.meter`), never by asking the code under test.
+independently of :mod:`harness.compaction.dsh.meter`), never by asking the code under test.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from harness.dsh import (
+from harness.compaction.dsh import (
     DIRECTIVE,
     DshConfig,
     DshEngine,
@@ -37,10 +38,10 @@ from harness.errors import (
     SurfaceChangedError,
     SurfaceError,
 )
-from harness.eventlog import END_SEED, EventLog
-from harness.eventlog.events import thaw
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest, ChatResponse, Usage
+from harness.store.eventlog import END_SEED, EventLog
+from harness.store.eventlog.events import thaw
 from harness.testing import FunctionModel, ScriptedModel, Step
 
 SECTIONS = [
@@ -795,7 +796,7 @@ def _log_with_long_result(tmp_path: Path, size: int) -> EventLog:
 
 
 def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> None:
-    from harness.dsh.pruner import MARKER, ToolResultPruner
+    from harness.compaction.dsh.pruner import MARKER, ToolResultPruner
 
     long_log = _log_with_long_result(tmp_path, 10_000)
     original = long_log.messages()[2].content
@@ -816,7 +817,7 @@ def test_the_pruner_keeps_head_and_tail_and_is_idempotent(tmp_path: Path) -> Non
 
 
 def test_a_result_at_the_threshold_is_left_alone(tmp_path: Path) -> None:
-    from harness.dsh.pruner import ToolResultPruner
+    from harness.compaction.dsh.pruner import ToolResultPruner
 
     long_log = _log_with_long_result(tmp_path, 8_192)
     assert ToolResultPruner().prune(long_log) == 0

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from harness.agent import Agent
-from harness.dsh import DshConfig
+from harness.compaction.dsh import DshConfig
 from harness.errors import ConfigError, ContextLengthExceededError
-from harness.eventlog import EventLog, EventLogHistory
-from harness.eventlog.events import thaw
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest, ChatResponse
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog.events import thaw
 from harness.testing import FunctionModel
 from harness.tools import Tool
 

@@ -1,5 +1,5 @@
-"""Tests of harness.eventlog: events, the surface fold, the JSONL log, recovery, the compaction
-lock, and the AgentScope compaction committed as log appends inside a real agent."""
+"""Tests of harness.store.eventlog: events, the surface fold, the JSONL log, recovery, the
+compaction lock, and the AgentScope compaction committed as log appends inside a real agent."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import harness.files
 from harness.agent import Agent
-from harness.compaction import (
+from harness.compaction.agentscope import (
     Compaction,
     CompactionConfig,
     CompactionEvent,
@@ -21,17 +21,17 @@ from harness.compaction import (
     Cutoff,
     PruneConfig,
 )
-from harness.compaction.config import resolve_thresholds
+from harness.compaction.agentscope.config import resolve_thresholds
 from harness.errors import (
     CompactionBusyError,
     EventLogError,
     LogCorruptError,
     SurfaceError,
 )
-from harness.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
-from harness.history import History
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.store.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
+from harness.store.history import History
 from harness.testing import FunctionModel, ScriptedModel
 from harness.tools import Tool
 
@@ -226,7 +226,7 @@ def test_a_torn_last_line_is_truncated_reported_and_warned(
     line = Event(7, "user/message", "t", _user("半行"), "append").to_json().encode()
     with log_path.open("ab") as handle:
         handle.write(line[: len(line) - 9])  # cut inside the line (and inside a UTF-8 char)
-    with caplog.at_level(logging.WARNING, logger="harness.eventlog"):
+    with caplog.at_level(logging.WARNING, logger="harness.store.eventlog"):
         reloaded = EventLog.open(log_path)
     assert reloaded.recovered and "torn last line 8" in reloaded.recovered[0]
     assert "torn last line" in caplog.text
@@ -343,7 +343,7 @@ def test_an_unclosed_start_is_live_then_stale_after_reopen(
     with pytest.raises(CompactionBusyError, match="seq 7"):
         history.apply_compaction(_compaction(history.messages(), cutoff=5))
     assert log_path.read_bytes() == before
-    with caplog.at_level(logging.WARNING, logger="harness.eventlog"):
+    with caplog.at_level(logging.WARNING, logger="harness.store.eventlog"):
         reloaded = EventLog.open(log_path)
     assert reloaded.open_compaction() is None
     assert reloaded.stale_compaction() == start

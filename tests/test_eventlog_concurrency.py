@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-from harness.eventlog import EventLog, read_events
+from harness.store.eventlog import EventLog, read_events
 
 WRITER = """
 import sys
 from pathlib import Path
-from harness.eventlog import EventLog
+from harness.store.eventlog import EventLog
 from harness.messages import Message
 
 path, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -27,7 +27,7 @@ for n in range(count):
 READER = """
 import sys, time
 from pathlib import Path
-from harness.eventlog import EventLog
+from harness.store.eventlog import EventLog
 
 path, stop = Path(sys.argv[1]), Path(sys.argv[2])
 reads = 0
@@ -85,7 +85,7 @@ def test_an_append_after_another_process_wrote_continues_its_seqs(tmp_path: Path
 def test_manual_compaction_beside_an_appending_process_keeps_the_log_whole(
     tmp_path: Path,
 ) -> None:
-    from harness.dsh import DshConfig, DshEngine
+    from harness.compaction.dsh import DshConfig, DshEngine
     from harness.errors import CtxlabError
     from harness.messages import Message
     from harness.model import ChatRequest

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from harness.dsh import DshConfig, DshEngine
+from harness.compaction.dsh import DshConfig, DshEngine
 from harness.errors import SurfaceError, UnbalancedSurfaceError
-from harness.eventlog import Event, EventLog, EventLogHistory, fold
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
+from harness.store.eventlog import Event, EventLog, EventLogHistory, fold
 from harness.testing import FunctionModel
 
 
@@ -95,8 +95,8 @@ def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
     tmp_path: Path,
 ) -> None:
     from harness.errors import LogCorruptError
-    from harness.eventlog import read_events
-    from harness.eventlog.migrate import migrate_file
+    from harness.store.eventlog import read_events
+    from harness.store.eventlog.migrate import migrate_file
 
     path = tmp_path / "old.jsonl"
     log = EventLog(path)
@@ -107,7 +107,7 @@ def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
     seqs_form = path.read_text(encoding="utf-8")
     # The same log as ctxlab 0.1.0 wrote it: the replace named positions 0..1.
     path.write_text(seqs_form.replace('"start":1,"end":2', '"start":0,"end":1'), encoding="utf-8")
-    with pytest.raises(LogCorruptError, match=r"harness\.eventlog\.migrate"):
+    with pytest.raises(LogCorruptError, match=r"harness\.store\.eventlog\.migrate"):
         EventLog.open(path)
     assert migrate_file(path) == 1
     assert path.read_text(encoding="utf-8") == seqs_form

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import harness.files
-from harness.compaction import (
+from harness.compaction.agentscope import (
     Compaction,
     CompactionConfig,
     Compactor,
@@ -40,11 +40,11 @@ from harness.compaction import (
     TruncateArgsConfig,
     resolve_thresholds,
 )
-from harness.dsh import DshConfig, DshEngine, measure, select_compactable_range
+from harness.compaction.dsh import DshConfig, DshEngine, measure, select_compactable_range
 from harness.errors import CommitError, CompactionBusyError, ServerError, SummaryError
-from harness.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.store.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
 from harness.testing import FunctionModel
 
 STEPS: Counter[str] = Counter()

@@ -10,7 +10,7 @@ import pytest
 
 from experiments import e2, e3, e5
 from experiments.base import RunSettings
-from harness.errors import CassetteMismatchError, CassetteMissingError
+from experiments.errors import CassetteMismatchError, CassetteMissingError
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
 SETTINGS = RunSettings(cassette_root=CASSETTES, progress=lambda line: None)

@@ -15,11 +15,11 @@ import pytest
 from sessions import bare_agent
 
 from harness.builder import HarnessAgent
-from harness.eventlog import EventLog
 from harness.interrupted import INTERRUPTED_CODE, INTERRUPTED_TEXT
 from harness.messages import Message
 from harness.model import ChatRequest
-from harness.state import JsonStateStore
+from harness.store.eventlog import EventLog
+from harness.store.statefile import JsonStateStore
 from harness.testing import FunctionModel
 
 AGENT = """

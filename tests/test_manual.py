@@ -16,15 +16,15 @@ import pytest
 from sessions import run_turns
 
 from experiments.cli import main
-from harness.compaction import Compactor
-from harness.dsh import DshEngine
+from harness.compaction.agentscope import Compactor
+from harness.compaction.dsh import DshEngine
+from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError, ManualCompactionError, ServerError, SurfaceChangedError
-from harness.eventlog import EventLog
-from harness.eventlog.oslock import try_exclusive
-from harness.manual import ManualCompaction
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
-from harness.state import JsonStateStore
+from harness.store.eventlog import EventLog
+from harness.store.eventlog.oslock import try_exclusive
+from harness.store.statefile import JsonStateStore
 from harness.testing import FunctionModel
 
 SUMMARY = (
@@ -296,7 +296,7 @@ def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(
     def full_disk(path: Path, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.manual_undo.write_atomic", full_disk)
+    monkeypatch.setattr("harness.compaction.manual_undo.write_atomic", full_disk)
     model = FunctionModel(answer)
     with pytest.raises(ManualCompactionError) as info:
         ManualCompaction(base, "s1", model).compact()

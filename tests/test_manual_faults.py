@@ -17,16 +17,16 @@ from test_manual import _compact_args, _messages, answer, saved_session, server 
 
 from experiments.cli import main
 from harness.builder import HarnessAgent
+from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
-from harness.eventlog import EventLog
-from harness.manual import ManualCompaction
+from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 
 SLOW_COMPACT = """
 import sys, time
 from pathlib import Path
 from experiments.cli import _sigterm_as_interrupt
-from harness.manual import ManualCompaction
+from harness.compaction.manual import ManualCompaction
 from harness.testing import FunctionModel
 
 def slow(request):

@@ -20,7 +20,7 @@ from memory_invariants import INSTANT, FakeClock, instant_ns
 import harness.files
 import harness.safe_paths
 from harness.builder import HarnessAgent
-from harness.compaction import CompactionConfig
+from harness.compaction.agentscope import CompactionConfig
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory import (
     NO_REPLY,

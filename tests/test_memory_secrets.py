@@ -12,12 +12,12 @@ import pytest
 from loopback import ScriptedHTTPServer, completion, json_reply, say
 
 from experiments.base import write_json
+from experiments.errors import ExperimentError
+from experiments.recorder import secrets as recording_secrets
 from harness import secrets
 from harness.builder import HarnessAgent
 from harness.client import ChatClient, RetryPolicy
-from harness.errors import ExperimentError
 from harness.memory import MemoryConfig
-from harness.recording import secrets as recording_secrets
 
 TYPED_KEY = "sk-live0123456789abcdefABCDEF"
 ENV_KEY = "q7R2-not-a-known-format-91Xz"  # matches no pattern: only the environment reveals it

@@ -9,16 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.agent import Agent
-from harness.compaction import CompactionConfig, PruneConfig
-from harness.compaction.prune import prune_tool_results
-from harness.compaction.prune_gate import PruneGate
-from harness.dsh import DshConfig, DshEngine, price_message
-from harness.dsh.summarizer import build_summary_request
+from harness.compaction.agentscope import CompactionConfig, PruneConfig
+from harness.compaction.agentscope.prune import prune_tool_results
+from harness.compaction.agentscope.prune_gate import PruneGate
+from harness.compaction.dsh import DshConfig, DshEngine, price_message
+from harness.compaction.dsh.summarizer import build_summary_request
 from harness.errors import ConfigError
-from harness.eventlog import EventLog, EventLogHistory
 from harness.messages import Message, ToolCall
 from harness.meter import AGENTSCOPE, CTXLAB, Ledger, TokenMeter, build_meter, message_price
 from harness.model import ChatRequest, ChatResponse, Usage
+from harness.store.eventlog import EventLog, EventLogHistory
 from harness.testing import FunctionModel
 from harness.tokens import estimate_message_tokens, estimate_text_tokens
 

@@ -1,4 +1,4 @@
-"""Tests of harness.compaction.offload.LargeResultOffloader."""
+"""Tests of harness.tool_offload.LargeResultOffloader."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.compaction import LargeResultOffloader
 from harness.messages import Message, ToolCall
+from harness.tool_offload import LargeResultOffloader
 
 
 def varied_text(size: int, seed: int = 7) -> str:

@@ -12,7 +12,7 @@ import itertools
 from hypothesis import event, given, note
 from hypothesis import strategies as st
 
-from harness.compaction import (
+from harness.compaction.agentscope import (
     CompactionConfig,
     Compactor,
     build_summary_message,

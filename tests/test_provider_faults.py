@@ -25,7 +25,7 @@ from loopback import (
 
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
-from harness.compaction import CompactionConfig
+from harness.compaction.agentscope import CompactionConfig
 from harness.errors import (
     APITimeoutError,
     ConfigError,

@@ -1,4 +1,4 @@
-"""Tests of harness.recording.cassette and .secrets: record against a scripted loopback server,
+"""Tests of experiments.recorder.cassette and .secrets: record against a scripted loopback server,
 replay with the server gone, mismatches, secret filtering and the JSON cassette format."""
 
 from __future__ import annotations
@@ -20,18 +20,14 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import deserialize as vcr_deserialize
 from vcr.serialize import serialize as vcr_serialize
 
-from harness.errors import (
+from experiments.errors import (
     CassetteError,
     CassetteExistsError,
     CassetteMismatchError,
     CassetteMissingError,
-    ConfigError,
-    MissingAPIKeyError,
     SecretLeakError,
 )
-from harness.messages import Message
-from harness.model import ChatRequest
-from harness.recording import (
+from experiments.recorder import (
     Provenance,
     ProviderSpec,
     cassette_client,
@@ -40,14 +36,17 @@ from harness.recording import (
     scan_file,
     scan_text,
 )
-from harness.recording.cassette import (
+from experiments.recorder.cassette import (
     CassetteSerializer,
     decode_body,
     describe_difference,
     encode_body,
     json_body_matcher,
 )
-from harness.recording.seal import check_cassette, interactions_digest
+from experiments.recorder.seal import check_cassette, interactions_digest
+from harness.errors import ConfigError, MissingAPIKeyError
+from harness.messages import Message
+from harness.model import ChatRequest
 
 KEY_ENV = "CTXLAB_TEST_KEY"
 KEY = "sk-testsecret1234567890abcd"

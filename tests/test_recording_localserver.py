@@ -1,4 +1,4 @@
-"""Tests of harness.recording.localserver and .det_server that need no llama_cpp: the command
+"""Tests of experiments.recorder.localserver and .det_server that need no llama_cpp: the command
 line, model assembly from fake part modules, and the server lifecycle with a stand-in server."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.errors import LocalServerError
-from harness.recording import (
+from experiments.errors import LocalServerError
+from experiments.recorder import (
     QWEN_1_5B,
     LocalModel,
     ServerInfo,
@@ -25,7 +25,7 @@ from harness.recording import (
     local_server,
     localserver,
 )
-from harness.recording.det_server import install_fresh_context
+from experiments.recorder.det_server import install_fresh_context
 
 # A stand-in for the llama.cpp server: answers GET /v1/models on the --port it is given.
 FAKE_SERVER = textwrap.dedent(
@@ -55,7 +55,7 @@ def test_server_command_runs_the_deterministic_launcher() -> None:
     command = localserver.server_command(
         Path("/m/q.gguf"), "q", port=8011, n_ctx=8192, seed=42, threads=2
     )
-    assert command[:3] == [sys.executable, "-m", "harness.recording.det_server"]
+    assert command[:3] == [sys.executable, "-m", "experiments.recorder.det_server"]
     flags = dict(zip(command[3::2], command[4::2], strict=True))
     assert flags == {
         "--model": "/m/q.gguf",
@@ -96,7 +96,7 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "HOST" not in env and "PORT" not in env
     root = str(Path(localserver.__file__).resolve().parents[2])
     assert env["PYTHONPATH"].split(":") == [root, "/elsewhere"]
-    assert (Path(root) / "harness" / "recording" / "det_server.py").is_file()
+    assert (Path(root) / "experiments" / "recorder" / "det_server.py").is_file()
 
 
 def test_qwen_model_constants() -> None:

@@ -1,12 +1,12 @@
-"""Tests of harness.recording.providers: defaults, overrides, public URLs and errors."""
+"""Tests of experiments.recorder.providers: defaults, overrides, public URLs and errors."""
 
 from __future__ import annotations
 
 import pytest
 
+from experiments.recorder import PROVIDERS, provider_spec
+from experiments.recorder.providers import is_loopback_url, public_url
 from harness.errors import ConfigError
-from harness.recording import PROVIDERS, provider_spec
-from harness.recording.providers import is_loopback_url, public_url
 
 
 def test_deepseek_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.errors import StateStoreError
 from harness.messages import Message
-from harness.state import AgentState, JsonStateStore
+from harness.store.statefile import AgentState, JsonStateStore
 
 
 def _messages(n: int, start: int = 0) -> list[Message]:
@@ -108,7 +108,7 @@ def test_a_crash_at_any_write_loses_nothing_acknowledged(
     root = tmp_path_factory.mktemp("state")
     store = JsonStateStore(root)
     state, acked, counter = AgentState("s"), [], 0
-    import harness.state as module
+    import harness.store.statefile as module
 
     real_append, writes = module.append_text, [0]
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from experiments.recorder.textcalls import TextToolCalls, parse_text_tool_calls
 from harness.agent import Agent
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest, ChatResponse
 from harness.testing import FunctionModel, ScriptedModel
-from harness.textcalls import TextToolCalls, parse_text_tool_calls
 from harness.tools import Tool
 
 NAMES = {"memory_search", "read_file", "add"}

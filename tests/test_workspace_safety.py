@@ -20,8 +20,8 @@ import pytest
 
 from experiments.cli import main
 from harness.builder import HarnessAgent
+from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError, PathEscapeError
-from harness.manual import ManualCompaction
 from harness.memory import Consolidator, MemoryFlusher, MemoryTools, MemoryWorkspace
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest

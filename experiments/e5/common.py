@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from experiments.base import ARTICLE_METER
 from experiments.claims import Claim, Kind
-from harness.compaction import CompactionConfig
+from harness.compaction.agentscope import CompactionConfig
 from harness.memory import parse_instant
 
 __all__ = ["SOURCE", "START", "compared", "judged", "ours", "qa_config"]

@@ -15,7 +15,15 @@ from typing import Any
 from experiments.claims import DSH_SEED, Claim, cite
 from experiments.e5.common import judged
 from harness.builder import HarnessAgent
-from harness.dsh import DshConfig, DshEngine, Measurement, measure, select_compactable_range
+from harness.compaction.dsh import (
+    DshConfig,
+    DshEngine,
+    Measurement,
+    measure,
+    select_compactable_range,
+)
+from harness.compaction.manual import ManualCompaction
+from harness.compaction.manual_lock import session_lock
 from harness.errors import (
     CompactionBusyError,
     ManualCompactionError,
@@ -23,11 +31,9 @@ from harness.errors import (
     SummaryError,
     SurfaceChangedError,
 )
-from harness.eventlog import EventLog
-from harness.manual import ManualCompaction
-from harness.manual_lock import session_lock
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
+from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 
 __all__ = ["dsh_mechanics_claims", "measure_dsh_mechanics"]
@@ -219,7 +225,7 @@ def _raising(error: BaseException) -> FunctionModel:
 
 
 def _manual_errors(root: Path) -> dict[str, str]:
-    """Provoke every failure class the manual path can report, through ``harness.manual``."""
+    """Provoke every failure class the manual path can report (``harness.compaction.manual``)."""
     ok = _summariser()
     codes = {}
     base = _session(root / "busy")
@@ -361,7 +367,7 @@ def _lock_claims(data: dict[str, Any]) -> list[Claim]:
             holds=stale["detected"] and stale["busy"],
             differs_note="ctxlab follows DeepSeek-Harness's code, not the seed's wording: a start "
             "left before the newest session/end-seed belongs to a dead process, so "
-            "EventLog.stale_compaction() reports it but it does not block (harness/eventlog/"
+            "EventLog.stale_compaction() reports it but it does not block (harness/store/eventlog/"
             "log.py); only a start of the live process is busy (DSH-LOCK)",
             kind="article",
             article_source=cite(DSH_SEED, "下次进来扫一眼就知道上回有个没做完的压缩"),
@@ -374,7 +380,8 @@ def _lock_claims(data: dict[str, Any]) -> list[Claim]:
             f"{len(seen)} of 6 raised: "
             + "; ".join(f"{case} → {code}" for case, code in codes.items()),
             holds=seen == sorted(SIX),
-            note="each provoked through harness.manual.ManualCompaction with a scripted model; "
+            note="each provoked through harness.compaction.manual.ManualCompaction with a scripted "
+            "model; "
             "'changed' is signalled by the summariser raising SurfaceChangedError (an append-"
             "only log cannot change inside the span from outside the engine)",
             differs_note="some class was never raised; see E5.json dsh.manual_errors",

@@ -17,7 +17,7 @@ from experiments.base import ARTICLE_METER
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
-from harness.compaction import SUMMARY_UNAVAILABLE, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory import MemoryWorkspace, SteppingClock
 from harness.memory.consolidation import ConsolidationOutcome, Consolidator

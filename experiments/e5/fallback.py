@@ -11,7 +11,7 @@ from typing import Any
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import compared
 from experiments.e5.common import ours as ours_claim
-from harness.compaction import CompactionConfig, resolve_thresholds
+from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
 __all__ = ["fallback_claims", "measure_fallback"]

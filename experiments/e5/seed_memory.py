@@ -15,9 +15,8 @@ from typing import Any
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged
 from harness.builder import HarnessAgent
-from harness.compaction import CompactionConfig
-from harness.compaction.offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
-from harness.compaction.prune import prune_tool_results
+from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.agentscope.prune import prune_tool_results
 from harness.memory import (
     Consolidator,
     MaintenanceSchedule,
@@ -31,6 +30,7 @@ from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 from harness.tokens import CHARS_PER_TOKEN, RESERVED_TOKENS, estimate_message_tokens
+from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
 
 __all__ = ["measure_seed_memory", "seed_memory_claims"]
 
@@ -233,7 +233,7 @@ def _compaction_claims(data: dict[str, Any]) -> list[Claim]:
             f"reserve {d['reserved']}",
             kind="article-computed",
             article_source=cite(AS_SEED, "50 触发、20 保留"),
-            differs_note="harness/compaction/config.py's defaults are not the seed's",
+            differs_note="harness/compaction/agentscope/config.py's defaults are not the seed's",
         ),
         judged(
             "AS-PRUNE-DEFAULTS",
@@ -278,7 +278,7 @@ def _offload_claims(offload: dict[str, Any]) -> list[Claim]:
             "large_tool_results/<hash>.txt",
             path,
             holds=seed_shape,
-            note="follows the seed (harness/compaction/offload.py); AgentScope's released code "
+            note="follows the seed (harness/tool_offload.py); AgentScope's released code "
             "writes large_tool_results/<agent>/<callId>-<16 hex> without .txt instead",
             differs_note="the path is not large_tool_results/<hex>.txt",
             kind="article-computed",
@@ -290,7 +290,7 @@ def _offload_claims(offload: dict[str, Any]) -> list[Claim]:
             "7 tools, read_file and memory_search among them",
             f"{len(excluded)} tools, {' and '.join(named) or 'neither'} among them",
             holds=len(excluded) == 7 and len(named) == 2,
-            differs_note="deviation kept on purpose (harness/compaction/offload.py): the seed "
+            differs_note="deviation kept on purpose (harness/tool_offload.py): the seed "
             "gives the count and names only two of its seven, so there is no seed list to "
             "follow; ctxlab keeps the nine of AgentScope's source (read_file, write_file, "
             "edit_file, grep_files, glob_files, list_files, memory_search, memory_get, "

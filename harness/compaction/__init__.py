@@ -1,48 +1,15 @@
-"""History compaction with the semantics of AgentScope Java 2.0.3 (see ``compactor``)."""
+"""History compaction: two engines behind one seam, plus manual compaction.
 
-from harness.compaction.compactor import Compaction, CompactionEvent, Compactor, PrefixHook
-from harness.compaction.config import (
-    DYNAMIC,
-    FALLBACK_TRIGGER_TOKENS,
-    CompactionConfig,
-    PruneConfig,
-    Thresholds,
-    TruncateArgsConfig,
-    resolve_thresholds,
-)
-from harness.compaction.cutoff import Cutoff, find_safe_cutoff
-from harness.compaction.offload import LargeResultOffloader
-from harness.compaction.prune import prune_tool_results, truncate_tool_arguments
-from harness.compaction.summary import (
-    DEFAULT_SUMMARY_PROMPT,
-    SUMMARY_PREFIX,
-    SUMMARY_UNAVAILABLE,
-    build_summary_message,
-    render_transcript,
-    summarize,
-)
+* :mod:`~harness.compaction.engine` — the :class:`CompactionEngine` protocol the agent loop
+  calls before every request, and the adapters for both engines;
+* :mod:`~harness.compaction.agentscope` — AgentScope Java 2.0.3: prune, **safe cutoff**,
+  **memory flush** hook, summary and **summary merge**;
+* :mod:`~harness.compaction.dsh` — DeepSeek-Harness: **four-event compaction** on the event log,
+  the **prefix-cache summary call**, the tool-result pruner and the range selection;
+* :mod:`~harness.compaction.manual` — ``ctxlab compact``: **manual compaction** under a lock,
+  with an audit line per attempt; :mod:`~harness.compaction.manual_undo` — **manual compaction
+  undo**.
 
-__all__ = [
-    "DEFAULT_SUMMARY_PROMPT",
-    "DYNAMIC",
-    "FALLBACK_TRIGGER_TOKENS",
-    "SUMMARY_PREFIX",
-    "SUMMARY_UNAVAILABLE",
-    "Compaction",
-    "CompactionConfig",
-    "CompactionEvent",
-    "Compactor",
-    "Cutoff",
-    "LargeResultOffloader",
-    "PrefixHook",
-    "PruneConfig",
-    "Thresholds",
-    "TruncateArgsConfig",
-    "build_summary_message",
-    "find_safe_cutoff",
-    "prune_tool_results",
-    "render_transcript",
-    "resolve_thresholds",
-    "summarize",
-    "truncate_tool_arguments",
-]
+Large tool result offload is not a compaction step (it runs when a tool returns):
+see :mod:`harness.tool_offload`.
+"""

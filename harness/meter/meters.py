@@ -8,7 +8,7 @@ does. Before any usage is known it falls back to the estimate. Every :class:`Rea
 the meter that produced it, and the records that carry a reading repeat that name.
 
 Profiles (the ``meter`` setting of :class:`~harness.compaction.CompactionConfig` and
-:class:`~harness.dsh.DshConfig`):
+:class:`~harness.compaction.dsh.DshConfig`):
 
 * ``ctxlab-anchored`` (ctxlab's default): ctxlab's CJK-aware heuristic, tool schemas counted,
   anchored on the last usage;

@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from harness.builder import HarnessAgent
-from harness.compaction import CompactionConfig
-from harness.dsh import DshConfig
+from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.dsh import DshConfig
+from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
-from harness.eventlog import read_events
 from harness.locks import is_locked
-from harness.manual import ManualCompaction
 from harness.memory import Consolidator, FlushPolicy, MemoryConfig, MemoryFlusher, MemoryWorkspace
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.store.eventlog import read_events
 from harness.testing import FunctionModel, Reply
 from harness.tools import Tool
 

@@ -1,0 +1,64 @@
+"""Errors of the reproduction suite (experiments, cassettes, the local model server).
+
+They extend the harness's one tree (:class:`harness.errors.CtxlabError`) but live here, beside
+the code that raises them, so ``harness.errors`` describes only the harness::
+
+    CtxlabError (harness.errors)
+    ├── ExperimentError              an experiment could not run (missing cassette, bad id, ...)
+    │   └── CassetteError            a cassette could not be read, replayed or recorded
+    │       ├── CassetteMissingError     replay found no cassette file
+    │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
+    │       ├── CassetteExistsError      recording would overwrite a cassette without --force
+    │       ├── SecretLeakError          a freshly recorded cassette contains a secret
+    │       └── CassetteTamperedError    a cassette's digest or request count does not match
+    └── LocalServerError             the local model server could not be prepared or started
+"""
+
+from __future__ import annotations
+
+from harness.errors import CtxlabError
+
+__all__ = [
+    "CassetteError",
+    "CassetteExistsError",
+    "CassetteMismatchError",
+    "CassetteMissingError",
+    "CassetteTamperedError",
+    "ExperimentError",
+    "LocalServerError",
+    "SecretLeakError",
+]
+
+
+class ExperimentError(CtxlabError):
+    """An experiment could not run; the message is one sentence a user can act on."""
+
+
+class CassetteError(ExperimentError):
+    """A cassette could not be read, replayed or recorded; the message names the file."""
+
+
+class CassetteMissingError(CassetteError):
+    """Replay asked for a cassette that does not exist; the message says how to record it."""
+
+
+class CassetteMismatchError(CassetteError):
+    """Replay met a request the cassette does not hold, or left recorded requests unused."""
+
+
+class CassetteExistsError(CassetteError):
+    """Recording would overwrite an existing cassette and ``--force`` was not given."""
+
+
+class SecretLeakError(CassetteError):
+    """A freshly recorded cassette contains something that looks like a secret; nothing was
+    written. The message names the pattern and line, never the secret itself."""
+
+
+class CassetteTamperedError(CassetteError):
+    """A cassette is not sealed, its interactions do not match the digest in its provenance,
+    or its provenance counts a different number of requests: it was edited after recording."""
+
+
+class LocalServerError(CtxlabError):
+    """The local model server could not be prepared (model parts, llama_cpp) or started."""

@@ -1,0 +1,97 @@
+"""Steps 1 and 2 of a compaction: shrink old tool traffic without a model call."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Sequence
+
+from harness.compaction.agentscope.config import PruneConfig, TruncateArgsConfig
+from harness.messages import Message, ToolCall
+from harness.tokens import estimate_message_tokens, estimate_tokens
+
+__all__ = ["prune_tool_results", "truncate_tool_arguments"]
+
+logger = logging.getLogger("harness.compaction")
+
+
+def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list[Message]:
+    """Shrink old tool results to a head and a tail, keeping the newest ones whole.
+
+    Walking from the newest result back, results are protected until ``protect_tokens`` is
+    reached (the result that crosses the budget is still protected). Older results longer than
+    ``max_output_chars`` are pruned, but only when together they are worth at least
+    ``minimum_tokens``. The message count never changes.
+    """
+    protected = 0
+    candidates: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role != "tool" or not message.content.strip():
+            continue
+        if message.metadata.get("tool_name") in config.excluded_tools:
+            continue
+        if message.metadata.get("pruned_chars"):
+            continue  # already a head and a tail; pruning it again would misreport the cut
+        if protected < config.protect_tokens:
+            protected += estimate_message_tokens(message)
+        elif len(message.content) > config.max_output_chars:
+            candidates.append(index)
+    if estimate_tokens(messages[i] for i in candidates) < config.minimum_tokens:
+        return list(messages)
+    pruned = list(messages)
+    for index in candidates:
+        pruned[index] = _shrink(messages[index], config.max_output_chars // 2)
+    logger.info("Pruned %d tool results", len(candidates))
+    return pruned
+
+
+def _shrink(message: Message, half: int) -> Message:
+    text = message.content
+    dropped = len(text) - 2 * half
+    content = f"{text[:half]}\n\n...({dropped} chars pruned)...\n\n{text[-half:]}"
+    metadata = {**message.metadata, "pruned_chars": dropped}
+    return dataclasses.replace(message, content=content, metadata=metadata)
+
+
+def truncate_tool_arguments(
+    messages: Sequence[Message], config: TruncateArgsConfig
+) -> list[Message]:
+    """Shorten long string arguments of tool calls older than the last ``keep_messages``.
+
+    Runs only when the history has reached the step's own trigger (messages or tokens). A long
+    argument keeps its first 20 characters followed by ``truncation_text``.
+    """
+    over = (
+        len(messages) >= config.trigger_messages
+        or estimate_tokens(messages) >= config.trigger_tokens
+    )
+    if not over:
+        return list(messages)
+    boundary = max(len(messages) - config.keep_messages, 0)
+    result = list(messages)
+    for index in range(boundary):
+        message = messages[index]
+        if message.tool_calls:
+            calls = tuple(_truncate_call(call, config) for call in message.tool_calls)
+            result[index] = dataclasses.replace(
+                message, tool_calls=calls, metadata=dict(message.metadata)
+            )
+    return result
+
+
+def _truncate_call(call: ToolCall, config: TruncateArgsConfig) -> ToolCall:
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError:
+        return call
+    changed = {
+        key: value[:20] + config.truncation_text
+        if isinstance(value, str) and len(value) > config.max_arg_length
+        else value
+        for key, value in arguments.items()
+    }
+    if changed == arguments:
+        return call
+    return dataclasses.replace(call, arguments=json.dumps(changed, ensure_ascii=False))

@@ -1,0 +1,106 @@
+"""The DSH summary call: the conversation's own prefix plus a directive as the last message.
+
+The summary request is the last agent request's head (system prompt, reference material,
+tools) followed by the shadowed messages exactly as real requests carry them, with the
+directive appended as the **final user message**. No separate summariser prompt: the request
+is a true prefix extension of the conversation, so a provider's prefix (KV) cache is reused and
+only the directive and the output are new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from harness.compaction.dsh.meter import price_message
+from harness.errors import ModelError, SummaryError
+from harness.messages import Message
+from harness.meter.dsh_heuristic import is_empty_assistant
+from harness.model import ChatModel, ChatRequest, ChatResponse
+
+__all__ = [
+    "CHECKPOINT_NAME",
+    "DIRECTIVE",
+    "build_summary_request",
+    "frame_checkpoint",
+    "summarize_span",
+]
+
+CHECKPOINT_NAME = "__compaction_checkpoint__"
+
+SECTIONS = (
+    "Primary Request and Intent",
+    "Key Technical Concepts",
+    "Files and Code",
+    "Errors and Fixes",
+    "Pending Jobs",
+    "Current Work",
+    "Next Step",
+    "Critical Context",
+)
+
+DIRECTIVE = (
+    "Write a checkpoint of the conversation so far; it will replace the messages above. Use "
+    "exactly these eight markdown sections, in this order, as terse bullets, writing (none) "
+    "for an empty one:\n\n"
+    + "\n".join(f"## {section}" for section in SECTIONS)
+    + "\n\nRules: write concise English; keep paths, commands, error strings, identifiers, "
+    "codes and numbers exactly as they appear; keep the user's corrections; do not mention "
+    "this checkpoint; do not call tools. If a <compacted-summary> block is present above, "
+    "merge it into one consolidated checkpoint instead of copying it forward."
+)
+
+PREAMBLE = (
+    "This is a checkpoint of the earlier conversation. Treat it as established background "
+    "and continue without acknowledging it."
+)
+
+
+def build_summary_request(
+    header: ChatRequest, shadowed: Sequence[Message], max_tokens: int, instructions: str = ""
+) -> ChatRequest:
+    """``header.messages`` + ``shadowed`` + the directive as the last user message. An assistant
+    message with no content is left out, as dsh's ``deriveEventMessage`` derives none from it."""
+    transcript = [m for m in shadowed if not is_empty_assistant(m)]
+    directive = DIRECTIVE + (f"\n\nAlso: {instructions.strip()}" if instructions.strip() else "")
+    return replace(
+        header,
+        messages=(*header.messages, *transcript, Message.user(directive)),
+        max_tokens=max_tokens,
+        purpose="summary",
+    )
+
+
+def frame_checkpoint(summary: str) -> Message:
+    """The user message that replaces the span: preamble + ``<compacted-summary>`` block."""
+    text = f"{PREAMBLE}\n\n<compacted-summary>\n{summary.strip()}\n</compacted-summary>"
+    return Message.user(text, name=CHECKPOINT_NAME)
+
+
+def summarize_span(
+    model: ChatModel,
+    request: ChatRequest,
+    shadowed_tokens: int,
+    price: Callable[[Message], int] = price_message,
+) -> tuple[str, Message, ChatResponse]:
+    """Make the call and check it; fail closed.
+
+    Raises :class:`SummaryError` when the output was cut at max_tokens, is empty, or when the
+    framed checkpoint is not strictly smaller than what it replaces.
+    """
+    try:
+        response = model.complete(request)
+    except ModelError as exc:
+        raise SummaryError(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
+    if response.finish_reason == "length":
+        raise SummaryError("the summary was cut off at max_tokens (incomplete checkpoint)")
+    summary = response.message.content.strip()
+    if not summary:
+        raise SummaryError("the summary call returned no text")
+    checkpoint = frame_checkpoint(summary)
+    if price(checkpoint) >= shadowed_tokens:
+        raise SummaryError(
+            f"summary is not smaller than the shadowed content "
+            f"({price(checkpoint)} ≥ {shadowed_tokens} tokens)"
+        )
+    return summary, checkpoint, response

@@ -1,0 +1,168 @@
+"""Compaction engines as the agent loop sees them: a check before every model request, and a
+recovery step after a context-length error.
+
+* :class:`AgentScopeEngine` — AgentScope 2.0.3's semantics (:mod:`harness.compaction.agentscope`)
+  over any
+  :class:`harness.store.history.History`;
+* :class:`DshAgentEngine` — DeepSeek-Harness's (:mod:`harness.compaction.dsh`), which needs the
+  event-log history because a compaction is a transaction on the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Protocol
+
+from harness.compaction.agentscope import CompactionEvent, Compactor
+from harness.compaction.agentscope.prune_gate import PruneGate
+from harness.compaction.dsh.engine import DshEngine
+from harness.errors import CompactionError
+from harness.messages import Message
+from harness.meter import Ledger, Reading, TokenMeter, same_message
+from harness.model import ChatRequest, Usage
+from harness.store.history import History
+
+__all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
+
+logger = logging.getLogger("harness.compaction.dsh")
+
+
+class CompactionEngine(Protocol):
+    """What the agent asks of a compaction engine."""
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        """Compact if needed before ``request`` (built from the current history) is sent."""
+        ...
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        """Compact after the server said ``request`` was too long; [] means no progress."""
+        ...
+
+    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
+        """``request`` was answered with ``usage``: anchor the meter on it; returns the
+        meter's reading of the request."""
+        ...
+
+    @property
+    def meter(self) -> TokenMeter:
+        """The token meter that prices this engine's checks and events."""
+        ...
+
+    @property
+    def max_overflow_retries(self) -> int:
+        """How many overflow retries are allowed before the count starts again."""
+        ...
+
+    @property
+    def overflow_retries_reset_on_reply(self) -> bool:
+        """True when the count starts again once an assistant message lands (dsh); False when
+        it holds for the whole call (AgentScope's one retry per execution)."""
+        ...
+
+
+def request_header(history: History, request: ChatRequest) -> ChatRequest:
+    """``request`` without its history: system prompt, reference material and tools."""
+    head = len(request.messages) - len(history.messages())
+    return replace(request, messages=request.messages[:head])
+
+
+HEAD_SCAN = 8
+"""How far into a request the engine looks for the history's first message (the header is the
+system prompt and a few reference messages)."""
+
+
+class AgentScopeEngine:
+    """Runs a :class:`Compactor` and applies its result to the history.
+
+    The check before a request costs what changed since the last one: the history's prices
+    (:class:`~harness.meter.Ledger`) and the prune's decision (:class:`PruneGate`) are kept up
+    to date from the request, and the full compactor runs only when a trigger may fire."""
+
+    max_overflow_retries = 1
+    overflow_retries_reset_on_reply = False
+
+    def __init__(self, compactor: Compactor) -> None:
+        self.compactor = compactor
+        self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
+        prune = compactor.config.prune
+        self._gate = PruneGate(prune) if prune is not None else None
+
+    @property
+    def meter(self) -> TokenMeter:
+        return self.compactor.meter
+
+    def read(self, history: History, request: ChatRequest) -> Reading:
+        """The meter's reading of ``request``; O(header + messages added since the last)."""
+        start = self._history_start(history, request)
+        self._ledger.sync(request.messages, start)
+        if self._gate is not None:
+            self._gate.sync(request.messages, start)
+        header, envelope = self.meter.header(request.messages[:start], request.tools)
+        return self.meter.read(header + self._ledger.total, envelope)
+
+    def _history_start(self, history: History, request: ChatRequest) -> int:
+        if len(self._ledger):
+            first = self._ledger.first
+            for index, message in enumerate(request.messages[:HEAD_SCAN]):
+                if same_message(message, first):
+                    return index
+        return len(request_header(history, request).messages)
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        reading = self.read(history, request)
+        prune = self._gate is not None and self._gate.would_prune()
+        if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
+            return []
+        compaction = self.compactor.compact_if_needed(history.messages(), reading)
+        if compaction is None:
+            return []
+        history.apply_compaction(compaction)
+        return [compaction.event]
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        compaction = self.compactor.force(history.messages(), self.read(history, request))
+        if compaction is None:
+            return []
+        history.apply_compaction(compaction)
+        return [compaction.event]
+
+    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
+        reading = self.read(history, request)
+        self.meter.observe(reading, usage)
+        return reading
+
+
+class DshAgentEngine:
+    """Runs a :class:`DshEngine` on the event log behind the agent's history."""
+
+    overflow_retries_reset_on_reply = True
+
+    def __init__(self, engine: DshEngine) -> None:
+        self.engine = engine
+
+    @property
+    def max_overflow_retries(self) -> int:
+        return self.engine.config.max_overflow_retries
+
+    @property
+    def meter(self) -> TokenMeter:
+        return self.engine.meter
+
+    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
+        reading = self.engine.read(request_header(history, request))
+        self.engine.meter.observe(reading, usage)
+        return reading
+
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
+        # on (the request may then overflow, and overflow recovery gets its chance).
+        return self.engine.compact_if_needed(request_header(history, request))
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        # A recovery that fails before any progress leaves the provider's error to the caller.
+        try:
+            return self.engine.recover_overflow(request_header(history, request))
+        except CompactionError as exc:
+            logger.warning("Overflow recovery failed: %s", exc)
+            return []

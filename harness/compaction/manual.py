@@ -1,0 +1,358 @@
+"""Manual compaction of a saved session, with the rails the article asks for.
+
+1. **State safety** — only when idle: no other ``ctxlab compact`` holds the session (an OS lock
+   on ``locks/<session>.lock`` that names its holder, :mod:`harness.compaction.manual_lock`; a
+   lock whose holder died is taken over and the broken lock audited), for an event log no live
+   ``compaction/start``, and no tool call waiting for its result.
+2. **Undo** — :meth:`ManualCompaction.undo` undoes this session's **last committed** compaction
+   and keeps every turn added since (:mod:`harness.compaction.manual_undo`): on an event log by
+   appending events that bring the shadowed originals back, on a state-file session from the
+   snapshot
+   the committed attempt's audit line names (a failed or killed attempt names none).
+3. **Audit** — every attempt gets a ``started`` line before anything else (so even a killed one
+   is on record) and an outcome line; every undo and every broken lock too. Each line says who
+   (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
+
+Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``busy``,
+``changed``, ``summary``, ``commit``, ``persistence`` or ``cancelled``. Both engines work on an
+event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
+session (``state/<session>.json`` and its journal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT, SUMMARY_UNAVAILABLE
+from harness.compaction.dsh import DshConfig, DshEngine
+from harness.compaction.manual_lock import session_lock, who
+from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
+from harness.errors import (
+    CommitError,
+    CompactionBusyError,
+    CtxlabError,
+    EventLogError,
+    ManualCompactionError,
+    NothingToUndoError,
+    PairingError,
+    SummaryError,
+    SurfaceChangedError,
+    UnbalancedSurfaceError,
+)
+from harness.files import append_text
+from harness.messages import Message, validate_pairing
+from harness.model import ChatModel
+from harness.safe_paths import check_name
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.history import History, StateHistory
+from harness.store.statefile import JsonStateStore, Transcript, utc_now
+from harness.validation import count
+
+__all__ = ["AuditRecord", "ManualCompaction"]
+
+Engine = Literal["agentscope", "dsh"]
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One line of ``audit.jsonl``."""
+
+    at: str
+    session: str
+    engine: str
+    action: str
+    """``compact``, ``undo`` or ``lock``."""
+    outcome: str
+    """``started``, ``compacted``, ``nothing to compact``, ``restored``, ``broken`` (a lock
+    whose holder was gone) or an error code."""
+    trigger: str = "manual"
+    cutoff: int | None = None
+    summary_chars: int | None = None
+    messages_before: int | None = None
+    messages_after: int | None = None
+    snapshot: str | None = None
+    """State-file sessions: the snapshot a committed compaction left for undo."""
+    instructions: str = ""
+    error: str | None = None
+    attempt: str | None = None
+    """One id per attempt: its ``started`` line and its outcome line share it."""
+    after_digest: str | None = None
+    """Of the context a committed compaction left (undo checks it is still the start)."""
+    undone: str | None = None
+    """On an undo line: the attempt (or event-log compaction id) it undid."""
+    user: str = ""
+    host: str = ""
+    pid: int = 0
+    """Who: filled in from this process when left empty."""
+    holder: dict[str, Any] | None = field(default=None)
+    """On a ``broken`` lock line: the holder the lock file named."""
+
+
+class ManualCompaction:
+    """Compacts one saved session on request, with a snapshot, an audit line and a lock."""
+
+    def __init__(self, base: Path, session_id: str, model: ChatModel, keep_messages: int = 2):
+        self.base = Path(base)
+        self.session_id = check_name("session id", session_id)  # never a path (../../x)
+        self.model = model
+        self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
+        self.events_file = self.base / "events" / f"{session_id}.jsonl"
+        self.state_store = JsonStateStore(self.base / "state")
+        self.state_file = self.state_store.path(session_id)
+        self.snapshots = self.base / "snapshots"
+        self.audit_file = self.base / "audit.jsonl"
+        self.lock_file = self.base / "locks" / f"{session_id}.lock"
+
+    def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
+        """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure."""
+        attempt = uuid.uuid4().hex
+        with self._locked(engine, "compact", instructions, attempt):
+            self._audit(self._record(engine, "compact", "started", attempt, instructions))
+            self._drop_orphan_snapshots()
+            history = self._history(engine)
+            before = history.messages()
+            self._require_idle(history, before)
+            snapshot = self._snapshot(history, attempt)
+            try:
+                cutoff, summary = self._run(engine, history, instructions)
+            except BaseException:
+                if snapshot is not None:
+                    snapshot.unlink(missing_ok=True)  # a failed attempt leaves nothing to undo
+                raise
+            after = history.messages()
+            if not cutoff and snapshot is not None:
+                snapshot.unlink(missing_ok=True)
+                snapshot = None
+            return self._audit(
+                self._record(
+                    engine,
+                    "compact",
+                    "compacted" if cutoff else "nothing to compact",
+                    attempt,
+                    instructions,
+                    cutoff=cutoff,
+                    summary_chars=len(summary) if summary is not None else None,
+                    messages_before=len(before),
+                    messages_after=len(after),
+                    snapshot=str(snapshot) if snapshot else None,
+                    after_digest=digest(after) if snapshot else None,
+                )
+            )
+
+    def undo(self) -> AuditRecord:
+        """Undo this session's last committed compaction, keeping every later turn; refuses
+        (changing nothing) when that is impossible."""
+        attempt = uuid.uuid4().hex
+        with self._locked("snapshot", "undo", "", attempt):
+            if self.events_file.exists():
+                log = EventLog.open(self.events_file)
+                undone, restored = undo_on_log(log, self.session_id)
+                source: str | None = f"{self.events_file} (compaction {undone})"
+            else:
+                undone, restored, source = self._undo_state()
+            return self._audit(
+                self._record(
+                    "snapshot",
+                    "undo",
+                    "restored",
+                    attempt,
+                    "",
+                    snapshot=source,
+                    undone=undone,
+                    messages_after=restored,
+                )
+            )
+
+    def audit_log(self) -> list[dict[str, Any]]:
+        if not self.audit_file.exists():
+            return []
+        return [json.loads(line) for line in self.audit_file.read_text().splitlines() if line]
+
+    def _undo_state(self) -> tuple[str, int, str]:
+        record = self._last_committed_state()
+        if record is None:
+            raise NothingToUndoError(self.session_id)
+        snapshot = Path(record["snapshot"])
+        if not snapshot.exists():
+            raise ManualCompactionError("commit", f"the snapshot {snapshot} is missing")
+        state = self.state_store.load(self.session_id)
+        state.context = restore_state(snapshot, self.session_id, record, state.context)
+        self.state_store.save(state)
+        snapshot.unlink()
+        return str(record["attempt"]), len(state.context), str(snapshot)
+
+    def _last_committed_state(self) -> dict[str, Any] | None:
+        """The audit line of this session's last committed compaction, unless undone."""
+        for line in reversed(self.audit_log()):
+            if line.get("session") != self.session_id:
+                continue
+            if line.get("action") == "undo" and line.get("outcome") == "restored":
+                return None
+            if line.get("action") == "compact" and line.get("outcome") == "compacted":
+                return line if line.get("snapshot") else None
+        return None
+
+    def _drop_orphan_snapshots(self) -> None:
+        """Delete snapshots no committed compaction names (left by a killed attempt)."""
+        folder = self.snapshots / self.session_id
+        if not folder.is_dir():
+            return
+        named = {
+            line.get("snapshot")
+            for line in self.audit_log()
+            if line.get("session") == self.session_id and line.get("outcome") == "compacted"
+        }
+        for path in folder.glob("*.json"):
+            if str(path) not in named:
+                path.unlink(missing_ok=True)
+
+    def _history(self, engine: Engine) -> History:
+        if self.events_file.exists():
+            return EventLogHistory(EventLog.open(self.events_file))
+        if engine == "dsh":
+            raise ManualCompactionError(
+                "busy", f"the DSH engine needs an event-log session (no {self.events_file})"
+            )
+        if not self.state_store.exists(self.session_id):
+            raise ManualCompactionError(
+                "busy", f"no saved session {self.session_id!r} in {self.base}"
+            )
+        transcript = Transcript(self.base / "sessions" / f"{self.session_id}.jsonl")
+        return StateHistory(self.session_id, self.state_store, transcript)
+
+    def _require_idle(self, history: History, messages: list[Message]) -> None:
+        log = getattr(history, "log", None)
+        if log is not None and log.open_compaction() is not None:
+            raise ManualCompactionError("busy", "a compaction of this session is in progress")
+        try:
+            validate_pairing(messages)
+        except PairingError as exc:
+            raise ManualCompactionError("busy", f"the session is not consistent: {exc}") from exc
+        if messages and messages[-1].tool_calls:
+            raise ManualCompactionError("busy", "a tool call is still waiting for its result")
+
+    def _snapshot(self, history: History, attempt: str) -> Path | None:
+        """State-file sessions: the context before compacting (an event log keeps it)."""
+        if isinstance(history, EventLogHistory):
+            return None
+        try:
+            return take_snapshot(self.snapshots, self.session_id, attempt, history.messages())
+        except OSError as exc:
+            raise ManualCompactionError(
+                "persistence", f"could not take the snapshot: {exc}"
+            ) from exc
+
+    def _run(self, engine: Engine, history: History, instructions: str) -> tuple[int, str | None]:
+        try:
+            if engine == "dsh":
+                return self._run_dsh(history, instructions)
+            return self._run_agentscope(history, instructions)
+        except ManualCompactionError:
+            raise
+        except (CompactionBusyError, UnbalancedSurfaceError) as exc:
+            raise ManualCompactionError("busy", str(exc)) from exc
+        except SurfaceChangedError as exc:
+            raise ManualCompactionError("changed", str(exc)) from exc
+        except SummaryError as exc:
+            raise ManualCompactionError("summary", str(exc)) from exc
+        except (CommitError, EventLogError) as exc:
+            raise ManualCompactionError(
+                "commit", f"{exc}; inspect the session before retrying"
+            ) from exc
+        except OSError as exc:
+            raise ManualCompactionError("persistence", str(exc)) from exc
+
+    def _run_agentscope(self, history: History, instructions: str) -> tuple[int, str | None]:
+        prompt = DEFAULT_SUMMARY_PROMPT
+        if instructions.strip():
+            prompt = prompt.replace("<messages>", f"Also: {instructions.strip()}\n\n<messages>")
+        config = CompactionConfig(
+            trigger_messages=self.keep_messages + 1,
+            trigger_tokens=None,
+            keep_messages=self.keep_messages,
+            keep_tokens=0,
+            prune=None,
+            flush_before_compact=False,
+            offload_before_compact=False,
+            summary_prompt=prompt,
+        )
+        thresholds = resolve_thresholds(config, self.model.model_name)
+        compaction = Compactor(config, thresholds, self.model).force(history.messages())
+        if compaction is None:
+            return 0, None
+        if compaction.event.summary_failed:  # manual compaction fails closed
+            raise SummaryError(
+                compaction.event.summary.removeprefix(SUMMARY_UNAVAILABLE).strip()
+                or "the summary call returned nothing"
+            )
+        history.apply_compaction(compaction)
+        return compaction.event.cutoff.index, compaction.event.summary
+
+    def _run_dsh(self, history: History, instructions: str) -> tuple[int, str | None]:
+        assert isinstance(history, EventLogHistory)
+        header = history.latest_header()
+        engine = DshEngine(history.log, self.model, DshConfig())
+        result = engine.compact_now(header, instructions)
+        if result is None:
+            return 0, None
+        return result.event.cutoff.index, result.event.summary
+
+    def _record(
+        self, engine: str, action: str, outcome: str, attempt: str, instructions: str, **fields: Any
+    ) -> AuditRecord:
+        return AuditRecord(
+            utc_now(),
+            self.session_id,
+            engine,
+            action,
+            outcome,
+            instructions=instructions,
+            attempt=attempt,
+            **who(),
+            **fields,
+        )
+
+    def _audit(self, record: AuditRecord) -> AuditRecord:
+        try:
+            append_text(self.audit_file, json.dumps(asdict(record), ensure_ascii=False) + "\n")
+        except OSError as exc:
+            raise ManualCompactionError("persistence", f"could not write the audit: {exc}") from exc
+        return record
+
+    @contextlib.contextmanager
+    def _locked(self, engine: str, action: str, instructions: str, attempt: str) -> Iterator[None]:
+        """Hold the session lock; audit a broken lock, and every failure with its code."""
+        try:
+            with session_lock(self.lock_file, action) as previous:
+                if previous is not None:
+                    self._audit(
+                        self._record(engine, "lock", "broken", attempt, "", holder=previous)
+                    )
+                yield
+        except BaseException as exc:
+            error = _as_manual_error(exc)
+            self._audit(
+                self._record(engine, action, error.code, attempt, instructions, error=str(error))
+            )
+            if error is exc:
+                raise
+            raise error from exc
+
+
+def _as_manual_error(exc: BaseException) -> ManualCompactionError:
+    """Every failure as a ManualCompactionError: an interrupt (Ctrl-C, SIGTERM) is
+    ``cancelled``, bad input ``busy`` (nothing was done), an unexpected error ``commit``."""
+    if isinstance(exc, ManualCompactionError):
+        return exc
+    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        return ManualCompactionError("cancelled", "manual compaction was cancelled")
+    if isinstance(exc, CtxlabError):
+        return ManualCompactionError("busy", str(exc))
+    return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,255 @@
+"""One event of the append-only log, and the rules an event must meet on its own.
+
+An event has a contiguous ``seq`` (its index in the log), a ``type``, a ``time`` and JSON
+``data``. Only the three surface types (``user/message``, ``assistant/message``, ``tool/result``)
+produce model messages; each of them carries a ``surface_op`` (``"append"`` or
+``{"op": "replace", "start": s, "end": e}`` naming the shadowed span by the **event seqs** at its
+ends, as DeepSeek-Harness does) and may cite earlier events in
+``source_event_seqs``. Any other type carrying either is rejected (DeepSeek-Harness §A1).
+
+The rules that need the current surface (where the seqs sit, shadowed nodes) live in
+:mod:`harness.store.eventlog.surface`. Accepted events are deep-frozen: ``data`` and
+``surface_op`` are read-only mappings and their lists are tuples, so nothing can rewrite an event
+after the fact.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, TypedDict
+
+from harness.errors import SurfaceError
+from harness.messages import Message
+
+__all__ = [
+    "ROLE_OF_TYPE",
+    "SURFACE_TYPES",
+    "TYPE_OF_ROLE",
+    "Event",
+    "ReplaceOp",
+    "freeze",
+    "thaw",
+]
+
+SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+"""The event types that produce a model message and can be surface nodes."""
+
+ROLE_OF_TYPE: Mapping[str, str] = MappingProxyType(
+    {"user/message": "user", "assistant/message": "assistant", "tool/result": "tool"}
+)
+"""The message role each surface type carries."""
+
+TYPE_OF_ROLE: Mapping[str, str] = MappingProxyType({v: k for k, v in ROLE_OF_TYPE.items()})
+"""The surface type for a message role (system messages have none)."""
+
+
+class ReplaceOp(TypedDict):
+    """A replace ``surface_op``: the surface nodes from seq ``start`` through seq ``end``
+    (inclusive, looked up on the current surface) give way to the event's message."""
+
+    op: Literal["replace"]
+    start: int
+    end: int
+
+
+_REPLACE_KEYS = frozenset({"op", "start", "end"})
+_RECORD_KEYS = frozenset({"seq", "type", "time", "data", "surface_op", "source_event_seqs"})
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def freeze(value: Any) -> Any:
+    """A read-only deep copy: mappings become ``MappingProxyType`` (str keys, as JSON has),
+    lists and tuples become tuples."""
+    kind = type(value)
+    if kind in _SCALARS:  # the common case, checked without the slow ABC isinstance
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of :func:`freeze`: plain dicts and lists, ready for ``json.dumps``."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of the log. Constructing an event that breaks a rule raises
+    :class:`harness.errors.SurfaceError`."""
+
+    seq: int
+    """Contiguous from 0; equals the event's index in the log."""
+    type: str
+    """``session/start``, ``user/message``, ``compaction/start``, ``session/end-seed``, ..."""
+    time: str
+    """ISO-8601 UTC, from the log's clock."""
+    data: Mapping[str, Any]
+    """JSON data; for surface types ``{"message": Message.to_record()}``."""
+    surface_op: str | Mapping[str, Any] | None = None
+    """``"append"`` or a :class:`ReplaceOp` ``{"op": "replace", "start": seq, "end": seq}``
+    (held read-only); surface types only. Its shape is checked at construction."""
+    source_event_seqs: tuple[int, ...] = ()
+    """Earlier events this one derives from; a replace cites every node it shadows."""
+
+    def __post_init__(self) -> None:
+        raw = self.data
+        object.__setattr__(self, "data", freeze(self.data))
+        object.__setattr__(self, "surface_op", freeze(self.surface_op))
+        object.__setattr__(self, "source_event_seqs", tuple(self.source_event_seqs))
+        _check_event(self)
+        if self.is_surface:  # parsed once here; ``message`` hands out copies
+            object.__setattr__(self, "_parsed", _check_message(self, raw))
+
+    @property
+    def is_surface(self) -> bool:
+        """True for the three types that produce a model message."""
+        return self.type in SURFACE_TYPES
+
+    @property
+    def replace_range(self) -> tuple[int, int] | None:
+        """``(start, end)`` of a replace op (event seqs on the surface), else None."""
+        op = self.surface_op
+        if isinstance(op, Mapping):
+            return op["start"], op["end"]
+        return None
+
+    @property
+    def message(self) -> Message | None:
+        """The message a surface event carries (a fresh copy); None for other types."""
+        if not self.is_surface:
+            return None
+        parsed: Message = self._parsed  # type: ignore[attr-defined]
+        return dataclasses.replace(parsed, metadata=copy.deepcopy(parsed.metadata))
+
+    def to_record(self) -> dict[str, Any]:
+        """The event as plain JSON data; ``surface_op`` and empty sources are left out."""
+        record: dict[str, Any] = {
+            "seq": self.seq,
+            "type": self.type,
+            "time": self.time,
+            "data": thaw(self.data),
+        }
+        if self.surface_op is not None:
+            record["surface_op"] = thaw(self.surface_op)
+        if self.source_event_seqs:
+            record["source_event_seqs"] = list(self.source_event_seqs)
+        return record
+
+    def to_json(self) -> str:
+        """One JSON line (no newline), readable UTF-8 rather than ``\\u`` escapes."""
+        return json.dumps(
+            self.to_record(), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        )
+
+    @classmethod
+    def from_record(cls, record: Any) -> Event:
+        """Read :meth:`to_record`'s form; ``ValueError`` for a wrong shape, ``SurfaceError``
+        for a broken rule."""
+        if not isinstance(record, Mapping) or not {"seq", "type", "time", "data"} <= set(record):
+            raise ValueError("an event needs seq, type, time and data")
+        if unknown := set(record) - _RECORD_KEYS:
+            raise ValueError(f"unknown event fields {sorted(unknown)}")
+        sources = record.get("source_event_seqs", ())
+        if not isinstance(sources, (list, tuple)):
+            raise ValueError("source_event_seqs must be a list")
+        return cls(
+            seq=record["seq"],
+            type=record["type"],
+            time=record["time"],
+            data=record["data"],
+            surface_op=record.get("surface_op"),
+            source_event_seqs=tuple(sources),
+        )
+
+    @classmethod
+    def from_json(cls, line: str) -> Event:
+        """Inverse of :meth:`to_json`."""
+        return cls.from_record(json.loads(line))
+
+
+def _check_event(event: Event) -> None:
+    if not _is_index(event.seq):
+        raise SurfaceError(f"seq must be a non-negative integer, not {event.seq!r}")
+    if not isinstance(event.type, str) or not event.type:
+        raise SurfaceError(f"event type must be a non-empty string, not {event.type!r}")
+    if not isinstance(event.time, str) or not isinstance(event.data, Mapping):
+        raise SurfaceError(f"event {event.seq}: time must be a string and data a mapping")
+    if event.is_surface:
+        _check_surface_op(event)
+        _check_sources(event)
+    elif event.surface_op is not None or event.source_event_seqs:
+        raise SurfaceError(
+            f"event {event.seq} ({event.type}) is not a surface type; only "
+            f"{sorted(SURFACE_TYPES)} may carry surface_op or source_event_seqs"
+        )
+
+
+def _check_surface_op(event: Event) -> None:
+    op = event.surface_op
+    if op == "append":
+        return
+    if op is None:
+        raise SurfaceError(f"{event.type} event {event.seq} needs a surface_op")
+    if not isinstance(op, Mapping) or set(op) != _REPLACE_KEYS or op["op"] != "replace":
+        raise SurfaceError(
+            f"event {event.seq}: surface_op must be 'append' or exactly "
+            f"{{op: 'replace', start, end}}, not {thaw(op)!r}"
+        )
+    start, end = op["start"], op["end"]
+    if not (_is_index(start) and _is_index(end)) or max(start, end) >= event.seq:
+        raise SurfaceError(
+            f"event {event.seq}: replace start and end must be earlier event seqs, got "
+            f"{start!r}..{end!r}"
+        )
+
+
+def _check_sources(event: Event) -> None:
+    sources = event.source_event_seqs
+    if not all(_is_index(s) and s < event.seq for s in sources):
+        raise SurfaceError(f"event {event.seq} may cite only earlier seqs, not {list(sources)}")
+    if len(set(sources)) != len(sources):
+        raise SurfaceError(f"event {event.seq} cites a seq twice: {list(sources)}")
+
+
+def _check_message(event: Event, raw: Any) -> Message:
+    record = raw.get("message") if isinstance(raw, Mapping) else None
+    if not isinstance(record, Mapping):
+        raise SurfaceError(f"{event.type} event {event.seq} needs data.message")
+    try:
+        plain = record if type(record) is dict and not _has_frozen(record) else thaw(record)
+        message = Message.from_record(plain)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise SurfaceError(f"event {event.seq}: unreadable message: {exc}") from exc
+    if message.role != ROLE_OF_TYPE[event.type]:
+        raise SurfaceError(
+            f"event {event.seq}: a {event.type} must carry a {ROLE_OF_TYPE[event.type]} "
+            f"message, not a {message.role} message"
+        )
+    return message
+
+
+def _has_frozen(value: Any) -> bool:
+    """True when ``value`` holds a read-only mapping or tuple somewhere (thaw it first)."""
+    if isinstance(value, dict):
+        return any(_has_frozen(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_frozen(v) for v in value)
+    return isinstance(value, (MappingProxyType, tuple))

@@ -1,0 +1,198 @@
+"""The agent's history kept in an :class:`EventLog`: AgentScope's compaction as log appends.
+
+AgentScope 2.0.3 compacts by ``context.clear(); context.addAll([summary] + tail)``. On an
+append-only log the same result is reached without deleting anything:
+
+1. ``compaction/start`` (the lock);
+2. for each tail message the compactor changed (a pruned tool result, truncated call
+   arguments), a replace of that single node;
+3. ``compaction/summary`` (log only: the summary, the shadowed range and seqs, the numbers);
+4. the summary ``user/message``, a replace of the head node through the node before the
+   cutoff (named by their seqs), citing the start, the
+   summary event and every shadowed node;
+5. ``compaction/end``.
+
+Afterwards :meth:`EventLogHistory.messages` equals ``compaction.messages``, and every original
+message is still in the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import Sequence
+
+from harness.compaction.agentscope import Compaction
+from harness.errors import CompactionBusyError, EventLogError, SurfaceError
+from harness.messages import Message
+from harness.model import ChatRequest
+from harness.store.eventlog.events import Event, thaw
+from harness.store.eventlog.log import EventLog
+from harness.tokens import estimate_tokens
+
+__all__ = ["ENGINE", "EventLogHistory"]
+
+ENGINE = "agentscope"
+"""The ``engine`` named in the compaction events this history writes."""
+
+Node = tuple[int, Message]
+
+
+class EventLogHistory:
+    """A :class:`harness.store.history.History` whose context is the surface of ``log``."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+
+    def messages(self) -> list[Message]:
+        """The surface as messages."""
+        return self.log.messages()
+
+    def append(self, messages: Sequence[Message]) -> None:
+        """Append each message as a surface node."""
+        for message in messages:
+            self.log.append_message(message)
+
+    def offload(self, prefix: Sequence[Message]) -> None:
+        """Nothing to do: the log keeps every original message, compaction only shadows it."""
+
+    def record_request(self, header: ChatRequest) -> None:
+        """Log a ``request/header`` (system prompt, reference material, tools) when it differs
+        from the last one logged; a later manual DSH compaction replays it as its prefix."""
+        data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
+        latest = self._latest_header_event()
+        if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
+            self.log.append("request/header", data)
+
+    def latest_header(self) -> ChatRequest:
+        """The last logged request header, or an empty one. Its tools are plain dicts (the
+        event holds them frozen, which JSON cannot serialise)."""
+        event = self._latest_header_event()
+        if event is None:
+            return ChatRequest(messages=())
+        data = thaw(event.data)
+        messages = tuple(Message.from_record(m) for m in data["messages"])
+        return ChatRequest(messages=messages, tools=tuple(data["tools"]))
+
+    def close_interrupted_calls(self) -> list[Message]:
+        """On resume: close the tool calls a crash left without results (each gets a synthetic
+        result saying it was interrupted, logged with ``interrupted``); returns them."""
+        return [event.message for event in self.log.close_interrupted_calls() if event.message]
+
+    def _latest_header_event(self) -> Event | None:
+        return self.log.latest("request/header")
+
+    def apply_compaction(self, compaction: Compaction) -> None:
+        """Commit ``compaction`` as appended events (see the module docstring).
+
+        Raises CompactionBusyError while another compaction holds the lock and SurfaceError
+        when ``compaction`` was computed for a different surface; both before writing anything.
+        A failure after the start closes the bracket with its error, unless the log can no
+        longer be written: then the unclosed start stays, and is reported, as the lock.
+        """
+        self.log.sync()  # another process may have appended: compact the file's surface
+        _refuse_if_busy(self.log)
+        self.log.require_balanced()
+        nodes = self.log.node_messages()
+        changed = _changed_tail(nodes, compaction)
+        compaction_id = uuid.uuid4().hex
+        start = self.log.append(
+            "compaction/start",
+            {"engine": ENGINE, "compaction_id": compaction_id, "trigger": compaction.event.trigger},
+        )
+        try:
+            self._commit(start, compaction, nodes, changed)
+        except Exception as exc:
+            self._close_failed(compaction_id, exc)
+            raise
+        self.log.append("compaction/end", {"compaction_id": compaction_id, "error": None})
+
+    def _commit(
+        self, start: Event, compaction: Compaction, nodes: list[Node], changed: list[Node]
+    ) -> None:
+        for position, message in changed:
+            seq = nodes[position][0]
+            self.log.replace_seqs(seq, seq, message, extra_sources=(start.seq,))
+        cutoff = compaction.event.cutoff.index
+        summary = self.log.append(
+            "compaction/summary", _summary_data(start, compaction, nodes[:cutoff])
+        )
+        self.log.replace_seqs(
+            nodes[0][0],
+            nodes[cutoff - 1][0],
+            compaction.messages[0],
+            extra_sources=(start.seq, summary.seq),
+        )
+
+    def _close_failed(self, compaction_id: str, error: BaseException) -> None:
+        if self.log.write_error is not None:
+            return  # the log cannot be written: the unclosed start stays as the lock
+        with contextlib.suppress(EventLogError, OSError):
+            self.log.append(
+                "compaction/end",
+                {"compaction_id": compaction_id, "error": f"{type(error).__name__}: {error}"},
+            )
+
+
+def _header_data(header: ChatRequest) -> dict[str, object]:
+    return {
+        "messages": [m.to_record() for m in header.messages],
+        "tools": [dict(t) for t in header.tools],
+    }
+
+
+def _refuse_if_busy(log: EventLog) -> None:
+    busy = log.open_compaction()
+    if busy is not None:
+        raise CompactionBusyError(
+            f"compaction/start at seq {busy.seq} ({busy.data.get('compaction_id')}) is not "
+            "closed: a compaction is in progress"
+        )
+
+
+def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) -> dict[str, object]:
+    event = compaction.event
+    return {
+        "engine": ENGINE,
+        "compaction_id": start.data["compaction_id"],
+        "summary": event.summary,
+        "shadowed_range": {"start": shadowed[0][0], "end": shadowed[-1][0]},  # seqs, as dsh
+        "shadowed_seqs": [seq for seq, _ in shadowed],
+        "shadowed_token_count": estimate_tokens(m for _, m in shadowed),
+        "cutoff": event.cutoff.index,
+        "total_tokens": event.total_tokens,
+        "tokens_after": event.tokens_after,
+        "summary_failed": event.summary_failed,
+        "meter": event.meter,  # priced total_tokens and tokens_after
+        "provider": event.provider,  # who served the summary call
+    }
+
+
+def _changed_tail(nodes: list[Node], compaction: Compaction) -> list[Node]:
+    """The tail positions whose message the compactor changed, with the new message."""
+    cutoff = compaction.event.cutoff.index
+    tail = compaction.messages[1:]
+    if cutoff < 1 or cutoff + len(tail) != len(nodes):
+        raise SurfaceError(
+            f"the compaction (cutoff {cutoff}, {len(tail)} kept) was computed for another "
+            f"surface than the current one ({len(nodes)} nodes)"
+        )
+    changed = []
+    for position, message in enumerate(tail, cutoff):
+        current = nodes[position][1]
+        if message.to_record() == current.to_record():
+            continue
+        if not _same_slot(message, current):
+            raise SurfaceError(f"kept message at position {position} is not the surface's")
+        changed.append((position, message))
+    return changed
+
+
+def _same_slot(new: Message, old: Message) -> bool:
+    # Pruning and argument truncation change content, never who speaks or which calls pair.
+    return (
+        new.role == old.role
+        and new.tool_call_id == old.tool_call_id
+        and [c.id for c in new.tool_calls] == [c.id for c in old.tool_calls]
+    )

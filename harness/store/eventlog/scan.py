@@ -1,0 +1,75 @@
+"""Reading the log's JSONL bytes: complete lines become events, a torn last line is set apart.
+
+A writer appends one whole line (ending in ``\\n``) per event, so bytes after the last newline
+are a line still being written or one a crash cut short; a complete last line that does not
+parse is a crash too (the kernel wrote the newline before the rest reached the disk). Neither
+is corruption: the reader leaves it out and says so. A bad line anywhere else is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.errors import EventLogError, LogCorruptError
+from harness.store.eventlog.events import Event
+
+__all__ = ["Scan", "scan_bytes", "scan_file"]
+
+
+@dataclass
+class Scan:
+    """What a read found."""
+
+    events: list[Event] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+    """What was left out (a torn or unreadable last line), one sentence each."""
+    good_bytes: int = 0
+    """How many bytes (from where the read began) hold the complete, readable lines."""
+    torn: bool = False
+    """True when bytes after ``good_bytes`` were left out."""
+
+
+def scan_file(path: Path) -> Scan:
+    """Read the whole log at ``path`` (an empty scan when it does not exist)."""
+    if not path.exists():
+        return Scan()
+    return scan_bytes(path, path.read_bytes(), first_seq=0)
+
+
+def scan_bytes(path: Path, raw: bytes, first_seq: int) -> Scan:
+    """Parse ``raw`` (the log's bytes from the line holding ``first_seq`` on)."""
+    lines = raw.split(b"\n")
+    tail = lines.pop()  # the bytes after the last newline: empty unless an append is torn
+    scan = Scan()
+    if tail:
+        number = first_seq + len(lines) + 1
+        scan.recovered.append(f"dropped a torn last line {number} ({len(tail)} bytes, no newline)")
+    elif lines and not _readable(lines[-1]):
+        dropped = lines.pop()
+        tail = dropped + b"\n"
+        number = first_seq + len(lines) + 1
+        scan.recovered.append(f"dropped an unreadable last line {number} ({len(dropped)} bytes)")
+    scan.events = [_parse(path, first_seq + i + 1, line) for i, line in enumerate(lines)]
+    scan.good_bytes = len(raw) - len(tail)
+    scan.torn = bool(tail)
+    return scan
+
+
+def _readable(line: bytes) -> bool:
+    try:
+        json.loads(line.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return False
+    return True
+
+
+def _parse(path: Path, number: int, line: bytes) -> Event:
+    try:
+        event = Event.from_json(line.decode("utf-8"))
+    except (ValueError, TypeError, EventLogError) as exc:
+        raise LogCorruptError(f"{path}:{number}: unreadable event: {exc}") from exc
+    if event.seq != number - 1:
+        raise LogCorruptError(f"{path}:{number}: event seq {event.seq}, expected {number - 1}")
+    return event
