@@ -18,6 +18,7 @@ from benchmarks.check_cost import CONFIG, conversation
 from benchmarks.common import Row, timed
 from harness.agent import Agent
 from harness.compaction.dsh import DshConfig
+from harness.compaction.factory import make_engine
 from harness.messages import Message
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog, EventLogHistory
@@ -69,7 +70,9 @@ def _turn_cost(setup: Setup, engine: str, turn: int) -> tuple[float, float | Non
     with tempfile.TemporaryDirectory() as tmp:
         history = setup(Path(tmp), conversation(2 * (turn - 1)))
         config = CONFIG if engine == "agentscope" else DshConfig(context_window=10**12)
-        agent = Agent(FunctionModel(_reply), "system", compaction=config, history=history)
+        model = FunctionModel(_reply)
+        compaction = make_engine(config, model, history=history)
+        agent = Agent(model, "system", engine=compaction, history=history)
         times, written = [], []
         for i in range(TURNS_TIMED):
             before = _written()

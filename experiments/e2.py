@@ -114,12 +114,12 @@ class Lab:
         daily_before = _read(self.base / DAILY)
         agent = self.agent(session_id)
         try:
-            result = agent.call(text)
-            answer, tools = result.text, list(result.tool_calls)
-            tool_text = "\n".join(m.content for m in result.messages if m.role == "tool")
-            error = None
-        except StepLimitExceededError as exc:
-            answer, tools, tool_text, error = "", [], "", str(exc)
+            result, error = agent.call(text), None
+        except StepLimitExceededError as exc:  # keep what the call did before it stopped
+            assert exc.partial is not None  # the agent loop always attaches it
+            result, error = exc.partial, str(exc)
+        answer, tools = result.text, list(result.tool_calls)
+        tool_text = "\n".join(m.content for m in result.messages if m.role == "tool")
         agent.close()
         maintenance = [o.log_line if o else "not due" for o in agent.memory.maintenance_log]
         return {

@@ -17,6 +17,7 @@ from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings, recall_route
 from harness.agent import Agent, CallResult
 from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
+from harness.compaction.factory import make_engine
 from harness.tokens import estimate_tokens
 
 __all__ = ["CONFIG", "ROUNDS", "SYSTEM_PROMPT", "run"]
@@ -77,7 +78,8 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> d
 def measure(settings: RunSettings) -> tuple[dict[str, Any], str, dict[str, Any]]:
     """Play the five rounds; returns the measurements, the source and the cassette provenance."""
     with settings.model("E3", "rounds") as cassette:
-        agent = Agent(cassette.client, SYSTEM_PROMPT, compaction=CONFIG)
+        engine = make_engine(CONFIG, cassette.client)
+        agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine)
         rounds = []
         for number, user in enumerate(ROUNDS, start=1):
             result = agent.call(user)

@@ -2,7 +2,11 @@
 
 The switches are AgentScope's: ``disable_memory_hooks`` stops the flush and maintenance,
 ``disable_memory_tools`` removes the memory tools, and ``disable_compaction`` removes
-compaction together with the overflow retry. State, transcripts, memory files and offloaded tool
+compaction together with the overflow retry. ``compaction`` names the engine and its settings
+(AgentScope's defaults unless given); it is never None: ``disable_compaction=True`` is the one
+way to turn compaction off. A :class:`~harness.compaction.dsh.DshConfig` needs
+``store="eventlog"``, and compacts without the memory flush before compaction (DeepSeek-Harness
+has none; the flush after each call still runs). State, transcripts, memory files and offloaded tool
 results all live under ``<workspace_root>/<user_id>/``. User and session ids are single path
 components (``../../x`` is refused with a ConfigError), and the session folders must be real
 folders inside the workspace (a symlink is refused with a PathEscapeError).
@@ -14,15 +18,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.agent import Agent, CallResult
+from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig
-from harness.compaction.dsh import DshConfig
+from harness.compaction.engine import CompactionEngine
+from harness.compaction.factory import EngineConfig, flushes, make_engine
 from harness.errors import ConfigError, PathEscapeError
 from harness.memory.clock import Clock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel
+from harness.results import CallResult
 from harness.safe_paths import check_name
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
@@ -30,7 +36,10 @@ from harness.store.statefile import JsonStateStore, Transcript
 from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
 
-__all__ = ["HarnessAgent"]
+__all__ = ["DEFAULT_COMPACTION", "HarnessAgent"]
+
+DEFAULT_COMPACTION = CompactionConfig()
+"""AgentScope 2.0.3's compaction with its defaults: what ``HarnessAgent`` runs unless told."""
 
 
 class HarnessAgent:
@@ -45,7 +54,7 @@ class HarnessAgent:
         user_id: str = "default",
         session_id: str = "default",
         tools: Iterable[Tool] = (),
-        compaction: CompactionConfig | DshConfig | None = None,
+        compaction: EngineConfig = DEFAULT_COMPACTION,
         memory: MemoryConfig | None = None,
         disable_compaction: bool = False,
         disable_memory_hooks: bool = False,
@@ -70,20 +79,44 @@ class HarnessAgent:
             tools_enabled=not disable_memory_tools,
             schedule=schedule,
         )
+        history = self._resumed(self._history(store, session_id, transcript_clock))
+        engine = None
+        if not disable_compaction:
+            engine = self._engine(compaction, model, history, summary_model, windows)
         self.agent = Agent(
             model,
             system_prompt,
             tools=[*tools, *self.memory.tools()],
-            compaction=None if disable_compaction else (compaction or CompactionConfig()),
-            summary_model=summary_model,
+            engine=engine,
             hooks=[self.memory],
             session_id=session_id,
-            history=self._resumed(self._history(store, session_id, transcript_clock)),
+            history=history,
             workspace=self.workspace.base,
-            flush_prefix=self.memory.flush_prefix,
-            windows=windows,
             max_steps=max_steps,
             request_options=request_options,
+        )
+
+    def _engine(
+        self,
+        config: EngineConfig,
+        model: ChatModel,
+        history: History,
+        summary_model: ChatModel | None,
+        windows: Mapping[str, int],
+    ) -> CompactionEngine:
+        if config is None:  # a caller without type checks
+            raise ConfigError(
+                "compaction=None is not a setting: leave compaction out for AgentScope's "
+                "defaults, or pass disable_compaction=True to turn compaction off."
+            )
+        flush = self.memory.flush_prefix if flushes(config) else None
+        return make_engine(
+            config,
+            model,
+            history=history,
+            summary_model=summary_model,
+            flush=flush,
+            windows=windows,
         )
 
     @staticmethod

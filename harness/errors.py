@@ -46,7 +46,10 @@ unknown tool) are not exceptions at all but are fed back to the model as tool re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # a type-only edge: harness.results never imports this module's importers
+    from harness.results import CallResult
 
 __all__ = [
     "APIConnectionError",
@@ -184,15 +187,24 @@ class ServerError(APIStatusError):
 
 
 class AgentError(CtxlabError):
-    """The agent loop could not finish a call."""
+    """The agent loop could not finish a call.
+
+    ``partial`` is what the call had produced when it stopped (its requests, tool calls and
+    messages, with ``text`` empty), as openai-agents' ``run_data``; None when nothing ran."""
+
+    def __init__(self, message: str, partial: CallResult | None = None) -> None:
+        self.partial = partial
+        super().__init__(message)
 
 
 class StepLimitExceededError(AgentError):
     """The model was still calling tools when the call's step limit was reached."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, steps: int, partial: CallResult | None = None) -> None:
         self.steps = steps
-        super().__init__(f"The model was still calling tools after {steps} model requests.")
+        super().__init__(
+            f"The model was still calling tools after {steps} model requests.", partial
+        )
 
 
 class ScriptError(CtxlabError, AssertionError):

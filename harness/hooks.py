@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from harness.messages import Message
-
-if TYPE_CHECKING:
-    from harness.agent import Agent, CallResult
+from harness.results import CallResult
 
 __all__ = ["AgentHook", "CallContext"]
 
@@ -17,7 +14,6 @@ __all__ = ["AgentHook", "CallContext"]
 class CallContext:
     """What hooks see and may change during one call."""
 
-    agent: Agent
     user_text: str
     reference_messages: list[Message] = field(default_factory=list)
     """Messages placed right after the system prompt in every request of this call, but never

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.agent import Agent, CallResult
+from harness.agent import Agent
 from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
+from harness.compaction.factory import make_engine
 from harness.errors import (
+    AgentError,
     ConfigError,
     ContextLengthExceededError,
     ServerError,
@@ -19,6 +21,7 @@ from harness.errors import (
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.results import CallResult
 from harness.store.statefile import JsonStateStore, Transcript
 from harness.testing import FunctionModel, ScriptedModel, Step
 from harness.tokens import estimate_tokens
@@ -177,6 +180,14 @@ def test_step_limit() -> None:
     assert info.value.steps == 3
     assert len(model.requests) == 3
     validate_pairing(agent.context)
+    partial = info.value.partial  # what the call had done when it stopped (openai's run_data)
+    assert partial is not None and isinstance(info.value, AgentError)
+    assert partial.text == ""
+    assert partial.tool_calls == ("add", "add", "add")
+    assert len(partial.requests) == 3
+    assert partial.messages[0] == Message.user("loop forever")
+    assert [m.role for m in partial.messages[1:]] == ["assistant", "tool"] * 3
+    assert partial.context_before == 0 and partial.context_after == len(agent.context) == 7
 
 
 def test_provider_errors_reach_the_caller() -> None:
@@ -270,7 +281,9 @@ def tool_heavy_model(tool_rounds: int) -> FunctionModel:
 def test_compaction_runs_before_every_request_and_can_fire_twice_in_one_call() -> None:
     model = tool_heavy_model(tool_rounds=3)
     summaries = FunctionModel(lambda request: "progress so far")
-    agent = Agent(model, tools=[ADD], compaction=count_config(4, 2), summary_model=summaries)
+    agent = Agent(
+        model, tools=[ADD], engine=make_engine(count_config(4, 2), model, summary_model=summaries)
+    )
 
     result = agent.call("run the pipeline")
 
@@ -300,7 +313,7 @@ def test_context_overflow_forces_one_compaction_and_one_retry() -> None:
     script = ["a1", "a2", "a3", overflow(), "a4"]
     summary = ScriptedModel([Step("the summary", purpose="summary")])
     with ScriptedModel(script) as model, summary:
-        agent = Agent(model, compaction=count_config(50, 2), summary_model=summary)
+        agent = Agent(model, engine=make_engine(count_config(50, 2), model, summary_model=summary))
         for q in ("q1", "q2", "q3"):
             agent.call(q)
         result = agent.call("q4")
@@ -321,7 +334,7 @@ def test_a_second_overflow_in_the_retry_reaches_the_caller() -> None:
     second = overflow()
     summary = ScriptedModel([Step("S", purpose="summary")])
     with ScriptedModel(["a1", overflow(), second]) as model, summary:
-        agent = Agent(model, compaction=count_config(50, 1), summary_model=summary)
+        agent = Agent(model, engine=make_engine(count_config(50, 1), model, summary_model=summary))
         agent.call("q1")
         with pytest.raises(ContextLengthExceededError) as info:
             agent.call("q2")
@@ -333,7 +346,11 @@ def test_a_second_overflow_later_in_the_same_call_reaches_the_caller() -> None:
     script = ["a1", overflow(), calls(("c1", "add", {"a": 1, "b": 1})), later]
     summary = ScriptedModel([Step("S", purpose="summary")])
     with ScriptedModel(script) as model, summary:
-        agent = Agent(model, tools=[ADD], compaction=count_config(50, 1), summary_model=summary)
+        agent = Agent(
+            model,
+            tools=[ADD],
+            engine=make_engine(count_config(50, 1), model, summary_model=summary),
+        )
         agent.call("q1")
         with pytest.raises(ContextLengthExceededError) as info:
             agent.call("q2")
@@ -341,7 +358,9 @@ def test_a_second_overflow_later_in_the_same_call_reaches_the_caller() -> None:
     # The next call gets its own retry.
     ok_model = ScriptedModel([overflow(), "fine"])
     summary2 = ScriptedModel([Step("S2", purpose="summary")])
-    agent2 = Agent(ok_model, compaction=count_config(50, 1), summary_model=summary2)
+    agent2 = Agent(
+        ok_model, engine=make_engine(count_config(50, 1), ok_model, summary_model=summary2)
+    )
     agent2.history.state.context = [Message.user("old"), Message.assistant("old answer")]
     assert agent2.call("q").text == "fine"
 
@@ -349,7 +368,7 @@ def test_a_second_overflow_later_in_the_same_call_reaches_the_caller() -> None:
 def test_overflow_without_compaction_reaches_the_caller() -> None:
     error = overflow()
     with ScriptedModel(["a1", error]) as model:
-        agent = Agent(model, compaction=None)
+        agent = Agent(model, engine=None)
         agent.call("q1")
         with pytest.raises(ContextLengthExceededError) as info:
             agent.call("q2")
@@ -360,7 +379,7 @@ def test_overflow_without_compaction_reaches_the_caller() -> None:
 def test_overflow_with_nothing_to_compact_reaches_the_caller() -> None:
     error = overflow()
     with ScriptedModel([error]) as model:
-        agent = Agent(model, compaction=count_config(50, 2))
+        agent = Agent(model, engine=make_engine(count_config(50, 2), model))
         with pytest.raises(ContextLengthExceededError) as info:
             agent.call("the very first message is already too long")
     assert info.value is error
@@ -369,7 +388,7 @@ def test_overflow_with_nothing_to_compact_reaches_the_caller() -> None:
 def test_every_compaction_of_a_call_is_reported() -> None:
     summary = FunctionModel(lambda request: "S")
     with ScriptedModel(["a1", overflow(), "a2"]) as model:
-        agent = Agent(model, compaction=count_config(3, 1), summary_model=summary)
+        agent = Agent(model, engine=make_engine(count_config(3, 1), model, summary_model=summary))
         agent.call("q1")
         result = agent.call("q2")  # [q1, a1, q2] compacts, then the request overflows
     assert len(summary.requests) == 2
@@ -390,7 +409,9 @@ def test_e3_like_cadence(caplog: pytest.LogCaptureFixture) -> None:
     for n in range(3, 6):
         script += [Step(f"summary {n}", purpose="summary"), Step(f"A{n}", purpose="agent")]
     with ScriptedModel(script) as model:
-        agent = Agent(model, system_prompt="You are terse.", compaction=count_config(5, 2))
+        agent = Agent(
+            model, system_prompt="You are terse.", engine=make_engine(count_config(5, 2), model)
+        )
         results = []
         for text in rounds:
             caplog.clear()
@@ -473,7 +494,9 @@ def test_transcript_keeps_everything_and_records_compactions(tmp_path: Path) -> 
     )
     summaries = FunctionModel(lambda request: "S")
     with ScriptedModel([f"A{i}" for i in range(1, 6)]) as model:
-        agent = Agent(model, compaction=config, summary_model=summaries, transcript=transcript)
+        agent = Agent(
+            model, engine=make_engine(config, model, summary_model=summaries), transcript=transcript
+        )
         for i in range(1, 6):
             agent.call(f"U{i}")
 
@@ -497,12 +520,8 @@ def test_transcript_keeps_everything_and_records_compactions(tmp_path: Path) -> 
 def test_transcript_without_offload_has_no_compaction_records(tmp_path: Path) -> None:
     transcript = Transcript(tmp_path / "session.jsonl")
     with ScriptedModel(["A1", "A2", "A3"]) as model:
-        agent = Agent(
-            model,
-            compaction=count_config(3, 1),
-            summary_model=FunctionModel(lambda request: "S"),
-            transcript=transcript,
-        )
+        engine = make_engine(count_config(3, 1), model, summary_model=FunctionModel(lambda r: "S"))
+        agent = Agent(model, engine=engine, transcript=transcript)
         for q in ("U1", "U2", "U3"):
             agent.call(q)
     assert [e for e in transcript.entries() if e["type"] == "compaction"] == []

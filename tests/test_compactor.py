@@ -12,8 +12,11 @@ import pytest
 from harness.compaction.agentscope import (
     SUMMARY_PREFIX,
     SUMMARY_UNAVAILABLE,
+    Compaction,
     CompactionConfig,
+    CompactionEvent,
     Compactor,
+    PrefixHook,
     PruneConfig,
     TruncateArgsConfig,
     build_summary_message,
@@ -22,6 +25,7 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
     truncate_tool_arguments,
 )
+from harness.compaction.engine import AgentScopeEngine
 from harness.errors import ScriptError, ServerError
 from harness.messages import SUMMARY_NAME, Message, ToolCall, validate_pairing
 from harness.meter import build_meter
@@ -345,7 +349,7 @@ def test_log_lines(caplog: pytest.LogCaptureFixture) -> None:
     assert result.event.to_dict()["log_lines"] == expected
 
 
-# --- flush and offload before the summary -----------------------------------------------------
+# --- flush and offload before the summary (step 5: the engine's, between plan and summary) ----
 
 
 def hooked_config(flush: bool, offload: bool) -> CompactionConfig:
@@ -362,6 +366,53 @@ def hooked_config(flush: bool, offload: bool) -> CompactionConfig:
 
 def history_with_old_summary() -> list[Message]:
     return [build_summary_message("OLD"), *chat(4)]
+
+
+class RecordingHistory:
+    """A history that notes the prefix records and the compactions it is handed."""
+
+    def __init__(self, messages: list[Message], order: list[str], offload: PrefixHook) -> None:
+        self._messages = messages
+        self.order = order
+        self._offload = offload
+
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+    def append(self, messages: Sequence[Message]) -> None:
+        self._messages.extend(messages)
+
+    def apply_compaction(self, compaction: Compaction) -> None:
+        self.order.append("apply")
+        self._messages = list(compaction.messages)
+
+    def offload(self, prefix: Sequence[Message]) -> None:
+        self._offload(prefix)
+
+    def record_request(self, header: ChatRequest) -> None:
+        pass
+
+
+def run_engine(
+    config: CompactionConfig,
+    model: ChatModel,
+    history: RecordingHistory,
+    flush: PrefixHook,
+) -> list[CompactionEvent]:
+    engine = AgentScopeEngine(compactor(config, model), flush=flush)
+    plan = engine.compactor.plan(history.messages())
+    return engine.compact(history, plan)
+
+
+def test_the_plan_is_pure() -> None:
+    history = history_with_old_summary()
+    with summariser() as model:  # a model request would fail: the script is empty
+        plan = compactor(hooked_config(True, True), model).plan(history)
+    assert plan is not None
+    assert plan.trigger == "messages"
+    assert plan.cutoff.index == 3
+    assert plan.prefix == tuple(history[:3]) and plan.tail == tuple(history[3:])
+    assert history == history_with_old_summary()  # input untouched
 
 
 def test_flush_and_offload_receive_the_prefix() -> None:
@@ -381,31 +432,41 @@ def test_flush_and_offload_receive_the_prefix() -> None:
         order.append("summary")
         return "S"
 
-    history = history_with_old_summary()
-    model = FunctionModel(summarise)
-    result = compactor(
-        hooked_config(True, True), model, flush_prefix=flush, offload_prefix=offload
-    ).compact_if_needed(history)
-    assert result is not None
-    cutoff = result.event.cutoff.index
+    original = history_with_old_summary()
+    history = RecordingHistory(list(original), order, offload)
+    events = run_engine(hooked_config(True, True), FunctionModel(summarise), history, flush)
+    (event,) = events
+    cutoff = event.cutoff.index
     assert cutoff == 3
-    assert offloaded == [history[:cutoff]]
-    assert flushed == [[m for m in history[:cutoff] if not m.is_summary]]
+    assert offloaded == [original[:cutoff]]
+    assert flushed == [[m for m in original[:cutoff] if not m.is_summary]]
     assert all(not m.is_summary for m in flushed[0])
-    assert order == ["flush", "offload", "summary"]
+    assert order == ["flush", "offload", "summary", "apply"]
+    assert history.messages()[1:] == original[cutoff:]
+
+
+def test_the_compactor_alone_has_no_side_effects() -> None:
+    with summariser("S") as model:
+        result = compactor(hooked_config(True, True), model).compact_if_needed(
+            history_with_old_summary()
+        )
+    assert result is not None  # flush and offload on, but nothing to call: the engine's step
 
 
 @pytest.mark.parametrize(("flush_on", "offload_on"), [(False, True), (True, False), (False, False)])
 def test_hooks_are_skipped_when_their_flags_are_off(flush_on: bool, offload_on: bool) -> None:
     calls: list[str] = []
+    history = RecordingHistory(
+        history_with_old_summary(), [], lambda prefix: calls.append("offload")
+    )
     with summariser("S") as model:
-        result = compactor(
+        events = run_engine(
             hooked_config(flush_on, offload_on),
             model,
-            flush_prefix=lambda prefix: calls.append("flush"),
-            offload_prefix=lambda prefix: calls.append("offload"),
-        ).compact_if_needed(history_with_old_summary())
-    assert result is not None
+            history,
+            lambda prefix: calls.append("flush"),
+        )
+    assert len(events) == 1
     assert calls == [name for name, on in (("flush", flush_on), ("offload", offload_on)) if on]
 
 
@@ -415,12 +476,11 @@ def test_a_raising_hook_does_not_stop_compaction(caplog: pytest.LogCaptureFixtur
     def broken(prefix: Sequence[Message]) -> None:
         raise OSError("disk full")
 
+    history = RecordingHistory(history_with_old_summary(), [], broken)
     with summariser("S") as model:
-        result = compactor(
-            hooked_config(True, True), model, flush_prefix=broken, offload_prefix=broken
-        ).compact_if_needed(history_with_old_summary())
-    assert result is not None
-    assert result.messages[0].content.endswith("S")
+        events = run_engine(hooked_config(True, True), model, history, broken)
+    assert len(events) == 1
+    assert history.messages()[0].content.endswith("S")
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 2
     assert all("disk full" in r.getMessage() for r in warnings)

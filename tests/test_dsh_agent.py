@@ -16,11 +16,13 @@ import pytest
 
 from harness.agent import Agent
 from harness.compaction.dsh import DshConfig
+from harness.compaction.factory import make_engine
 from harness.errors import ConfigError, ContextLengthExceededError
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.events import thaw
+from harness.store.history import StateHistory
 from harness.testing import FunctionModel
 from harness.tools import Tool
 
@@ -57,7 +59,9 @@ def make_agent(
     tmp_path: Path, model: FunctionModel, config: DshConfig, tools: tuple[Tool, ...] = (FETCH,)
 ) -> tuple[Agent, EventLog]:
     log = EventLog(tmp_path / "s.jsonl")
-    agent = Agent(model, SYSTEM, tools, compaction=config, history=EventLogHistory(log))
+    history = EventLogHistory(log)
+    engine = make_engine(config, model, history=history)
+    agent = Agent(model, SYSTEM, tools, engine=engine, history=history)
     return agent, log
 
 
@@ -314,5 +318,16 @@ def test_a_failed_overflow_compaction_closes_its_bracket(tmp_path: Path) -> None
 
 
 def test_dsh_needs_the_event_log_history() -> None:
-    with pytest.raises(ConfigError, match="EventLogHistory"):
-        Agent(FunctionModel(lambda r: "x"), SYSTEM, compaction=DshConfig())
+    model = FunctionModel(lambda r: "x")
+    with pytest.raises(ConfigError, match="keeps its compactions in the event log"):
+        make_engine(DshConfig(), model)
+    with pytest.raises(ConfigError, match="store='eventlog'"):
+        make_engine(DshConfig(), model, history=StateHistory("s"))
+
+
+def test_dsh_refuses_a_flush_it_cannot_run(tmp_path: Path) -> None:
+    history = EventLogHistory(EventLog(tmp_path / "s.jsonl"))
+    model = FunctionModel(lambda r: "x")
+    with pytest.raises(ConfigError, match="no memory flush"):
+        make_engine(DshConfig(), model, history=history, flush=lambda prefix: None)
+    assert make_engine(DshConfig(), model, history=history).max_overflow_retries == 1

@@ -22,6 +22,7 @@ from harness.compaction.agentscope import (
     PruneConfig,
 )
 from harness.compaction.agentscope.config import resolve_thresholds
+from harness.compaction.factory import make_engine
 from harness.errors import (
     CompactionBusyError,
     EventLogError,
@@ -474,9 +475,8 @@ def run_agent(history: EventLogHistory | None, rounds: int = 5) -> Agent:
     )
     kwargs: dict[str, Any] = {"history": history} if history is not None else {}
     with ScriptedModel(list(agent_script(rounds))) as model:
-        agent = Agent(
-            model, "sys", [FETCH], config, summary_model=FunctionModel(summariser), **kwargs
-        )
+        engine = make_engine(config, model, summary_model=FunctionModel(summariser))
+        agent = Agent(model, "sys", [FETCH], engine, **kwargs)
         for r in range(rounds):
             agent.call(f"user turn {r}: fetch please")
     return agent

@@ -14,6 +14,7 @@ from harness.compaction.agentscope.prune import prune_tool_results
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
 from harness.compaction.dsh.summarizer import build_summary_request
+from harness.compaction.factory import make_engine
 from harness.errors import ConfigError
 from harness.messages import Message, ToolCall
 from harness.meter import AGENTSCOPE, CTXLAB, Ledger, TokenMeter, build_meter, message_price
@@ -162,7 +163,8 @@ def _token_config(meter: str) -> CompactionConfig:
 
 def test_the_token_trigger_reads_the_providers_count() -> None:
     # The heuristic sees a few tokens; the provider counted 50,000: the anchored meter compacts.
-    agent = Agent(_usage_model(50_000), "system", compaction=_token_config("ctxlab-anchored"))
+    model = _usage_model(50_000)
+    agent = Agent(model, "system", engine=make_engine(_token_config("ctxlab-anchored"), model))
     agent.call("one")
     result = agent.call("two")
     assert [e.trigger for e in result.compactions] == ["tokens"]
@@ -170,7 +172,8 @@ def test_the_token_trigger_reads_the_providers_count() -> None:
     assert result.compactions[0].total_tokens >= 50_000
     record = result.requests[0]
     assert record.meter == "ctxlab-anchored" and record.metered_tokens is not None
-    article = Agent(_usage_model(50_000), "system", compaction=_token_config("agentscope-2.0.3"))
+    model = _usage_model(50_000)
+    article = Agent(model, "system", engine=make_engine(_token_config("agentscope-2.0.3"), model))
     article.call("one")
     assert article.call("two").compactions == ()
 
@@ -239,9 +242,8 @@ def test_the_agentscope_engine_prices_only_what_was_appended() -> None:
         return original(message)
 
     counting.price = price  # type: ignore[method-assign]
-    agent = Agent(
-        FunctionModel(lambda r: "ok"), "system", compaction=_token_config("ctxlab-anchored")
-    )
+    model = FunctionModel(lambda r: "ok")
+    agent = Agent(model, "system", engine=make_engine(_token_config("ctxlab-anchored"), model))
     engine = agent.engine
     assert engine is not None
     engine.compactor.meter = counting  # type: ignore[attr-defined]
@@ -279,12 +281,9 @@ def test_the_prune_gate_decides_as_the_prune(
 
 def test_a_history_on_the_event_log_is_matched_by_content() -> None:
     log = EventLog()
-    agent = Agent(
-        FunctionModel(lambda r: "ok"),
-        "system",
-        compaction=_token_config("ctxlab-anchored"),
-        history=EventLogHistory(log),
-    )
+    model = FunctionModel(lambda r: "ok")
+    engine = make_engine(_token_config("ctxlab-anchored"), model)
+    agent = Agent(model, "system", engine=engine, history=EventLogHistory(log))
     for i in range(5):
         agent.call(f"q{i}")
     engine = agent.engine
@@ -327,7 +326,7 @@ def test_agentscope_compaction_events_on_the_log_name_their_meter() -> None:
         offload_before_compact=False,
     )
     model = FunctionModel(lambda r: "## SUMMARY\n- s" if r.purpose == "summary" else "ok")
-    agent = Agent(model, "system", compaction=config, history=EventLogHistory(log))
+    agent = Agent(model, "system", engine=make_engine(config, model), history=EventLogHistory(log))
     for i in range(3):
         agent.call(f"q{i}")
     summaries = [e for e in log.events if e.type == "compaction/summary"]

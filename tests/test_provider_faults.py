@@ -26,6 +26,7 @@ from loopback import (
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
 from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.factory import make_engine
 from harness.errors import (
     APITimeoutError,
     ConfigError,
@@ -335,7 +336,8 @@ def test_a_foreign_context_length_error_forces_compaction_and_one_retry(name: st
     )
     replies = [say("a1"), say("a2"), say("a3"), OVERFLOWS[name], summary_reply(), say("a4")]
     with ScriptedHTTPServer(replies) as server:
-        agent = Agent(client(server.base_url), compaction=config)
+        model = client(server.base_url)
+        agent = Agent(model, engine=make_engine(config, model))
         for question in ("q1", "q2", "q3"):
             agent.call(question)
         result = agent.call("q4")

@@ -18,6 +18,7 @@ from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
 from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig
+from harness.compaction.factory import make_engine
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory import MemoryWorkspace, SteppingClock
 from harness.memory.consolidation import ConsolidationOutcome, Consolidator
@@ -53,7 +54,8 @@ def _failing_summary(request: ChatRequest) -> str:
 
 
 def measure_summary_failure() -> dict[str, Any]:
-    agent = Agent(FunctionModel(_failing_summary), "system", compaction=qa_config(5, 2))
+    model = FunctionModel(_failing_summary)
+    agent = Agent(model, "system", engine=make_engine(qa_config(5, 2), model))
     events = [e for r in range(3) for e in agent.call(f"q{r}").compactions]
     return {
         "compacted": bool(events),
@@ -107,7 +109,8 @@ def _warmed_agent(overflows: int) -> Agent:
         offload_before_compact=False,
         meter=ARTICLE_METER,
     )
-    agent = Agent(_overflowing_model(overflows), "system", compaction=config)
+    model = _overflowing_model(overflows)
+    agent = Agent(model, "system", engine=make_engine(config, model))
     for r in range(2):
         agent.call(f"q{r}")
     return agent

@@ -13,6 +13,7 @@ from typing import Any
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import compared, judged, qa_config
 from harness.agent import Agent
+from harness.compaction.factory import make_engine
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 
@@ -37,7 +38,8 @@ def _echo_model() -> FunctionModel:
 
 def cadence(trigger: int, keep: int, rounds: int = ROUNDS) -> list[int]:
     """The rounds (1-based) in which a plain Q&A agent compacted."""
-    agent = Agent(_echo_model(), "system", compaction=qa_config(trigger, keep))
+    model = _echo_model()
+    agent = Agent(model, "system", engine=make_engine(qa_config(trigger, keep), model))
     return [r for r in range(1, rounds + 1) if agent.call(f"question {r}").compactions]
 
 

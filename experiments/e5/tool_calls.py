@@ -15,6 +15,7 @@ from typing import Any
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
+from harness.compaction.factory import make_engine
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
@@ -51,7 +52,7 @@ def measure_tool_round() -> dict[str, Any]:
     """One call with three tool rounds, trigger 6 / keep 2: two compactions inside it."""
     model = _tool_round_model()
     lookup = Tool.from_function(lambda q: f"result for {q}", name="lookup", description="look up")
-    agent = Agent(model, "system", [lookup], compaction=qa_config(6, 2))
+    agent = Agent(model, "system", [lookup], engine=make_engine(qa_config(6, 2), model))
     agent.call("warm-up")  # 2 messages before the heavy call
     model.requests.clear()
     result = agent.call("find a, b, c and d")

@@ -2,19 +2,25 @@
 recovery step after a context-length error.
 
 * :class:`AgentScopeEngine` — AgentScope 2.0.3's semantics (:mod:`harness.compaction.agentscope`)
-  over any
-  :class:`harness.store.history.History`;
+  over any :class:`harness.store.history.History`: the compactor's plan, then the **memory
+  flush** and the prefix record, then the summary, at one call site
+  (:meth:`AgentScopeEngine.compact`);
 * :class:`DshAgentEngine` — DeepSeek-Harness's (:mod:`harness.compaction.dsh`), which needs the
   event-log history because a compaction is a transaction on the log.
+
+Build either with :func:`harness.compaction.factory.make_engine`, which refuses the
+combinations an engine cannot honour.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from harness.compaction.agentscope import CompactionEvent, Compactor
+from harness.compaction.agentscope import CompactionEvent, Compactor, PrefixHook
+from harness.compaction.agentscope.compactor import Plan
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh.engine import DshEngine
 from harness.errors import CompactionError
@@ -26,6 +32,7 @@ from harness.store.history import History
 __all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
 
 logger = logging.getLogger("harness.compaction.dsh")
+step_logger = logging.getLogger("harness.compaction")
 
 
 class CompactionEngine(Protocol):
@@ -82,8 +89,10 @@ class AgentScopeEngine:
     max_overflow_retries = 1
     overflow_retries_reset_on_reply = False
 
-    def __init__(self, compactor: Compactor) -> None:
+    def __init__(self, compactor: Compactor, *, flush: PrefixHook | None = None) -> None:
         self.compactor = compactor
+        self.flush = flush
+        """The memory flush of step 5 (run when the config's ``flush_before_compact`` is on)."""
         self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
         prune = compactor.config.prune
         self._gate = PruneGate(prune) if prune is not None else None
@@ -114,18 +123,31 @@ class AgentScopeEngine:
         prune = self._gate is not None and self._gate.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
             return []
-        compaction = self.compactor.compact_if_needed(history.messages(), reading)
-        if compaction is None:
+        return self.compact(history, self.compactor.plan(history.messages(), reading))
+
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+        reading = self.read(history, request)
+        return self.compact(history, self.compactor.plan(history.messages(), reading, force=True))
+
+    def compact(self, history: History, plan: Plan | None) -> list[CompactionEvent]:
+        """Carry out ``plan`` (steps 5-7): every side effect of a compaction is here, in order."""
+        if plan is None:
             return []
+        # The plan is final from here on: a check that may veto it (the thrash guard) goes here.
+        self._before_summary(history, plan)  # step 5: memory flush + prefix record
+        summary = self.compactor.summarize(plan)  # step 6: the one model call
+        # The summary text is final from here on: a post-processor (the identifier-survival
+        # gate) rewrites ``summary`` here, before it replaces the prefix.
+        compaction = self.compactor.build(plan, summary)  # step 7
         history.apply_compaction(compaction)
         return [compaction.event]
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
-        compaction = self.compactor.force(history.messages(), self.read(history, request))
-        if compaction is None:
-            return []
-        history.apply_compaction(compaction)
-        return [compaction.event]
+    def _before_summary(self, history: History, plan: Plan) -> None:
+        config = self.compactor.config
+        if config.flush_before_compact and self.flush is not None:
+            _best_effort(self.flush, [m for m in plan.prefix if not m.is_summary], "flush")
+        if config.offload_before_compact:
+            _best_effort(history.offload, plan.prefix, "offload")
 
     def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
         reading = self.read(history, request)
@@ -166,3 +188,12 @@ class DshAgentEngine:
         except CompactionError as exc:
             logger.warning("Overflow recovery failed: %s", exc)
             return []
+
+
+def _best_effort(hook: PrefixHook, prefix: Sequence[Message], what: str) -> None:
+    # The flush and the prefix record must never block a compaction: the summary still
+    # replaces the prefix, and the failure is logged.
+    try:
+        hook(prefix)
+    except Exception as exc:
+        step_logger.warning("Memory %s before compaction failed: %s", what, exc)

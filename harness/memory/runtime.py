@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
-from harness.agent import CallResult
 from harness.errors import ConfigError
 from harness.hooks import AgentHook, CallContext
 from harness.memory.background import BackgroundOrder, BackgroundTasks
@@ -31,6 +30,7 @@ from harness.memory.tools import MemoryTools
 from harness.memory.workspace import MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel
+from harness.results import CallResult
 from harness.tools import Tool
 from harness.validation import count, seconds, whole_number
 

@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 from harness.compaction.agentscope import Compaction
 from harness.interrupted import interrupted_result, pending_calls
 from harness.messages import Message
+from harness.model import ChatRequest
 from harness.store.statefile import AgentState, JsonStateStore, Transcript
 
 __all__ = ["History", "StateHistory"]
@@ -39,6 +40,11 @@ class History(Protocol):
 
     def offload(self, prefix: Sequence[Message]) -> None:
         """Step 5 of a compaction: keep the prefix's originals durable before it is replaced."""
+        ...
+
+    def record_request(self, header: ChatRequest) -> None:
+        """Keep the head of a request about to be sent (system prompt, reference material,
+        tools), if this store has a use for it (the event log: manual DSH compaction)."""
         ...
 
 
@@ -78,6 +84,9 @@ class StateHistory:
         if self.transcript is not None:
             self.transcript.append_messages(compaction.messages[:1])  # the new summary
         self._save()
+
+    def record_request(self, header: ChatRequest) -> None:
+        """Nothing to keep: the state store has no use for request headers."""
 
     def offload(self, prefix: Sequence[Message]) -> None:
         if self.transcript is not None:

@@ -126,7 +126,7 @@ def tool_window_worker(root: Path, tag: str, store: str, engine: str, ack: Ack) 
 def make_agent(
     root: Path, store: str, engine: str, tools: bool, probe: Callable[[], str]
 ) -> HarnessAgent:
-    compaction: CompactionConfig | DshConfig | None = None
+    compaction: CompactionConfig | DshConfig = CompactionConfig()  # unused when engine == "none"
     if engine == "agentscope":
         compaction = CompactionConfig(
             trigger_messages=6, trigger_tokens=None, keep_messages=2, keep_tokens=0

@@ -4,12 +4,16 @@
 2. prune old tool results (on by default; no model call, no change in message count);
 3. trigger check: messages ≥ trigger_messages or tokens ≥ trigger_tokens, first to fire;
 4. the safe cutoff (:func:`find_safe_cutoff`);
-5. hand the prefix to the memory flush and write it to the transcript (both best effort);
+5. hand the prefix to the **memory flush** and record it in the store (both best effort);
 6. the summary call;
 7. replace: ``[summary] + tail``. The prefix is gone from the working history.
 
-The compactor is a function of the message list: it never mutates its input, and it returns
-``None`` when nothing is to be done.
+The compactor does steps 1-4 as a pure function, :meth:`Compactor.plan` (messages in, a
+:class:`Plan` out: trigger, cutoff, prefix, tail; no model call, no write), and steps 6-7 as
+:meth:`Compactor.summarize` (the one model call) and :meth:`Compactor.build` (pure). Step 5 has
+side effects, so it is not here: the engine runs it between the plan and the summary
+(:meth:`harness.compaction.engine.AgentScopeEngine.before_request`). The compactor never
+mutates its input, and returns ``None`` when nothing is to be done.
 """
 
 from __future__ import annotations
@@ -21,17 +25,17 @@ from dataclasses import dataclass
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
-from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.agentscope.summary import SummaryResult, build_summary_message, summarize
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
 
-__all__ = ["Compaction", "CompactionEvent", "Compactor", "PrefixHook"]
+__all__ = ["Compaction", "CompactionEvent", "Compactor", "Plan", "PrefixHook"]
 
 logger = logging.getLogger("harness.compaction")
 
 PrefixHook = Callable[[Sequence[Message]], None]
-"""Receives the prefix about to be summarised (flush to memory, offload to the transcript)."""
+"""Receives the prefix about to be summarised (step 5: the memory flush, the store's record)."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,42 @@ class Compaction:
     event: CompactionEvent
 
 
+@dataclass(frozen=True)
+class Plan:
+    """Steps 1-4 of a compaction, decided but not done: what to summarise and what to keep."""
+
+    trigger: str
+    """``messages``, ``tokens``, ``messages+tokens`` or ``overflow`` (forced)."""
+    messages: tuple[Message, ...]
+    """The history after steps 1-2 (truncated arguments, pruned tool results)."""
+    tokens: int
+    """The request's price with ``messages`` as its history."""
+    cutoff: Cutoff
+
+    @property
+    def prefix(self) -> tuple[Message, ...]:
+        """The messages the summary replaces."""
+        return self.messages[: self.cutoff.index]
+
+    @property
+    def tail(self) -> tuple[Message, ...]:
+        """The messages kept verbatim after the summary."""
+        return self.messages[self.cutoff.index :]
+
+    @property
+    def log_line(self) -> str:
+        """AgentScope's "Compaction triggered" line."""
+        return (
+            f"Compaction triggered: total={len(self.messages)} msgs / {self.tokens} tokens, "
+            f"cutoff={self.cutoff.index}, keeping={len(self.tail)} msgs"
+        )
+
+
 class Compactor:
-    """Applies a :class:`CompactionConfig` whose dynamic values were resolved to ``thresholds``."""
+    """Applies a :class:`CompactionConfig` whose dynamic values were resolved to ``thresholds``.
+
+    :meth:`plan`, then :meth:`summarize`, then :meth:`build`; :meth:`compact_if_needed` and
+    :meth:`force` run the three in a row, without step 5 (the engine's)."""
 
     def __init__(
         self,
@@ -93,8 +131,6 @@ class Compactor:
         thresholds: Thresholds,
         summary_model: ChatModel,
         *,
-        flush_prefix: PrefixHook | None = None,
-        offload_prefix: PrefixHook | None = None,
         meter: TokenMeter | None = None,
     ) -> None:
         self.meter = meter or build_meter(config.meter)
@@ -102,33 +138,74 @@ class Compactor:
         self.config = config
         self.thresholds = thresholds
         self.summary_model = summary_model
-        self.flush_prefix = flush_prefix
-        self.offload_prefix = offload_prefix
 
-    def compact_if_needed(
-        self, messages: Sequence[Message], reading: Reading | None = None
-    ) -> Compaction | None:
-        """Run the seven steps; None when no trigger fired or nothing can be cut.
+    def plan(
+        self, messages: Sequence[Message], reading: Reading | None = None, *, force: bool = False
+    ) -> Plan | None:
+        """Steps 1-4; None when no trigger fired (unless ``force``: a context overflow) or
+        nothing can be cut. No model call, no write; it logs its trigger line, as AgentScope.
 
         ``reading`` is the meter's figure for the whole request carrying ``messages`` (from the
         engine); without it the trigger prices ``messages`` alone, as AgentScope does."""
         working = self._shrink_tool_traffic(messages)
         tokens = self._tokens(messages, working, reading)
-        trigger = self.trigger(len(working), tokens)
+        trigger = "overflow" if force else self.trigger(len(working), tokens)
         if trigger is None:
             return None
-        return self._compact(working, trigger, tokens)
+        cutoff = find_safe_cutoff(
+            working, self.thresholds.keep_messages, self.thresholds.keep_tokens, self.meter.price
+        )
+        if cutoff.index <= 0:
+            logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
+            return None
+        plan = Plan(trigger, tuple(working), tokens, cutoff)
+        logger.info(plan.log_line)
+        return plan
+
+    def summarize(self, plan: Plan) -> SummaryResult:
+        """Step 6: the summary call over the plan's prefix (fail-open: a failed call gives the
+        ``(Summary unavailable)`` placeholder)."""
+        return summarize(self.summary_model, plan.prefix, self.config.summary_prompt)
+
+    def build(self, plan: Plan, summary: SummaryResult) -> Compaction:
+        """Step 7: ``[summary] + tail`` and the event recording how it came about."""
+        compacted = (build_summary_message(summary.text), *plan.tail)
+        done = f"Compacted to {len(compacted)} messages before reasoning"
+        logger.info(done)
+        priced = self.meter.price_all
+        event = CompactionEvent(
+            trigger=plan.trigger,
+            total_messages=len(plan.messages),
+            total_tokens=plan.tokens,
+            cutoff=plan.cutoff,
+            keeping=len(plan.tail),
+            messages_after=len(compacted),
+            tokens_after=plan.tokens + priced(compacted) - priced(plan.messages),
+            summary=summary.text,
+            summary_failed=summary.failed,
+            log_lines=(plan.log_line, done),
+            meter=self.meter.name,
+            provider=provider_of(self.summary_model),
+        )
+        return Compaction(messages=compacted, event=event)
+
+    def compact_if_needed(
+        self, messages: Sequence[Message], reading: Reading | None = None
+    ) -> Compaction | None:
+        """Plan, summarise, build; None when no trigger fired or nothing can be cut."""
+        plan = self.plan(messages, reading)
+        return None if plan is None else self.build(plan, self.summarize(plan))
 
     def force(
         self, messages: Sequence[Message], reading: Reading | None = None
     ) -> Compaction | None:
         """Compact now whatever the triggers say (context overflow); None if nothing can be cut."""
-        working = self._shrink_tool_traffic(messages)
-        return self._compact(working, "overflow", self._tokens(messages, working, reading))
+        plan = self.plan(messages, reading, force=True)
+        return None if plan is None else self.build(plan, self.summarize(plan))
 
     def quiet(self, count: int, tokens: int, prune_would_change: bool) -> bool:
-        """True when :meth:`compact_if_needed` is sure to return None: steps 1 and 2 would
-        change nothing and neither trigger fires for ``count`` messages of ``tokens``."""
+        """True when :meth:`plan` is sure to return None: steps 1 and 2 would change nothing
+        and neither trigger fires for ``count`` messages of ``tokens``."""
         if self.config.truncate_args is not None or prune_would_change:
             return False
         return self.trigger(count, tokens) is None
@@ -157,53 +234,3 @@ class Compactor:
         if reading is None:
             return self.meter.price_all(working)
         return reading.tokens + self.meter.price_all(working) - self.meter.price_all(original)
-
-    def _compact(self, messages: list[Message], trigger: str, tokens: int) -> Compaction | None:
-        cutoff = find_safe_cutoff(
-            messages, self.thresholds.keep_messages, self.thresholds.keep_tokens, self.meter.price
-        )
-        if cutoff.index <= 0:
-            logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
-            return None
-        prefix, tail = messages[: cutoff.index], messages[cutoff.index :]
-        triggered = (
-            f"Compaction triggered: total={len(messages)} msgs / {tokens} tokens, "
-            f"cutoff={cutoff.index}, keeping={len(tail)} msgs"
-        )
-        logger.info(triggered)
-        self._before_summary(prefix)
-        summary = summarize(self.summary_model, prefix, self.config.summary_prompt)
-        compacted = (build_summary_message(summary.text), *tail)
-        done = f"Compacted to {len(compacted)} messages before reasoning"
-        logger.info(done)
-        after = tokens + self.meter.price_all(compacted) - self.meter.price_all(messages)
-        event = CompactionEvent(
-            trigger=trigger,
-            total_messages=len(messages),
-            total_tokens=tokens,
-            cutoff=cutoff,
-            keeping=len(tail),
-            messages_after=len(compacted),
-            tokens_after=after,
-            summary=summary.text,
-            summary_failed=summary.failed,
-            log_lines=(triggered, done),
-            meter=self.meter.name,
-            provider=provider_of(self.summary_model),
-        )
-        return Compaction(messages=compacted, event=event)
-
-    def _before_summary(self, prefix: Sequence[Message]) -> None:
-        if self.config.flush_before_compact and self.flush_prefix is not None:
-            _best_effort(self.flush_prefix, [m for m in prefix if not m.is_summary], "flush")
-        if self.config.offload_before_compact and self.offload_prefix is not None:
-            _best_effort(self.offload_prefix, prefix, "offload")
-
-
-def _best_effort(hook: PrefixHook, prefix: Sequence[Message], what: str) -> None:
-    # The flush and the offload must never block a compaction: the summary still replaces
-    # the prefix, and the failure is logged.
-    try:
-        hook(prefix)
-    except Exception as exc:
-        logger.warning("Memory %s before compaction failed: %s", what, exc)
