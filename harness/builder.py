@@ -14,7 +14,7 @@ folders inside the workspace (a symlink is refused with a PathEscapeError).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,31 +70,20 @@ class HarnessAgent:
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-        transcript_clock = lambda: format_instant(self.workspace.clock())  # noqa: E731
+        hooks_on, tools_on = not disable_memory_hooks, not disable_memory_tools
         self.memory = MemoryRuntime(
-            self.workspace,
-            memory_model or model,
-            memory,
-            hooks_enabled=not disable_memory_hooks,
-            tools_enabled=not disable_memory_tools,
-            schedule=schedule,
-        )
-        history = self._resumed(self._history(store, session_id, transcript_clock))
+            self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
+            tools_enabled=tools_on, schedule=schedule,
+        )  # fmt: skip
+        history = self._resumed(self._history(store, session_id))
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
         self.agent = Agent(
-            model,
-            system_prompt,
-            tools=[*tools, *self.memory.tools()],
-            engine=engine,
-            hooks=[self.memory],
-            session_id=session_id,
-            history=history,
-            workspace=self.workspace.base,
-            max_steps=max_steps,
+            model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
+            history=history, workspace=self.workspace.base, max_steps=max_steps,
             request_options=request_options,
-        )
+        )  # fmt: skip
 
     def _engine(
         self,
@@ -126,9 +115,8 @@ class HarnessAgent:
         history.close_interrupted_calls()
         return history
 
-    def _history(
-        self, store: str, session_id: str, clock: Callable[[], str]
-    ) -> EventLogHistory | StateHistory:
+    def _history(self, store: str, session_id: str) -> EventLogHistory | StateHistory:
+        clock = lambda: format_instant(self.workspace.clock())  # noqa: E731  # transcript stamps
         fs = self.workspace.fs
         for folder in ("events", "state", "sessions"):
             if fs.kind(folder) not in (None, "dir"):

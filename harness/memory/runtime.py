@@ -4,7 +4,8 @@
   joins the system prompt;
 * after a successful call, in the background: the flush (facts of this call → today's ledger)
   and maintenance (archive old daily files; consolidate when the schedule allows);
-* before a compaction: the prefix is flushed (the seam ``Agent(flush_prefix=...)`` offers);
+* before a compaction: the prefix is flushed (:meth:`MemoryRuntime.flush_prefix`, handed to the
+  AgentScope engine as ``make_engine(..., flush=...)``, which runs it between plan and summary);
 * by hand: :meth:`MemoryRuntime.consolidate_now`.
 """
 

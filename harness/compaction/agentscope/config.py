@@ -167,7 +167,7 @@ def _problems(config: CompactionConfig) -> list[str]:
         problems.append("trigger_tokens must be None (off), 0 (dynamic) or positive")
     if config.trigger_messages == 0 and config.trigger_tokens is None:
         problems.append(
-            "both triggers are off; to turn compaction off pass compaction=None to Agent "
+            "both triggers are off; to turn compaction off pass engine=None to Agent "
             "(or disable_compaction=True to HarnessAgent)"
         )
     if config.keep_tokens != DYNAMIC and (
