@@ -15,9 +15,10 @@ from typing import Any
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings, recall_route
-from harness.agent import Agent, CallResult
+from harness.agent import Agent
 from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
 from harness.compaction.factory import make_engine
+from harness.results import CallResult
 from harness.tokens import estimate_tokens
 
 __all__ = ["CONFIG", "ROUNDS", "SYSTEM_PROMPT", "run"]

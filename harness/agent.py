@@ -5,17 +5,23 @@ tool calls → tool results → model request … until the model answers withou
 Compaction runs before **every** model request, so a call with several tool rounds can compact
 more than once. The working context is saved after every change; the transcript keeps every
 message, including those that compaction later replaces.
+
+Compaction sits behind one seam, :class:`~harness.compaction.engine.CompactionEngine`: the loop
+calls ``before_request`` before each request, ``on_overflow`` after a context-length error and
+``observe`` after each answer, and reads the engine's overflow-retry properties; it never asks
+which engine it has. :func:`~harness.compaction.factory.make_engine` builds one from a config.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.compaction.agentscope import CompactionEvent
-from harness.compaction.engine import CompactionEngine, request_header
+from harness.compaction.engine import CompactionEngine
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message
@@ -30,7 +36,7 @@ from harness.tool_offload import LargeResultOffloader
 from harness.tools import Tool, ToolBox
 from harness.validation import count
 
-__all__ = ["Agent", "CallResult", "RequestRecord"]
+__all__ = ["Agent"]
 
 logger = logging.getLogger("harness.agent")
 
@@ -129,8 +135,11 @@ class Agent:
 
     def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
         events = self._before_request(call)
-        request = self._build_request(call)
-        self.history.record_request(request_header(self.history, request))
+        header = self._header(call)
+        # An event-log history keeps the head, so a later manual DSH compaction can rebuild
+        # the same prefix; the state store ignores it.
+        self.history.record_request(header)
+        request = self._with_history(header)
         try:
             response = self.model.complete(request)
         except ContextLengthExceededError as exc:
@@ -161,11 +170,19 @@ class Agent:
             return []
         return self.engine.before_request(self.history, self._build_request(call))
 
-    def _build_request(self, call: CallContext) -> ChatRequest:
+    def _header(self, call: CallContext) -> ChatRequest:
+        """The request without the history: system prompt, reference material, tools."""
         system = "\n\n".join([self.system_prompt, *call.system_suffix]).strip()
-        head = [Message.system(system)] if system else []
-        messages = (*head, *call.reference_messages, *self.history.messages())
+        head = (Message.system(system),) if system else ()
+        messages = (*head, *call.reference_messages)
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
+
+    def _with_history(self, header: ChatRequest) -> ChatRequest:
+        return replace(header, messages=(*header.messages, *self.history.messages()))
+
+    def _build_request(self, call: CallContext) -> ChatRequest:
+        """The whole request: the header, then the working history."""
+        return self._with_history(self._header(call))
 
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext
