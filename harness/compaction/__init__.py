@@ -2,6 +2,8 @@
 
 * :mod:`~harness.compaction.engine` — the :class:`CompactionEngine` protocol the agent loop
   calls before every request, and the adapters for both engines;
+  :mod:`~harness.compaction.factory` — ``make_engine``, which builds either from its config and
+  refuses the combinations an engine cannot honour;
 * :mod:`~harness.compaction.agentscope` — AgentScope Java 2.0.3: prune, **safe cutoff**,
   **memory flush** hook, summary and **summary merge**;
 * :mod:`~harness.compaction.dsh` — DeepSeek-Harness: **four-event compaction** on the event log,
