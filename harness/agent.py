@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.compaction.agentscope import (
     CompactionConfig,
-    CompactionEvent,
+    CompactionRecord,
     Compactor,
     PrefixHook,
     resolve_thresholds,
@@ -60,7 +60,7 @@ class RequestRecord:
     """Messages of the working history in the request."""
     estimated_tokens: int
     usage: Usage | None
-    compactions: tuple[CompactionEvent, ...] = ()
+    compactions: tuple[CompactionRecord, ...] = ()
     """The compactions that ran for this request: the one before it, and a forced one when
     the server said the context was too long."""
     meter: str = ""
@@ -70,7 +70,7 @@ class RequestRecord:
     compaction)."""
 
     @property
-    def compaction(self) -> CompactionEvent | None:
+    def compaction(self) -> CompactionRecord | None:
         """The first compaction of this request, if any."""
         return self.compactions[0] if self.compactions else None
 
@@ -97,7 +97,7 @@ class CallResult:
         return tuple(r.usage for r in self.requests)
 
     @property
-    def compactions(self) -> tuple[CompactionEvent, ...]:
+    def compactions(self) -> tuple[CompactionRecord, ...]:
         """The compactions of this call, in order."""
         return tuple(event for r in self.requests for event in r.compactions)
 
@@ -240,7 +240,7 @@ class Agent:
         if record is not None:
             record(request_header(self.history, request))
 
-    def _before_request(self, call: CallContext) -> list[CompactionEvent]:
+    def _before_request(self, call: CallContext) -> list[CompactionRecord]:
         for hook in self.hooks:
             hook.before_request(call)
         call.requests += 1
@@ -256,7 +256,7 @@ class Agent:
 
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext
-    ) -> list[CompactionEvent]:
+    ) -> list[CompactionRecord]:
         # One forced compaction and one retry (AgentScope: per call; dsh: per assistant reply);
         # past that, or without progress, the provider's error reaches the caller.
         allowed = getattr(self.engine, "max_overflow_retries", 1)

@@ -14,7 +14,7 @@ import logging
 from dataclasses import replace
 from typing import Protocol
 
-from harness.compaction.agentscope import CompactionEvent, Compactor
+from harness.compaction.agentscope import CompactionRecord, Compactor
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh.engine import DshEngine
 from harness.errors import CompactionError
@@ -31,11 +31,11 @@ logger = logging.getLogger("harness.compaction.dsh")
 class CompactionEngine(Protocol):
     """What the agent asks of a compaction engine."""
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         """Compact if needed before ``request`` (built from the current history) is sent."""
         ...
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         """Compact after the server said ``request`` was too long; [] means no progress."""
         ...
 
@@ -109,7 +109,7 @@ class AgentScopeEngine:
                     return index
         return len(request_header(history, request).messages)
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         reading = self.read(history, request)
         prune = self._gate is not None and self._gate.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
@@ -120,7 +120,7 @@ class AgentScopeEngine:
         history.apply_compaction(compaction)
         return [compaction.event]
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         compaction = self.compactor.force(history.messages(), self.read(history, request))
         if compaction is None:
             return []
@@ -154,12 +154,12 @@ class DshAgentEngine:
         self.engine.meter.observe(reading, usage)
         return reading
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
         # on (the request may then overflow, and overflow recovery gets its chance).
         return self.engine.compact_if_needed(request_header(history, request))
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         # A recovery that fails before any progress leaves the provider's error to the caller.
         try:
             return self.engine.recover_overflow(request_header(history, request))

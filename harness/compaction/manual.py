@@ -293,7 +293,7 @@ class ManualCompaction:
                 or "the summary call returned nothing"
             )
         history.apply_compaction(compaction)
-        return compaction.event.cutoff.index, compaction.event.summary
+        return compaction.event.cut, compaction.event.summary
 
     def _run_dsh(self, history: History, instructions: str) -> tuple[int, str | None]:
         assert isinstance(history, EventLogHistory)
@@ -302,7 +302,7 @@ class ManualCompaction:
         result = engine.compact_now(header, instructions)
         if result is None:
             return 0, None
-        return result.event.cutoff.index, result.event.summary
+        return result.event.cut, result.event.summary
 
     def _record(
         self, engine: str, action: str, outcome: str, attempt: str, instructions: str, **fields: Any

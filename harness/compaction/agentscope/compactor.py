@@ -19,14 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
-from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
+from harness.compaction.agentscope.cutoff import find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.record import CompactionRecord
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
 
-__all__ = ["Compaction", "CompactionEvent", "Compactor", "PrefixHook"]
+__all__ = ["Compaction", "CompactionRecord", "Compactor", "PrefixHook"]
 
 logger = logging.getLogger("harness.compaction")
 
@@ -35,53 +36,11 @@ PrefixHook = Callable[[Sequence[Message]], None]
 
 
 @dataclass(frozen=True)
-class CompactionEvent:
-    """What one compaction did, with the numbers its log lines report."""
-
-    trigger: str
-    """``messages``, ``tokens``, ``messages+tokens`` or ``overflow`` (forced)."""
-    total_messages: int
-    total_tokens: int
-    cutoff: Cutoff
-    keeping: int
-    """Messages kept verbatim after the summary."""
-    messages_after: int
-    tokens_after: int
-    summary: str
-    """The summary text (without the message's fixed opening line)."""
-    summary_failed: bool
-    log_lines: tuple[str, ...]
-    meter: str = ""
-    """The token meter that priced ``total_tokens`` and ``tokens_after``."""
-    provider: str = ""
-    """Who served the summary call (:func:`harness.model.provider_of`); the event log records
-    it on ``compaction/summary``."""
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "trigger": self.trigger,
-            "total_messages": self.total_messages,
-            "total_tokens": self.total_tokens,
-            "naive_cutoff": self.cutoff.naive_index,
-            "cutoff": self.cutoff.index,
-            "cutoff_reason": self.cutoff.reason,
-            "keeping": self.keeping,
-            "messages_after": self.messages_after,
-            "tokens_after": self.tokens_after,
-            "summary": self.summary,
-            "summary_chars": len(self.summary),
-            "summary_failed": self.summary_failed,
-            "log_lines": list(self.log_lines),
-            "meter": self.meter,
-        }
-
-
-@dataclass(frozen=True)
 class Compaction:
     """The compacted history and the record of how it came about."""
 
     messages: tuple[Message, ...]
-    event: CompactionEvent
+    event: CompactionRecord
 
 
 class Compactor:
@@ -177,7 +136,8 @@ class Compactor:
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
         after = tokens + self.meter.price_all(compacted) - self.meter.price_all(messages)
-        event = CompactionEvent(
+        event = CompactionRecord(
+            engine="agentscope",
             trigger=trigger,
             total_messages=len(messages),
             total_tokens=tokens,

@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from harness.compaction.agentscope import CompactionEvent, Cutoff
+from harness.compaction.agentscope import CompactionRecord, Cutoff
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
@@ -51,7 +51,7 @@ Check = Literal["whole-surface", "selected-span"]
 class DshResult:
     """What one region transaction appended, and the event for reports."""
 
-    event: CompactionEvent
+    event: CompactionRecord
     start_seq: int
     summary_seq: int
     checkpoint_seq: int
@@ -111,7 +111,7 @@ class DshEngine:
         price, _ = self.meter.header(header.messages, header.tools)
         return Measurement(price, tuple((seq, self.meter.price(m)) for seq, m in nodes))
 
-    def compact_if_needed(self, header: ChatRequest) -> list[CompactionEvent]:
+    def compact_if_needed(self, header: ChatRequest) -> list[CompactionRecord]:
         """The pressure path: below the threshold nothing happens; above it, up to
         ``1 + compaction_retries`` compactions until the request fits again."""
         threshold = self.config.threshold
@@ -136,7 +136,7 @@ class DshEngine:
         )
         return events
 
-    def recover_overflow(self, header: ChatRequest) -> list[CompactionEvent]:
+    def recover_overflow(self, header: ChatRequest) -> list[CompactionRecord]:
         """After a provider-confirmed overflow: compact with retain 0, whatever the pressure.
         An empty list means the surface did not change, so a retry would fail again."""
         if self.config.max_overflow_retries == 0:
@@ -159,18 +159,19 @@ class DshEngine:
             return 0
         return ToolResultPruner().prune(self.log, self.meter.price, self.meter.name)
 
-    def _prune_event(self) -> CompactionEvent:
+    def _prune_event(self) -> CompactionRecord:
         count = len(self.log.messages())
         line = "DSH overflow recovery: pruned tool results; the summary stage failed"
         logger.info(line)
-        return CompactionEvent(
+        return CompactionRecord(
+            engine="dsh",
             trigger="overflow-prune",
             total_messages=count,
-            total_tokens=0,
-            cutoff=Cutoff(0, 0, "prune only"),
+            total_tokens=None,
+            cutoff=None,
             keeping=count,
             messages_after=count,
-            tokens_after=0,
+            tokens_after=None,
             summary="",
             summary_failed=True,
             log_lines=(line,),
@@ -297,7 +298,7 @@ class DshEngine:
         selection: CompactableRange,
         summary: str,
         trigger: str,
-    ) -> CompactionEvent:
+    ) -> CompactionRecord:
         cut = selection.end + 1
         after = self.read(header).tokens
         count = len(self.log.surface.nodes)
@@ -313,7 +314,8 @@ class DshEngine:
         )
         for line in lines:
             logger.info(line)
-        return CompactionEvent(
+        return CompactionRecord(
+            engine="dsh",
             trigger=trigger,
             total_messages=len(nodes),
             total_tokens=tokens,

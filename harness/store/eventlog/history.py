@@ -114,7 +114,7 @@ class EventLogHistory:
         for position, message in changed:
             seq = nodes[position][0]
             self.log.replace_seqs(seq, seq, message, extra_sources=(start.seq,))
-        cutoff = compaction.event.cutoff.index
+        cutoff = compaction.event.cut
         summary = self.log.append(
             "compaction/summary", _summary_data(start, compaction, nodes[:cutoff])
         )
@@ -160,7 +160,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
         "shadowed_range": {"start": shadowed[0][0], "end": shadowed[-1][0]},  # seqs, as dsh
         "shadowed_seqs": [seq for seq, _ in shadowed],
         "shadowed_token_count": estimate_tokens(m for _, m in shadowed),
-        "cutoff": event.cutoff.index,
+        "cutoff": event.cut,
         "total_tokens": event.total_tokens,
         "tokens_after": event.tokens_after,
         "summary_failed": event.summary_failed,
@@ -171,7 +171,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
 
 def _changed_tail(nodes: list[Node], compaction: Compaction) -> list[Node]:
     """The tail positions whose message the compactor changed, with the new message."""
-    cutoff = compaction.event.cutoff.index
+    cutoff = compaction.event.cut
     tail = compaction.messages[1:]
     if cutoff < 1 or cutoff + len(tail) != len(nodes):
         raise SurfaceError(
