@@ -51,6 +51,7 @@ from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.safe_paths import check_name
 from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog.bracket import refuse_if_busy
 from harness.store.history import History, StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
 from harness.validation import count
@@ -228,11 +229,12 @@ class ManualCompaction:
         return StateHistory(self.session_id, self.state_store, transcript)
 
     def _require_idle(self, history: History, messages: list[Message]) -> None:
-        log = getattr(history, "log", None)
-        if log is not None and log.open_compaction() is not None:
-            raise ManualCompactionError("busy", "a compaction of this session is in progress")
         try:
+            if isinstance(history, EventLogHistory):
+                refuse_if_busy(history.log)
             validate_pairing(messages)
+        except CompactionBusyError as exc:
+            raise ManualCompactionError("busy", str(exc)) from exc
         except PairingError as exc:
             raise ManualCompactionError("busy", f"the session is not consistent: {exc}") from exc
         if messages and messages[-1].tool_calls:

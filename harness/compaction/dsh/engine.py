@@ -9,6 +9,9 @@ A compaction is a region transaction of four appended events, never a rewrite:
    whose sources cite the start, the summary and every shadowed node;
 4. ``compaction/end`` — always last; a failed attempt ends with its ``error``.
 
+Events 1 and 4 are :func:`harness.store.eventlog.bracket.compaction_bracket` (shared with the
+AgentScope engine on a log and manual compaction); this module writes 2 and 3.
+
 Automatic compaction (pressure, overflow) requires the whole surface unchanged across the
 summary call; manual compaction only the selected span.
 """
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import operator
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -27,15 +29,11 @@ from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
 from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
-from harness.errors import (
-    CommitError,
-    CompactionBusyError,
-    CompactionError,
-    SurfaceChangedError,
-)
+from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
 from harness.model import ChatModel, ChatRequest, ChatResponse, provider_of
+from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 
 if TYPE_CHECKING:
     from harness.store.eventlog import EventLog
@@ -74,7 +72,6 @@ class DshEngine:
         self.config = config or DshConfig()
         self.meter = meter or build_meter(self.config.meter)
         """Prices pressure, the retain budget and the events (``config.meter`` by default)."""
-        self.results: list[DshResult] = []
         self._prices: dict[int, int] = {}  # event seq -> price; events never change
         self._ledger: Ledger[int] = Ledger(self._prices.__getitem__, operator.eq)
         self._generation = -1
@@ -188,9 +185,7 @@ class DshEngine:
     def _compact(
         self, header: ChatRequest, retain: int, trigger: str, check: Check, instructions: str = ""
     ) -> DshResult | None:
-        busy = self.log.open_compaction()
-        if busy is not None:
-            raise CompactionBusyError(f"a compaction is already in progress (event {busy.seq})")
+        refuse_if_busy(self.log)
         self.log.require_balanced()  # a result without its call: corrupt, never compacted around
         nodes = self.log.node_messages()
         before = self._measure(header, nodes)
@@ -198,54 +193,47 @@ class DshEngine:
         if selection is None:
             return None
         tokens = self.read(header).tokens
-        return self._transaction(
-            header, nodes, (before, tokens), selection, trigger, check, instructions
+        shadowed = [m for _, m in nodes[selection.start : selection.end + 1]]
+        request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
+        with compaction_bracket(self.log, engine="dsh", trigger=trigger) as bracket:
+            summary_seq, checkpoint_seq, summary = self._transaction(
+                bracket, header, request, (before, selection), check
+            )
+        assert bracket.end is not None  # the bracket closed without an error
+        record = self._record(header, nodes, tokens, selection, summary, trigger)
+        return DshResult(
+            record, bracket.start.seq, summary_seq, checkpoint_seq, bracket.end.seq, request
         )
 
     def _transaction(
         self,
+        bracket: Bracket,
         header: ChatRequest,
-        nodes: list[tuple[int, Message]],
-        priced: tuple[Measurement, int],
-        selection: CompactableRange,
-        trigger: str,
+        request: ChatRequest,
+        selected: tuple[Measurement, CompactableRange],
         check: Check,
-        instructions: str,
-    ) -> DshResult:
-        compaction_id = uuid.uuid4().hex[:12]
-        start = self.log.append(
-            "compaction/start",
-            {"engine": "dsh", "compaction_id": compaction_id, "trigger": trigger},
+    ) -> tuple[int, int, str]:
+        """The summary and replace steps inside the bracket: (summary seq, checkpoint seq,
+        summary text)."""
+        before, selection = selected
+        summary, checkpoint, response = summarize_span(
+            self.model, request, selection.tokens, self.meter.price
         )
-        shadowed = [m for _, m in nodes[selection.start : selection.end + 1]]
-        request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
-        before, tokens = priced
-        try:
-            summary, checkpoint, response = summarize_span(
-                self.model, request, selection.tokens, self.meter.price
-            )
-            self._check_stable(header, before, selection, check)
-        except Exception as exc:
-            self._end(compaction_id, f"{type(exc).__name__}: {exc}")
-            raise
+        self._check_stable(header, before, selection, check)
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                self._summary_data(compaction_id, summary, response, selection),
+                self._summary_data(bracket.compaction_id, summary, response, selection),
             )
             checkpoint_event = self.log.replace_seqs(
                 selection.seqs[0],
                 selection.seqs[-1],
                 checkpoint,
-                extra_sources=(start.seq, summary_event.seq),
+                extra_sources=(bracket.start.seq, summary_event.seq),
             )
         except Exception as exc:
             raise CommitError(f"the compaction failed while committing: {exc}") from exc
-        end = self._end(compaction_id, None)
-        event = self._event(header, nodes, tokens, selection, summary, trigger)
-        result = DshResult(event, start.seq, summary_event.seq, checkpoint_event.seq, end, request)
-        self.results.append(result)
-        return result
+        return summary_event.seq, checkpoint_event.seq, summary
 
     def _summary_data(
         self,
@@ -269,11 +257,6 @@ class DshEngine:
             "usage": response.usage.to_dict() if response.usage else None,
         }
 
-    def _end(self, compaction_id: str, error: str | None) -> int:
-        return self.log.append(
-            "compaction/end", {"compaction_id": compaction_id, "error": error}
-        ).seq
-
     def _check_stable(
         self,
         header: ChatRequest,
@@ -290,7 +273,7 @@ class DshEngine:
         if now.nodes[span] != before.nodes[span]:
             raise SurfaceChangedError("the selected span changed during summarization")
 
-    def _event(
+    def _record(
         self,
         header: ChatRequest,
         nodes: list[tuple[int, Message]],
