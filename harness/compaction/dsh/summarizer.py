@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from harness.compaction.dsh.meter import price_message
 from harness.errors import ModelError, SummaryError
-from harness.messages import Message
+from harness.messages import CHECKPOINT_NAME, Message
 from harness.meter.dsh_heuristic import is_empty_assistant
 from harness.model import ChatModel, ChatRequest, ChatResponse
 
@@ -25,8 +25,6 @@ __all__ = [
     "frame_checkpoint",
     "summarize_span",
 ]
-
-CHECKPOINT_NAME = "__compaction_checkpoint__"
 
 SECTIONS = (
     "Primary Request and Intent",
