@@ -13,8 +13,9 @@
    is on record) and an outcome line; every undo and every broken lock too. Each line says who
    (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
 
-Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``busy``,
-``changed``, ``summary``, ``commit``, ``persistence`` or ``cancelled``. Both engines work on an
+Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``missing``,
+``busy``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence`` or
+``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
 event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
 session (``state/<session>.json`` and its journal).
 """
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
-from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT, SUMMARY_UNAVAILABLE
+from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.manual_lock import session_lock, who
 from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
@@ -182,7 +183,7 @@ class ManualCompaction:
             raise NothingToUndoError(self.session_id)
         snapshot = Path(record["snapshot"])
         if not snapshot.exists():
-            raise ManualCompactionError("commit", f"the snapshot {snapshot} is missing")
+            raise ManualCompactionError("no-snapshot", f"the snapshot {snapshot} is missing")
         state = self.state_store.load(self.session_id)
         state.context = restore_state(snapshot, self.session_id, record, state.context)
         self.state_store.save(state)
@@ -219,11 +220,11 @@ class ManualCompaction:
             return EventLogHistory(EventLog.open(self.events_file))
         if engine == "dsh":
             raise ManualCompactionError(
-                "busy", f"the DSH engine needs an event-log session (no {self.events_file})"
+                "missing", f"the DSH engine needs an event-log session (no {self.events_file})"
             )
         if not self.state_store.exists(self.session_id):
             raise ManualCompactionError(
-                "busy", f"no saved session {self.session_id!r} in {self.base}"
+                "missing", f"no saved session {self.session_id!r} in {self.base}"
             )
         transcript = Transcript(self.base / "sessions" / f"{self.session_id}.jsonl")
         return StateHistory(self.session_id, self.state_store, transcript)
@@ -284,16 +285,12 @@ class ManualCompaction:
             flush_before_compact=False,
             offload_before_compact=False,
             summary_prompt=prompt,
+            summary_policy="fail-closed",  # manual compaction never commits a placeholder
         )
         thresholds = resolve_thresholds(config, self.model.model_name)
         compaction = Compactor(config, thresholds, self.model).force(history.messages())
         if compaction is None:
             return 0, None
-        if compaction.event.summary_failed:  # manual compaction fails closed
-            raise SummaryError(
-                compaction.event.summary.removeprefix(SUMMARY_UNAVAILABLE).strip()
-                or "the summary call returned nothing"
-            )
         history.apply_compaction(compaction)
         return compaction.event.cut, compaction.event.summary
 

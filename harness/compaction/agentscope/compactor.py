@@ -131,7 +131,9 @@ class Compactor:
         )
         logger.info(triggered)
         self._before_summary(prefix)
-        summary = summarize(self.summary_model, prefix, self.config.summary_prompt)
+        summary = summarize(
+            self.summary_model, prefix, self.config.summary_prompt, self.config.summary_policy
+        )
         compacted = (build_summary_message(summary.text), *tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
