@@ -350,3 +350,11 @@ def test_undo_whose_snapshot_is_gone_is_no_snapshot_and_changes_nothing(tmp_path
     assert info.value.code == "no-snapshot"
     assert manual.audit_log()[-1]["outcome"] == "no-snapshot"
     assert _messages(base, "state") == compacted
+
+
+def test_an_unknown_engine_is_refused_before_anything_is_done(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    with pytest.raises(ConfigError, match="engine must be agentscope or dsh, not 'claude'"):
+        manual.compact("claude")  # type: ignore[arg-type]
+    assert manual.audit_log() == []

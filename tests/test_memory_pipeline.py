@@ -21,7 +21,7 @@ import harness.files
 import harness.safe_paths
 from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig
-from harness.errors import ContextLengthExceededError, ServerError
+from harness.errors import ConfigError, ContextLengthExceededError, ServerError
 from harness.memory import (
     NO_REPLY,
     BackgroundOrder,
@@ -655,6 +655,11 @@ def test_background_order_is_honoured(order: BackgroundOrder, expected: list[str
     finally:
         tasks.close()
     assert seen == expected * 3
+
+
+def test_an_unknown_background_order_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match=r"background order must be one of .*, not 'random'"):
+        BackgroundTasks("random")  # type: ignore[arg-type]
 
 
 def test_await_quiescence_times_out_on_a_blocked_task() -> None:

@@ -28,16 +28,18 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, assert_never, get_args
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.manual_lock import session_lock, who
 from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
+from harness.compaction.record import EngineName
 from harness.errors import (
     CommitError,
     CompactionBusyError,
+    ConfigError,
     CtxlabError,
     EventLogError,
     ManualCompactionError,
@@ -59,7 +61,7 @@ from harness.validation import count
 
 __all__ = ["AuditRecord", "ManualCompaction"]
 
-Engine = Literal["agentscope", "dsh"]
+Engine = EngineName
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,10 @@ class ManualCompaction:
         self.lock_file = self.base / "locks" / f"{session_id}.lock"
 
     def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
-        """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure."""
+        """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure,
+        ConfigError (before anything is done) for an unknown engine."""
+        if engine not in get_args(EngineName):
+            raise ConfigError(f"engine must be agentscope or dsh, not {engine!r}")
         attempt = uuid.uuid4().hex
         with self._locked(engine, "compact", instructions, attempt):
             self._audit(self._record(engine, "compact", "started", attempt, instructions))
@@ -256,7 +261,9 @@ class ManualCompaction:
         try:
             if engine == "dsh":
                 return self._run_dsh(history, instructions)
-            return self._run_agentscope(history, instructions)
+            if engine == "agentscope":
+                return self._run_agentscope(history, instructions)
+            assert_never(engine)
         except ManualCompactionError:
             raise
         except (CompactionBusyError, UnbalancedSurfaceError) as exc:
