@@ -6,10 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+from sessions import run_turns
 
 import harness.files
+import harness.store.eventlog.bracket as bracket_module
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine
+from harness.compaction.manual import ManualCompaction
 from harness.errors import CompactionBusyError, EventLogError, ServerError, SummaryError
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -160,3 +163,23 @@ def test_a_failed_dsh_summary_closes_the_bracket_with_its_error(tmp_path: Path) 
     assert end["compaction_id"] == start["compaction_id"]
     assert "backend down" in str(end["error"])
     assert log.open_compaction() is None
+
+
+def test_a_log_with_the_old_twelve_digit_dsh_ids_still_opens_and_undoes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    base = run_turns(
+        tmp_path, FunctionModel(lambda r: "ok"), [f"q{n} " + "x" * 300 for n in range(4)]
+    )
+    old_id = iter(["0123456789ab"])  # what DshEngine wrote before the one bracket
+    monkeypatch.setattr(bracket_module, "new_compaction_id", lambda: next(old_id))
+    manual = ManualCompaction(base, "s1", FunctionModel(lambda r: "- four questions"))
+    assert manual.compact("dsh").outcome == "compacted"
+    monkeypatch.undo()
+    reopened = EventLog.open(base / "events/s1.jsonl")
+    assert [e.data["compaction_id"] for e in reopened.events if e.type == "compaction/end"] == [
+        "0123456789ab"
+    ]
+    assert manual.undo().undone == "0123456789ab"
+    assert manual.compact("dsh").outcome == "compacted"  # and a new-format one follows it
