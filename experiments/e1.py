@@ -125,7 +125,9 @@ def measure() -> dict[str, Any]:
     after = list(compaction.messages)
     validate_pairing(after)
     event = compaction.event
-    naive = event.cutoff.naive_index
+    cutoff = event.cutoff
+    assert cutoff is not None  # an AgentScope compaction always has its cutoff
+    naive = cutoff.naive_index
     return {
         "experiment": "E1",
         "source": SOURCE,
@@ -146,9 +148,9 @@ def measure() -> dict[str, Any]:
             "role": before[naive].role,
             "kind": before[naive].kind,
         },
-        "cutoff": event.cutoff.index,
+        "cutoff": cutoff.index,
         "keeping": event.keeping,
-        "reason": event.cutoff.reason,
+        "reason": cutoff.reason,
         "log_lines": list(event.log_lines),
         "summary_requests": len(summariser.requests),
         "after": _describe(after),

@@ -43,7 +43,6 @@ STEPS = (
     "我们公司出口固定走哪个港口？客户代号是什么？",
 )
 TRACKED = ("MEMORY.md", DAILY, "memory/.consolidation_state")
-ARTICLE_BYTES = {"MEMORY.md": 158, DAILY: 140, "memory/.consolidation_state": 30}
 SOURCE_CITE = re.compile(r"Source: ([^\s#]+)#\d+")
 
 

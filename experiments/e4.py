@@ -230,7 +230,7 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
         "events": _events(log, first, nodes),
         "range": {
             "start": 0,
-            "end": result.event.cutoff.index - 1,
+            "end": result.event.cut - 1,
             "kept": result.event.keeping,
             "sources_cover_shadowed": set(checkpoint.source_event_seqs)
             >= {result.start_seq, result.summary_seq},

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.compaction.agentscope import CompactionEvent
+from harness.compaction.agentscope import CompactionRecord
 from harness.compaction.engine import CompactionEngine
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
@@ -162,7 +162,7 @@ class Agent:
         )
         return response, record
 
-    def _before_request(self, call: CallContext) -> list[CompactionEvent]:
+    def _before_request(self, call: CallContext) -> list[CompactionRecord]:
         for hook in self.hooks:
             hook.before_request(call)
         call.requests += 1
@@ -186,7 +186,7 @@ class Agent:
 
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext
-    ) -> list[CompactionEvent]:
+    ) -> list[CompactionRecord]:
         # One forced compaction and one retry (AgentScope: per call; dsh: per assistant reply);
         # past that, or without progress, the provider's error reaches the caller.
         if self.engine is None or call.overflow_retries >= self.engine.max_overflow_retries:

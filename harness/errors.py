@@ -18,6 +18,7 @@
     │       ├── UnprocessableEntityError 422
     │       ├── RateLimitError           429
     │       └── ServerError              5xx
+    ├── ModelOutputError             a model's answer cannot be used: cut at max_tokens, or empty
     ├── AgentError                   the agent loop could not finish a call
     │   └── StepLimitExceededError   the model kept calling tools past the step limit
     ├── ScriptError                  a scripted test model met an unexpected or unused step
@@ -35,8 +36,8 @@
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
         ├── CommitError              appending the result failed part-way; inspect the log
-        └── ManualCompactionError    a manual compaction failed: busy, changed, summary, commit,
-                                     persistence or cancelled (its ``code``)
+        └── ManualCompactionError    a manual compaction failed: missing, busy, changed, summary,
+                                     commit, no-snapshot, persistence or cancelled (its ``code``)
 
 Three kinds of failure drive the agent loop differently: provider errors (``ModelError``) are
 raised to the caller after the client's retries; a model's own mistakes (a bad tool argument, an
@@ -73,6 +74,7 @@ __all__ = [
     "MemoryStoreError",
     "MissingAPIKeyError",
     "ModelError",
+    "ModelOutputError",
     "PairingError",
     "PathEscapeError",
     "RateLimitError",
@@ -186,6 +188,13 @@ class ServerError(APIStatusError):
     """5xx: the server failed; retried by the client before it reaches you."""
 
 
+class ModelOutputError(CtxlabError):
+    """The model answered, but its answer cannot be used: cut off at max_tokens, or empty.
+
+    Not a :class:`ModelError` (the call itself succeeded). The summary-like calls turn it into
+    a failed :class:`harness.summary_outcome.SummaryOutcome`."""
+
+
 class AgentError(CtxlabError):
     """The agent loop could not finish a call.
 
@@ -270,10 +279,12 @@ class CommitError(CompactionError):
 class ManualCompactionError(CompactionError):
     """A manual compaction failed; ``code`` says how.
 
+    ``missing`` (no saved session, or none of the kind the engine needs: nothing was done),
     ``busy`` (not idle, locked, or a tool call pending: nothing was done), ``changed`` (the
     history moved during the summary call), ``summary`` (the summary call failed or was
-    refused), ``commit`` (writing the result failed part-way), ``persistence`` (a snapshot or
-    the audit could not be written) or ``cancelled``.
+    refused), ``commit`` (writing the result failed part-way), ``no-snapshot`` (undo of a
+    state-file session whose snapshot is gone: nothing was restored), ``persistence`` (a
+    snapshot or the audit could not be written) or ``cancelled``.
     """
 
     def __init__(self, code: str, message: str) -> None:

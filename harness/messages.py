@@ -15,10 +15,12 @@ from typing import Any, Literal
 from harness.errors import PairingError
 
 __all__ = [
+    "CHECKPOINT_NAME",
     "SUMMARY_NAME",
     "Message",
     "MessageKind",
     "Role",
+    "SummaryKind",
     "ToolCall",
     "validate_pairing",
 ]
@@ -26,8 +28,18 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 MessageKind = Literal["system", "user", "summary", "assistant", "tool_use", "tool_result"]
 
+SummaryKind = Literal["agentscope", "dsh"]
+"""Which engine wrote a summary message (:attr:`Message.summary_kind`)."""
+
 SUMMARY_NAME = "__compaction_summary__"
-"""The ``name`` of the user message that carries a compaction summary."""
+"""The ``name`` of the user message that carries an AgentScope compaction summary
+(``<compressed_history>``)."""
+
+CHECKPOINT_NAME = "__compaction_checkpoint__"
+"""The ``name`` of the user message that carries a DeepSeek-Harness checkpoint
+(``<compacted-summary>``)."""
+
+_SUMMARY_KINDS: dict[str | None, SummaryKind] = {SUMMARY_NAME: "agentscope", CHECKPOINT_NAME: "dsh"}
 
 _ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
 
@@ -87,8 +99,8 @@ class Message:
     tool_call_id: str | None = None
     """Tool only: the id of the call this message answers."""
     name: str | None = None
-    """Optional participant name; the compaction summary is a user message named
-    ``__compaction_summary__``."""
+    """Optional participant name; a compaction summary is a user message named
+    :data:`SUMMARY_NAME` (AgentScope) or :data:`CHECKPOINT_NAME` (DeepSeek-Harness)."""
     reasoning_content: str | None = None
     """Assistant only: DeepSeek's thinking-mode reasoning, kept and passed back as received."""
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
@@ -135,9 +147,15 @@ class Message:
         return cls(role="tool", content=text, tool_call_id=tool_call_id, metadata=metadata)
 
     @property
+    def summary_kind(self) -> SummaryKind | None:
+        """Which engine's compaction summary this is: ``"agentscope"`` (a user message named
+        :data:`SUMMARY_NAME`), ``"dsh"`` (named :data:`CHECKPOINT_NAME`), or None."""
+        return _SUMMARY_KINDS.get(self.name) if self.role == "user" else None
+
+    @property
     def is_summary(self) -> bool:
-        """True for the user message that carries a compaction summary."""
-        return self.role == "user" and self.name == SUMMARY_NAME
+        """True for a user message that carries a compaction summary of either engine."""
+        return self.summary_kind is not None
 
     @property
     def kind(self) -> MessageKind:

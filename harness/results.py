@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.compaction.agentscope.compactor import CompactionEvent
+from harness.compaction.record import CompactionRecord
 from harness.messages import Message
 from harness.model import Usage
 
@@ -29,7 +29,7 @@ class RequestRecord:
     """Messages of the working history in the request."""
     estimated_tokens: int
     usage: Usage | None
-    compactions: tuple[CompactionEvent, ...] = ()
+    compactions: tuple[CompactionRecord, ...] = ()
     """The compactions that ran for this request: the one before it, and a forced one when
     the server said the context was too long."""
     meter: str = ""
@@ -39,7 +39,7 @@ class RequestRecord:
     compaction)."""
 
     @property
-    def compaction(self) -> CompactionEvent | None:
+    def compaction(self) -> CompactionRecord | None:
         """The first compaction of this request, if any."""
         return self.compactions[0] if self.compactions else None
 
@@ -67,6 +67,6 @@ class CallResult:
         return tuple(r.usage for r in self.requests)
 
     @property
-    def compactions(self) -> tuple[CompactionEvent, ...]:
+    def compactions(self) -> tuple[CompactionRecord, ...]:
         """The compactions of this call, in order."""
         return tuple(event for r in self.requests for event in r.compactions)

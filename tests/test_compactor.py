@@ -14,7 +14,7 @@ from harness.compaction.agentscope import (
     SUMMARY_UNAVAILABLE,
     Compaction,
     CompactionConfig,
-    CompactionEvent,
+    CompactionRecord,
     Compactor,
     PrefixHook,
     PruneConfig,
@@ -398,7 +398,7 @@ def run_engine(
     model: ChatModel,
     history: RecordingHistory,
     flush: PrefixHook,
-) -> list[CompactionEvent]:
+) -> list[CompactionRecord]:
     engine = AgentScopeEngine(compactor(config, model), flush=flush)
     plan = engine.compactor.plan(history.messages())
     return engine.compact(history, plan)

@@ -832,6 +832,10 @@ def test_overflow_counts_a_prune_as_progress_when_the_summary_fails(tmp_path: Pa
     engine = DshEngine(long_log, FunctionModel(failing), DshConfig())
     events = engine.recover_overflow(HEADER)
     assert [e.trigger for e in events] == ["overflow-prune"]
+    # a prune-only record says what it does not know instead of made-up zeros
+    assert [(e.engine, e.cutoff, e.total_tokens, e.tokens_after) for e in events] == [
+        ("dsh", None, None, None)
+    ]
     assert long_log.surface.replace_generation == 1
     assert len(long_log.messages()[2].content) < 8_192
 

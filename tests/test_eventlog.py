@@ -16,7 +16,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import (
     Compaction,
     CompactionConfig,
-    CompactionEvent,
+    CompactionRecord,
     Compactor,
     Cutoff,
     PruneConfig,
@@ -372,7 +372,8 @@ def _compaction(
 ) -> Compaction:
     """A hand-made Compaction of ``messages`` at ``cutoff`` (kept tail given or unchanged)."""
     kept = tail if tail is not None else messages[cutoff:]
-    event = CompactionEvent(
+    event = CompactionRecord(
+        engine="agentscope",
         trigger="messages",
         total_messages=len(messages),
         total_tokens=99,

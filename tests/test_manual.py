@@ -318,3 +318,43 @@ def test_an_interrupt_is_reported_as_cancelled_and_releases_the_lock(
         manual.compact()
     assert info.value.code == "cancelled"
     assert not (base / "locks/s1.lock").exists()
+
+
+@pytest.mark.parametrize("engine", ["agentscope", "dsh"])
+def test_a_session_that_is_not_there_is_missing_not_busy(tmp_path: Path, engine: str) -> None:
+    base = saved_session(tmp_path)
+    model = FunctionModel(answer)
+    with pytest.raises(ManualCompactionError) as info:
+        ManualCompaction(base, "s9", model).compact(engine)  # type: ignore[arg-type]
+    assert info.value.code == "missing"
+    assert ManualCompaction(base, "s9", model).audit_log()[-1]["outcome"] == "missing"
+    assert model.requests == []
+
+
+def test_dsh_on_a_state_file_session_is_missing_its_event_log(tmp_path: Path) -> None:
+    base = saved_session(tmp_path, "state")
+    with pytest.raises(ManualCompactionError, match="needs an event-log session") as info:
+        ManualCompaction(base, "s1", FunctionModel(answer)).compact("dsh")
+    assert info.value.code == "missing"
+
+
+def test_undo_whose_snapshot_is_gone_is_no_snapshot_and_changes_nothing(tmp_path: Path) -> None:
+    base = saved_session(tmp_path, "state")
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    record = manual.compact("agentscope")
+    assert record.snapshot is not None
+    Path(record.snapshot).unlink()
+    compacted = _messages(base, "state")
+    with pytest.raises(ManualCompactionError) as info:
+        manual.undo()
+    assert info.value.code == "no-snapshot"
+    assert manual.audit_log()[-1]["outcome"] == "no-snapshot"
+    assert _messages(base, "state") == compacted
+
+
+def test_an_unknown_engine_is_refused_before_anything_is_done(tmp_path: Path) -> None:
+    base = saved_session(tmp_path)
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    with pytest.raises(ConfigError, match="engine must be agentscope or dsh, not 'claude'"):
+        manual.compact("claude")  # type: ignore[arg-type]
+    assert manual.audit_log() == []

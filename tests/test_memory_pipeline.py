@@ -21,7 +21,7 @@ import harness.files
 import harness.safe_paths
 from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig
-from harness.errors import ContextLengthExceededError, ServerError
+from harness.errors import ConfigError, ContextLengthExceededError, ServerError
 from harness.memory import (
     NO_REPLY,
     BackgroundOrder,
@@ -37,7 +37,7 @@ from harness.memory import (
 )
 from harness.memory.flush import DEFAULT_FLUSH_PROMPT
 from harness.memory.injection import TRUNCATION_NOTE
-from harness.messages import SUMMARY_NAME, Message, ToolCall
+from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 from harness.testing import FunctionModel, Reply
 from harness.tokens import estimate_text_tokens
@@ -144,6 +144,7 @@ def test_flush_request_holds_the_conversation_only(workspace: MemoryWorkspace) -
     messages = [
         Message.system("SYSTEM-PROMPT-MARKER"),
         Message.user("SUMMARY-MARKER of earlier turns", name=SUMMARY_NAME),
+        Message.user("CHECKPOINT-MARKER of earlier turns", name=CHECKPOINT_NAME),
         reference_message("- REFERENCE-MARKER"),
         Message.user("which port do we use?"),
         Message.assistant("", [call]),
@@ -161,8 +162,9 @@ def test_flush_request_holds_the_conversation_only(workspace: MemoryWorkspace) -
     assert '[ASSISTANT]: [tool_call: lookup({"port": "NORTH-7"})]' in body
     assert "[TOOL]: [tool_result: lookup] NORTH-7 schedule" in body
     assert "[ASSISTANT]: we use NORTH-7" in body
-    for marker in ("SYSTEM-PROMPT-MARKER", "SUMMARY-MARKER", "REFERENCE-MARKER", "HARNESS_CONTEXT"):
-        assert marker not in body
+    markers = ("SYSTEM-PROMPT-MARKER", "SUMMARY-MARKER", "CHECKPOINT-MARKER", "REFERENCE-MARKER")
+    for marker in (*markers, "HARNESS_CONTEXT"):
+        assert marker not in body  # a DSH checkpoint is a summary too, never flushed back
 
 
 def test_flush_of_only_summaries_and_references_makes_no_request(
@@ -653,6 +655,11 @@ def test_background_order_is_honoured(order: BackgroundOrder, expected: list[str
     finally:
         tasks.close()
     assert seen == expected * 3
+
+
+def test_an_unknown_background_order_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match=r"background order must be one of .*, not 'random'"):
+        BackgroundTasks("random")  # type: ignore[arg-type]
 
 
 def test_await_quiescence_times_out_on_a_blocked_task() -> None:

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from harness.compaction.agentscope import build_summary_message
+from harness.compaction.dsh import frame_checkpoint
 from harness.errors import PairingError
-from harness.messages import SUMMARY_NAME, Message, ToolCall, validate_pairing
+from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message, ToolCall, validate_pairing
 
 
 def call(call_id: str, name: str = "lookup", **arguments: object) -> ToolCall:
@@ -41,6 +43,7 @@ def test_constructors_set_role_and_fields() -> None:
         (Message.user("u"), "user"),
         (Message.user("u", name="bob"), "user"),
         (Message.user("s", name=SUMMARY_NAME), "summary"),
+        (Message.user("s", name=CHECKPOINT_NAME), "summary"),
         (Message.assistant("a"), "assistant"),
         (Message.assistant("", [ToolCall("c1", "f")]), "tool_use"),
         (Message.assistant("text and a call", [ToolCall("c1", "f")]), "tool_use"),
@@ -55,6 +58,16 @@ def test_is_summary_needs_user_role_and_the_summary_name() -> None:
     assert Message.user("x", name=SUMMARY_NAME).is_summary
     assert not Message.user("x").is_summary
     assert not Message(role="assistant", content="x", name=SUMMARY_NAME).is_summary
+
+
+def test_summary_kind_names_the_engine_of_either_summary() -> None:
+    assert Message.user("x", name=SUMMARY_NAME).summary_kind == "agentscope"
+    assert Message.user("x", name=CHECKPOINT_NAME).summary_kind == "dsh"
+    assert Message.user("x", name=CHECKPOINT_NAME).is_summary  # a DSH checkpoint is a summary
+    assert Message(role="assistant", content="x", name=CHECKPOINT_NAME).summary_kind is None
+    assert Message.user("x", name="bob").summary_kind is None
+    assert build_summary_message("s").summary_kind == "agentscope"
+    assert frame_checkpoint("s").summary_kind == "dsh"
 
 
 def test_parsed_arguments() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from harness.compaction.agentscope import CompactionEvent, Compactor, PrefixHook
+from harness.compaction.agentscope import CompactionRecord, Compactor, PrefixHook
 from harness.compaction.agentscope.compactor import Plan
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh.engine import DshEngine
@@ -38,11 +38,11 @@ step_logger = logging.getLogger("harness.compaction")
 class CompactionEngine(Protocol):
     """What the agent asks of a compaction engine."""
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         """Compact if needed before ``request`` (built from the current history) is sent."""
         ...
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         """Compact after the server said ``request`` was too long; [] means no progress."""
         ...
 
@@ -118,18 +118,18 @@ class AgentScopeEngine:
                     return index
         return len(request_header(history, request).messages)
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         reading = self.read(history, request)
         prune = self._gate is not None and self._gate.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
             return []
         return self.compact(history, self.compactor.plan(history.messages(), reading))
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         reading = self.read(history, request)
         return self.compact(history, self.compactor.plan(history.messages(), reading, force=True))
 
-    def compact(self, history: History, plan: Plan | None) -> list[CompactionEvent]:
+    def compact(self, history: History, plan: Plan | None) -> list[CompactionRecord]:
         """Carry out ``plan`` (steps 5-7): every side effect of a compaction is here, in order."""
         if plan is None:
             return []
@@ -176,12 +176,12 @@ class DshAgentEngine:
         self.engine.meter.observe(reading, usage)
         return reading
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
         # on (the request may then overflow, and overflow recovery gets its chance).
         return self.engine.compact_if_needed(request_header(history, request))
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionEvent]:
+    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
         # A recovery that fails before any progress leaves the provider's error to the caller.
         try:
             return self.engine.recover_overflow(request_header(history, request))

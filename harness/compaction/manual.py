@@ -13,8 +13,9 @@
    is on record) and an outcome line; every undo and every broken lock too. Each line says who
    (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
 
-Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``busy``,
-``changed``, ``summary``, ``commit``, ``persistence`` or ``cancelled``. Both engines work on an
+Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``missing``,
+``busy``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence`` or
+``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
 event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
 session (``state/<session>.json`` and its journal).
 """
@@ -27,16 +28,18 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, assert_never, get_args
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
-from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT, SUMMARY_UNAVAILABLE
+from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.manual_lock import session_lock, who
 from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
+from harness.compaction.record import EngineName
 from harness.errors import (
     CommitError,
     CompactionBusyError,
+    ConfigError,
     CtxlabError,
     EventLogError,
     ManualCompactionError,
@@ -51,13 +54,14 @@ from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.safe_paths import check_name
 from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog.bracket import refuse_if_busy
 from harness.store.history import History, StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
 from harness.validation import count
 
 __all__ = ["AuditRecord", "ManualCompaction"]
 
-Engine = Literal["agentscope", "dsh"]
+Engine = EngineName
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,10 @@ class ManualCompaction:
         self.lock_file = self.base / "locks" / f"{session_id}.lock"
 
     def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
-        """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure."""
+        """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure,
+        ConfigError (before anything is done) for an unknown engine."""
+        if engine not in get_args(EngineName):
+            raise ConfigError(f"engine must be agentscope or dsh, not {engine!r}")
         attempt = uuid.uuid4().hex
         with self._locked(engine, "compact", instructions, attempt):
             self._audit(self._record(engine, "compact", "started", attempt, instructions))
@@ -181,7 +188,7 @@ class ManualCompaction:
             raise NothingToUndoError(self.session_id)
         snapshot = Path(record["snapshot"])
         if not snapshot.exists():
-            raise ManualCompactionError("commit", f"the snapshot {snapshot} is missing")
+            raise ManualCompactionError("no-snapshot", f"the snapshot {snapshot} is missing")
         state = self.state_store.load(self.session_id)
         state.context = restore_state(snapshot, self.session_id, record, state.context)
         self.state_store.save(state)
@@ -218,21 +225,22 @@ class ManualCompaction:
             return EventLogHistory(EventLog.open(self.events_file))
         if engine == "dsh":
             raise ManualCompactionError(
-                "busy", f"the DSH engine needs an event-log session (no {self.events_file})"
+                "missing", f"the DSH engine needs an event-log session (no {self.events_file})"
             )
         if not self.state_store.exists(self.session_id):
             raise ManualCompactionError(
-                "busy", f"no saved session {self.session_id!r} in {self.base}"
+                "missing", f"no saved session {self.session_id!r} in {self.base}"
             )
         transcript = Transcript(self.base / "sessions" / f"{self.session_id}.jsonl")
         return StateHistory(self.session_id, self.state_store, transcript)
 
     def _require_idle(self, history: History, messages: list[Message]) -> None:
-        log = getattr(history, "log", None)
-        if log is not None and log.open_compaction() is not None:
-            raise ManualCompactionError("busy", "a compaction of this session is in progress")
         try:
+            if isinstance(history, EventLogHistory):
+                refuse_if_busy(history.log)
             validate_pairing(messages)
+        except CompactionBusyError as exc:
+            raise ManualCompactionError("busy", str(exc)) from exc
         except PairingError as exc:
             raise ManualCompactionError("busy", f"the session is not consistent: {exc}") from exc
         if messages and messages[-1].tool_calls:
@@ -253,7 +261,9 @@ class ManualCompaction:
         try:
             if engine == "dsh":
                 return self._run_dsh(history, instructions)
-            return self._run_agentscope(history, instructions)
+            if engine == "agentscope":
+                return self._run_agentscope(history, instructions)
+            assert_never(engine)
         except ManualCompactionError:
             raise
         except (CompactionBusyError, UnbalancedSurfaceError) as exc:
@@ -282,18 +292,14 @@ class ManualCompaction:
             flush_before_compact=False,
             offload_before_compact=False,
             summary_prompt=prompt,
+            summary_policy="fail-closed",  # manual compaction never commits a placeholder
         )
         thresholds = resolve_thresholds(config, self.model.model_name)
         compaction = Compactor(config, thresholds, self.model).force(history.messages())
         if compaction is None:
             return 0, None
-        if compaction.event.summary_failed:  # manual compaction fails closed
-            raise SummaryError(
-                compaction.event.summary.removeprefix(SUMMARY_UNAVAILABLE).strip()
-                or "the summary call returned nothing"
-            )
         history.apply_compaction(compaction)
-        return compaction.event.cutoff.index, compaction.event.summary
+        return compaction.event.cut, compaction.event.summary
 
     def _run_dsh(self, history: History, instructions: str) -> tuple[int, str | None]:
         assert isinstance(history, EventLogHistory)
@@ -302,7 +308,7 @@ class ManualCompaction:
         result = engine.compact_now(header, instructions)
         if result is None:
             return 0, None
-        return result.event.cutoff.index, result.event.summary
+        return result.event.cut, result.event.summary
 
     def _record(
         self, engine: str, action: str, outcome: str, attempt: str, instructions: str, **fields: Any

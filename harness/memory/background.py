@@ -10,7 +10,9 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Literal
+from typing import Literal, assert_never, get_args
+
+from harness.errors import ConfigError
 
 __all__ = ["BackgroundOrder", "BackgroundTasks"]
 
@@ -24,7 +26,12 @@ class BackgroundTasks:
     """Runs after-call tasks off the caller's thread; :meth:`await_quiescence` waits for them."""
 
     def __init__(self, order: BackgroundOrder = "concurrent") -> None:
-        self.order = order
+        if order not in get_args(BackgroundOrder):
+            raise ConfigError(
+                f"background order must be one of {', '.join(get_args(BackgroundOrder))}, "
+                f"not {order!r}"
+            )
+        self.order: BackgroundOrder = order
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory")
         self._pending: set[Future[object]] = set()
         self._lock = threading.Lock()
@@ -37,8 +44,10 @@ class BackgroundTasks:
             self._submit(maintenance)
         elif self.order == "flush_first":
             self._submit(lambda: (self._guarded(flush), self._guarded(maintenance)))
-        else:
+        elif self.order == "maintenance_first":
             self._submit(lambda: (self._guarded(maintenance), self._guarded(flush)))
+        else:
+            assert_never(self.order)
 
     def _submit(self, task: Task) -> None:
         future = self._pool.submit(self._guarded, task)

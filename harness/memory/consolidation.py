@@ -22,12 +22,13 @@ import threading
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from harness.errors import LockTimeoutError, MemoryStoreError, ModelError
+from harness.errors import LockTimeoutError, MemoryStoreError
 from harness.memory.clock import EPOCH, Clock, format_instant
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
 from harness.secrets import redact_for_storage
+from harness.summary_outcome import SummaryOutcome, request_summary
 from harness.validation import count, seconds
 
 __all__ = [
@@ -112,10 +113,11 @@ class Consolidator:
             line = f"No fresh daily entries since {_show(watermark)} — skipping consolidation"
             logger.info(line)
             return self._outcome("skipped", watermark, watermark, 0, line)
-        try:
-            text = self._rewrite(memory, fresh, watermark)
-        except (ModelError, ValueError) as exc:
-            return self._failed(watermark, fresh, exc)
+        rewrite = self._rewrite(memory, fresh, watermark)
+        if rewrite.failed:
+            return self._failed(watermark, fresh, rewrite.error or "the rewrite failed")
+        # Scanned like a cassette before it is written: no key reaches MEMORY.md.
+        text = redact_for_storage(rewrite.text, "MEMORY.md") + "\n"
         return self._commit(memory, watermark, text, fresh)
 
     def _commit(
@@ -131,7 +133,7 @@ class Consolidator:
             try:
                 self.workspace.write_memory(text)  # the lock is reentrant
             except (OSError, MemoryStoreError) as exc:
-                return self._failed(watermark, fresh, exc)
+                return self._failed(watermark, fresh, str(exc))
             try:
                 self.workspace.write_watermark(newest)
             except (OSError, MemoryStoreError) as exc:
@@ -143,14 +145,14 @@ class Consolidator:
         logger.info(line)
         return self._outcome("written", watermark, newest, len(fresh), line)
 
-    def _failed(
-        self, watermark: int, fresh: list[DailyEntry], exc: Exception
-    ) -> ConsolidationOutcome:
-        line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {exc}"
+    def _failed(self, watermark: int, fresh: list[DailyEntry], error: str) -> ConsolidationOutcome:
+        line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {error}"
         logger.warning(line)
-        return self._outcome("failed", watermark, watermark, len(fresh), line, str(exc))
+        return self._outcome("failed", watermark, watermark, len(fresh), line, error)
 
-    def _rewrite(self, memory: str, fresh: list[DailyEntry], watermark: int) -> str:
+    def _rewrite(self, memory: str, fresh: list[DailyEntry], watermark: int) -> SummaryOutcome:
+        """The model's new MEMORY.md, or why there is none (a failed call, a truncated or empty
+        answer: the watermark stays, the next run redoes the batch)."""
         system = self.prompt.format(max_tokens=self.max_tokens, max_chars=self.max_tokens * 4)
         since = f" (since {_show(watermark)})" if watermark != EPOCH else ""
         ledger = "\n\n".join(f"### {e.file}\n{e.header}\n{e.text}" for e in fresh)
@@ -163,14 +165,13 @@ class Consolidator:
             max_tokens=self.max_tokens,
             purpose="consolidation",
         )
-        response = self.model.complete(request)
-        text = response.message.content.strip()
-        if response.finish_reason == "length":
-            raise ValueError("the model's MEMORY.md was cut off at max_tokens; not written")
-        if not text:
-            raise ValueError("the model returned an empty MEMORY.md; not written")
-        # Scanned like a cassette before it is written: no key reaches MEMORY.md.
-        return redact_for_storage(text, "MEMORY.md") + "\n"
+        return request_summary(
+            self.model,
+            request,
+            cut="the model's MEMORY.md was cut off at max_tokens; not written",
+            empty="the model returned an empty MEMORY.md; not written",
+            call="the consolidation call",
+        )
 
     def _outcome(
         self,

@@ -12,7 +12,7 @@
 
 from harness.compaction.agentscope.compactor import (
     Compaction,
-    CompactionEvent,
+    CompactionRecord,
     Compactor,
     PrefixHook,
 )
@@ -44,7 +44,7 @@ __all__ = [
     "SUMMARY_UNAVAILABLE",
     "Compaction",
     "CompactionConfig",
-    "CompactionEvent",
+    "CompactionRecord",
     "Compactor",
     "Cutoff",
     "PrefixHook",

@@ -25,12 +25,14 @@ from dataclasses import dataclass
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
-from harness.compaction.agentscope.summary import SummaryResult, build_summary_message, summarize
+from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.record import CompactionRecord
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
+from harness.summary_outcome import SummaryOutcome
 
-__all__ = ["Compaction", "CompactionEvent", "Compactor", "Plan", "PrefixHook"]
+__all__ = ["Compaction", "CompactionRecord", "Compactor", "Plan", "PrefixHook"]
 
 logger = logging.getLogger("harness.compaction")
 
@@ -39,53 +41,11 @@ PrefixHook = Callable[[Sequence[Message]], None]
 
 
 @dataclass(frozen=True)
-class CompactionEvent:
-    """What one compaction did, with the numbers its log lines report."""
-
-    trigger: str
-    """``messages``, ``tokens``, ``messages+tokens`` or ``overflow`` (forced)."""
-    total_messages: int
-    total_tokens: int
-    cutoff: Cutoff
-    keeping: int
-    """Messages kept verbatim after the summary."""
-    messages_after: int
-    tokens_after: int
-    summary: str
-    """The summary text (without the message's fixed opening line)."""
-    summary_failed: bool
-    log_lines: tuple[str, ...]
-    meter: str = ""
-    """The token meter that priced ``total_tokens`` and ``tokens_after``."""
-    provider: str = ""
-    """Who served the summary call (:func:`harness.model.provider_of`); the event log records
-    it on ``compaction/summary``."""
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "trigger": self.trigger,
-            "total_messages": self.total_messages,
-            "total_tokens": self.total_tokens,
-            "naive_cutoff": self.cutoff.naive_index,
-            "cutoff": self.cutoff.index,
-            "cutoff_reason": self.cutoff.reason,
-            "keeping": self.keeping,
-            "messages_after": self.messages_after,
-            "tokens_after": self.tokens_after,
-            "summary": self.summary,
-            "summary_chars": len(self.summary),
-            "summary_failed": self.summary_failed,
-            "log_lines": list(self.log_lines),
-            "meter": self.meter,
-        }
-
-
-@dataclass(frozen=True)
 class Compaction:
     """The compacted history and the record of how it came about."""
 
     messages: tuple[Message, ...]
-    event: CompactionEvent
+    event: CompactionRecord
 
 
 @dataclass(frozen=True)
@@ -162,18 +122,21 @@ class Compactor:
         logger.info(plan.log_line)
         return plan
 
-    def summarize(self, plan: Plan) -> SummaryResult:
+    def summarize(self, plan: Plan) -> SummaryOutcome:
         """Step 6: the summary call over the plan's prefix (fail-open: a failed call gives the
         ``(Summary unavailable)`` placeholder)."""
-        return summarize(self.summary_model, plan.prefix, self.config.summary_prompt)
+        return summarize(
+            self.summary_model, plan.prefix, self.config.summary_prompt, self.config.summary_policy
+        )
 
-    def build(self, plan: Plan, summary: SummaryResult) -> Compaction:
+    def build(self, plan: Plan, summary: SummaryOutcome) -> Compaction:
         """Step 7: ``[summary] + tail`` and the event recording how it came about."""
         compacted = (build_summary_message(summary.text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
         priced = self.meter.price_all
-        event = CompactionEvent(
+        event = CompactionRecord(
+            engine="agentscope",
             trigger=plan.trigger,
             total_messages=len(plan.messages),
             total_tokens=plan.tokens,

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from harness.errors import ConfigError
 from harness.meter import METERS
+from harness.summary_outcome import SummaryPolicy
 from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 
 __all__ = [
@@ -102,6 +103,10 @@ class CompactionConfig:
     """Step 5: write a compaction record with the prefix to the session transcript."""
     summary_prompt: str | None = None
     """Prompt for the summary call; must contain ``{messages}``. None = the default prompt."""
+    summary_policy: SummaryPolicy = "fail-open"
+    """A failed summary call: ``fail-open`` (AgentScope 2.0.3: compact with the ``(Summary
+    unavailable)`` placeholder) or ``fail-closed`` (raise SummaryError, change nothing; what
+    manual compaction uses)."""
     meter: str = "ctxlab-anchored"
     """The token meter of the token trigger, the token-mode tail and the event's numbers
     (:mod:`harness.meter`): ``ctxlab-anchored`` (default: anchored on the provider's usage),
@@ -188,6 +193,10 @@ def _problems(config: CompactionConfig) -> list[str]:
         problems.append("need 0 < keep_tokens_min <= keep_tokens_max")
     if config.summary_prompt is not None and "{messages}" not in config.summary_prompt:
         problems.append("summary_prompt must contain {messages}")
+    if config.summary_policy not in get_args(SummaryPolicy):
+        problems.append(
+            f"summary_policy must be fail-open or fail-closed, not {config.summary_policy!r}"
+        )
     if config.meter not in METERS:
         problems.append(f"meter must be one of {', '.join(METERS)}, not {config.meter!r}")
     return problems

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
-from harness.errors import ModelError
 from harness.messages import SUMMARY_NAME, Message
 from harness.model import ChatModel, ChatRequest
+from harness.summary_outcome import SummaryOutcome, SummaryPolicy, request_summary
 
 __all__ = [
     "DEFAULT_SUMMARY_PROMPT",
     "SUMMARY_PREFIX",
     "SUMMARY_UNAVAILABLE",
-    "SummaryResult",
     "build_summary_message",
     "render_transcript",
     "summarize",
@@ -24,7 +23,9 @@ logger = logging.getLogger("harness.compaction")
 
 SUMMARY_PREFIX = "Here is a summary of the conversation to date:"
 SUMMARY_UNAVAILABLE = "(Summary unavailable)"
-SUMMARY_SECTIONS = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
+CALL = "The summary call"
+"""How a failed call reads after the placeholder: ``(Summary unavailable) The summary call
+failed: <Type>: <message>``."""
 
 DEFAULT_SUMMARY_PROMPT = """\
 You are a context extraction assistant. The conversation below has grown close to the model's \
@@ -91,39 +92,33 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-@dataclass(frozen=True)
-class SummaryResult:
-    """The text of a summary and whether the call behind it failed."""
-
-    text: str
-    """The summary, or the ``(Summary unavailable)`` placeholder."""
-    failed: bool = False
-    """True when the call failed or returned nothing."""
-    error: str | None = None
-    """What went wrong, when something did."""
-
-
 def summarize(
-    model: ChatModel, prefix: Sequence[Message], prompt: str | None = None
-) -> SummaryResult:
+    model: ChatModel,
+    prefix: Sequence[Message],
+    prompt: str | None = None,
+    policy: SummaryPolicy = "fail-open",
+) -> SummaryOutcome:
     """Ask ``model`` for a summary of ``prefix`` in one user message (no system, no tools).
 
-    A failed call or a blank answer never stops compaction: the summary becomes
-    ``(Summary unavailable)``, followed by the error when there was one.
+    ``fail-open`` (AgentScope 2.0.3): a failed call or a blank answer never stops compaction;
+    the summary becomes ``(Summary unavailable)``, followed by the error when the call failed.
+    ``fail-closed`` (manual compaction): either raises :class:`~harness.errors.SummaryError`.
     """
     if not any(m.role != "system" for m in prefix):
-        return SummaryResult("No previous conversation history.")
+        return SummaryOutcome("No previous conversation history.")
     text = (prompt or DEFAULT_SUMMARY_PROMPT).replace("{messages}", render_transcript(prefix))
     request = ChatRequest(messages=(Message.user(text),), purpose="summary")
-    try:
-        reply = model.complete(request).message.content.strip()
-    except ModelError as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        logger.warning("Summarization LLM call failed: %s", error)
-        return SummaryResult(f"{SUMMARY_UNAVAILABLE} The summary call failed: {error}", True, error)
-    if not reply:
-        return SummaryResult(SUMMARY_UNAVAILABLE, True, "the model returned an empty summary")
-    return SummaryResult(_strip_prefix(reply))
+    outcome = request_summary(
+        model, request, cut=None, empty="the model returned an empty summary", call=CALL
+    )
+    if not outcome.failed:
+        return SummaryOutcome(_strip_prefix(outcome.text), response=outcome.response)
+    if outcome.response is None:  # the call itself failed: the placeholder names the error
+        logger.warning("Summarization LLM call failed: %s", outcome.error)
+        placeholder = f"{SUMMARY_UNAVAILABLE} {outcome.error}"
+    else:
+        placeholder = SUMMARY_UNAVAILABLE
+    return replace(outcome, text=placeholder).settle(policy)
 
 
 def _strip_prefix(text: str) -> str:

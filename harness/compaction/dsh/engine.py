@@ -9,6 +9,9 @@ A compaction is a region transaction of four appended events, never a rewrite:
    whose sources cite the start, the summary and every shadowed node;
 4. ``compaction/end`` — always last; a failed attempt ends with its ``error``.
 
+Events 1 and 4 are :func:`harness.store.eventlog.bracket.compaction_bracket` (shared with the
+AgentScope engine on a log and manual compaction); this module writes 2 and 3.
+
 Automatic compaction (pressure, overflow) requires the whole surface unchanged across the
 summary call; manual compaction only the selected span.
 """
@@ -17,25 +20,20 @@ from __future__ import annotations
 
 import logging
 import operator
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from harness.compaction.agentscope import CompactionEvent, Cutoff
+from harness.compaction.agentscope import CompactionRecord, Cutoff
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
 from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
-from harness.errors import (
-    CommitError,
-    CompactionBusyError,
-    CompactionError,
-    SurfaceChangedError,
-)
+from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
 from harness.model import ChatModel, ChatRequest, ChatResponse, provider_of
+from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 
 if TYPE_CHECKING:
     from harness.store.eventlog import EventLog
@@ -51,7 +49,7 @@ Check = Literal["whole-surface", "selected-span"]
 class DshResult:
     """What one region transaction appended, and the event for reports."""
 
-    event: CompactionEvent
+    event: CompactionRecord
     start_seq: int
     summary_seq: int
     checkpoint_seq: int
@@ -74,7 +72,6 @@ class DshEngine:
         self.config = config or DshConfig()
         self.meter = meter or build_meter(self.config.meter)
         """Prices pressure, the retain budget and the events (``config.meter`` by default)."""
-        self.results: list[DshResult] = []
         self._prices: dict[int, int] = {}  # event seq -> price; events never change
         self._ledger: Ledger[int] = Ledger(self._prices.__getitem__, operator.eq)
         self._generation = -1
@@ -111,7 +108,7 @@ class DshEngine:
         price, _ = self.meter.header(header.messages, header.tools)
         return Measurement(price, tuple((seq, self.meter.price(m)) for seq, m in nodes))
 
-    def compact_if_needed(self, header: ChatRequest) -> list[CompactionEvent]:
+    def compact_if_needed(self, header: ChatRequest) -> list[CompactionRecord]:
         """The pressure path: below the threshold nothing happens; above it, up to
         ``1 + compaction_retries`` compactions until the request fits again."""
         threshold = self.config.threshold
@@ -136,7 +133,7 @@ class DshEngine:
         )
         return events
 
-    def recover_overflow(self, header: ChatRequest) -> list[CompactionEvent]:
+    def recover_overflow(self, header: ChatRequest) -> list[CompactionRecord]:
         """After a provider-confirmed overflow: compact with retain 0, whatever the pressure.
         An empty list means the surface did not change, so a retry would fail again."""
         if self.config.max_overflow_retries == 0:
@@ -159,18 +156,19 @@ class DshEngine:
             return 0
         return ToolResultPruner().prune(self.log, self.meter.price, self.meter.name)
 
-    def _prune_event(self) -> CompactionEvent:
+    def _prune_event(self) -> CompactionRecord:
         count = len(self.log.messages())
         line = "DSH overflow recovery: pruned tool results; the summary stage failed"
         logger.info(line)
-        return CompactionEvent(
+        return CompactionRecord(
+            engine="dsh",
             trigger="overflow-prune",
             total_messages=count,
-            total_tokens=0,
-            cutoff=Cutoff(0, 0, "prune only"),
+            total_tokens=None,
+            cutoff=None,
             keeping=count,
             messages_after=count,
-            tokens_after=0,
+            tokens_after=None,
             summary="",
             summary_failed=True,
             log_lines=(line,),
@@ -187,9 +185,7 @@ class DshEngine:
     def _compact(
         self, header: ChatRequest, retain: int, trigger: str, check: Check, instructions: str = ""
     ) -> DshResult | None:
-        busy = self.log.open_compaction()
-        if busy is not None:
-            raise CompactionBusyError(f"a compaction is already in progress (event {busy.seq})")
+        refuse_if_busy(self.log)
         self.log.require_balanced()  # a result without its call: corrupt, never compacted around
         nodes = self.log.node_messages()
         before = self._measure(header, nodes)
@@ -197,54 +193,47 @@ class DshEngine:
         if selection is None:
             return None
         tokens = self.read(header).tokens
-        return self._transaction(
-            header, nodes, (before, tokens), selection, trigger, check, instructions
+        shadowed = [m for _, m in nodes[selection.start : selection.end + 1]]
+        request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
+        with compaction_bracket(self.log, engine="dsh", trigger=trigger) as bracket:
+            summary_seq, checkpoint_seq, summary = self._transaction(
+                bracket, header, request, (before, selection), check
+            )
+        assert bracket.end is not None  # the bracket closed without an error
+        record = self._record(header, nodes, tokens, selection, summary, trigger)
+        return DshResult(
+            record, bracket.start.seq, summary_seq, checkpoint_seq, bracket.end.seq, request
         )
 
     def _transaction(
         self,
+        bracket: Bracket,
         header: ChatRequest,
-        nodes: list[tuple[int, Message]],
-        priced: tuple[Measurement, int],
-        selection: CompactableRange,
-        trigger: str,
+        request: ChatRequest,
+        selected: tuple[Measurement, CompactableRange],
         check: Check,
-        instructions: str,
-    ) -> DshResult:
-        compaction_id = uuid.uuid4().hex[:12]
-        start = self.log.append(
-            "compaction/start",
-            {"engine": "dsh", "compaction_id": compaction_id, "trigger": trigger},
+    ) -> tuple[int, int, str]:
+        """The summary and replace steps inside the bracket: (summary seq, checkpoint seq,
+        summary text)."""
+        before, selection = selected
+        summary, checkpoint, response = summarize_span(
+            self.model, request, selection.tokens, self.meter.price
         )
-        shadowed = [m for _, m in nodes[selection.start : selection.end + 1]]
-        request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
-        before, tokens = priced
-        try:
-            summary, checkpoint, response = summarize_span(
-                self.model, request, selection.tokens, self.meter.price
-            )
-            self._check_stable(header, before, selection, check)
-        except Exception as exc:
-            self._end(compaction_id, f"{type(exc).__name__}: {exc}")
-            raise
+        self._check_stable(header, before, selection, check)
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                self._summary_data(compaction_id, summary, response, selection),
+                self._summary_data(bracket.compaction_id, summary, response, selection),
             )
             checkpoint_event = self.log.replace_seqs(
                 selection.seqs[0],
                 selection.seqs[-1],
                 checkpoint,
-                extra_sources=(start.seq, summary_event.seq),
+                extra_sources=(bracket.start.seq, summary_event.seq),
             )
         except Exception as exc:
             raise CommitError(f"the compaction failed while committing: {exc}") from exc
-        end = self._end(compaction_id, None)
-        event = self._event(header, nodes, tokens, selection, summary, trigger)
-        result = DshResult(event, start.seq, summary_event.seq, checkpoint_event.seq, end, request)
-        self.results.append(result)
-        return result
+        return summary_event.seq, checkpoint_event.seq, summary
 
     def _summary_data(
         self,
@@ -268,11 +257,6 @@ class DshEngine:
             "usage": response.usage.to_dict() if response.usage else None,
         }
 
-    def _end(self, compaction_id: str, error: str | None) -> int:
-        return self.log.append(
-            "compaction/end", {"compaction_id": compaction_id, "error": error}
-        ).seq
-
     def _check_stable(
         self,
         header: ChatRequest,
@@ -289,7 +273,7 @@ class DshEngine:
         if now.nodes[span] != before.nodes[span]:
             raise SurfaceChangedError("the selected span changed during summarization")
 
-    def _event(
+    def _record(
         self,
         header: ChatRequest,
         nodes: list[tuple[int, Message]],
@@ -297,7 +281,7 @@ class DshEngine:
         selection: CompactableRange,
         summary: str,
         trigger: str,
-    ) -> CompactionEvent:
+    ) -> CompactionRecord:
         cut = selection.end + 1
         after = self.read(header).tokens
         count = len(self.log.surface.nodes)
@@ -313,7 +297,8 @@ class DshEngine:
         )
         for line in lines:
             logger.info(line)
-        return CompactionEvent(
+        return CompactionRecord(
+            engine="dsh",
             trigger=trigger,
             total_messages=len(nodes),
             total_tokens=tokens,

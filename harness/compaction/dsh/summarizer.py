@@ -13,10 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from harness.compaction.dsh.meter import price_message
-from harness.errors import ModelError, SummaryError
-from harness.messages import Message
+from harness.errors import SummaryError
+from harness.messages import CHECKPOINT_NAME, Message
 from harness.meter.dsh_heuristic import is_empty_assistant
 from harness.model import ChatModel, ChatRequest, ChatResponse
+from harness.summary_outcome import SummaryPolicy, request_summary
 
 __all__ = [
     "CHECKPOINT_NAME",
@@ -26,7 +27,8 @@ __all__ = [
     "summarize_span",
 ]
 
-CHECKPOINT_NAME = "__compaction_checkpoint__"
+POLICY: SummaryPolicy = "fail-closed"
+"""DeepSeek-Harness never commits a failed or truncated checkpoint."""
 
 SECTIONS = (
     "Primary Request and Intent",
@@ -83,24 +85,23 @@ def summarize_span(
     shadowed_tokens: int,
     price: Callable[[Message], int] = price_message,
 ) -> tuple[str, Message, ChatResponse]:
-    """Make the call and check it; fail closed.
+    """Make the call and check it; fail closed (the engine's policy, see
+    :mod:`harness.summary_outcome`).
 
-    Raises :class:`SummaryError` when the output was cut at max_tokens, is empty, or when the
-    framed checkpoint is not strictly smaller than what it replaces.
+    Raises :class:`SummaryError` when the call failed, the output was cut at max_tokens or is
+    empty, or when the framed checkpoint is not strictly smaller than what it replaces.
     """
-    try:
-        response = model.complete(request)
-    except ModelError as exc:
-        raise SummaryError(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
-    if response.finish_reason == "length":
-        raise SummaryError("the summary was cut off at max_tokens (incomplete checkpoint)")
-    summary = response.message.content.strip()
-    if not summary:
-        raise SummaryError("the summary call returned no text")
-    checkpoint = frame_checkpoint(summary)
+    outcome = request_summary(
+        model,
+        request,
+        cut="the summary was cut off at max_tokens (incomplete checkpoint)",
+        empty="the summary call returned no text",
+    ).settle(POLICY)
+    assert outcome.response is not None  # a successful outcome has its response
+    checkpoint = frame_checkpoint(outcome.text)
     if price(checkpoint) >= shadowed_tokens:
         raise SummaryError(
             f"summary is not smaller than the shadowed content "
             f"({price(checkpoint)} ≥ {shadowed_tokens} tokens)"
         )
-    return summary, checkpoint, response
+    return outcome.text, checkpoint, outcome.response

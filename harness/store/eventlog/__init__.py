@@ -13,7 +13,10 @@ originals stay in the log.
 * :mod:`~harness.store.eventlog.scan` — reading the JSONL (a torn last line is not corruption);
 * :mod:`~harness.store.eventlog.oslock` — the ``flock`` helpers;
 * :mod:`~harness.store.eventlog.migrate` — rewriting logs whose replaces named positions;
-* :mod:`~harness.store.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log.
+* :mod:`~harness.store.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log;
+* :mod:`~harness.store.eventlog.bracket` — :func:`compaction_bracket`, the one
+  ``compaction/start`` … ``compaction/end`` bracket (and busy check) both engines and manual
+  compaction write.
 """
 
 from harness.store.eventlog.events import ROLE_OF_TYPE, SURFACE_TYPES, TYPE_OF_ROLE, Event

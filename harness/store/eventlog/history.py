@@ -18,22 +18,22 @@ message is still in the log.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import uuid
 from collections.abc import Sequence
 
 from harness.compaction.agentscope import Compaction
-from harness.errors import CompactionBusyError, EventLogError, SurfaceError
+from harness.compaction.record import EngineName
+from harness.errors import SurfaceError
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 from harness.store.eventlog.events import Event, thaw
 from harness.store.eventlog.log import EventLog
 from harness.tokens import estimate_tokens
 
 __all__ = ["ENGINE", "EventLogHistory"]
 
-ENGINE = "agentscope"
+ENGINE: EngineName = "agentscope"
 """The ``engine`` named in the compaction events this history writes."""
 
 Node = tuple[int, Message]
@@ -84,7 +84,8 @@ class EventLogHistory:
         return self.log.latest("request/header")
 
     def apply_compaction(self, compaction: Compaction) -> None:
-        """Commit ``compaction`` as appended events (see the module docstring).
+        """Commit ``compaction`` as appended events (see the module docstring) inside one
+        :func:`~harness.store.eventlog.bracket.compaction_bracket`.
 
         Raises CompactionBusyError while another compaction holds the lock and SurfaceError
         when ``compaction`` was computed for a different surface; both before writing anything.
@@ -92,47 +93,30 @@ class EventLogHistory:
         longer be written: then the unclosed start stays, and is reported, as the lock.
         """
         self.log.sync()  # another process may have appended: compact the file's surface
-        _refuse_if_busy(self.log)
+        refuse_if_busy(self.log)
         self.log.require_balanced()
         nodes = self.log.node_messages()
         changed = _changed_tail(nodes, compaction)
-        compaction_id = uuid.uuid4().hex
-        start = self.log.append(
-            "compaction/start",
-            {"engine": ENGINE, "compaction_id": compaction_id, "trigger": compaction.event.trigger},
-        )
-        try:
-            self._commit(start, compaction, nodes, changed)
-        except Exception as exc:
-            self._close_failed(compaction_id, exc)
-            raise
-        self.log.append("compaction/end", {"compaction_id": compaction_id, "error": None})
+        with compaction_bracket(self.log, engine=ENGINE, trigger=compaction.event.trigger) as b:
+            self._commit(b, compaction, nodes, changed)
 
     def _commit(
-        self, start: Event, compaction: Compaction, nodes: list[Node], changed: list[Node]
+        self, bracket: Bracket, compaction: Compaction, nodes: list[Node], changed: list[Node]
     ) -> None:
+        start = bracket.start.seq
         for position, message in changed:
             seq = nodes[position][0]
-            self.log.replace_seqs(seq, seq, message, extra_sources=(start.seq,))
-        cutoff = compaction.event.cutoff.index
+            self.log.replace_seqs(seq, seq, message, extra_sources=(start,))
+        cutoff = compaction.event.cut
         summary = self.log.append(
-            "compaction/summary", _summary_data(start, compaction, nodes[:cutoff])
+            "compaction/summary", _summary_data(bracket, compaction, nodes[:cutoff])
         )
         self.log.replace_seqs(
             nodes[0][0],
             nodes[cutoff - 1][0],
             compaction.messages[0],
-            extra_sources=(start.seq, summary.seq),
+            extra_sources=(start, summary.seq),
         )
-
-    def _close_failed(self, compaction_id: str, error: BaseException) -> None:
-        if self.log.write_error is not None:
-            return  # the log cannot be written: the unclosed start stays as the lock
-        with contextlib.suppress(EventLogError, OSError):
-            self.log.append(
-                "compaction/end",
-                {"compaction_id": compaction_id, "error": f"{type(error).__name__}: {error}"},
-            )
 
 
 def _header_data(header: ChatRequest) -> dict[str, object]:
@@ -142,25 +126,18 @@ def _header_data(header: ChatRequest) -> dict[str, object]:
     }
 
 
-def _refuse_if_busy(log: EventLog) -> None:
-    busy = log.open_compaction()
-    if busy is not None:
-        raise CompactionBusyError(
-            f"compaction/start at seq {busy.seq} ({busy.data.get('compaction_id')}) is not "
-            "closed: a compaction is in progress"
-        )
-
-
-def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) -> dict[str, object]:
+def _summary_data(
+    bracket: Bracket, compaction: Compaction, shadowed: list[Node]
+) -> dict[str, object]:
     event = compaction.event
     return {
         "engine": ENGINE,
-        "compaction_id": start.data["compaction_id"],
+        "compaction_id": bracket.compaction_id,
         "summary": event.summary,
         "shadowed_range": {"start": shadowed[0][0], "end": shadowed[-1][0]},  # seqs, as dsh
         "shadowed_seqs": [seq for seq, _ in shadowed],
         "shadowed_token_count": estimate_tokens(m for _, m in shadowed),
-        "cutoff": event.cutoff.index,
+        "cutoff": event.cut,
         "total_tokens": event.total_tokens,
         "tokens_after": event.tokens_after,
         "summary_failed": event.summary_failed,
@@ -171,7 +148,7 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
 
 def _changed_tail(nodes: list[Node], compaction: Compaction) -> list[Node]:
     """The tail positions whose message the compactor changed, with the new message."""
-    cutoff = compaction.event.cutoff.index
+    cutoff = compaction.event.cut
     tail = compaction.messages[1:]
     if cutoff < 1 or cutoff + len(tail) != len(nodes):
         raise SurfaceError(

@@ -1,0 +1,69 @@
+"""What one compaction did, for either engine: :class:`CompactionRecord`.
+
+Not an event-log :class:`~harness.store.eventlog.events.Event`: a record the agent returns
+(``CallResult.compactions``) and the reports read. Both engines fill it; ``engine`` says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from harness.compaction.agentscope.cutoff import Cutoff
+
+__all__ = ["CompactionRecord", "EngineName"]
+
+EngineName = Literal["agentscope", "dsh"]
+"""The two compaction engines, as the event log and the records name them."""
+
+
+@dataclass(frozen=True)
+class CompactionRecord:
+    """What one compaction did, with the numbers its log lines report."""
+
+    engine: EngineName
+    """Which engine compacted."""
+    trigger: str
+    """``messages``, ``tokens``, ``messages+tokens`` or ``overflow`` (forced)."""
+    total_messages: int
+    total_tokens: int | None
+    """None when the engine did not price the history (DSH's prune-only overflow recovery)."""
+    cutoff: Cutoff | None
+    """None when nothing was summarised (DSH's prune-only overflow recovery)."""
+    keeping: int
+    """Messages kept verbatim after the summary."""
+    messages_after: int
+    tokens_after: int | None
+    summary: str
+    """The summary text (without the message's fixed opening line)."""
+    summary_failed: bool
+    log_lines: tuple[str, ...]
+    meter: str = ""
+    """The token meter that priced ``total_tokens`` and ``tokens_after``."""
+    provider: str = ""
+    """Who served the summary call (:func:`harness.model.provider_of`); the event log records
+    it on ``compaction/summary``."""
+
+    @property
+    def cut(self) -> int:
+        """The cutoff index: the number of messages summarised (0 when none was)."""
+        return self.cutoff.index if self.cutoff is not None else 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "trigger": self.trigger,
+            "total_messages": self.total_messages,
+            "total_tokens": self.total_tokens,
+            "naive_cutoff": self.cutoff.naive_index if self.cutoff else None,
+            "cutoff": self.cutoff.index if self.cutoff else None,
+            "cutoff_reason": self.cutoff.reason if self.cutoff else None,
+            "keeping": self.keeping,
+            "messages_after": self.messages_after,
+            "tokens_after": self.tokens_after,
+            "summary": self.summary,
+            "summary_chars": len(self.summary),
+            "summary_failed": self.summary_failed,
+            "log_lines": list(self.log_lines),
+            "meter": self.meter,
+        }
