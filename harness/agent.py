@@ -164,7 +164,7 @@ class Agent:
             thresholds,
             summary_model or self.model,
             flush_prefix=flush_prefix,
-            offload_prefix=self.history.offload,
+            offload_prefix=self.history.record_prefix,
         )
         return AgentScopeEngine(compactor)
 

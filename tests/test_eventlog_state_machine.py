@@ -166,7 +166,7 @@ class EventLogMachine(RuleBasedStateMachine):
         )
         model = FunctionModel(failing_summariser if fail else summariser)
         thresholds = resolve_thresholds(config, model.model_name)
-        compactor = Compactor(config, thresholds, model, offload_prefix=self.history.offload)
+        compactor = Compactor(config, thresholds, model, offload_prefix=self.history.record_prefix)
         return compactor.force(self.history.messages())
 
     def _reopen(self) -> None:

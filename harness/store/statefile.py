@@ -188,6 +188,20 @@ class Transcript:
         """Every message ever logged, in order (including those compaction removed)."""
         return [Message.from_record(e["message"]) for e in self.entries() if e["type"] == "message"]
 
+    def numbered_messages(self) -> list[tuple[int, Message]]:
+        """``(line number, message)`` of each message line, lines numbered as editors do
+        (split at ``\n`` only); a line a crash tore or left unreadable is skipped."""
+        try:
+            raw = self.file.read_bytes()
+        except FileNotFoundError:
+            return []
+        found = []
+        for number, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
+            message = _message_of(line)
+            if message is not None:
+                found.append((number, message))
+        return found
+
     def _append(self, record: dict[str, Any]) -> None:
         line = {"seq": self._seq, "at": self.clock(), **record}
         append_text(self.file, json.dumps(line, ensure_ascii=False) + "\n")
@@ -195,10 +209,19 @@ class Transcript:
 
     def _lines(self) -> list[str]:
         try:
-            text = self.file.read_text()
+            text = self.file.read_bytes().decode("utf-8", errors="replace")  # a torn tail
         except FileNotFoundError:
             return []
         return [line for line in text.splitlines() if line]
+
+
+def _message_of(line: str) -> Message | None:
+    try:
+        entry = json.loads(line)
+        record = entry.get("message") if entry.get("type") == "message" else None
+        return None if not isinstance(record, dict) else Message.from_record(record)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # torn by a crash, or not an entry of ours
 
 
 def _safe(session_id: str) -> str:

@@ -73,6 +73,9 @@ class EventLog:
             raise EventLogError(f"{self.file} already holds events; load it with EventLog.open")
         self.path = None if self.file is None else self.file.path
         """The file's path, for messages and reports (I/O goes through :attr:`file`)."""
+        self.origin = self.file
+        """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
+        None: a replayed log never writes)."""
         self.clock = clock
         self.recovered: list[str] = []
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
@@ -99,7 +102,7 @@ class EventLog:
         """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
         resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
         log = cls(None, clock)
-        log.file = WorkspacePath.of(path)
+        log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
         if log.file.kind() is not None:  # a symlink is refused by the lock's open
             with log._locked():
@@ -124,6 +127,7 @@ class EventLog:
         scan = scan_file(file)
         log = cls(None, clock)
         log._fold(file.path, scan.events)
+        log.origin = file
         log.recovered = scan.recovered
         return log
 
