@@ -10,10 +10,10 @@
 
 Every file is a :class:`~harness.workspace_path.WorkspacePath` below the user's folder, so the
 stores never follow a symlink, at open or later (:mod:`harness.safe_paths`). The builder opens
-a session with :func:`open_history` (the store it is asked for), manual compaction and undo
-with :func:`open_saved` (whichever store holds it), and ``session_search`` reads every saved
-session with :func:`saved_histories` (read-only: nothing is locked, truncated or appended).
-Nobody else looks at these names.
+a session with :func:`open_history` (the store it is asked for); manual compaction and undo
+with :func:`open_saved` (whichever store holds it: :func:`saved_store`); ``session_search``
+reads every saved session with :func:`saved_histories` (read-only: nothing is locked,
+truncated or appended). Nobody else looks at these names.
 """
 
 from __future__ import annotations
@@ -29,7 +29,14 @@ from harness.store.history import StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
 from harness.workspace_path import WorkspacePath
 
-__all__ = ["FOLDERS", "Store", "open_history", "open_saved", "saved_histories"]
+__all__ = [
+    "FOLDERS",
+    "Store",
+    "open_history",
+    "open_saved",
+    "saved_histories",
+    "saved_store",
+]
 
 logger = logging.getLogger("harness.store")
 
@@ -72,22 +79,23 @@ def open_history(fs: SafeRoot, session_id: str, store: str, clock: Clock = utc_n
         )
     if store != "state":
         raise ConfigError(f"unknown session store {store!r}; use 'state' or 'eventlog'")
-    return StateHistory(
-        session_id, _state_store(fs), Transcript(_transcript(fs, session_id), clock)
-    )
+    return _state_history(fs, session_id, clock)
+
+
+def saved_store(fs: SafeRoot, session_id: str) -> Store | None:
+    """Which store holds the saved session (the event log first), or None; opens nothing."""
+    if _events(fs, session_id).kind() is not None:
+        return "eventlog"
+    return "state" if _state_store(fs).exists(session_id) else None
 
 
 def open_saved(fs: SafeRoot, session_id: str, clock: Clock = utc_now) -> Stores | None:
-    """The saved session in whichever store holds it (the event log first), or None when
+    """The saved session in whichever store holds it (:func:`saved_store`), or None when
     neither does. An event log is opened for writing (:meth:`EventLog.open`)."""
-    events = _events(fs, session_id)
-    if events.kind() is not None:
-        return EventLogHistory(EventLog.open(events, clock))
-    if not _state_store(fs).exists(session_id):
-        return None
-    return StateHistory(
-        session_id, _state_store(fs), Transcript(_transcript(fs, session_id), clock)
-    )
+    store = saved_store(fs, session_id)
+    if store == "eventlog":
+        return EventLogHistory(EventLog.open(_events(fs, session_id), clock))
+    return None if store is None else _state_history(fs, session_id, clock)
 
 
 def saved_histories(fs: SafeRoot) -> list[Stores]:
