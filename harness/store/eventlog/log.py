@@ -104,7 +104,7 @@ class EventLog:
         log = cls(None, clock)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
-        if log.file.kind() is not None:  # a symlink is refused by the lock's open
+        if log.file.exists():  # PathEscapeError through a symlink
             with log._locked():
                 try:
                     log._catch_up()
