@@ -276,13 +276,10 @@ def _require_session(workspace: Path, user: str, session: str) -> None:
     """Fail in one sentence, creating nothing, when the session was never saved."""
     if not workspace.is_dir():
         raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
-    from harness.store.statefile import JsonStateStore
+    from harness.safe_paths import SafeRoot
+    from harness.store.sessions import saved_store
 
-    base = workspace / user
-    if not (
-        (base / "events" / f"{session}.jsonl").is_file()
-        or JsonStateStore(base / "state").exists(session)
-    ):
+    if saved_store(SafeRoot(workspace / user), session) is None:
         raise ConfigError(
             f"Session {session!r} of user {user!r} does not exist in {workspace} (neither "
             f"events/{session}.jsonl nor state/{session}.json); check --user and --session."

@@ -22,7 +22,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
-from harness.errors import ConfigError, PathEscapeError
+from harness.errors import ConfigError
 from harness.memory.clock import Clock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
@@ -30,9 +30,9 @@ from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel
 from harness.results import CallResult
 from harness.safe_paths import check_name
-from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog import EventLogHistory
 from harness.store.history import History, StateHistory
-from harness.store.statefile import JsonStateStore, Transcript
+from harness.store.sessions import open_history
 from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
 
@@ -117,30 +117,7 @@ class HarnessAgent:
 
     def _history(self, store: str, session_id: str) -> EventLogHistory | StateHistory:
         clock = lambda: format_instant(self.workspace.clock())  # noqa: E731  # transcript stamps
-        fs = self.workspace.fs
-        for folder in ("events", "state", "sessions"):
-            if fs.kind(folder) not in (None, "dir"):
-                raise PathEscapeError(f"{fs.base / folder} is not a folder inside the workspace")
-        for name in (  # the session's own files: a planted symlink is never opened
-            f"events/{session_id}.jsonl",
-            f"state/{session_id}.json",
-            f"state/{session_id}.journal.jsonl",
-            f"sessions/{session_id}.jsonl",
-        ):
-            if fs.kind(name) not in (None, "file"):
-                raise PathEscapeError(f"{fs.base / name} is not a file inside the workspace")
-        fs.remove_temps("state", prefix=f".{session_id}.json.")  # left by a crashed save
-        if store == "eventlog":
-            path = self.workspace.base / "events" / f"{session_id}.jsonl"
-            log = EventLog.open(path, clock) if path.exists() else EventLog(path, clock)
-            return EventLogHistory(log)
-        if store != "state":
-            raise ConfigError(f"unknown session store {store!r}; use 'state' or 'eventlog'")
-        return StateHistory(
-            session_id,
-            JsonStateStore(self.workspace.base / "state"),
-            Transcript(self.workspace.sessions_dir / f"{session_id}.jsonl", clock=clock),
-        )
+        return open_history(self.workspace.fs, session_id, store, clock)  # refuses symlinks
 
     def call(self, user_text: str) -> CallResult:
         """One call of the agent; flush and maintenance follow in the background."""

@@ -1,5 +1,10 @@
 """Durable file writes: whole-file replacement by temp file + rename, and appends that never
-rewrite earlier bytes."""
+rewrite earlier bytes.
+
+Given a :class:`~harness.workspace_path.WorkspacePath` (what the session stores pass), both go
+through :class:`~harness.safe_paths.SafeRoot` and never follow a symlink; a plain
+:class:`~pathlib.Path` (reports, cassettes: folders the operator names) is written as given.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,20 @@ import os
 import tempfile
 from pathlib import Path
 
+from harness.workspace_path import WorkspacePath
+
 __all__ = ["append_text", "read_lines", "read_text", "write_atomic"]
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
+def write_atomic(path: Path | WorkspacePath, data: str | bytes) -> None:
     """Replace ``path`` with ``data`` so that a reader sees the old file or the new, never half.
 
     The data goes to a temp file in the same folder, is flushed to disk, then renamed over the
     target; the folder is synced so the rename survives a crash.
     """
+    if isinstance(path, WorkspacePath):
+        path.write_atomic(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -34,8 +44,11 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     _sync_dir(path.parent)
 
 
-def append_text(path: Path, text: str) -> None:
+def append_text(path: Path | WorkspacePath, text: str) -> None:
     """Append ``text`` (UTF-8) to ``path`` and flush it to disk; earlier bytes are untouched."""
+    if isinstance(path, WorkspacePath):
+        path.append(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as handle:
         handle.write(text.encode("utf-8"))

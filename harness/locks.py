@@ -1,11 +1,17 @@
-"""Cross-process locks: one OS file lock per path, shared by every thread of a process.
+"""Cross-process locks: one OS file lock per lock file, reentrant within a thread.
 
-We use `filelock <https://py-filelock.readthedocs.io>`_ rather than ``fcntl`` by hand: on Unix
-it is ``flock(2)`` on a lock file, so the kernel releases the lock the moment its holder dies
-(``kill -9`` leaves no stale lock to break by hand), it waits with a timeout, it is reentrant
-within a thread and excludes other threads of the same process as well as other processes, and
-it opens its lock file with ``O_NOFOLLOW``. Lock files live in ``<folder>/locks/``; their
-presence means nothing, only a held ``flock`` does.
+The lock is ``flock(2)`` on a lock file, so the kernel releases it the moment its holder dies
+(``kill -9`` leaves no stale lock to break by hand). It waits with a timeout, it is reentrant
+within a thread, and it excludes other threads of the same process (each thread locks its own
+open file description) as well as other processes. Lock files live in ``<folder>/locks/``; their
+presence means nothing, only a held ``flock`` does, and they are never removed (so every waiter
+locks the same inode).
+
+The lock file is opened through :class:`~harness.workspace_path.WorkspacePath`, component by
+component with ``O_NOFOLLOW``: a ``locks/`` folder (or a lock file) swapped for a symlink is
+refused with :class:`~harness.errors.PathEscapeError` and nothing is created outside. That is
+why this is ``fcntl.flock`` on our own descriptor rather than ``filelock``, which opens its lock
+file by path.
 
 :func:`file_lock` is the one place ctxlab takes such a lock, so every writer of one resource
 (the memory consolidation, MEMORY.md and its watermark, ...) agrees on the lock file.
@@ -14,42 +20,95 @@ presence means nothing, only a held ``flock`` does.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
+import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from harness.errors import LockTimeoutError
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["file_lock", "is_locked"]
 
+POLL_SECONDS = 0.02
+"""How often a waiter retries a lock another holder has."""
 
-def _lock(path: Path) -> FileLock:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # One instance per path in a process (is_singleton): a thread that already holds it may take
-    # it again; other threads and processes wait.
-    return FileLock(str(path), is_singleton=True)
+_CONTENTION = frozenset({errno.EACCES, errno.EAGAIN, errno.EWOULDBLOCK})
+_local = threading.local()
+
+
+def _forget_after_fork() -> None:
+    global _local
+    _local = threading.local()  # a forked child holds none of its parent's locks
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def _held() -> dict[tuple[int, int], int]:
+    """This thread's locks: (device, inode) of the lock file -> how many times it took it."""
+    held: dict[tuple[int, int], int] | None = getattr(_local, "held", None)
+    if held is None:
+        held = _local.held = {}
+    return held
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 600.0, what: str = "") -> Iterator[None]:
+def file_lock(path: Path | WorkspacePath, timeout: float = 600.0, what: str = "") -> Iterator[None]:
     """Hold the OS lock on ``path`` for the ``with`` block; wait at most ``timeout`` seconds
-    (negative: forever), else raise :class:`~harness.errors.LockTimeoutError` naming ``what``."""
-    lock = _lock(Path(path))
+    (negative: forever), else raise :class:`~harness.errors.LockTimeoutError` naming ``what``.
+    A thread that already holds it (the same lock file, however it is named) takes it again."""
+    lock = WorkspacePath.of(path)
+    fd = lock.open_fd(os.O_RDWR | os.O_CREAT)
+    info = os.fstat(fd)
+    key, held = (info.st_dev, info.st_ino), _held()
+    if key in held:
+        os.close(fd)
+        held[key] += 1
+        try:
+            yield
+        finally:
+            held[key] -= 1
+        return
     try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        name = what or str(path)
-        raise LockTimeoutError(
-            f"{name} is locked by another process or thread ({path}); waited {timeout:g} s"
-        ) from None
+        _wait(fd, lock, timeout, what)
+    except BaseException:
+        os.close(fd)
+        raise
+    held[key] = 1
     try:
         yield
     finally:
-        lock.release()
+        del held[key]
+        os.close(fd)  # releases the flock
 
 
-def is_locked(path: Path) -> bool:
+def _wait(fd: int, lock: WorkspacePath, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not _try_flock(fd):
+        left = deadline - time.monotonic()
+        if timeout >= 0 and left <= 0:
+            name = what or str(lock)
+            raise LockTimeoutError(
+                f"{name} is locked by another process or thread ({lock}); waited {timeout:g} s"
+            )
+        time.sleep(POLL_SECONDS if timeout < 0 else min(POLL_SECONDS, left))
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in _CONTENTION:
+            return False
+        raise
+    return True
+
+
+def is_locked(path: Path | WorkspacePath) -> bool:
     """Whether some live process or thread holds the lock on ``path`` now (a lock file left by
     a killed holder is not a lock)."""
     try:

@@ -38,6 +38,7 @@ _NAME = re.compile(r"[\w.-]+")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _LINK_ERRORS = (errno.ELOOP, errno.EMLINK)
+_NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO must not block the open
 
 
 def check_name(kind: str, value: str) -> str:
@@ -171,23 +172,47 @@ class SafeRoot:
             with contextlib.suppress(OSError):
                 os.fsync(dir_fd)
 
-    def append(self, relative: str | PurePosixPath, text: str) -> None:
-        """Append UTF-8 ``text`` and fsync; earlier bytes are untouched."""
+    def append(self, relative: str | PurePosixPath, data: str | bytes) -> None:
+        """Append ``data`` (text as UTF-8) and fsync; earlier bytes are untouched."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        fd = self.open_fd(relative, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with os.fdopen(fd, "ab") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def open_fd(self, relative: str | PurePosixPath, flags: int, mode: int = 0o666) -> int:
+        """A descriptor of the regular file at ``relative`` opened with ``flags`` (with
+        ``O_CREAT`` its folders are made too); the caller closes it. FileNotFoundError when
+        it is missing; PathEscapeError when it or a folder on the way is a symlink or it is
+        not a regular file."""
         *folders, name = self.parts(relative)
-        with self.folder(folders, create=True) as dir_fd:
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        with self.folder(folders, create=bool(flags & os.O_CREAT)) as dir_fd:
             try:
-                fd = os.open(name, flags | os.O_NONBLOCK, 0o666, dir_fd=dir_fd)
+                fd = os.open(name, flags | _NO_LINK, mode, dir_fd=dir_fd)
             except OSError as exc:
                 raise _escape(exc, relative) from exc
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise PathEscapeError(f"{str(relative)!r} is not a regular file in the workspace")
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "ab") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        return fd
+
+    def truncate(self, relative: str | PurePosixPath, size: int) -> None:
+        """Cut the file at ``relative`` to ``size`` bytes and fsync it."""
+        fd = self.open_fd(relative, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def unlink(self, relative: str | PurePosixPath) -> None:
+        """Remove the file at ``relative`` (a symlink there is removed, never followed);
+        FileNotFoundError when it is missing."""
+        *folders, name = self.parts(relative)
+        with self.folder(folders) as dir_fd:
+            os.unlink(name, dir_fd=dir_fd)
 
     def move(self, source: str | PurePosixPath, target: str | PurePosixPath) -> None:
         """Rename ``source`` to ``target`` (its folder made if needed), both below the base."""

@@ -386,7 +386,7 @@ class RecordingHistory:
         self.order.append("apply")
         self._messages = list(compaction.messages)
 
-    def offload(self, prefix: Sequence[Message]) -> None:
+    def record_prefix(self, prefix: Sequence[Message]) -> None:
         self._offload(prefix)
 
     def record_request(self, header: ChatRequest) -> None:

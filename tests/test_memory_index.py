@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from harness.files import read_lines
 from harness.memory.index import MemoryIndex
-from harness.memory.search import SearchLine, rank_lines
+from harness.text_search import SearchLine, rank_lines
 
 WORDS = ["夜莺", "暗号", "上海港", "ALPHA", "alpha", "booking", "BK-7", "的", "USD 2800", "  ", "-"]
 line_text = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)

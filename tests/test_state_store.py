@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from harness.errors import StateStoreError
 from harness.messages import Message
 from harness.store.statefile import AgentState, JsonStateStore
+from harness.workspace_path import WorkspacePath
 
 
 def _messages(n: int, start: int = 0) -> list[Message]:
@@ -112,12 +113,11 @@ def test_a_crash_at_any_write_loses_nothing_acknowledged(
 
     real_append, writes = module.append_text, [0]
 
-    def crashing_append(path: Path, text: str) -> None:
+    def crashing_append(path: WorkspacePath, text: str) -> None:
         writes[0] += 1
         if writes[0] == crash_at:
             data = text.encode("utf-8")
-            with path.open("ab") as handle:
-                handle.write(data[: int(len(data) * tear)])
+            path.append(data[: int(len(data) * tear)])  # never through a symlink
             raise OSError("crash")
         real_append(path, text)
 

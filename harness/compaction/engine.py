@@ -147,7 +147,7 @@ class AgentScopeEngine:
         if config.flush_before_compact and self.flush is not None:
             _best_effort(self.flush, [m for m in plan.prefix if not m.is_summary], "flush")
         if config.offload_before_compact:
-            _best_effort(history.offload, plan.prefix, "offload")
+            _best_effort(history.record_prefix, plan.prefix, "offload")
 
     def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
         reading = self.read(history, request)

@@ -52,12 +52,14 @@ from harness.errors import (
 from harness.files import append_text
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
-from harness.safe_paths import check_name
-from harness.store.eventlog import EventLog, EventLogHistory
+from harness.safe_paths import SafeRoot, check_name
+from harness.store.eventlog import EventLogHistory
 from harness.store.eventlog.bracket import refuse_if_busy
-from harness.store.history import History, StateHistory
-from harness.store.statefile import JsonStateStore, Transcript, utc_now
+from harness.store.history import History
+from harness.store.sessions import open_saved
+from harness.store.statefile import JsonStateStore, utc_now
 from harness.validation import count
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["AuditRecord", "ManualCompaction"]
 
@@ -107,12 +109,13 @@ class ManualCompaction:
         self.session_id = check_name("session id", session_id)  # never a path (../../x)
         self.model = model
         self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
+        self.fs = SafeRoot(self.base)  # every session file is opened without following a link
         self.events_file = self.base / "events" / f"{session_id}.jsonl"
-        self.state_store = JsonStateStore(self.base / "state")
+        self.state_store = JsonStateStore(WorkspacePath(self.fs, "state"))
         self.state_file = self.state_store.path(session_id)
         self.snapshots = self.base / "snapshots"
         self.audit_file = self.base / "audit.jsonl"
-        self.lock_file = self.base / "locks" / f"{session_id}.lock"
+        self.lock_file = WorkspacePath(self.fs, f"locks/{session_id}.lock")
 
     def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
         """Compact now; raises :class:`ManualCompactionError` (after auditing it) on failure,
@@ -158,9 +161,9 @@ class ManualCompaction:
         (changing nothing) when that is impossible."""
         attempt = uuid.uuid4().hex
         with self._locked("snapshot", "undo", "", attempt):
-            if self.events_file.exists():
-                log = EventLog.open(self.events_file)
-                undone, restored = undo_on_log(log, self.session_id)
+            history = open_saved(self.fs, self.session_id)  # the one place a store is picked
+            if isinstance(history, EventLogHistory):
+                undone, restored = undo_on_log(history.log, self.session_id)
                 source: str | None = f"{self.events_file} (compaction {undone})"
             else:
                 undone, restored, source = self._undo_state()
@@ -221,18 +224,18 @@ class ManualCompaction:
                 path.unlink(missing_ok=True)
 
     def _history(self, engine: Engine) -> History:
-        if self.events_file.exists():
-            return EventLogHistory(EventLog.open(self.events_file))
+        history = open_saved(self.fs, self.session_id)  # the one place a store is picked
+        if isinstance(history, EventLogHistory):
+            return history
         if engine == "dsh":
             raise ManualCompactionError(
                 "missing", f"the DSH engine needs an event-log session (no {self.events_file})"
             )
-        if not self.state_store.exists(self.session_id):
+        if history is None:
             raise ManualCompactionError(
                 "missing", f"no saved session {self.session_id!r} in {self.base}"
             )
-        transcript = Transcript(self.base / "sessions" / f"{self.session_id}.jsonl")
-        return StateHistory(self.session_id, self.state_store, transcript)
+        return history
 
     def _require_idle(self, history: History, messages: list[Message]) -> None:
         try:

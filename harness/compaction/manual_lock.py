@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ManualCompactionError
+from harness.errors import ManualCompactionError, PathEscapeError
 from harness.store.eventlog.oslock import try_exclusive
 from harness.store.statefile import utc_now
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["holder", "session_lock", "who"]
 
@@ -36,18 +37,18 @@ def who() -> dict[str, Any]:
     return {"user": user, "host": socket.gethostname(), "pid": os.getpid()}
 
 
-def holder(path: Path) -> dict[str, Any] | None:
+def holder(path: Path | WorkspacePath) -> dict[str, Any] | None:
     """The holder a lock file names, or None when it is empty, missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        text = WorkspacePath.of(path).read_text().strip()
         data = json.loads(text) if text else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, PathEscapeError):
         return None
     return data if isinstance(data, dict) else None
 
 
 @contextlib.contextmanager
-def session_lock(path: Path, action: str) -> Iterator[dict[str, Any] | None]:
+def session_lock(path: Path | WorkspacePath, action: str) -> Iterator[dict[str, Any] | None]:
     """Hold the lock at ``path`` for ``action``; yields the earlier holder the file still named
     (gone, since its lock was free) or None. ManualCompactionError ``busy`` while a live
     process holds it."""
@@ -67,6 +68,8 @@ def session_lock(path: Path, action: str) -> Iterator[dict[str, Any] | None]:
         os.fsync(fd)
         yield previous
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # before the lock goes: a waiter re-checks the file it locked
-        os.close(fd)
+        try:  # unlinked before the lock goes: a waiter re-checks the file it locked
+            with contextlib.suppress(FileNotFoundError):
+                WorkspacePath.of(path).unlink()
+        finally:
+            os.close(fd)

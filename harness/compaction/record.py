@@ -7,15 +7,29 @@ Not an event-log :class:`~harness.store.eventlog.events.Event`: a record the age
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from harness.compaction.agentscope.cutoff import Cutoff
-
-__all__ = ["CompactionRecord", "EngineName"]
+__all__ = ["CompactionRecord", "Cutoff", "EngineName"]
 
 EngineName = Literal["agentscope", "dsh"]
 """The two compaction engines, as the event log and the records name them."""
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    """The split of a history into a summarised prefix ``[:index]`` and a kept tail ``[index:]``."""
+
+    index: int
+    """The safe cutoff: the first message kept verbatim. 0 means nothing can be compacted."""
+    naive_index: int
+    """Where the cutoff fell before the pairing rule moved it."""
+    reason: str
+    """Why the cutoff is where it is, in one sentence."""
+
+    @property
+    def moved(self) -> bool:
+        """True when the pairing rule moved the cutoff away from the naive one."""
+        return self.index != self.naive_index
 
 
 @dataclass(frozen=True)

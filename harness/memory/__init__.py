@@ -13,9 +13,9 @@ from harness.memory.consolidation import ConsolidationOutcome, Consolidator, Mai
 from harness.memory.flush import NO_REPLY, FlushPolicy, MemoryFlusher
 from harness.memory.injection import RECALL_GUIDANCE, cut_memory, reference_message
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
-from harness.memory.search import rank_lines, tokenize
 from harness.memory.tools import MemoryTools
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
+from harness.text_search import rank_lines, tokenize
 
 __all__ = [
     "EPOCH",

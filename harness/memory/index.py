@@ -1,6 +1,6 @@
 """``memory_search``'s index, kept between queries.
 
-:func:`harness.memory.search.rank_lines` tokenises every line on every query. A
+:func:`harness.text_search.rank_lines` tokenises every line on every query. A
 :class:`MemoryIndex` keeps, per memory file, its lines, their tokens and an inverted index, and
 re-reads a file only when it changed (inode, size, mtime or ctime differ from what was indexed;
 MEMORY.md is replaced atomically, the daily files grow). A query then costs a ``stat`` per file,
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.memory.search import K1, B, SearchHit, SearchLine, tokenize
+from harness.text_search import K1, B, SearchHit, SearchLine, tokenize
 
 __all__ = ["MemoryIndex", "stamp_of"]
 
@@ -115,7 +115,7 @@ class MemoryIndex:
     def search(
         self, files: Sequence[tuple[Path, str]], query: str, limit: int = 20
     ) -> list[SearchHit]:
-        """:func:`~harness.memory.search.rank_lines` over the non-blank lines of ``files``
+        """:func:`~harness.text_search.rank_lines` over the non-blank lines of ``files``
         (``(path, name shown in results)``, in order), from the index."""
         with self._lock:
             entries = self._refresh(files)
@@ -153,7 +153,7 @@ def _literal_lines(entry: _FileIndex, needle: str) -> set[int]:
 
 def _bm25(entries: list[_FileIndex], terms: set[str]) -> list[dict[int, float]]:
     """Per file, line index -> score, for the lines holding a query term (as ``_bm25`` in
-    :mod:`harness.memory.search` computes it, term by term in the same order)."""
+    :mod:`harness.text_search` computes it, term by term in the same order)."""
     scores: list[dict[int, float]] = [{} for _ in entries]
     count = sum(len(e.lines) for e in entries)
     if not count or not terms:

@@ -3,19 +3,22 @@
 File tools are confined to the user's workspace folder: a path that leaves it, through ``..``
 or through a symlink (even one swapped in while the tool runs), gets a clear error instead of a
 file; paths are opened component by component without following symlinks
-(:mod:`harness.safe_paths`). ``read_file`` reads only the lines it returns.
+(:mod:`harness.safe_paths`). ``read_file`` reads only the lines it returns. ``session_search``
+goes through the session stores' :class:`~harness.store.protocol.History` protocol
+(:func:`~harness.store.sessions.saved_histories`), so it finds state-file and event-log
+sessions alike without knowing either format.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from harness.memory.index import MemoryIndex, stamp_of
-from harness.memory.search import SearchLine, rank_lines
 from harness.memory.workspace import MemoryWorkspace
 from harness.secrets import redact_for_storage
+from harness.store.protocol import SEARCH_LIMIT, search_histories
+from harness.store.sessions import saved_histories
 from harness.tools import Tool
 
 __all__ = ["MemoryTools"]
@@ -80,16 +83,10 @@ class MemoryTools:
 
     def session_search(self, query: str) -> str:
         """Search earlier sessions' transcripts for a phrase."""
-        lines = []
-        for relative in self.workspace.fs.files("sessions"):
-            if not relative.endswith(".jsonl") or relative.count("/") != 1:
-                continue
-            for number, raw in enumerate(self.workspace.read_lines(relative), 1):
-                message = _record(raw).get("message") or {}
-                if message.get("content"):
-                    text = f"[{message['role'].upper()}] {message['content'][:200]}"
-                    lines.append(SearchLine(relative, number, text))
-        hits = rank_lines(lines, query, limit=10)
+        # The docstring is the tool's description the model sees (recorded in the cassettes):
+        # it stays as it was, though event logs are searched too.
+        sessions = saved_histories(self.workspace.fs)  # read-only, never through a symlink
+        hits = search_histories(sessions, query, limit=SEARCH_LIMIT)
         if not hits:
             return f"No matching session entries for: {query}"
         return "\n".join(f"[{h.file}#{h.line}] {h.text}" for h in hits)
@@ -137,11 +134,3 @@ def _skip_line(handle: BinaryIO) -> None:
         chunk = handle.readline(MAX_LINE_BYTES)
         if not chunk or chunk.endswith(b"\n"):
             return
-
-
-def _record(raw: str) -> dict[str, Any]:
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}  # a line torn by a crash
-    return data if isinstance(data, dict) else {}

@@ -29,6 +29,7 @@ from harness.errors import ConfigError, MemoryStoreError, PathEscapeError
 from harness.locks import file_lock
 from harness.memory.clock import EPOCH, Clock, SystemClock, format_instant, parse_instant, utc_date
 from harness.safe_paths import SafeRoot, check_name
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["DailyEntry", "MemoryWorkspace"]
 
@@ -106,9 +107,8 @@ class MemoryWorkspace:
         with file_lock(lock, self.lock_timeout, "the consolidation of this workspace"):
             yield
 
-    def _lock_file(self, name: str) -> Path:
-        with self.fs.folder(["locks"], create=True):  # a symlinked locks/ is refused
-            return self.base / "locks" / f"{name}.lock"
+    def _lock_file(self, name: str) -> WorkspacePath:
+        return WorkspacePath(self.fs, f"locks/{name}.lock")  # a symlinked locks/ is refused
 
     def remove_temps(self) -> list[str]:
         """Delete temp files a crashed write of MEMORY.md or the watermark left behind."""

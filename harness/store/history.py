@@ -1,5 +1,6 @@
-"""Where an agent's working history lives: the :class:`History` protocol and the default
-store (a JSON state checkpoint with its journal, plus a JSONL transcript).
+"""Where an agent's working history lives: the :class:`History` protocol (defined in
+:mod:`harness.store.protocol`) and the default store (a JSON state checkpoint with its journal,
+plus a JSONL transcript).
 
 The agent only appends messages and applies compactions; a store decides how that is kept. The
 default keeps the working context in a state checkpoint (replaced atomically on a compaction)
@@ -11,45 +12,27 @@ both in one append-only event log whose folded surface is the context.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
 from harness.interrupted import interrupted_result, pending_calls
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.store.protocol import SEARCH_LIMIT, History, Original, search_histories
 from harness.store.statefile import AgentState, JsonStateStore, Transcript
+
+if TYPE_CHECKING:
+    from harness.text_search import SearchHit
 
 __all__ = ["History", "StateHistory"]
 
 
-@runtime_checkable
-class History(Protocol):
-    """The agent's working history (system prompt excluded)."""
-
-    def messages(self) -> list[Message]:
-        """The context as the model sees it after the system prompt."""
-        ...
-
-    def append(self, messages: Sequence[Message]) -> None:
-        """Add messages at the end."""
-        ...
-
-    def apply_compaction(self, compaction: Compaction) -> None:
-        """Replace the compacted prefix by the summary (and pruned tail results by theirs)."""
-        ...
-
-    def offload(self, prefix: Sequence[Message]) -> None:
-        """Step 5 of a compaction: keep the prefix's originals durable before it is replaced."""
-        ...
-
-    def record_request(self, header: ChatRequest) -> None:
-        """Keep the head of a request about to be sent (system prompt, reference material,
-        tools), if this store has a use for it (the event log: manual DSH compaction)."""
-        ...
-
-
 class StateHistory:
-    """The working context in a JSON state file, the originals in a JSONL transcript."""
+    """The working context in a JSON state file, the originals in a JSONL transcript.
+
+    Without a transcript nothing keeps the originals: :meth:`record_prefix` has nowhere to
+    write and :meth:`originals` is empty (tests and benchmarks only; the builder always gives
+    one)."""
 
     def __init__(
         self,
@@ -88,9 +71,21 @@ class StateHistory:
     def record_request(self, header: ChatRequest) -> None:
         """Nothing to keep: the state store has no use for request headers."""
 
-    def offload(self, prefix: Sequence[Message]) -> None:
+    def record_prefix(self, prefix: Sequence[Message]) -> None:
+        """Log a ``compaction`` line naming the prefix in the transcript (its messages are
+        already there, one line each, from :meth:`append`)."""
         if self.transcript is not None:
             self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
+
+    def originals(self) -> list[Original]:
+        """The transcript's message lines (a line a crash tore is left out)."""
+        if self.transcript is None:
+            return []
+        file = self.transcript.file.relative
+        return [Original(file, line, m) for line, m in self.transcript.numbered_messages()]
+
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+        return search_histories([self], query, limit)
 
     def _save(self) -> None:
         if self.state_store is not None:

@@ -9,12 +9,17 @@ everything.
   a crash between writing a checkpoint and emptying the journal leaves lines that are ignored.
 * :class:`Transcript` is an append-only JSONL log of every message that ever entered the
   context, and of every compaction, so what compaction removes from the context is still on disk.
+
+Both hold :class:`~harness.workspace_path.WorkspacePath` paths: every read, append, truncation
+and atomic replace opens its file component by component from the workspace without
+following a symlink (a ``state/`` or ``sessions/`` folder swapped for one mid-run is refused
+with :class:`~harness.errors.PathEscapeError`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +29,7 @@ from typing import Any
 from harness.errors import ConfigError, StateStoreError
 from harness.files import append_text, write_atomic
 from harness.messages import Message
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["AgentState", "JsonStateStore", "Transcript", "utc_now"]
 
@@ -66,33 +72,41 @@ class AgentState:
 
 
 class JsonStateStore:
-    """A checkpoint file and a journal per session under ``root`` (see the module docstring)."""
+    """A checkpoint file and a journal per session in the folder ``root`` (see the module
+    docstring); a plain path is a trusted folder, a WorkspacePath is checked from its root."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | WorkspacePath) -> None:
+        self.folder = WorkspacePath.folder(root)
+        self.root = self.folder.path
         self._journal_lines: dict[str, int] = {}
 
     def path(self, session_id: str) -> Path:
         """The checkpoint file."""
-        return self.root / f"{_safe(session_id)}.json"
+        return self.file(session_id).path
 
     def journal_path(self, session_id: str) -> Path:
         """The journal of messages appended since the checkpoint."""
-        return self.root / f"{_safe(session_id)}.journal.jsonl"
+        return self.journal(session_id).path
+
+    def file(self, session_id: str) -> WorkspacePath:
+        """The checkpoint file, opened only without following a symlink."""
+        return self.folder / f"{_safe(session_id)}.json"
+
+    def journal(self, session_id: str) -> WorkspacePath:
+        """The journal, opened only without following a symlink."""
+        return self.folder / f"{_safe(session_id)}.journal.jsonl"
 
     def exists(self, session_id: str) -> bool:
         """Whether the session was ever saved (a checkpoint or a journal)."""
-        return self.path(session_id).exists() or self.journal_path(session_id).exists()
+        return any(f.kind() is not None for f in (self.file(session_id), self.journal(session_id)))
 
     def load(self, session_id: str) -> AgentState:
         """The saved state (checkpoint + journal of its epoch), or an empty one for a new
         session. A torn last journal line (a crash mid-append) is dropped from the file."""
-        path = self.path(session_id)
-        state = (
-            AgentState.from_json(path.read_text(encoding="utf-8"))
-            if path.exists()
-            else AgentState(session_id)
-        )
+        try:
+            state = AgentState.from_json(self.file(session_id).read_text())
+        except FileNotFoundError:
+            state = AgentState(session_id)
         records = self._read_journal(session_id, state.epoch)
         state.context.extend(Message.from_record(r) for r in records)
         self._journal_lines[session_id] = len(records)
@@ -101,10 +115,9 @@ class JsonStateStore:
     def save(self, state: AgentState) -> None:
         """Write ``state`` as a new checkpoint (the next epoch), then empty the journal."""
         state.epoch += 1
-        write_atomic(self.path(state.session_id), state.to_json())
-        journal = self.journal_path(state.session_id)
-        if journal.exists():
-            os.truncate(journal, 0)
+        write_atomic(self.file(state.session_id), state.to_json())
+        with contextlib.suppress(FileNotFoundError):
+            self.journal(state.session_id).truncate(0)
         self._journal_lines[state.session_id] = 0
 
     def append(self, state: AgentState, messages: Sequence[Message]) -> None:
@@ -116,17 +129,18 @@ class JsonStateStore:
             json.dumps({"epoch": state.epoch, "message": m.to_record()}, ensure_ascii=False) + "\n"
             for m in messages
         )
-        append_text(self.journal_path(state.session_id), lines)
+        append_text(self.journal(state.session_id), lines)
         count = self._journal_lines.get(state.session_id, 0) + len(messages)
         self._journal_lines[state.session_id] = count
         if count > max(64, len(state.context) - count):  # longer than the checkpoint
             self.save(state)
 
     def _read_journal(self, session_id: str, epoch: int) -> list[dict[str, Any]]:
-        journal = self.journal_path(session_id)
-        if not journal.exists():
+        journal = self.journal(session_id)
+        try:
+            raw = journal.read_bytes()
+        except FileNotFoundError:
             return []
-        raw = journal.read_bytes()
         lines = raw.split(b"\n")
         tail = lines.pop()
         records = []
@@ -141,7 +155,7 @@ class JsonStateStore:
             if entry.get("epoch") == epoch:
                 records.append(entry["message"])
         if tail:
-            os.truncate(journal, len(raw) - len(tail))
+            journal.truncate(len(raw) - len(tail))
         return records
 
 
@@ -152,8 +166,9 @@ class Transcript:
     ``compaction``) and an ``at`` instant from ``clock``.
     """
 
-    def __init__(self, path: Path, clock: Callable[[], str] = utc_now) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | WorkspacePath, clock: Callable[[], str] = utc_now) -> None:
+        self.file = WorkspacePath.of(path)
+        self.path = self.file.path
         self.clock = clock
         self._seq = sum(1 for _ in self._lines())
 
@@ -173,15 +188,40 @@ class Transcript:
         """Every message ever logged, in order (including those compaction removed)."""
         return [Message.from_record(e["message"]) for e in self.entries() if e["type"] == "message"]
 
+    def numbered_messages(self) -> list[tuple[int, Message]]:
+        """``(line number, message)`` of each message line, lines numbered as editors do
+        (split at ``\n`` only); a line a crash tore or left unreadable is skipped."""
+        try:
+            raw = self.file.read_bytes()
+        except FileNotFoundError:
+            return []
+        found = []
+        for number, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
+            message = _message_of(line)
+            if message is not None:
+                found.append((number, message))
+        return found
+
     def _append(self, record: dict[str, Any]) -> None:
         line = {"seq": self._seq, "at": self.clock(), **record}
-        append_text(self.path, json.dumps(line, ensure_ascii=False) + "\n")
+        append_text(self.file, json.dumps(line, ensure_ascii=False) + "\n")
         self._seq += 1
 
     def _lines(self) -> list[str]:
-        if not self.path.exists():
+        try:
+            text = self.file.read_bytes().decode("utf-8", errors="replace")  # a torn tail
+        except FileNotFoundError:
             return []
-        return [line for line in self.path.read_text(encoding="utf-8").splitlines() if line]
+        return [line for line in text.splitlines() if line]
+
+
+def _message_of(line: str) -> Message | None:
+    try:
+        entry = json.loads(line)
+        record = entry.get("message") if entry.get("type") == "message" else None
+        return None if not isinstance(record, dict) else Message.from_record(record)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # torn by a crash, or not an entry of ours
 
 
 def _safe(session_id: str) -> str:

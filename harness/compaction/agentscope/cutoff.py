@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from harness.compaction.record import Cutoff
 from harness.messages import Message
 from harness.tokens import estimate_message_tokens
 
 __all__ = ["Cutoff", "find_safe_cutoff"]
-
-
-@dataclass(frozen=True)
-class Cutoff:
-    """The split of a history into a summarised prefix ``[:index]`` and a kept tail ``[index:]``."""
-
-    index: int
-    """The safe cutoff: the first message kept verbatim. 0 means nothing can be compacted."""
-    naive_index: int
-    """Where the cutoff fell before the pairing rule moved it."""
-    reason: str
-    """Why the cutoff is where it is, in one sentence."""
-
-    @property
-    def moved(self) -> bool:
-        """True when the pairing rule moved the cutoff away from the naive one."""
-        return self.index != self.naive_index
 
 
 def find_safe_cutoff(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
 from harness.compaction.record import EngineName
@@ -29,7 +30,11 @@ from harness.model import ChatRequest
 from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 from harness.store.eventlog.events import Event, thaw
 from harness.store.eventlog.log import EventLog
+from harness.store.protocol import SEARCH_LIMIT, Original, search_histories
 from harness.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from harness.text_search import SearchHit
 
 __all__ = ["ENGINE", "EventLogHistory"]
 
@@ -54,8 +59,21 @@ class EventLogHistory:
         for message in messages:
             self.log.append_message(message)
 
-    def offload(self, prefix: Sequence[Message]) -> None:
-        """Nothing to do: the log keeps every original message, compaction only shadows it."""
+    def record_prefix(self, prefix: Sequence[Message]) -> None:
+        """Nothing to write, by design: every message of ``prefix`` is already an event of
+        this log (appended, fsynced, never rewritten), and the compaction's replace only
+        shadows it, citing each shadowed seq. Writing the prefix again would duplicate it
+        (and DeepSeek-Harness's logs hold no such event); :meth:`originals` holds it."""
+
+    def originals(self) -> list[Original]:
+        """Every message event of the log, in order (line = seq + 1): the shadowed originals,
+        summaries, pruned replacements and restored copies alike."""
+        file = self.log.origin
+        name = "(memory)" if file is None else file.relative
+        return [Original(name, e.seq + 1, e.message) for e in self.log.events if e.message]
+
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+        return search_histories([self], query, limit)
 
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs

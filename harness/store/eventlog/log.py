@@ -1,7 +1,11 @@
 """The append-only event log: a JSONL file (or memory) and the surface folded from it.
 
 Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended with
-:func:`harness.files.append_text` (flushed and fsynced), never rewritten. An append is checked
+:func:`harness.files.append_text` (flushed and fsynced), never rewritten. The file is a
+:class:`~harness.workspace_path.WorkspacePath`: every open (the lock, the catch-up read, the
+append, the truncation of a torn tail) goes component by component from the workspace with
+``O_NOFOLLOW``, so an ``events/`` folder swapped for a symlink mid-run is refused with
+:class:`~harness.errors.PathEscapeError`, never read or written through. An append is checked
 first (an invalid event raises :class:`~harness.errors.SurfaceError` and writes nothing), then
 written, then folded into the live surface, so the live surface only ever holds events that
 reached the disk.
@@ -40,9 +44,10 @@ from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_ca
 from harness.messages import Message
 from harness.store.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
 from harness.store.eventlog.oslock import exclusive
-from harness.store.eventlog.scan import Scan, scan_bytes, scan_file
+from harness.store.eventlog.scan import Scan, read_at, scan_bytes, scan_file
 from harness.store.eventlog.surface import EventsView, Surface, SurfaceManager
 from harness.store.statefile import utc_now
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["END_SEED", "EventLog", "read_events"]
 
@@ -60,10 +65,17 @@ Listener = Callable[[Event], None]
 class EventLog:
     """An append-only event log; ``path=None`` keeps it in memory only."""
 
-    def __init__(self, path: Path | None = None, clock: Clock = utc_now) -> None:
-        if path is not None and path.exists() and path.stat().st_size > 0:
-            raise EventLogError(f"{path} already holds events; load it with EventLog.open")
-        self.path = Path(path) if path is not None else None
+    def __init__(self, path: Path | WorkspacePath | None = None, clock: Clock = utc_now) -> None:
+        self.file = None if path is None else WorkspacePath.of(path)
+        """Where the log is kept (None: in memory only)."""
+        info = None if self.file is None else self.file.stat()
+        if info is not None and info.st_size > 0:
+            raise EventLogError(f"{self.file} already holds events; load it with EventLog.open")
+        self.path = None if self.file is None else self.file.path
+        """The file's path, for messages and reports (I/O goes through :attr:`file`)."""
+        self.origin = self.file
+        """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
+        None: a replayed log never writes)."""
         self.clock = clock
         self.recovered: list[str] = []
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
@@ -75,6 +87,7 @@ class EventLog:
         self._manager = SurfaceManager()
         self._size = 0  # bytes of the file this log has folded (written or read)
         self._lock_depth = 0
+        self._lock_fd = -1  # the locked file, read and truncated through while held
         self._messages: dict[int, Message] = {}
         # The surface as messages, extended as nodes are appended and rebuilt after a replace
         # (the manager's replace generation moves), so a turn never re-walks the whole surface.
@@ -85,12 +98,13 @@ class EventLog:
         self._recovered_now: list[str] = []  # what the last catch-up dropped
 
     @classmethod
-    def open(cls, path: Path, clock: Clock = utc_now) -> EventLog:
+    def open(cls, path: Path | WorkspacePath, clock: Clock = utc_now) -> EventLog:
         """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
         resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
         log = cls(None, clock)
-        log.path = Path(path)
-        if log.path.exists():
+        log.file = log.origin = WorkspacePath.of(path)
+        log.path = log.file.path
+        if log.file.exists():  # PathEscapeError through a symlink
             with log._locked():
                 try:
                     log._catch_up()
@@ -105,13 +119,15 @@ class EventLog:
         return log
 
     @classmethod
-    def replay(cls, path: Path, clock: Clock = utc_now) -> EventLog:
+    def replay(cls, path: Path | WorkspacePath, clock: Clock = utc_now) -> EventLog:
         """An in-memory log folded from the file at ``path`` without touching the file (no
         lock, no truncation, no end-seed): for checks and reports while another log may still
         write to it. A torn last line is left out and noted in ``recovered``."""
-        scan = scan_file(Path(path))
+        file = WorkspacePath.of(path)
+        scan = scan_file(file)
         log = cls(None, clock)
-        log._fold(Path(path), scan.events)
+        log._fold(file.path, scan.events)
+        log.origin = file
         log.recovered = scan.recovered
         return log
 
@@ -168,7 +184,7 @@ class EventLog:
     def sync(self) -> int:
         """Fold in what other writers appended since this log last read the file; returns
         how many events that was (none once a write of this log failed)."""
-        if self.path is None or not self.path.exists() or self.write_error is not None:
+        if self.file is None or self.file.kind() is None or self.write_error is not None:
             return 0  # after a failed write only a reopen may read (and repair) the tail
         before = len(self._manager)
         with self._locked():
@@ -277,19 +293,19 @@ class EventLog:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """Hold the file's exclusive lock (re-entrant within this log)."""
-        if self.path is None or self._lock_depth:
+        if self.file is None or self._lock_depth:
             self._lock_depth += 1
             try:
                 yield
             finally:
                 self._lock_depth -= 1
             return
-        with exclusive(self.path):
-            self._lock_depth = 1
+        with exclusive(self.file) as fd:
+            self._lock_depth, self._lock_fd = 1, fd
             try:
                 yield
             finally:
-                self._lock_depth = 0
+                self._lock_depth, self._lock_fd = 0, -1
 
     def _catch_up(self) -> None:
         """Under the lock: fold the bytes other writers appended since ``_size``; a torn tail
@@ -297,20 +313,20 @@ class EventLog:
         self._recovered_now = []
         if self.path is None:
             return
-        found = self.path.stat().st_size if self.path.exists() else 0
+        fd = self._lock_fd  # the file as locked: opened without following a symlink
+        found = os.fstat(fd).st_size
         if found == self._size:
             return
         if found < self._size:
             self.write_error = f"the file has {found} bytes, this log folded {self._size}"
             raise EventLogError(f"{self.path} shrank behind this log ({self.write_error})")
-        with self.path.open("rb") as handle:
-            handle.seek(self._size)
-            raw = handle.read(found - self._size)
+        raw = read_at(fd, self._size, found - self._size)
         scan: Scan = scan_bytes(self.path, raw, first_seq=len(self._manager))
         self._fold(self.path, scan.events)
         self._size += scan.good_bytes
         if scan.torn:
-            _truncate(self.path, self._size)
+            os.ftruncate(fd, self._size)
+            os.fsync(fd)
             self._recovered_now = scan.recovered
 
     def _fold(self, path: Path, events: list[Event]) -> None:
@@ -339,10 +355,10 @@ class EventLog:
             payload = line.encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise EventLogError(f"event {event.type} cannot be written as JSON: {exc}") from exc
-        if self.path is None:
+        if self.file is None:
             return
         try:
-            files.append_text(self.path, line)
+            files.append_text(self.file, line)
         except BaseException as exc:
             self.write_error = f"{type(exc).__name__}: {exc}"
             raise
@@ -370,14 +386,7 @@ def _surface_type(message: Message) -> str:
     return kind
 
 
-def read_events(path: Path) -> list[Event]:
+def read_events(path: Path | WorkspacePath) -> list[Event]:
     """The events of the log at ``path`` without changing the file (a torn last line is
     left out); LogCorruptError for a bad line elsewhere."""
-    return scan_file(Path(path)).events
-
-
-def _truncate(path: Path, size: int) -> None:
-    with path.open("r+b") as handle:
-        handle.truncate(size)
-        handle.flush()
-        os.fsync(handle.fileno())
+    return scan_file(WorkspacePath.of(path)).events

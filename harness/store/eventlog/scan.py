@@ -9,13 +9,15 @@ is corruption: the reader leaves it out and says so. A bad line anywhere else is
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import EventLogError, LogCorruptError
 from harness.store.eventlog.events import Event
+from harness.workspace_path import WorkspacePath
 
-__all__ = ["Scan", "scan_bytes", "scan_file"]
+__all__ = ["Scan", "read_at", "scan_bytes", "scan_file"]
 
 
 @dataclass
@@ -31,11 +33,28 @@ class Scan:
     """True when bytes after ``good_bytes`` were left out."""
 
 
-def scan_file(path: Path) -> Scan:
-    """Read the whole log at ``path`` (an empty scan when it does not exist)."""
-    if not path.exists():
+def scan_file(path: Path | WorkspacePath) -> Scan:
+    """Read the whole log at ``path`` (an empty scan when it does not exist) without following
+    a symlink (:class:`~harness.workspace_path.WorkspacePath`)."""
+    file = WorkspacePath.of(path)
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
         return Scan()
-    return scan_bytes(path, path.read_bytes(), first_seq=0)
+    return scan_bytes(file.path, raw, first_seq=0)
+
+
+def read_at(fd: int, offset: int, size: int) -> bytes:
+    """Up to ``size`` bytes of the open file ``fd`` from ``offset`` (fewer at its end)."""
+    chunks = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def scan_bytes(path: Path, raw: bytes, first_seq: int) -> Scan:
