@@ -14,7 +14,12 @@ from typing import Any
 
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings, dump_json
 from experiments.claims import AS_SEED, Claim, cite
-from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.agentscope import (
+    CompactionConfig,
+    Compactor,
+    PruneConfig,
+    resolve_thresholds,
+)
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.testing import ScriptedModel, Step
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens
@@ -24,13 +29,8 @@ __all__ = ["CONFIG", "SCRIPTED_SUMMARY", "conversation", "run"]
 SOURCE = "scripted"
 MODEL = "deepseek-flash"
 
-CONFIG = CompactionConfig(
-    trigger_messages=6,
-    keep_messages=2,
-    keep_tokens=0,
-    flush_before_compact=False,
-    offload_before_compact=False,
-    meter=ARTICLE_METER,
+CONFIG = CompactionConfig.count_only(
+    6, 2, trigger_tokens=0, prune=PruneConfig(), meter=ARTICLE_METER
 )
 
 SCRIPTED_SUMMARY = """\

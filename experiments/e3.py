@@ -16,7 +16,7 @@ from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import filled_sections, markdown_headings, recall_route
 from harness.agent import Agent, CallResult
-from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig, PruneConfig
 from harness.tokens import estimate_tokens
 
 __all__ = ["CONFIG", "ROUNDS", "SYSTEM_PROMPT", "run"]
@@ -31,15 +31,7 @@ ROUNDS = (
     "再说一次暗号。",
 )
 
-CONFIG = CompactionConfig(
-    trigger_messages=5,
-    trigger_tokens=None,
-    keep_messages=2,
-    keep_tokens=0,
-    flush_before_compact=False,
-    offload_before_compact=False,
-    meter=ARTICLE_METER,
-)
+CONFIG = CompactionConfig.count_only(5, 2, prune=PruneConfig(), meter=ARTICLE_METER)
 
 CODE_WORD = "夜莺"
 REVERSED = "莺夜"

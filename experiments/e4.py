@@ -262,16 +262,7 @@ def _positions(event: Any, nodes: list[int]) -> list[int] | None:
 def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
     log = EventLog.open(path)
     history = EventLogHistory(log)
-    config = CompactionConfig(
-        trigger_messages=3,
-        trigger_tokens=None,
-        keep_messages=KEEP,
-        keep_tokens=0,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter=ARTICLE_METER,
-    )
+    config = CompactionConfig.count_only(3, KEEP, meter=ARTICLE_METER)
     compactor = Compactor(config, resolve_thresholds(config, spy.model_name), spy)
     compaction = compactor.force(history.messages())
     if compaction is None:

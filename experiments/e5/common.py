@@ -16,16 +16,7 @@ START = parse_instant("2026-10-30T12:33:04Z")
 
 def qa_config(trigger: int, keep: int) -> CompactionConfig:
     """Compaction by message count alone: no token trigger, no flush, no offload, no pruning."""
-    return CompactionConfig(
-        trigger_messages=trigger,
-        trigger_tokens=None,
-        keep_messages=keep,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        prune=None,
-        meter=ARTICLE_METER,
-    )
+    return CompactionConfig.count_only(trigger, keep, meter=ARTICLE_METER)
 
 
 def compared(

@@ -17,7 +17,7 @@ from experiments.base import ARTICLE_METER
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import START, compared, judged, qa_config
 from harness.agent import Agent
-from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig, PruneConfig
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory import MemoryWorkspace, SteppingClock
 from harness.memory.consolidation import ConsolidationOutcome, Consolidator
@@ -98,15 +98,7 @@ def _overflowing_model(overflows: int) -> FunctionModel:
 
 def _warmed_agent(overflows: int) -> Agent:
     """An agent two calls in, far below its trigger, whose next call overflows."""
-    config = CompactionConfig(
-        trigger_messages=50,
-        trigger_tokens=None,
-        keep_messages=2,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter=ARTICLE_METER,
-    )
+    config = CompactionConfig.count_only(50, 2, prune=PruneConfig(), meter=ARTICLE_METER)
     agent = Agent(_overflowing_model(overflows), "system", compaction=config)
     for r in range(2):
         agent.call(f"q{r}")
