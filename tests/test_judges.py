@@ -12,6 +12,7 @@ import pytest
 
 from experiments import e2_claims, e3, e4_claims
 from experiments.judges import filled_sections, invented_codes, recall_route, verbatim_copy
+from experiments.report.per_experiment.e4 import e4_view
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 FOUR = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
@@ -159,7 +160,7 @@ def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> No
 
 def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -> None:
     data = recorded("E4")
-    claims = claims_by_id(e4_claims.claims(data, "local/m"))
+    claims = claims_by_id(e4_claims.claims(e4_view(data), "local/m"))
     assert claims["DSH-SUMMARY-SECTIONS"].status == "differs"
     assert "bold bullet labels" in claims["DSH-SUMMARY-SECTIONS"].note
     sectioned = copy.deepcopy(data)
@@ -167,7 +168,7 @@ def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -
         f"## {s}\n- SO-2026-0417" for s in e4_claims.DSH_SECTIONS
     )
     assert (
-        claims_by_id(e4_claims.claims(sectioned, "local/m"))["DSH-SUMMARY-SECTIONS"].status
+        claims_by_id(e4_claims.claims(e4_view(sectioned), "local/m"))["DSH-SUMMARY-SECTIONS"].status
         == "match"
     )
 
@@ -203,7 +204,10 @@ def test_e2_header_row_matches_the_seed_format_only() -> None:
 
 def test_e4_summary_event_row_fails_without_the_provider() -> None:
     data = copy.deepcopy(recorded("E4"))
-    assert claims_by_id(e4_claims.claims(data, "local/m"))["DSH-SUMMARY-EVENT"].status == "match"
+    assert (
+        claims_by_id(e4_claims.claims(e4_view(data), "local/m"))["DSH-SUMMARY-EVENT"].status
+        == "match"
+    )
     data["engines"][1]["summary_event"]["fields"].remove("provider")
-    claim = claims_by_id(e4_claims.claims(data, "local/m"))["DSH-SUMMARY-EVENT"]
+    claim = claims_by_id(e4_claims.claims(e4_view(data), "local/m"))["DSH-SUMMARY-EVENT"]
     assert claim.status == "differs" and "lacks provider" in claim.note

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from experiments.views.codec import ShapeError
+
 __all__ = ["ShapeError", "get", "ints", "objects", "strings"]
-
-
-class ShapeError(ValueError):
-    """An experiment's JSON lacks a key or holds a value of another type than expected."""
 
 
 def get(data: Any, key: str, kind: type | tuple[type, ...], optional: bool = False) -> Any:
