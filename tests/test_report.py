@@ -22,9 +22,12 @@ from PIL import Image
 from experiments import e1
 from experiments.base import RunSettings, write_json
 from experiments.claims import Claim, claims_frame, read_claims, write_claims
+from experiments.recorder.cassette import Provenance
 from experiments.report import build_reports
 from experiments.report.markdown import fence, markdown_table
 from experiments.report.plots import DPI, PLOT_SIZES
+from experiments.views import to_data
+from experiments.views.e2 import E2View, FileState, StepRow
 
 SYNTHETIC_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 VOID_TAGS = {"meta", "img", "br", "link", "input", "hr", "source", "wbr"}
@@ -97,24 +100,37 @@ def synthetic_e3() -> dict[str, Any]:
     }
 
 
+SYNTHETIC_PROVENANCE = Provenance(
+    provider="local",
+    model="synthetic-model",
+    base_url="http://localhost/v1",
+    params={},
+    recorded_at="2026-01-02T03:04:05Z",
+    ctxlab_version="0.1.0",
+    requests=8,
+)
+
+
 def synthetic_e2() -> dict[str, Any]:
-    """A SYNTHETIC E2.json with the agreed ``steps`` shape; the values are invented."""
+    """A SYNTHETIC E2.json, written from an E2 view as the experiment writes it; the values are
+    invented."""
     steps = []
     for step, (memory, daily) in enumerate([(0, None), (120, 40), (260, 95)], start=1):
-        files = {"MEMORY.md": {"exists": memory > 0, "size": memory}}
+        files = {"MEMORY.md": FileState(memory > 0, memory)}
         if daily is not None:
-            files["memory/2026-01-02.md"] = {"exists": True, "size": daily}
+            files["memory/2026-01-02.md"] = FileState(True, daily)
         steps.append(
-            {
-                "step": step,
-                "title": f"synthetic step {step}",
-                "tool_calls": ["write_memory"] if step > 1 else [],
-                "answer": f"answer | {step}\nsecond line",
-                "files": files,
-                "watermark": None if step == 1 else f"wm-{step}",
-            }
+            StepRow(
+                step=step,
+                title=f"synthetic step {step}",
+                tool_calls=("write_memory",) if step > 1 else (),
+                answer=f"answer | {step}\nsecond line",
+                files=files,
+                watermark=None if step == 1 else f"wm-{step}",
+            )
         )
-    return {"experiment": "E2", "source": "scripted", "steps": steps}
+    view = E2View("E2", "scripted", SYNTHETIC_PROVENANCE, "", True, tuple(steps), "", {})
+    return to_data(view)
 
 
 def synthetic_e3_claims() -> list[Claim]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -13,9 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from experiments import e4
+from experiments import e2, e4
 from experiments.base import RunSettings, dump_json
 from experiments.views import ShapeError, from_data, to_data
+from experiments.views.e2 import E2View
 from experiments.views.e4 import E4View
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,12 +100,26 @@ def test_keys_the_view_does_not_declare_are_ignored_and_ints_read_as_floats() ->
     assert view.pair == (1, "y") and view.optional is None
 
 
-def test_e4_writes_the_view_its_report_reads() -> None:
-    view = e4.measure(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda _: None))
+MEASURED: dict[str, tuple[Callable[[RunSettings], Any], type]] = {
+    "E2": (e2.measure, E2View),
+    "E4": (e4.measure, E4View),
+}
+
+
+@pytest.mark.parametrize("experiment", MEASURED)
+def test_an_experiment_writes_the_view_its_report_reads(experiment: str) -> None:
+    measure, view_type = MEASURED[experiment]
+    view = measure(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda _: None))
+    assert isinstance(view, view_type)
     data = json.loads(dump_json(to_data(view)))
-    assert from_data(E4View, data) == view
-    committed = json.loads((ROOT / "reports" / "E4.json").read_text(encoding="utf-8"))
-    assert from_data(E4View, committed) == view
+    assert from_data(view_type, data) == view
+    committed = (ROOT / "reports" / f"{experiment}.json").read_text(encoding="utf-8")
+    assert from_data(view_type, json.loads(committed)) == view
+
+
+def test_e4_views_check_what_their_types_cannot_say() -> None:
+    view = e4.measure(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda _: None))
+    data = to_data(view)
     with pytest.raises(ShapeError, match="'engines' holds an engine twice"):
         from_data(E4View, data | {"engines": data["engines"] * 2})
     with pytest.raises(ValueError, match="not a share between 0 and 1"):
