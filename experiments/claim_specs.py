@@ -40,6 +40,9 @@ class Verdict:
     """How it was judged (overrides the spec's note)."""
     differs_note: str = ""
     """Why it does not hold (overrides the spec's)."""
+    article: str = ""
+    """The article's value when it depends on what was measured (the article says "each
+    summary", so ``3 of 3`` for three summaries); empty = the spec's ``article_value``."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def evaluate(
 def _claim(experiment: str, spec: ClaimSpec[V], view: V, source: str) -> Claim:
     verdict = spec.measure(view, source)
     ours = spec.kind == "ctxlab"
-    target = spec.expected if ours else spec.article_value
+    article = verdict.article or spec.article_value
+    target = spec.expected if ours else article
     holds = verdict.value == target if verdict.holds is None else verdict.holds
     note = verdict.note or spec.note
     differs_note = verdict.differs_note or spec.differs_note
@@ -87,7 +91,7 @@ def _claim(experiment: str, spec: ClaimSpec[V], view: V, source: str) -> Claim:
         experiment,
         spec.id,
         spec.text,
-        "" if ours else spec.article_value,
+        "" if ours else article,
         verdict.value,
         "match" if holds else "differs",
         source,

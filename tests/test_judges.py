@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from experiments import e2_claims, e3, e4_claims
+from experiments import e2_claims, e3_claims, e4_claims
 from experiments.judges import filled_sections, invented_codes, recall_route, verbatim_copy
 from experiments.report.per_experiment.e2 import e2_view
+from experiments.report.per_experiment.e3 import e3_view
 from experiments.report.per_experiment.e4 import e4_view
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
@@ -134,19 +135,21 @@ def test_e2_sizes_note_names_the_header_bytes() -> None:
 
 def test_e3_summary_is_differs_on_the_shipped_recording_and_matches_filled_summaries() -> None:
     data = recorded("E3")
-    claims = claims_by_id(e3._claims(data, "local/m"))
+    claims = claims_by_id(e3_claims.claims(e3_view(data), "local/m"))
     assert claims["E3-SUMMARY"].status == "differs"
     assert "3 of 3 summaries carry the four headings" in claims["E3-SUMMARY"].note
     filled = copy.deepcopy(data)
     for r in filled["rounds"]:
         if r["compaction"]:
             r["compaction"]["summary"] = "\n".join(f"## {s}\n- 暗号 夜莺" for s in FOUR)
-    assert claims_by_id(e3._claims(filled, "local/m"))["E3-SUMMARY"].status == "match"
+    assert (
+        claims_by_id(e3_claims.claims(e3_view(filled), "local/m"))["E3-SUMMARY"].status == "match"
+    )
 
 
 def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> None:
     data = recorded("E3")
-    claims = claims_by_id(e3._claims(data, "local/m"))
+    claims = claims_by_id(e3_claims.claims(e3_view(data), "local/m"))
     assert claims["E3-RECALL"].status == "match"
     assert claims["E3-RECALL-ROUTE"].reproduced_value == "round 4: kept tail; round 5: kept tail"
     assert claims["E3-RECALL-ROUTE"].status == "differs"
@@ -156,7 +159,7 @@ def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> No
         context[0]["text"] += "\n## SUMMARY\n暗号 夜莺"
         for message in context[1:-1]:
             message["text"] = message["text"].replace("夜莺", "它")
-    route = claims_by_id(e3._claims(via_summary, "local/m"))["E3-RECALL-ROUTE"]
+    route = claims_by_id(e3_claims.claims(e3_view(via_summary), "local/m"))["E3-RECALL-ROUTE"]
     assert route.reproduced_value == "round 4: summary; round 5: summary"
     assert route.status == "match"
 

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from experiments import e2, e4
+from experiments import e2, e3, e4
 from experiments.base import RunSettings, dump_json
 from experiments.views import ShapeError, from_data, to_data
 from experiments.views.e2 import E2View
+from experiments.views.e3 import E3View
 from experiments.views.e4 import E4View
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,6 +103,7 @@ def test_keys_the_view_does_not_declare_are_ignored_and_ints_read_as_floats() ->
 
 MEASURED: dict[str, tuple[Callable[[RunSettings], Any], type]] = {
     "E2": (e2.measure, E2View),
+    "E3": (e3.measure, E3View),
     "E4": (e4.measure, E4View),
 }
 
