@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from experiments import e2, e3, e4
+from experiments import e1, e2, e3, e4
 from experiments.base import RunSettings, dump_json
 from experiments.views import ShapeError, from_data, to_data
+from experiments.views.e1 import E1View
 from experiments.views.e2 import E2View
 from experiments.views.e3 import E3View
 from experiments.views.e4 import E4View
@@ -126,3 +127,12 @@ def test_e4_views_check_what_their_types_cannot_say() -> None:
         from_data(E4View, data | {"engines": data["engines"] * 2})
     with pytest.raises(ValueError, match="not a share between 0 and 1"):
         replace(view.engines[0], prefix_reuse=85.14)
+
+
+def test_e1_writes_the_view_its_report_reads() -> None:
+    result = e1.run(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda _: None))
+    view = from_data(E1View, result.data)
+    assert view.rerun is not None and view.rerun.identical
+    assert replace(view, rerun=None) == e1.measure()
+    committed = json.loads((ROOT / "reports" / "E1.json").read_text(encoding="utf-8"))
+    assert from_data(E1View, committed) == view
