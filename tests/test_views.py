@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from experiments import e1, e2, e3, e4
+from experiments import e1, e2, e3, e4, e5
 from experiments.base import RunSettings, dump_json
 from experiments.views import ShapeError, from_data, to_data
 from experiments.views.e1 import E1View
 from experiments.views.e2 import E2View
 from experiments.views.e3 import E3View
 from experiments.views.e4 import E4View
+from experiments.views.e5 import E5View
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,6 +107,7 @@ MEASURED: dict[str, tuple[Callable[[RunSettings], Any], type]] = {
     "E2": (e2.measure, E2View),
     "E3": (e3.measure, E3View),
     "E4": (e4.measure, E4View),
+    "E5": (lambda _: e5.measure(), E5View),
 }
 
 

@@ -1,4 +1,5 @@
-"""What every E5 mechanism shares: the source label, the clock's start and the claim builders."""
+"""What every E5 mechanism shares: the source label, the clock's start, the Q&A config and
+the claim builders the seed-row modules use (the others are :class:`ClaimSpec` tables)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from experiments.claims import Claim, Kind
 from harness.compaction.agentscope import CompactionConfig
 from harness.memory import parse_instant
 
-__all__ = ["SOURCE", "START", "compared", "judged", "ours", "qa_config"]
+__all__ = ["SOURCE", "START", "compared", "judged", "qa_config"]
 
 EXPERIMENT = "E5"
 SOURCE = "scripted"
@@ -67,26 +68,4 @@ def judged(
         note if holds else differs_note,
         kind,
         article_source,
-    )
-
-
-def ours(
-    claim_id: str,
-    claim: str,
-    expected: str,
-    reproduced_value: str,
-    *,
-    note: str = "",
-    article_source: str = "",
-) -> Claim:
-    """A ``ctxlab`` row: our own check, no seed value (see :meth:`Claim.ours`)."""
-    return Claim.ours(
-        EXPERIMENT,
-        claim_id,
-        claim,
-        expected,
-        reproduced_value,
-        SOURCE,
-        note,
-        article_source=article_source,
     )
