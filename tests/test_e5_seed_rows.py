@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from experiments.e5.dsh_mechanics import dsh_mechanics_claims, measure_dsh_mechanics
-from experiments.e5.seed_memory import measure_seed_memory, seed_memory_claims
+from experiments.e5.dsh_mechanics import measure_dsh_mechanics
+from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.seed_memory import measure_seed_memory
+from experiments.e5.seed_rows import seed_memory_claims
 from experiments.views.e5_dsh import DshMechanics
 from experiments.views.e5_seed import SeedMemory
 

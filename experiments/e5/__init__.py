@@ -3,7 +3,10 @@
 Every model in this experiment is scripted (the claims are about the harness's mechanics, not
 a model's wording), and the claims say ``scripted`` in their source column.
 
-Each mechanism has a module with a function that measures it and one that judges it:
+Each mechanism has a module with a function that measures its part of the typed
+:class:`~experiments.views.e5.E5View` and a table of :class:`~experiments.claim_specs.ClaimSpec`
+that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` and
+:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~experiments.claim_specs.evaluate`:
 
 * :mod:`~experiments.e5.grid`: the compaction cadence over trigger × keep;
 * :mod:`~experiments.e5.tool_calls`: a tool-heavy round and a large tool result;
@@ -26,12 +29,14 @@ from experiments.base import ExperimentResult, RunSettings
 from experiments.claim_specs import evaluate
 from experiments.claims import Claim
 from experiments.e5.common import SOURCE, START
-from experiments.e5.dsh_mechanics import dsh_mechanics_claims, measure_dsh_mechanics
+from experiments.e5.dsh_mechanics import measure_dsh_mechanics
+from experiments.e5.dsh_rows import dsh_mechanics_claims
 from experiments.e5.failures import FAILURE_SPECS, measure_failures
 from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
 from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
 from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_grid
-from experiments.e5.seed_memory import measure_seed_memory, seed_memory_claims
+from experiments.e5.seed_memory import measure_seed_memory
+from experiments.e5.seed_rows import seed_memory_claims
 from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
 from experiments.views import to_data
 from experiments.views.e5 import E5View
