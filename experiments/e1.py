@@ -10,27 +10,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from dataclasses import replace
 
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings, dump_json
-from experiments.claims import AS_SEED, Claim, cite
-from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from experiments.claim_specs import ClaimSpec, Verdict, evaluate
+from experiments.claims import AS_SEED, cite
+from experiments.views import from_data, to_data
+from experiments.views.e1 import CutoffMessage, E1Config, E1View, MessageRow, Rerun, WireCall
+from harness.compaction.agentscope import (
+    CompactionConfig,
+    Compactor,
+    PruneConfig,
+    resolve_thresholds,
+)
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.testing import ScriptedModel, Step
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens
 
-__all__ = ["CONFIG", "SCRIPTED_SUMMARY", "conversation", "run"]
+__all__ = ["CONFIG", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]
 
 SOURCE = "scripted"
 MODEL = "deepseek-flash"
 
-CONFIG = CompactionConfig(
-    trigger_messages=6,
-    keep_messages=2,
-    keep_tokens=0,
-    flush_before_compact=False,
-    offload_before_compact=False,
-    meter=ARTICLE_METER,
+CONFIG = CompactionConfig.count_only(
+    6, 2, trigger_tokens=0, prune=PruneConfig(), meter=ARTICLE_METER
 )
 
 SCRIPTED_SUMMARY = """\
@@ -98,21 +101,21 @@ def conversation() -> list[Message]:
     ]
 
 
-def _describe(messages: list[Message]) -> list[dict[str, Any]]:
-    return [
-        {
-            "index": i,
-            "role": m.role,
-            "kind": m.kind,
-            "text": m.content,
-            "tool_calls": [c.to_wire() for c in m.tool_calls],
-            "estimated_tokens": estimate_message_tokens(m),
-        }
+def _describe(messages: list[Message]) -> tuple[MessageRow, ...]:
+    return tuple(
+        MessageRow(
+            index=i,
+            role=m.role,
+            kind=m.kind,
+            text=m.content,
+            tool_calls=tuple(from_data(WireCall, c.to_wire()) for c in m.tool_calls),
+            estimated_tokens=estimate_message_tokens(m),
+        )
         for i, m in enumerate(messages)
-    ]
+    )
 
 
-def measure() -> dict[str, Any]:
+def measure() -> E1View:
     """Run the compaction once and return everything it showed."""
     before = conversation()
     validate_pairing(before)
@@ -128,124 +131,111 @@ def measure() -> dict[str, Any]:
     cutoff = event.cutoff
     assert cutoff is not None  # an AgentScope compaction always has its cutoff
     naive = cutoff.naive_index
-    return {
-        "experiment": "E1",
-        "source": SOURCE,
-        "config": {
-            "trigger_messages": 6,
-            "keep_messages": 2,
-            "keep_tokens": 0,
-            "flush_before_compact": False,
-            "offload_before_compact": False,
-        },
-        "thresholds": thresholds.explanation,
-        "before": _describe(before),
-        "total_messages": len(before),
-        "estimated_tokens": estimate_tokens(before),
-        "naive_cutoff": naive,
-        "naive_cutoff_message": {
-            "index": naive,
-            "role": before[naive].role,
-            "kind": before[naive].kind,
-        },
-        "cutoff": cutoff.index,
-        "keeping": event.keeping,
-        "reason": cutoff.reason,
-        "log_lines": list(event.log_lines),
-        "summary_requests": len(summariser.requests),
-        "after": _describe(after),
-        "after_estimated_tokens": estimate_tokens(after),
-    }
+    return E1View(
+        experiment="E1",
+        source=SOURCE,
+        config=E1Config(6, 2, 0, flush_before_compact=False, offload_before_compact=False),
+        thresholds=thresholds.explanation,
+        before=_describe(before),
+        total_messages=len(before),
+        estimated_tokens=estimate_tokens(before),
+        naive_cutoff=naive,
+        naive_cutoff_message=CutoffMessage(naive, before[naive].role, before[naive].kind),
+        cutoff=cutoff.index,
+        keeping=event.keeping,
+        reason=cutoff.reason,
+        log_lines=tuple(event.log_lines),
+        summary_requests=len(summariser.requests),
+        after=_describe(after),
+        after_estimated_tokens=estimate_tokens(after),
+    )
+
+
+def _measured_json(view: E1View) -> str:
+    data = to_data(view)
+    del data["rerun"]
+    return dump_json(data)
 
 
 def run(settings: RunSettings) -> ExperimentResult:
     """Run E1 twice (the article's rerun check) and judge its claims."""
-    data = measure()
-    rerun_identical = dump_json(measure()) == dump_json(data)
-    digest = hashlib.sha256(dump_json(data).encode()).hexdigest()[:12]
-    data["rerun_identical"] = rerun_identical
-    return ExperimentResult("E1", _claims(data, rerun_identical, digest), data, SOURCE)
+    first = _measured_json(view := measure())
+    rerun = Rerun(first == _measured_json(measure()), hashlib.sha256(first.encode()).hexdigest())
+    view = replace(view, rerun=rerun)
+    return ExperimentResult("E1", evaluate("E1", SPECS, view, SOURCE), to_data(view), SOURCE)
 
 
-def _claims(data: dict[str, Any], rerun_identical: bool, digest: str) -> tuple[Claim, ...]:
-    after_kinds = ", ".join(m["kind"] for m in data["after"])
-    naive = data["naive_cutoff_message"]
-    c = Claim.compare
-    return (
-        c(
-            "E1",
-            "E1-TOTAL",
-            "The history holds 9 messages when compaction triggers (trigger 6).",
-            9,
-            data["total_messages"],
-            SOURCE,
-            article_source=cite(AS_SEED, "E1 的输入 9 条"),
-        ),
-        c(
-            "E1",
-            "E1-NAIVE",
-            "The naive cutoff len − keep = 9 − 2 lands on a TOOL message.",
-            "7 (tool)",
-            f"{naive['index']} ({naive['role']})",
-            SOURCE,
-            article_source=cite(AS_SEED, "朴素切点是 9 − 2 = 7。索引 7 是一条 TOOL 消息"),
-        ),
-        c(
-            "E1",
-            "E1-CUTOFF",
-            "The safe cutoff moves back to the assistant holding the tool_use.",
-            6,
-            data["cutoff"],
-            SOURCE,
-            article_source=cite(AS_SEED, "切点移到 6"),
-        ),
-        c(
-            "E1",
-            "E1-KEEP",
-            "Three messages are kept (one more than keepMessages).",
-            3,
-            data["keeping"],
-            SOURCE,
-            article_source=cite(AS_SEED, "结果是尾部 3 条，不是 2 条"),
-        ),
-        c(
-            "E1",
-            "E1-AFTER",
-            "9 → 4 messages: summary, tool_use, tool_result, assistant.",
-            "4: summary, tool_use, tool_result, assistant",
-            f"{len(data['after'])}: {after_kinds}",
-            SOURCE,
-            article_source=cite(
-                AS_SEED, "第 0 条摘要，后面依次是 tool_use、tool_result、assistant"
-            ),
-        ),
-        Claim(
-            "E1",
-            "E1-RERUN",
-            "A rerun gives the same JSON (the article reran a day later with its then-current "
-            "build; we run twice in one process and compare the bytes).",
-            "same JSON on the 10-31 rerun as on 10-30",
-            "identical bytes on two runs in one process"
-            if rerun_identical
-            else "different bytes on two runs in one process",
-            "match" if rerun_identical else "differs",
-            SOURCE,
-            f"judged by byte equality of the two runs' JSON, sha256 {digest}; a rerun on another "
-            "day with another build is not something a test can repeat",
-            kind="article",
-            article_source=cite(AS_SEED, "10-31 我用当前构建复跑了一次，JSON 跟 10-30 那份一样"),
-        ),
-        c(
-            "E1",
-            "E1-TOKENS",
-            "The 9 messages are estimated at 305 tokens.",
-            305,
-            data["estimated_tokens"],
-            SOURCE,
-            article_source=cite(AS_SEED, "total=9 msgs / 305 tokens"),
-            differs_note=(
-                "the article does not publish its 9 messages; ours are our own freight dialogue, "
-                "estimated with the same rule (2.5 chars/token plus per-message overheads)"
-            ),
-        ),
+def _naive(view: E1View, source: str) -> Verdict:
+    naive = view.naive_cutoff_message
+    return Verdict(f"{naive.index} ({naive.role})")
+
+
+def _after(view: E1View, source: str) -> Verdict:
+    return Verdict(f"{len(view.after)}: {', '.join(m.kind for m in view.after)}")
+
+
+def _rerun(view: E1View, source: str) -> Verdict:
+    identical = bool(view.rerun and view.rerun.identical)
+    digest = view.rerun.sha256[:12] if view.rerun else "none"
+    return Verdict(
+        f"{'identical' if identical else 'different'} bytes on two runs in one process",
+        identical,
+        note=f"judged by byte equality of the two runs' JSON, sha256 {digest}; a rerun on another "
+        "day with another build is not something a test can repeat",
     )
+
+
+SPECS: tuple[ClaimSpec[E1View], ...] = (
+    ClaimSpec(
+        "E1-TOTAL",
+        "The history holds 9 messages when compaction triggers (trigger 6).",
+        lambda v, _: Verdict(str(v.total_messages)),
+        "9",
+        cite(AS_SEED, "E1 的输入 9 条"),
+    ),
+    ClaimSpec(
+        "E1-NAIVE",
+        "The naive cutoff len − keep = 9 − 2 lands on a TOOL message.",
+        _naive,
+        "7 (tool)",
+        cite(AS_SEED, "朴素切点是 9 − 2 = 7。索引 7 是一条 TOOL 消息"),
+    ),
+    ClaimSpec(
+        "E1-CUTOFF",
+        "The safe cutoff moves back to the assistant holding the tool_use.",
+        lambda v, _: Verdict(str(v.cutoff)),
+        "6",
+        cite(AS_SEED, "切点移到 6"),
+    ),
+    ClaimSpec(
+        "E1-KEEP",
+        "Three messages are kept (one more than keepMessages).",
+        lambda v, _: Verdict(str(v.keeping)),
+        "3",
+        cite(AS_SEED, "结果是尾部 3 条，不是 2 条"),
+    ),
+    ClaimSpec(
+        "E1-AFTER",
+        "9 → 4 messages: summary, tool_use, tool_result, assistant.",
+        _after,
+        "4: summary, tool_use, tool_result, assistant",
+        cite(AS_SEED, "第 0 条摘要，后面依次是 tool_use、tool_result、assistant"),
+    ),
+    ClaimSpec(
+        "E1-RERUN",
+        "A rerun gives the same JSON (the article reran a day later with its then-current "
+        "build; we run twice in one process and compare the bytes).",
+        _rerun,
+        "same JSON on the 10-31 rerun as on 10-30",
+        cite(AS_SEED, "10-31 我用当前构建复跑了一次，JSON 跟 10-30 那份一样"),
+    ),
+    ClaimSpec(
+        "E1-TOKENS",
+        "The 9 messages are estimated at 305 tokens.",
+        lambda v, _: Verdict(str(v.estimated_tokens)),
+        "305",
+        cite(AS_SEED, "total=9 msgs / 305 tokens"),
+        differs_note="the article does not publish its 9 messages; ours are our own freight "
+        "dialogue, estimated with the same rule (2.5 chars/token plus per-message overheads)",
+    ),
+)

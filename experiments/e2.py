@@ -17,10 +17,10 @@ and the report says so.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tempfile
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ from experiments import e2_claims
 from experiments.base import ExperimentResult, RunSettings
 from experiments.e2_claims import DAILY, FACTS
 from experiments.recorder.textcalls import TextToolCalls
+from experiments.views import to_data
+from experiments.views.e2 import E2View, FileState, StepRow
 from harness.builder import HarnessAgent
 from harness.errors import StepLimitExceededError
 from harness.memory import MaintenanceSchedule, MemoryConfig, SteppingClock, parse_instant
@@ -47,11 +49,11 @@ SOURCE_CITE = re.compile(r"Source: ([^\s#]+)#\d+")
 
 
 def _disk(base: Path) -> dict[str, Any]:
+    """The tracked files and the watermark, as :class:`StepRow` fields."""
     files = {
-        name: {
-            "exists": (base / name).exists(),
-            "size": (base / name).stat().st_size if (base / name).exists() else 0,
-        }
+        name: FileState(
+            (base / name).exists(), (base / name).stat().st_size if (base / name).exists() else 0
+        )
         for name in TRACKED
     }
     watermark = base / "memory/.consolidation_state"
@@ -108,7 +110,7 @@ class Lab:
             memory=MemoryConfig(background_order="maintenance_first"),
         )
 
-    def chat(self, step: int, title: str, session_id: str, text: str) -> dict[str, Any]:
+    def chat(self, step: int, title: str, session_id: str, text: str) -> StepRow:
         memory_at_start = _read(self.base / "MEMORY.md")
         daily_before = _read(self.base / DAILY)
         agent = self.agent(session_id)
@@ -117,31 +119,32 @@ class Lab:
         except StepLimitExceededError as exc:  # keep what the call did before it stopped
             assert exc.partial is not None  # the agent loop always attaches it
             result, error = exc.partial, str(exc)
-        answer, tools = result.text, list(result.tool_calls)
+        answer, tools = result.text, tuple(result.tool_calls)
         tool_text = "\n".join(m.content for m in result.messages if m.role == "tool")
         agent.close()
-        maintenance = [o.log_line if o else "not due" for o in agent.memory.maintenance_log]
-        return {
-            "step": step,
-            "title": title,
-            "user": text,
-            "answer": answer,
-            "tool_calls": tools,
-            "sources": sorted(set(SOURCE_CITE.findall(tool_text))),
-            "error": error,
-            "maintenance": maintenance,
-            "memory_at_start": memory_at_start,
-            "tool_result_facts": [fact for fact in FACTS if fact in tool_text],
-            "daily_added": _read(self.base / DAILY).removeprefix(daily_before),
+        maintenance = tuple(o.log_line if o else "not due" for o in agent.memory.maintenance_log)
+        return StepRow(
+            step=step,
+            title=title,
+            user=text,
+            answer=answer,
+            tool_calls=tools,
+            sources=tuple(sorted(set(SOURCE_CITE.findall(tool_text)))),
+            error=error,
+            maintenance=maintenance,
+            memory_at_start=memory_at_start,
+            tool_result_facts=tuple(fact for fact in FACTS if fact in tool_text),
+            daily_added=_read(self.base / DAILY).removeprefix(daily_before),
             **_disk(self.base),
-        }
+        )
 
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
+def measure(settings: RunSettings) -> E2View:
+    """Replay (or record) E2's four steps against one workspace."""
     with tempfile.TemporaryDirectory() as tmp, settings.model("E2", "steps") as cassette:
         lab = Lab(cassette.client, Path(tmp))
         steps = [lab.chat(1, "no tools, two facts", "s1", STEPS[0])]
@@ -151,40 +154,38 @@ def measure(settings: RunSettings) -> tuple[dict[str, Any], dict[str, Any]]:
         by_hand.close()
         daily_after = (lab.base / DAILY).read_bytes() if (lab.base / DAILY).exists() else b""
         steps.append(
-            {
-                "step": 2,
-                "title": "manual consolidation",
-                "tool_calls": [],
-                "answer": "",
-                "consolidation": dataclasses.asdict(outcome),
-                "consolidation_input": lab.tally.last_user_text("consolidation"),
-                "daily_unchanged": daily_before == daily_after,
-                "memory_text": (lab.base / "MEMORY.md").read_text()
+            StepRow(
+                step=2,
+                title="manual consolidation",
+                tool_calls=(),
+                answer="",
+                consolidation=outcome,
+                consolidation_input=lab.tally.last_user_text("consolidation"),
+                daily_unchanged=daily_before == daily_after,
+                memory_text=(lab.base / "MEMORY.md").read_text()
                 if (lab.base / "MEMORY.md").exists()
                 else None,
                 **_disk(lab.base),
-            }
+            )
         )
         steps.append(lab.chat(3, "new session asks", "s2", STEPS[1]))
         (lab.base / "MEMORY.md").unlink(missing_ok=True)
-        steps.append(lab.chat(4, "MEMORY.md deleted, new session asks", "s3", STEPS[1]))
-        steps[3]["memory_rebuilt"] = (lab.base / "MEMORY.md").exists()
+        asked = lab.chat(4, "MEMORY.md deleted, new session asks", "s3", STEPS[1])
+        steps.append(replace(asked, memory_rebuilt=(lab.base / "MEMORY.md").exists()))
         daily_text = (lab.base / DAILY).read_text() if (lab.base / DAILY).exists() else ""
-    provenance = dataclasses.asdict(cassette.provenance)
-    data = {
-        "experiment": "E2",
-        "source": cassette.provenance.source,
-        "provenance": provenance,
-        "system_prompt": SYSTEM_PROMPT,
-        "tool_calls_read_from_text": True,
-        "steps": steps,
-        "final_daily_text": daily_text,
-        "model_calls": lab.tally.purposes(),
-    }
-    return data, provenance
+    return E2View(
+        experiment="E2",
+        source=cassette.provenance.source,
+        provenance=cassette.provenance,
+        system_prompt=SYSTEM_PROMPT,
+        tool_calls_read_from_text=True,
+        steps=tuple(steps),
+        final_daily_text=daily_text,
+        model_calls=lab.tally.purposes(),
+    )
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    data, provenance = measure(settings)
-    source = data["source"]
-    return ExperimentResult("E2", e2_claims.claims(data, source), data, source, (provenance,))
+    view = measure(settings)
+    claims = e2_claims.claims(view, view.source)
+    return ExperimentResult("E2", claims, to_data(view), view.source, (to_data(view.provenance),))

@@ -25,11 +25,22 @@ import dataclasses
 import json
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from experiments import e4_claims
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
+from experiments.views import to_data
+from experiments.views.e4 import (
+    ConversationRow,
+    E4View,
+    EngineRun,
+    LogEventRow,
+    ReplacedRange,
+    SummaryEvent,
+    SurfaceOp,
+)
 from harness.agent import Agent
 from harness.client import ChatClient
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
@@ -116,44 +127,61 @@ def _converse(spy: Spy, path: Path) -> tuple[EventLog, ChatRequest]:
     return log, dataclasses.replace(last_request, messages=last_request.messages[:1])
 
 
-def _op(surface_op: Any) -> Any:
-    return (
-        dict(surface_op)
-        if surface_op is not None and not isinstance(surface_op, str)
-        else surface_op
-    )
+def _op(surface_op: Any) -> SurfaceOp | None:
+    if surface_op is None:
+        return None
+    if isinstance(surface_op, str):
+        return SurfaceOp(surface_op)
+    return SurfaceOp(**dict(surface_op))
 
 
-def _facts_in(text: str) -> list[str]:
-    return [name for name, value in FACTS.items() if value in text]
+def _facts_in(text: str) -> tuple[str, ...]:
+    return tuple(name for name, value in FACTS.items() if value in text)
 
 
-def _engine_report(
-    name: str, spy: Spy, client: ChatModel, before: list[Any], log: EventLog, summary: str
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Compacted:
+    """What one engine's compaction left: its log, summary and the events it appended."""
+
+    log: EventLog
+    summary: str
+    events: tuple[LogEventRow, ...]
+    range: ReplacedRange | None = None
+    error: str | None = None
+    summary_event: SummaryEvent | None = None
+
+
+def _engine_run(
+    name: str, spy: Spy, client: ChatModel, before: list[Any], done: _Compacted
+) -> EngineRun:
     previous, (summary_request, summary_response) = spy.calls[-2][0], spy.calls[-1]
-    after = log.messages()
+    after = done.log.messages()
     usage = summary_response.usage
-    return {
-        "engine": name,
-        "messages_before": len(before),
-        "messages_after": len(after),
-        "estimated_tokens_before": estimate_tokens(before),
-        "estimated_tokens_after": estimate_tokens(after),
-        "dsh_meter_before": sum(price_message(m) for m in before),
-        "dsh_meter_after": sum(price_message(m) for m in after),
-        "summary_chars": len(summary),
-        "summary": summary,
-        "summary_request_messages": len(summary_request.messages),
-        "prefix_reuse": round(
+    log_path = done.log.path
+    return EngineRun(
+        engine=name,
+        messages_before=len(before),
+        messages_after=len(after),
+        estimated_tokens_before=estimate_tokens(before),
+        estimated_tokens_after=estimate_tokens(after),
+        dsh_meter_before=sum(price_message(m) for m in before),
+        dsh_meter_after=sum(price_message(m) for m in after),
+        summary=done.summary,
+        summary_chars=len(done.summary),
+        summary_request_messages=len(summary_request.messages),
+        prefix_reuse=round(
             prefix_reuse(_body(client, previous), _body(client, summary_request)), 4
         ),
-        "summary_prompt_tokens": usage.prompt_tokens if usage else None,
-        "summary_cached_tokens": usage.cached_tokens if usage else None,
-        "facts_kept": _facts_in(summary),
-        "replay_equals_live": EventLog.replay(log.path).messages() == after if log.path else None,
-        "pairing_valid": _valid(after),
-    }
+        summary_prompt_tokens=usage.prompt_tokens if usage else None,
+        summary_cached_tokens=usage.cached_tokens if usage else None,
+        facts_kept=_facts_in(done.summary),
+        replay_equals_live=EventLog.replay(log_path).messages() == after if log_path else None,
+        pairing_valid=_valid(after),
+        events=done.events,
+        range=done.range,
+        error=done.error,
+        summary_event=done.summary_event,
+    )
 
 
 def _valid(messages: list[Any]) -> bool:
@@ -164,7 +192,8 @@ def _valid(messages: list[Any]) -> bool:
     return True
 
 
-def measure(settings: RunSettings) -> dict[str, Any]:
+def measure(settings: RunSettings) -> E4View:
+    """Replay (or record) E4's conversation and compact it once with each engine."""
     with tempfile.TemporaryDirectory() as tmp, settings.model("E4", "compactions") as cassette:
         spy = Spy(cassette.client)
         root = Path(tmp)
@@ -174,32 +203,26 @@ def measure(settings: RunSettings) -> dict[str, Any]:
         for copy in ("dsh.jsonl", "agentscope.jsonl"):
             shutil.copyfile(root / "conversation.jsonl", root / copy)
         dsh = _compact_dsh(spy, root / "dsh.jsonl", header, before)
-        dsh_report = _engine_report("dsh", spy, cassette.client, before, dsh["log"], dsh["summary"])
+        dsh_run = _engine_run("dsh", spy, cassette.client, before, dsh)
         spy.complete(last_request)  # warm the server's prompt cache again, as before the first
         agentscope = _compact_agentscope(spy, root / "agentscope.jsonl")
-        as_report = _engine_report(
-            "agentscope", spy, cassette.client, before, agentscope["log"], agentscope["summary"]
-        )
-        dsh_report["events"] = dsh["events"]
-        dsh_report["range"] = dsh["range"]
-        dsh_report["error"] = dsh["error"]
-        dsh_report["summary_event"] = dsh.get("summary_event")
-        as_report["events"] = agentscope["events"]
-    provenance = dataclasses.asdict(cassette.provenance)
-    return {
-        "experiment": "E4",
-        "source": cassette.provenance.source,
-        "provenance": provenance,
-        "system_prompt": SYSTEM_PROMPT,
-        "turns": list(TURNS),
-        "facts": FACTS,
-        "keep": KEEP,
-        "conversation": [{"role": m.role, "text": m.content} for m in before],
-        "engines": [as_report, dsh_report],
-    }
+        as_run = _engine_run("agentscope", spy, cassette.client, before, agentscope)
+    return E4View(
+        experiment="E4",
+        source=cassette.provenance.source,
+        provenance=cassette.provenance,
+        system_prompt=SYSTEM_PROMPT,
+        turns=TURNS,
+        facts=dict(FACTS),
+        keep=KEEP,
+        conversation=tuple(
+            ConversationRow(i, m.role, m.content or "") for i, m in enumerate(before)
+        ),
+        engines=(as_run, dsh_run),
+    )
 
 
-def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -> dict[str, Any]:
+def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -> _Compacted:
     log = EventLog.open(path)
     first, nodes = len(log.events), list(log.node_seqs)
     tail_tokens = sum(price_message(m) for m in before[-KEEP:])
@@ -207,95 +230,72 @@ def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -
     try:
         result = engine.compact_now(header, retain_tokens=tail_tokens)
     except SummaryError as exc:  # the engine closed the bracket with the error; report it
-        return {
-            "log": log,
-            "summary": spy.calls[-1][1].message.content,
-            "error": str(exc),
-            "events": _events(log, first, nodes),
-            "range": None,
-        }
+        summary = spy.calls[-1][1].message.content
+        return _Compacted(log, summary, _events(log, first, nodes), error=str(exc))
     if result is None:
         raise AssertionError("E4: the DSH engine found nothing to compact")
     checkpoint = log.events[result.checkpoint_seq]
     summary_data = log.events[result.summary_seq].data
-    return {
-        "summary_event": {
-            "fields": sorted(summary_data),
-            "provider": summary_data.get("provider"),
-            "model": summary_data.get("model"),
-        },
-        "log": log,
-        "summary": result.event.summary,
-        "error": None,
-        "events": _events(log, first, nodes),
-        "range": {
-            "start": 0,
-            "end": result.event.cut - 1,
-            "kept": result.event.keeping,
-            "sources_cover_shadowed": set(checkpoint.source_event_seqs)
+    return _Compacted(
+        log,
+        result.event.summary,
+        _events(log, first, nodes),
+        range=ReplacedRange(
+            start=0,
+            end=result.event.cut - 1,
+            kept=result.event.keeping,
+            sources_cover_shadowed=set(checkpoint.source_event_seqs)
             >= {result.start_seq, result.summary_seq},
-        },
-    }
+        ),
+        summary_event=SummaryEvent(
+            tuple(sorted(summary_data)), summary_data.get("provider"), summary_data.get("model")
+        ),
+    )
 
 
-def _events(log: EventLog, first: int, nodes: list[int]) -> list[dict[str, Any]]:
-    return [
-        {
-            "seq": e.seq,
-            "type": e.type,
-            "surface_op": _op(e.surface_op),
-            "positions": _positions(e, nodes),
-            "sources": list(e.source_event_seqs),
-        }
+def _events(
+    log: EventLog, first: int, nodes: list[int], *, sources: bool = True
+) -> tuple[LogEventRow, ...]:
+    return tuple(
+        LogEventRow(
+            seq=e.seq,
+            type=e.type,
+            surface_op=_op(e.surface_op),
+            sources=tuple(e.source_event_seqs) if sources else None,
+            positions=_positions(e, nodes),
+        )
         for e in log.events[first:]
-    ]
+    )
 
 
-def _positions(event: Any, nodes: list[int]) -> list[int] | None:
+def _positions(event: Any, nodes: list[int]) -> tuple[int, int] | None:
     """Where the seqs a replace names sat on the surface before the compaction."""
     span = event.replace_range
     if span is None or span[0] not in nodes or span[1] not in nodes:
         return None
-    return [nodes.index(span[0]), nodes.index(span[1])]
+    return (nodes.index(span[0]), nodes.index(span[1]))
 
 
-def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
+def _compact_agentscope(spy: Spy, path: Path) -> _Compacted:
     log = EventLog.open(path)
     history = EventLogHistory(log)
-    config = CompactionConfig(
-        trigger_messages=3,
-        trigger_tokens=None,
-        keep_messages=KEEP,
-        keep_tokens=0,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter=ARTICLE_METER,
-    )
+    config = CompactionConfig.count_only(3, KEEP, meter=ARTICLE_METER)
     compactor = Compactor(config, resolve_thresholds(config, spy.model_name), spy)
     compaction = compactor.force(history.messages())
     if compaction is None:
         raise AssertionError("E4: the AgentScope engine found nothing to compact")
     first, nodes = len(log.events), list(log.node_seqs)
     history.apply_compaction(compaction)
-    return {
-        "log": log,
-        "summary": compaction.event.summary,
-        "events": [
-            {
-                "seq": e.seq,
-                "type": e.type,
-                "surface_op": _op(e.surface_op),
-                "positions": _positions(e, nodes),
-            }
-            for e in log.events[first:]
-        ],
-    }
+    events = _events(log, first, nodes, sources=False)
+    return _Compacted(log, compaction.event.summary, events)
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    data = measure(settings)
-    source = data["source"]
+    view = measure(settings)
     return ExperimentResult(
-        "E4", e4_claims.claims(data, source), data, source, (data["provenance"],)
+        "E4",
+        e4_claims.claims(view, view.source),
+        to_data(view),
+        view.source,
+        (to_data(view.provenance),),
     )

@@ -60,15 +60,7 @@ def overflow() -> ContextLengthExceededError:
 
 
 def count_config(trigger: int, keep: int) -> CompactionConfig:
-    return CompactionConfig(
-        trigger_messages=trigger,
-        keep_messages=keep,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    return CompactionConfig.count_only(trigger, keep)
 
 
 def agent_requests(model: ScriptedModel | FunctionModel) -> list[ChatRequest]:

@@ -201,3 +201,14 @@ def test_trigger_off() -> None:
     assert thresholds.trigger_tokens is None
     assert thresholds.trigger_messages == 50
     assert "off" in thresholds.explanation
+
+
+def test_count_only_is_count_mode_without_side_effects() -> None:
+    config = CompactionConfig.count_only(5, 2)
+    assert (config.trigger_messages, config.keep_messages, config.count_mode) == (5, 2, True)
+    assert config.trigger_tokens is None and config.prune is None
+    assert not config.flush_before_compact and not config.offload_before_compact
+    assert config.meter == CompactionConfig().meter
+    assert CompactionConfig.count_only(5, 2, meter="dsh").meter == "dsh"
+    with pytest.raises(ConfigError):
+        CompactionConfig.count_only(5, -1)

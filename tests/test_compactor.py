@@ -35,15 +35,7 @@ from harness.tokens import estimate_message_tokens, estimate_tokens
 
 SECTIONS = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
 
-COUNT = CompactionConfig(
-    trigger_messages=4,
-    keep_messages=2,
-    keep_tokens=0,
-    trigger_tokens=None,
-    prune=None,
-    flush_before_compact=False,
-    offload_before_compact=False,
-)
+COUNT = CompactionConfig.count_only(4, 2)
 
 
 def compactor(config: CompactionConfig, model: ChatModel, **hooks: object) -> Compactor:

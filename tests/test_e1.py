@@ -100,7 +100,7 @@ def test_e1_json_agrees_with_an_independent_recomputation(e1_out: Path) -> None:
     assert [m["text"] for m in data["before"]] == [m.content for m in conversation]
     assert data["summary_requests"] == 1
     assert data["source"] == "scripted"
-    assert data["rerun_identical"] is True
+    assert data["rerun"]["identical"] is True
     tokens = estimate_tokens(conversation)
     assert data["log_lines"] == [
         f"Compaction triggered: total={total} msgs / {tokens} tokens, "

@@ -3,22 +3,32 @@ dsh_mechanics.py): measured from the harness, judged by rules that fail on other
 
 from __future__ import annotations
 
-import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from experiments.e5.dsh_mechanics import dsh_mechanics_claims, measure_dsh_mechanics
-from experiments.e5.seed_memory import measure_seed_memory, seed_memory_claims
+from experiments.e5.dsh_mechanics import measure_dsh_mechanics
+from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.seed_memory import measure_seed_memory
+from experiments.e5.seed_rows import seed_memory_claims
+from experiments.views.e5_dsh import DshMechanics
+from experiments.views.e5_seed import SeedMemory
 
 
 @pytest.fixture(scope="module")
-def memory() -> dict[str, Any]:
+def memory() -> SeedMemory:
     return measure_seed_memory()
 
 
+def edited(record: Any, path: tuple[str, str], value: object) -> Any:
+    """``record`` with ``record.<path[0]>.<path[1]>`` set to ``value``."""
+    part = getattr(record, path[0])
+    return replace(record, **{path[0]: replace(part, **{path[1]: value})})
+
+
 @pytest.fixture(scope="module")
-def dsh() -> dict[str, Any]:
+def dsh() -> DshMechanics:
     return measure_dsh_mechanics()
 
 
@@ -26,7 +36,7 @@ def statuses(claims: list[Any]) -> dict[str, str]:
     return {c.claim_id: c.status for c in claims}
 
 
-def test_agentscope_rows_on_the_harness(memory: dict[str, Any]) -> None:
+def test_agentscope_rows_on_the_harness(memory: SeedMemory) -> None:
     found = statuses(seed_memory_claims(memory))
     assert found == {
         "AS-DEFAULTS": "match",
@@ -40,39 +50,38 @@ def test_agentscope_rows_on_the_harness(memory: dict[str, Any]) -> None:
         "AS-CONSOLIDATE-FRESHNESS": "differs",  # per entry, documented
         "AS-MEMORY-CAP": "match",
     }
-    assert memory["offload"]["path"].startswith("large_tool_results/")
-    assert memory["injection"]["roles"] == ["user"]
+    assert memory.offload.path.startswith("large_tool_results/")
+    assert memory.injection.roles == ("user",)
 
 
 @pytest.mark.parametrize(
     ("claim_id", "path", "value"),
     [
         ("AS-OFFLOAD-PATH", ("offload", "path"), "large_tool_results/agent/call_1-0123.txt"),
-        ("AS-INJECT", ("injection", "roles"), ["system"]),
+        ("AS-INJECT", ("injection", "roles"), ("system",)),
         ("AS-FLUSH-NO-REPLY", ("no_reply", "entry"), True),
         ("AS-MEMORY-SAVE", ("memory_save", "daily_save_section"), False),
-        ("AS-CONSOLIDATE-CADENCE", ("cadence", "granted_minutes"), [0, 10, 30, 45]),
+        ("AS-CONSOLIDATE-CADENCE", ("cadence", "granted_minutes"), (0, 10, 30, 45)),
         ("AS-MEMORY-CAP", ("consolidation_cap", "request_max_tokens"), 8_000),
         ("AS-PRUNE-DEFAULTS", ("prune", "messages_after"), 20),
         ("AS-DEFAULTS", ("defaults", "keep_messages"), 2),
     ],
 )
 def test_agentscope_rows_fail_on_other_measurements(
-    memory: dict[str, Any], claim_id: str, path: tuple[str, str], value: object
+    memory: SeedMemory, claim_id: str, path: tuple[str, str], value: object
 ) -> None:
-    changed = copy.deepcopy(memory)
-    changed[path[0]][path[1]] = value
+    changed = edited(memory, path, value)
     assert statuses(seed_memory_claims(changed))[claim_id] == "differs"
 
 
-def test_freshness_row_matches_a_per_file_run(memory: dict[str, Any]) -> None:
-    assert memory["freshness"]["second_run_sends"] == ["third-fact"]
-    changed = copy.deepcopy(memory)
-    changed["freshness"]["second_run_sends"] = ["first-fact", "second-fact", "third-fact"]
+def test_freshness_row_matches_a_per_file_run(memory: SeedMemory) -> None:
+    assert memory.freshness.second_run_sends == ("third-fact",)
+    sends = ("first-fact", "second-fact", "third-fact")
+    changed = edited(memory, ("freshness", "second_run_sends"), sends)
     assert statuses(seed_memory_claims(changed))["AS-CONSOLIDATE-FRESHNESS"] == "match"
 
 
-def test_dsh_rows_on_the_harness(dsh: dict[str, Any]) -> None:
+def test_dsh_rows_on_the_harness(dsh: DshMechanics) -> None:
     assert statuses(dsh_mechanics_claims(dsh)) == {
         "DSH-PRESSURE": "match",
         "DSH-OVERFLOW": "match",
@@ -93,20 +102,21 @@ def test_dsh_rows_on_the_harness(dsh: dict[str, Any]) -> None:
         ("DSH-RANGE-BACKOFF", ("backoff", "impossible"), False),
         ("DSH-SMALLER", ("smaller", "surface_unchanged"), False),
         ("DSH-TRUNCATED", ("truncated", "error"), ""),
-        ("DSH-LOCK", ("lock", "busy"), ["manual"]),
+        ("DSH-LOCK", ("lock", "busy"), ("manual",)),
         ("DSH-LOCK-STALE", ("stale", "busy"), False),
         ("DSH-MANUAL-ERRORS", ("manual_errors", "interrupted"), "none"),
     ],
 )
 def test_dsh_rows_fail_on_other_measurements(
-    dsh: dict[str, Any], claim_id: str, path: tuple[str, str], value: object
+    dsh: DshMechanics, claim_id: str, path: tuple[str, str], value: object
 ) -> None:
-    changed = copy.deepcopy(dsh)
-    changed[path[0]][path[1]] = value
+    if path[0] == "manual_errors":
+        changed = replace(dsh, manual_errors=dsh.manual_errors | {path[1]: str(value)})
+    else:
+        changed = edited(dsh, path, value)
     assert statuses(dsh_mechanics_claims(changed))[claim_id] == "differs"
 
 
-def test_the_stale_row_matches_when_a_crash_left_start_blocks(dsh: dict[str, Any]) -> None:
-    changed = copy.deepcopy(dsh)
-    changed["stale"]["busy"] = True
+def test_the_stale_row_matches_when_a_crash_left_start_blocks(dsh: DshMechanics) -> None:
+    changed = edited(dsh, ("stale", "busy"), True)
     assert statuses(dsh_mechanics_claims(changed))["DSH-LOCK-STALE"] == "match"

@@ -579,14 +579,7 @@ def test_disable_memory_tools_removes_tools_but_flush_still_runs(
     assert "- ships via NORTH-7" in daily_text(agent.workspace)
 
 
-OVERFLOW_CONFIG = CompactionConfig(
-    trigger_tokens=None,
-    keep_messages=2,
-    keep_tokens=0,
-    prune=None,
-    flush_before_compact=False,
-    offload_before_compact=False,
-)
+OVERFLOW_CONFIG = CompactionConfig.count_only(CompactionConfig.trigger_messages, 2)
 
 
 def overflowing_model() -> FunctionModel:

@@ -101,15 +101,7 @@ def test_compaction_keeps_pairs_and_the_tail(history: list[Message], data: st.Da
         ),
         label="trigger",
     )
-    config = CompactionConfig(
-        trigger_messages=trigger,
-        keep_messages=keep,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    config = CompactionConfig.count_only(trigger, keep)
     model = summariser()
     compactor = Compactor(config, resolve_thresholds(config, model.model_name), model)
 

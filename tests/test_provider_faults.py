@@ -325,15 +325,7 @@ def summary_reply() -> tuple[int, bytes, str]:
 
 @pytest.mark.parametrize("name", sorted(OVERFLOWS))
 def test_a_foreign_context_length_error_forces_compaction_and_one_retry(name: str) -> None:
-    config = CompactionConfig(
-        trigger_messages=50,
-        keep_messages=2,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    config = CompactionConfig.count_only(50, 2)
     replies = [say("a1"), say("a2"), say("a3"), OVERFLOWS[name], summary_reply(), say("a4")]
     with ScriptedHTTPServer(replies) as server:
         model = client(server.base_url)

@@ -22,16 +22,75 @@ from PIL import Image
 from experiments import e1
 from experiments.base import RunSettings, write_json
 from experiments.claims import Claim, claims_frame, read_claims, write_claims
+from experiments.recorder.cassette import Provenance
 from experiments.report import build_reports
 from experiments.report.markdown import fence, markdown_table
 from experiments.report.plots import DPI, PLOT_SIZES
+from experiments.views import to_data
+from experiments.views.e2 import E2View, FileState, StepRow
+from experiments.views.e3 import (
+    CompactionRecord,
+    ContextMessage,
+    E3Config,
+    E3View,
+    RoundRow,
+    SummaryMessage,
+    UsageRecord,
+)
 
 SYNTHETIC_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 VOID_TAGS = {"meta", "img", "br", "link", "input", "hr", "source", "wbr"}
 
 
+SYNTHETIC_PROVENANCE = Provenance(
+    provider="local",
+    model="synthetic-model.gguf",
+    base_url="http://localhost/v1",
+    params={},
+    recorded_at="2026-01-02T03:04:05Z",
+    ctxlab_version="0.1.0",
+    requests=8,
+    server="llama.cpp",
+    model_sha256=SYNTHETIC_SHA,
+)
+
+
+def _synthetic_round(number: int, user: str, before: int, after: int) -> RoundRow:
+    summary = f"## SESSION INTENT\n记住暗号。\n\n## SUMMARY\n第 {number} 轮 | 暗号 夜莺\n"
+    compaction = None
+    if number >= 3:
+        compaction = CompactionRecord(
+            trigger="messages",
+            total_messages=5,
+            total_tokens=120,
+            naive_cutoff=3,
+            cutoff=3,
+            cutoff_reason="count mode",
+            keeping=2,
+            messages_after=3,
+            tokens_after=80,
+            summary=summary,
+            summary_chars=len(summary),
+            summary_failed=False,
+            log_lines=("Compaction triggered: total=5 msgs",),
+        )
+    return RoundRow(
+        round=number,
+        user=user,
+        answer=f"暗号是夜莺（synthetic answer {number}）",
+        visible_before=before,
+        visible_after=after,
+        context_at_request=before + 1,
+        estimated_tokens_after=40 * number,
+        usage=UsageRecord(50, 8, None),
+        compaction=compaction,
+        context_after=(ContextMessage("user", "user", None),),
+    )
+
+
 def synthetic_e3() -> dict[str, Any]:
-    """A SYNTHETIC E3.json: the shape of ``experiments/e3.py``'s ``measure()``, invented values."""
+    """A SYNTHETIC E3.json, written from an E3 view as ``experiments/e3.py`` writes it; the
+    values are invented."""
     sizes = [(0, 2), (2, 4), (4, 4), (4, 4), (4, 4)]
     users = [
         "记住暗号：夜莺。只回复“收到”。",
@@ -40,81 +99,43 @@ def synthetic_e3() -> dict[str, Any]:
         "第一轮呢？",
         "再说一次。",
     ]
-    rounds = []
-    for number, ((before, after), user) in enumerate(zip(sizes, users, strict=True), start=1):
-        summary = f"## SESSION INTENT\n记住暗号。\n\n## SUMMARY\n第 {number} 轮 | 暗号 夜莺\n"
-        compaction = None
-        if number >= 3:
-            compaction = {
-                "trigger": "messages",
-                "total_messages": 5,
-                "total_tokens": 120,
-                "naive_cutoff": 3,
-                "cutoff": 3,
-                "cutoff_reason": "count mode",
-                "keeping": 2,
-                "messages_after": 3,
-                "tokens_after": 80,
-                "summary": summary,
-                "summary_chars": len(summary),
-                "summary_failed": False,
-                "log_lines": ["Compaction triggered: total=5 msgs"],
-            }
-        rounds.append(
-            {
-                "round": number,
-                "user": user,
-                "answer": f"暗号是夜莺（synthetic answer {number}）",
-                "visible_before": before,
-                "visible_after": after,
-                "context_at_request": before + 1,
-                "estimated_tokens_after": 40 * number,
-                "usage": {"prompt_tokens": 50, "completion_tokens": 8, "cached_tokens": None},
-                "compaction": compaction,
-                "context_after": [{"role": "user", "kind": "user", "name": None}],
-            }
-        )
-    return {
-        "experiment": "E3",
-        "source": "local/synthetic-model",
-        "provenance": {
-            "source": "local/synthetic-model",
-            "provider": "local",
-            "model": "synthetic-model.gguf",
-            "model_sha256": SYNTHETIC_SHA,
-            "server": {"name": "llama.cpp", "port": 8011},
-            "recorded_at": "2026-01-02T03:04:05Z",
-            "requests": 8,
-        },
-        "system_prompt": "你是压缩实验的对话助手。",
-        "config": {"trigger_messages": 5, "keep_messages": 2},
-        "rounds": rounds,
-        "final_summary_message": {
-            "role": "user",
-            "name": "__compaction_summary__",
-            "text": rounds[-1]["compaction"]["summary"],
-        },
-    }
+    rounds = tuple(
+        _synthetic_round(number, user, before, after)
+        for number, ((before, after), user) in enumerate(zip(sizes, users, strict=True), start=1)
+    )
+    last = rounds[-1].compaction
+    view = E3View(
+        "E3",
+        "local/synthetic-model",
+        SYNTHETIC_PROVENANCE,
+        "你是压缩实验的对话助手。",
+        E3Config(5, None, 2, 0, "off", "none"),
+        rounds,
+        SummaryMessage("user", "__compaction_summary__", last.summary if last else ""),
+    )
+    return to_data(view)
 
 
 def synthetic_e2() -> dict[str, Any]:
-    """A SYNTHETIC E2.json with the agreed ``steps`` shape; the values are invented."""
+    """A SYNTHETIC E2.json, written from an E2 view as the experiment writes it; the values are
+    invented."""
     steps = []
     for step, (memory, daily) in enumerate([(0, None), (120, 40), (260, 95)], start=1):
-        files = {"MEMORY.md": {"exists": memory > 0, "size": memory}}
+        files = {"MEMORY.md": FileState(memory > 0, memory)}
         if daily is not None:
-            files["memory/2026-01-02.md"] = {"exists": True, "size": daily}
+            files["memory/2026-01-02.md"] = FileState(True, daily)
         steps.append(
-            {
-                "step": step,
-                "title": f"synthetic step {step}",
-                "tool_calls": ["write_memory"] if step > 1 else [],
-                "answer": f"answer | {step}\nsecond line",
-                "files": files,
-                "watermark": None if step == 1 else f"wm-{step}",
-            }
+            StepRow(
+                step=step,
+                title=f"synthetic step {step}",
+                tool_calls=("write_memory",) if step > 1 else (),
+                answer=f"answer | {step}\nsecond line",
+                files=files,
+                watermark=None if step == 1 else f"wm-{step}",
+            )
         )
-    return {"experiment": "E2", "source": "scripted", "steps": steps}
+    view = E2View("E2", "scripted", SYNTHETIC_PROVENANCE, "", True, tuple(steps), "", {})
+    return to_data(view)
 
 
 def synthetic_e3_claims() -> list[Claim]:

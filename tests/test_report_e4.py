@@ -132,8 +132,8 @@ def test_e4_page_marks_each_planted_fact(reports: Path) -> None:
 def _op_text(op: Any, positions: Any = None) -> str:
     if op is None:
         return "—"
-    if isinstance(op, str):
-        return op
+    if op["start"] is None:
+        return str(op["op"])
     where = f" (positions {positions[0]}..{positions[1]})" if positions else ""
     return f"{op['op']} seqs {op['start']}..{op['end']}{where}"
 

@@ -3,7 +3,10 @@
 Every model in this experiment is scripted (the claims are about the harness's mechanics, not
 a model's wording), and the claims say ``scripted`` in their source column.
 
-Each mechanism has a module with a function that measures it and one that judges it:
+Each mechanism has a module with a function that measures its part of the typed
+:class:`~experiments.views.e5.E5View` and a table of :class:`~experiments.claim_specs.ClaimSpec`
+that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` and
+:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~experiments.claim_specs.evaluate`:
 
 * :mod:`~experiments.e5.grid`: the compaction cadence over trigger × keep;
 * :mod:`~experiments.e5.tool_calls`: a tool-heavy round and a large tool result;
@@ -22,55 +25,54 @@ bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` 
 
 from __future__ import annotations
 
-from typing import Any
-
 from experiments.base import ExperimentResult, RunSettings
+from experiments.claim_specs import evaluate
 from experiments.claims import Claim
 from experiments.e5.common import SOURCE, START
-from experiments.e5.dsh_mechanics import dsh_mechanics_claims, measure_dsh_mechanics
-from experiments.e5.failures import failure_claims, measure_failures
-from experiments.e5.fallback import fallback_claims, measure_fallback
-from experiments.e5.flush_order import flush_order_claims, measure_flush_order
-from experiments.e5.grid import cadence, formula_interval, grid_claims, measure_grid
-from experiments.e5.seed_memory import measure_seed_memory, seed_memory_claims
-from experiments.e5.tool_calls import (
-    measure_large_result,
-    measure_tool_round,
-    offload_claim,
-    tool_round_claim,
-)
+from experiments.e5.dsh_mechanics import measure_dsh_mechanics
+from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.failures import FAILURE_SPECS, measure_failures
+from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
+from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
+from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_grid
+from experiments.e5.seed_memory import measure_seed_memory
+from experiments.e5.seed_rows import seed_memory_claims
+from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
+from experiments.views import to_data
+from experiments.views.e5 import E5View
 
-__all__ = ["START", "cadence", "formula_interval", "measure", "run"]
+__all__ = ["START", "cadence", "claims", "formula_interval", "measure", "run"]
 
 
-def measure() -> dict[str, Any]:
-    return {
-        "experiment": "E5",
-        "source": SOURCE,
-        "grid": measure_grid(),
-        "tool_heavy": measure_tool_round(),
-        "large_result": measure_large_result(),
-        "failures": measure_failures(),
-        "flush_order": measure_flush_order(),
-        "fallback": measure_fallback(),
-        "seed_memory": measure_seed_memory(),
-        "dsh": measure_dsh_mechanics(),
-    }
+def measure() -> E5View:
+    """Run every mechanism once, scripted."""
+    return E5View(
+        experiment="E5",
+        source=SOURCE,
+        grid=measure_grid(),
+        tool_heavy=measure_tool_round(),
+        large_result=measure_large_result(),
+        failures=measure_failures(),
+        flush_order=measure_flush_order(),
+        fallback=measure_fallback(),
+        seed_memory=measure_seed_memory(),
+        dsh=measure_dsh_mechanics(),
+    )
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    data = measure()
-    return ExperimentResult("E5", _claims(data), data, SOURCE)
+    view = measure()
+    return ExperimentResult("E5", claims(view), to_data(view), SOURCE)
 
 
-def _claims(data: dict[str, Any]) -> tuple[Claim, ...]:
+def claims(view: E5View) -> tuple[Claim, ...]:
+    """E5's claims: the mechanisms' spec tables judged on the view, then the seed rows."""
     return (
-        *grid_claims(data["grid"]),
-        tool_round_claim(data["tool_heavy"]),
-        offload_claim(data["large_result"]),
-        *failure_claims(data["failures"]),
-        *flush_order_claims(data["flush_order"]),
-        *fallback_claims(data["fallback"]),
-        *seed_memory_claims(data["seed_memory"]),
-        *dsh_mechanics_claims(data["dsh"]),
+        *evaluate("E5", SPECS, view, SOURCE),
+        *seed_memory_claims(view.seed_memory),
+        *dsh_mechanics_claims(view.dsh),
     )
+
+
+SPECS = (*GRID_SPECS, *TOOL_SPECS, *FAILURE_SPECS, *ORDER_SPECS, *FALLBACK_SPECS)
+"""The claims of the grid, tool, failure, flush-order and fallback mechanisms."""

@@ -1,101 +1,17 @@
-"""What every E5 mechanism shares: the source label, the clock's start and the claim builders."""
+"""What every E5 mechanism shares: the source label, the clock's start and the Q&A config."""
 
 from __future__ import annotations
 
 from experiments.base import ARTICLE_METER
-from experiments.claims import Claim, Kind
 from harness.compaction.agentscope import CompactionConfig
 from harness.memory import parse_instant
 
-__all__ = ["SOURCE", "START", "compared", "judged", "ours", "qa_config"]
+__all__ = ["SOURCE", "START", "qa_config"]
 
-EXPERIMENT = "E5"
 SOURCE = "scripted"
 START = parse_instant("2026-10-30T12:33:04Z")
 
 
 def qa_config(trigger: int, keep: int) -> CompactionConfig:
     """Compaction by message count alone: no token trigger, no flush, no offload, no pruning."""
-    return CompactionConfig(
-        trigger_messages=trigger,
-        trigger_tokens=None,
-        keep_messages=keep,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        prune=None,
-        meter=ARTICLE_METER,
-    )
-
-
-def compared(
-    claim_id: str,
-    claim: str,
-    article_value: str,
-    reproduced_value: str,
-    *,
-    kind: Kind,
-    article_source: str,
-    differs_note: str = "",
-) -> Claim:
-    """A claim that matches exactly when the reproduced value reads as the article's."""
-    return Claim.compare(
-        EXPERIMENT,
-        claim_id,
-        claim,
-        article_value,
-        reproduced_value,
-        SOURCE,
-        differs_note=differs_note,
-        kind=kind,
-        article_source=article_source,
-    )
-
-
-def judged(
-    claim_id: str,
-    claim: str,
-    article_value: str,
-    reproduced_value: str,
-    *,
-    holds: bool,
-    note: str = "",
-    differs_note: str,
-    kind: Kind,
-    article_source: str,
-) -> Claim:
-    """A claim that matches when ``holds``; ``note`` goes with a match, ``differs_note`` not."""
-    return Claim(
-        EXPERIMENT,
-        claim_id,
-        claim,
-        article_value,
-        reproduced_value,
-        "match" if holds else "differs",
-        SOURCE,
-        note if holds else differs_note,
-        kind,
-        article_source,
-    )
-
-
-def ours(
-    claim_id: str,
-    claim: str,
-    expected: str,
-    reproduced_value: str,
-    *,
-    note: str = "",
-    article_source: str = "",
-) -> Claim:
-    """A ``ctxlab`` row: our own check, no seed value (see :meth:`Claim.ours`)."""
-    return Claim.ours(
-        EXPERIMENT,
-        claim_id,
-        claim,
-        expected,
-        reproduced_value,
-        SOURCE,
-        note,
-        article_source=article_source,
-    )
+    return CompactionConfig.count_only(trigger, keep, meter=ARTICLE_METER)

@@ -10,10 +10,16 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from experiments.claims import DSH_SEED, Claim, cite
-from experiments.e5.common import judged
+from experiments.views.e5_dsh import (
+    Attempt,
+    Backoff,
+    DshMechanics,
+    Lock,
+    Overflow,
+    Pressure,
+    Stale,
+)
 from harness.builder import HarnessAgent
 from harness.compaction.dsh import (
     DshConfig,
@@ -36,7 +42,7 @@ from harness.model import ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 
-__all__ = ["dsh_mechanics_claims", "measure_dsh_mechanics"]
+__all__ = ["measure_dsh_mechanics"]
 
 HEADER = ChatRequest(messages=(Message.system("You are a freight assistant."),))
 SEED_METER = "dsh"
@@ -65,22 +71,22 @@ def _log(path: Path, turns: int = 4) -> EventLog:
     return log
 
 
-def measure_dsh_mechanics() -> dict[str, Any]:
+def measure_dsh_mechanics() -> DshMechanics:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        return {
-            "pressure": _pressure(root),
-            "overflow": _overflow(root),
-            "backoff": _backoff(),
-            "smaller": _smaller(root),
-            "truncated": _truncated(root),
-            "lock": _lock(root),
-            "stale": _stale(root),
-            "manual_errors": _manual_errors(root / "manual"),
-        }
+        return DshMechanics(
+            pressure=_pressure(root),
+            overflow=_overflow(root),
+            backoff=_backoff(),
+            smaller=_smaller(root),
+            truncated=_truncated(root),
+            lock=_lock(root),
+            stale=_stale(root),
+            manual_errors=_manual_errors(root / "manual"),
+        )
 
 
-def _pressure(root: Path) -> dict[str, Any]:
+def _pressure(root: Path) -> Pressure:
     config = DshConfig(context_window=10_000, meter=SEED_METER)
     total = measure(HEADER, _log(root / "probe.jsonl").node_messages()).total
     below_model, above_model = _summariser(), _summariser()
@@ -90,73 +96,74 @@ def _pressure(root: Path) -> dict[str, Any]:
     above = DshEngine(
         _log(root / "above.jsonl"), above_model, DshConfig(int(total / 0.8) - 10, meter=SEED_METER)
     )
-    return {
-        "window": config.context_window,
-        "threshold": config.threshold,
-        "retain": config.retain,
-        "below_events": len(below.compact_if_needed(HEADER)),
-        "below_calls": len(below_model.requests),
-        "above_events": len(above.compact_if_needed(HEADER)),
-    }
+    below_events = len(below.compact_if_needed(HEADER))
+    return Pressure(
+        window=config.context_window,
+        threshold=config.threshold,
+        retain=config.retain,
+        below_events=below_events,
+        below_calls=len(below_model.requests),
+        above_events=len(above.compact_if_needed(HEADER)),
+    )
 
 
-def _overflow(root: Path) -> dict[str, Any]:
+def _overflow(root: Path) -> Overflow:
     log = _log(root / "overflow.jsonl")
     before = len(log.messages())
     events = DshEngine(log, _summariser(), SEED_CONFIG).recover_overflow(HEADER)
     single = EventLog(root / "single.jsonl")
     single.append_message(Message.user("one long question " + "x" * 4_000))
     nothing = DshEngine(single, _summariser(), SEED_CONFIG).recover_overflow(HEADER)
-    return {
-        "max_overflow_retries": DshConfig().max_overflow_retries,
-        "events": len(events),
-        "messages_before": before,
-        "messages_after": len(log.messages()),
-        "uncompactable_events": len(nothing),
-    }
+    return Overflow(
+        max_overflow_retries=DshConfig().max_overflow_retries,
+        events=len(events),
+        messages_before=before,
+        messages_after=len(log.messages()),
+        uncompactable_events=len(nothing),
+    )
 
 
 def _call(call_id: str) -> Message:
     return Message.assistant("", [ToolCall(call_id, "lookup", "{}")])
 
 
-def _backoff() -> dict[str, Any]:
+def _backoff() -> Backoff:
     """Every node priced 10; a retain of 15 cuts between a call and its result."""
     messages = [Message.user("go"), _call("c1"), Message.tool("c1", "r"), Message.assistant("ok")]
     nodes = list(enumerate(messages))
     moved = select_compactable_range(nodes, Measurement(0, tuple((s, 10) for s, _ in nodes)), 15)
     pair = list(enumerate([_call("c1"), Message.tool("c1", "r")]))
     impossible = select_compactable_range(pair, Measurement(0, ((0, 10), (1, 10))), 0) is None
-    return {
-        "naive_cut": moved.naive_cut if moved else None,
-        "cut": moved.end + 1 if moved else None,
-        "impossible": impossible,
-    }
+    return Backoff(
+        naive_cut=moved.naive_cut if moved else None,
+        cut=moved.end + 1 if moved else None,
+        impossible=impossible,
+    )
 
 
-def _attempt(log: EventLog, model: FunctionModel) -> dict[str, Any]:
+def _attempt(log: EventLog, model: FunctionModel) -> Attempt:
     surface = log.messages()
     try:
         DshEngine(log, model, SEED_CONFIG).compact_now(HEADER)
         error = ""
     except SummaryError as exc:
         error = str(exc)
-    return {
-        "error": error,
-        "surface_unchanged": log.messages() == surface,
-        "closed_with_error": bool(log.events[-1].type == "compaction/end" and error),
-    }
+    return Attempt(
+        error=error,
+        surface_unchanged=log.messages() == surface,
+        closed_with_error=bool(log.events[-1].type == "compaction/end" and error),
+    )
 
 
-def _smaller(root: Path) -> dict[str, Any]:
+def _smaller(root: Path) -> Attempt:
     return _attempt(_log(root / "smaller.jsonl"), _summariser("w" * 20_000))
 
 
-def _truncated(root: Path) -> dict[str, Any]:
+def _truncated(root: Path) -> Attempt:
     return _attempt(_log(root / "truncated.jsonl"), _summariser(finish="length"))
 
 
-def _lock(root: Path) -> dict[str, Any]:
+def _lock(root: Path) -> Lock:
     log = _log(root / "lock.jsonl")
     seen: list[str] = []
     DshEngine(
@@ -176,10 +183,10 @@ def _lock(root: Path) -> dict[str, Any]:
             path()
         except CompactionBusyError:
             refused.append(name)
-    return {"last_event_during_summary": seen[0] if seen else "", "busy": refused}
+    return Lock(last_event_during_summary=seen[0] if seen else "", busy=tuple(refused))
 
 
-def _stale(root: Path) -> dict[str, Any]:
+def _stale(root: Path) -> Stale:
     path = root / "stale.jsonl"
     _log(path).append("compaction/start", {"engine": "dsh", "compaction_id": "crashed"})
     reopened = EventLog.open(path)  # a new process: the start it finds was left by a crash
@@ -188,7 +195,7 @@ def _stale(root: Path) -> dict[str, Any]:
         blocked = DshEngine(reopened, _summariser(), SEED_CONFIG).compact_now(HEADER) is None
     except CompactionBusyError:
         blocked = True
-    return {"detected": detected, "busy": blocked}
+    return Stale(detected=detected, busy=blocked)
 
 
 def _session(root: Path) -> Path:
@@ -252,142 +259,3 @@ def _manual_errors(root: Path) -> dict[str, str]:
         lambda: ManualCompaction(base, "s1", moved).compact("dsh")
     )
     return codes
-
-
-SIX = ("busy", "changed", "summary", "commit", "persistence", "cancelled")
-
-
-def dsh_mechanics_claims(data: dict[str, Any]) -> list[Claim]:
-    return [*_pressure_claims(data), *_summary_claims(data), *_lock_claims(data)]
-
-
-def _pressure_claims(data: dict[str, Any]) -> list[Claim]:
-    p, o, b = data["pressure"], data["overflow"], data["backoff"]
-    return [
-        judged(
-            "DSH-PRESSURE",
-            "Pressure: compact at floor(window × 0.8), keep a floor(window × 0.16) tail; below "
-            "the threshold nothing happens.",
-            "threshold = floor(window × 0.8), retain = floor(window × 0.16), no-op below",
-            f"window {p['window']}: threshold {p['threshold']}, retain {p['retain']}; below: "
-            f"{p['below_events']} compactions, {p['below_calls']} model calls; above: "
-            f"{p['above_events']} compaction",
-            holds=(p["threshold"], p["retain"]) == (8_000, 1_600)
-            and p["below_events"] == p["below_calls"] == 0
-            and p["above_events"] >= 1,
-            note="run on a scripted log just below and just above the threshold",
-            differs_note="the threshold or tail is not the seed's, or the engine acted below "
-            "the threshold; see E5.json dsh.pressure",
-            kind="article",
-            article_source=cite(DSH_SEED, "0.8 乘上模型窗口得到触发线，0.16 乘上窗口得到保留尾部"),
-        ),
-        judged(
-            "DSH-OVERFLOW",
-            "On a context-window error: prune, then compact with retain 0; retry only when the "
-            "surface was replaced; at most 1 retry by default.",
-            "retain 0, retry only if the replace generation grew, maxOverflowRetries 1",
-            f"compacted {o['messages_before']} → {o['messages_after']} messages; nothing "
-            f"compactable: {o['uncompactable_events']} events (no retry); max retries "
-            f"{o['max_overflow_retries']}",
-            holds=o["events"] == 1
-            and o["messages_after"] == 2
-            and o["uncompactable_events"] == 0
-            and o["max_overflow_retries"] == 1,
-            note="retain 0 keeps only the newest node besides the checkpoint",
-            differs_note="the recovery kept more than the last node, retried without a "
-            "change, or the retry budget is not 1; see E5.json dsh.overflow",
-            kind="article",
-            article_source=cite(DSH_SEED, "用 0 当保留预算选区"),
-        ),
-        judged(
-            "DSH-RANGE-BACKOFF",
-            "A cut between a tool call and its result moves toward the head; when it reaches "
-            "0 there is no compaction (null).",
-            "moves toward older nodes; null at 0",
-            f"naive cut {b['naive_cut']} moved to {b['cut']}; only a pair left: "
-            f"{'null' if b['impossible'] else 'compacted'}",
-            holds=b["naive_cut"] == 2 and b["cut"] == 1 and b["impossible"],
-            differs_note="the cut did not back off, or an impossible range was compacted",
-            kind="article",
-            article_source=cite(DSH_SEED, "一路退到 0 就返回 null，宁可不压缩"),
-        ),
-    ]
-
-
-def _summary_claims(data: dict[str, Any]) -> list[Claim]:
-    s, t = data["smaller"], data["truncated"]
-    return [
-        judged(
-            "DSH-SMALLER",
-            "A framed summary not strictly smaller than the shadowed content is a hard failure.",
-            "not smaller → error",
-            f"error: {s['error'][:60] or 'none'}; surface unchanged: {s['surface_unchanged']}",
-            holds="not smaller" in s["error"] and s["surface_unchanged"] and s["closed_with_error"],
-            differs_note="an oversized summary was accepted or left the bracket open",
-            kind="article",
-            article_source=cite(DSH_SEED, "大于等于就报错，压缩不减反增在这套代码里是硬故障"),
-        ),
-        judged(
-            "DSH-TRUNCATED",
-            "A summary cut off at max tokens is a failure, not a half checkpoint.",
-            "max-tokens → failure",
-            f"error: {t['error'][:60] or 'none'}; surface unchanged: {t['surface_unchanged']}",
-            holds=bool(t["error"]) and t["surface_unchanged"] and t["closed_with_error"],
-            differs_note="a truncated summary was committed",
-            kind="article",
-            article_source=cite(DSH_SEED, "截断即失败"),
-        ),
-    ]
-
-
-def _lock_claims(data: dict[str, Any]) -> list[Claim]:
-    lock, stale, codes = data["lock"], data["stale"], data["manual_errors"]
-    seen = sorted(set(codes.values()) & set(SIX))
-    return [
-        judged(
-            "DSH-LOCK",
-            "compaction/start is appended before the summary call and is the lock: an unclosed "
-            "start makes every entry point busy.",
-            "start before any await; unclosed start → busy",
-            f"last event during the summary call: {lock['last_event_during_summary']}; busy: "
-            + ", ".join(lock["busy"]),
-            holds=lock["last_event_during_summary"] == "compaction/start"
-            and lock["busy"] == ["manual", "pressure", "overflow"],
-            differs_note="the start was not on the log during the call, or a path ignored it",
-            kind="article",
-            article_source=cite(DSH_SEED, "这条 start 就是锁"),
-        ),
-        judged(
-            "DSH-LOCK-STALE",
-            "After a crash mid-compaction the unclosed start is found on the next start-up and "
-            "the engine reports busy.",
-            "crash-left start detected → busy",
-            f"detected: {'yes' if stale['detected'] else 'no'}; busy: "
-            f"{'yes' if stale['busy'] else 'no, the next compaction proceeds'}",
-            holds=stale["detected"] and stale["busy"],
-            differs_note="ctxlab follows DeepSeek-Harness's code, not the seed's wording: a start "
-            "left before the newest session/end-seed belongs to a dead process, so "
-            "EventLog.stale_compaction() reports it but it does not block (harness/store/eventlog/"
-            "log.py); only a start of the live process is busy (DSH-LOCK)",
-            kind="article",
-            article_source=cite(DSH_SEED, "下次进来扫一眼就知道上回有个没做完的压缩"),
-        ),
-        judged(
-            "DSH-MANUAL-ERRORS",
-            "Manual compaction failures are classified busy / changed / summary / commit / "
-            "persistence / cancelled.",
-            "6 classes: busy, changed, summary, commit, persistence, cancelled",
-            f"{len(seen)} of 6 raised: "
-            + "; ".join(f"{case} → {code}" for case, code in codes.items()),
-            holds=seen == sorted(SIX),
-            note="each provoked through harness.compaction.manual.ManualCompaction with a scripted "
-            "model; "
-            "'changed' is signalled by the summariser raising SurfaceChangedError (an append-"
-            "only log cannot change inside the span from outside the engine)",
-            differs_note="some class was never raised; see E5.json dsh.manual_errors",
-            kind="article",
-            article_source=cite(
-                DSH_SEED, "busy / changed / summary / commit / persistence / cancelled 六种"
-            ),
-        ),
-    ]

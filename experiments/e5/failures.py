@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from experiments.base import ARTICLE_METER
-from experiments.claims import AS_SEED, Claim, cite
-from experiments.e5.common import START, compared, judged, qa_config
+from experiments.claim_specs import ClaimSpec, Verdict
+from experiments.claims import AS_SEED, cite
+from experiments.e5.common import START, qa_config
+from experiments.views import to_data
+from experiments.views.e5 import (
+    ConsolidationWriteFailure,
+    E5View,
+    Failures,
+    Overflow,
+    OverflowOnce,
+    SummaryFailure,
+)
 from harness.agent import Agent
-from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig
+from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig, PruneConfig
 from harness.compaction.factory import make_engine
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory import MemoryWorkspace, SteppingClock
@@ -25,23 +34,15 @@ from harness.memory.consolidation import ConsolidationOutcome, Consolidator
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 
-__all__ = ["failure_claims", "measure_failures"]
+__all__ = ["FAILURE_SPECS", "measure_failures"]
 
 
-def measure_failures() -> dict[str, Any]:
-    return {
-        "summary_failure": measure_summary_failure(),
-        "overflow": measure_overflow(),
-        "consolidation_write_failure": measure_consolidation_failure(),
-    }
-
-
-def failure_claims(fail: dict[str, Any]) -> list[Claim]:
-    return [
-        summary_failure_claim(fail["summary_failure"]),
-        overflow_claim(fail["overflow"]),
-        consolidation_failure_claim(fail["consolidation_write_failure"]),
-    ]
+def measure_failures() -> Failures:
+    return Failures(
+        summary_failure=measure_summary_failure(),
+        overflow=measure_overflow(),
+        consolidation_write_failure=measure_consolidation_failure(),
+    )
 
 
 # -- a failed summary call ------------------------------------------------------------------
@@ -53,31 +54,22 @@ def _failing_summary(request: ChatRequest) -> str:
     return "OK"
 
 
-def measure_summary_failure() -> dict[str, Any]:
+def measure_summary_failure() -> SummaryFailure:
     model = FunctionModel(_failing_summary)
     agent = Agent(model, "system", engine=make_engine(qa_config(5, 2), model))
     events = [e for r in range(3) for e in agent.call(f"q{r}").compactions]
-    return {
-        "compacted": bool(events),
-        "messages_after": events[0].messages_after if events else None,
-        "summary_starts": events[0].summary[:60] if events else None,
-    }
-
-
-def summary_failure_claim(summary: dict[str, Any]) -> Claim:
-    """Matches when the agent compacted and the summary begins with the placeholder."""
-    expected = f"compacted, {SUMMARY_UNAVAILABLE}"
-    held = summary["compacted"] and str(summary["summary_starts"]).startswith(SUMMARY_UNAVAILABLE)
-    return compared(
-        "E5-SUMMARY-FAIL",
-        "A failed summary call gives (Summary unavailable) and compaction still happens.",
-        expected,
-        expected if held else str(summary),
-        kind="article-computed",
-        article_source=cite(
-            AS_SEED, "摘要调用失败，2.0.3 退化成 (Summary unavailable)，带错误信息，仍然照压"
-        ),
+    return SummaryFailure(
+        compacted=bool(events),
+        messages_after=events[0].messages_after if events else None,
+        summary_starts=events[0].summary[:60] if events else None,
     )
+
+
+def _summary_failure(view: E5View, source: str) -> Verdict:
+    """Matches when the agent compacted and the summary begins with the placeholder."""
+    summary = view.failures.summary_failure
+    held = summary.compacted and str(summary.summary_starts).startswith(SUMMARY_UNAVAILABLE)
+    return Verdict(SUMMARY_FAILED if held else str(to_data(summary)))
 
 
 # -- context overflow -----------------------------------------------------------------------
@@ -100,15 +92,7 @@ def _overflowing_model(overflows: int) -> FunctionModel:
 
 def _warmed_agent(overflows: int) -> Agent:
     """An agent two calls in, far below its trigger, whose next call overflows."""
-    config = CompactionConfig(
-        trigger_messages=50,
-        trigger_tokens=None,
-        keep_messages=2,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter=ARTICLE_METER,
-    )
+    config = CompactionConfig.count_only(50, 2, prune=PruneConfig(), meter=ARTICLE_METER)
     model = _overflowing_model(overflows)
     agent = Agent(model, "system", engine=make_engine(config, model))
     for r in range(2):
@@ -126,38 +110,25 @@ def _second_overflow() -> str:
     return "answered"
 
 
-def measure_overflow() -> dict[str, Any]:
+def measure_overflow() -> Overflow:
     result = _warmed_agent(1).call("q2")
-    return {
-        "one_error": {
-            "compactions": len(result.compactions),
-            "trigger": result.compactions[0].trigger if result.compactions else None,
-            "answer": result.text,
-        },
-        "two_errors": _second_overflow(),
-    }
+    once = OverflowOnce(
+        compactions=len(result.compactions),
+        trigger=result.compactions[0].trigger if result.compactions else None,
+        answer=result.text,
+    )
+    return Overflow(one_error=once, two_errors=_second_overflow())
 
 
-def overflow_claim(overflow: dict[str, Any]) -> Claim:
+def _overflow(view: E5View, source: str) -> Verdict:
     """One error: a forced compaction and an answered retry. Two: the caller sees the error."""
-    one = overflow["one_error"]
-    retry = "answered" if one["answer"] == "OK" else "failed"
-    second = "raised" if "reached" in overflow["two_errors"] else "swallowed"
-    reproduced = f"{one['compactions']} forced compaction, retry {retry}; second error {second}"
-    return judged(
-        "E5-OVERFLOW",
-        "A context-length error compacts and retries once in the same execution; when that "
-        "does not help, the error reaches the caller.",
-        "one forced compaction and one retry; otherwise the error goes to the caller",
-        reproduced,
-        holds=reproduced == "1 forced compaction, retry answered; second error raised",
-        note="judged on our scenario: one overflow is recovered by one compaction and one "
-        "retry, a second overflow in the retry reaches the caller",
-        differs_note="the overflow was not recovered once and then raised; see E5.json failures",
-        kind="article-computed",
-        article_source=cite(
-            AS_SEED, "forceCompactAndRetry 在同一次执行里重试一次，压不动就抛给调用方"
-        ),
+    overflow = view.failures.overflow
+    one = overflow.one_error
+    retry = "answered" if one.answer == "OK" else "failed"
+    second = "raised" if "reached" in overflow.two_errors else "swallowed"
+    reproduced = f"{one.compactions} forced compaction, retry {retry}; second error {second}"
+    return Verdict(
+        reproduced, reproduced == "1 forced compaction, retry answered; second error raised"
     )
 
 
@@ -190,7 +161,7 @@ def _consolidate_on_full_disk(
         workspace.write_memory = real_write  # type: ignore[method-assign]
 
 
-def measure_consolidation_failure() -> dict[str, Any]:
+def measure_consolidation_failure() -> ConsolidationWriteFailure:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = MemoryWorkspace(Path(tmp), "lab-user", SteppingClock(START))
         workspace.append_entry("Memory Flush", "- fact-1 exports via 上海港")
@@ -200,27 +171,55 @@ def measure_consolidation_failure() -> dict[str, Any]:
         failed = _consolidate_on_full_disk(consolidator, workspace)
         redone = consolidator.consolidate()
         memory = workspace.read_memory()
-    return {
-        "failed_status": failed.status,
-        "watermark_after_failure": failed.watermark_after,
-        "watermark_unchanged": failed.watermark_after == failed.watermark_before,
-        "redone_status": redone.status,
-        "same_batch": inputs[0] == inputs[1],
-        "facts_in_memory": [f for f in ("fact-1", "fact-2") if f in memory],
-    }
+    return ConsolidationWriteFailure(
+        failed_status=failed.status,
+        watermark_after_failure=failed.watermark_after,
+        watermark_unchanged=failed.watermark_after == failed.watermark_before,
+        redone_status=redone.status,
+        same_batch=inputs[0] == inputs[1],
+        facts_in_memory=tuple(f for f in ("fact-1", "fact-2") if f in memory),
+    )
 
 
-def consolidation_failure_claim(consolidation: dict[str, Any]) -> Claim:
+def _consolidation_failure(view: E5View, source: str) -> Verdict:
     """Matches when the watermark stayed, the same batch was redone and both facts landed."""
-    watermark = "kept" if consolidation["watermark_unchanged"] else "moved"
-    batch = "same batch redone" if consolidation["same_batch"] else "different batch"
-    facts = "nothing lost" if len(consolidation["facts_in_memory"]) == 2 else "facts lost"
-    return compared(
+    consolidation = view.failures.consolidation_write_failure
+    watermark = "kept" if consolidation.watermark_unchanged else "moved"
+    batch = "same batch redone" if consolidation.same_batch else "different batch"
+    facts = "nothing lost" if len(consolidation.facts_in_memory) == 2 else "facts lost"
+    return Verdict(f"watermark {watermark}, {batch}, {facts}")
+
+
+SUMMARY_FAILED = f"compacted, {SUMMARY_UNAVAILABLE}"
+RECOVERED = "1 forced compaction, retry answered; second error raised"
+FAILURE_SPECS: tuple[ClaimSpec[E5View], ...] = (
+    ClaimSpec(
+        "E5-SUMMARY-FAIL",
+        "A failed summary call gives (Summary unavailable) and compaction still happens.",
+        _summary_failure,
+        SUMMARY_FAILED,
+        cite(AS_SEED, "摘要调用失败，2.0.3 退化成 (Summary unavailable)，带错误信息，仍然照压"),
+        kind="article-computed",
+    ),
+    ClaimSpec(
+        "E5-OVERFLOW",
+        "A context-length error compacts and retries once in the same execution; when that "
+        "does not help, the error reaches the caller.",
+        _overflow,
+        "one forced compaction and one retry; otherwise the error goes to the caller",
+        cite(AS_SEED, "forceCompactAndRetry 在同一次执行里重试一次，压不动就抛给调用方"),
+        kind="article-computed",
+        note="judged on our scenario: one overflow is recovered by one compaction and one "
+        "retry, a second overflow in the retry reaches the caller",
+        differs_note="the overflow was not recovered once and then raised; see E5.json failures",
+    ),
+    ClaimSpec(
         "E5-CONSOLIDATE-FAIL",
         "A consolidation whose write fails leaves the watermark; "
         "the next run redoes the same batch with nothing lost.",
+        _consolidation_failure,
         "watermark kept, same batch redone, nothing lost",
-        f"watermark {watermark}, {batch}, {facts}",
+        cite(AS_SEED, "写失败水位不动，下一轮重跑同一批——不漏条目"),
         kind="article-computed",
-        article_source=cite(AS_SEED, "写失败水位不动，下一轮重跑同一批——不漏条目"),
-    )
+    ),
+)

@@ -6,67 +6,75 @@ falls back to 160,000 with a 20-message retention; ctxlab's table knows the 1M w
 
 from __future__ import annotations
 
-from typing import Any
-
-from experiments.claims import AS_SEED, Claim, cite
-from experiments.e5.common import compared
-from experiments.e5.common import ours as ours_claim
+from experiments.claim_specs import ClaimSpec, Verdict
+from experiments.claims import AS_SEED, cite
+from experiments.views.e5 import E5View, FallbackProfile
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
-__all__ = ["fallback_claims", "measure_fallback"]
+__all__ = ["FALLBACK_SPECS", "measure_fallback"]
 
 MODEL = "deepseek-flash"
 TABLES = (("agentscope-2.0.3", AGENTSCOPE_2_0_3_WINDOWS), ("ctxlab", CTXLAB_WINDOWS))
 
 
-def measure_fallback() -> dict[str, Any]:
+def measure_fallback() -> dict[str, FallbackProfile]:
     """The default config's thresholds for ``deepseek-flash`` under each window table."""
     config = CompactionConfig()
     resolved = [(name, resolve_thresholds(config, MODEL, table)) for name, table in TABLES]
     return {
-        name: {
-            "window": t.context_window,
-            "trigger_tokens": t.trigger_tokens,
-            "keep_tokens": t.keep_tokens,
-            "keep_messages": t.keep_messages,
-            "explanation": t.explanation,
-        }
+        name: FallbackProfile(
+            window=t.context_window,
+            trigger_tokens=t.trigger_tokens,
+            keep_tokens=t.keep_tokens,
+            keep_messages=t.keep_messages,
+            explanation=t.explanation,
+        )
         for name, t in resolved
     }
 
 
-def _retention(thresholds: dict[str, Any]) -> str:
+def _retention(thresholds: FallbackProfile) -> str:
     """Messages when no token budget is kept, tokens otherwise."""
-    if thresholds["keep_tokens"] == 0:
-        return f"{thresholds['keep_messages']} messages"
-    return f"{thresholds['keep_tokens']} tokens"
+    if thresholds.keep_tokens == 0:
+        return f"{thresholds.keep_messages} messages"
+    return f"{thresholds.keep_tokens} tokens"
 
 
-def fallback_claims(fallback: dict[str, Any]) -> list[Claim]:
-    theirs, ours = fallback["agentscope-2.0.3"], fallback["ctxlab"]
-    return [
-        compared(
-            "E5-FALLBACK-160K",
-            "With AgentScope 2.0.3's table, deepseek-flash resolves to "
-            "window 0: token trigger 160,000, retention 20 messages.",
-            "window 0, trigger 160000, keep 20 messages",
-            f"window {theirs['window']}, trigger {theirs['trigger_tokens']}, "
-            f"keep {_retention(theirs)}",
-            kind="article-computed",
-            article_source=cite(
-                AS_SEED,
-                "getContextWindowSize() 返回 0，动态 token 触发落到 160000 兜底；keepTokens 的"
-                "动态值也算不出来，退回按条数保留 20 条",
-            ),
+def _theirs(view: E5View, source: str) -> Verdict:
+    theirs = view.fallback["agentscope-2.0.3"]
+    return Verdict(
+        f"window {theirs.window}, trigger {theirs.trigger_tokens}, keep {_retention(theirs)}"
+    )
+
+
+def _ours(view: E5View, source: str) -> Verdict:
+    ours = view.fallback["ctxlab"]
+    return Verdict(f"window {ours.window}, trigger {ours.trigger_tokens}")
+
+
+FALLBACK_SPECS: tuple[ClaimSpec[E5View], ...] = (
+    ClaimSpec(
+        "E5-FALLBACK-160K",
+        "With AgentScope 2.0.3's table, deepseek-flash resolves to "
+        "window 0: token trigger 160,000, retention 20 messages.",
+        _theirs,
+        "window 0, trigger 160000, keep 20 messages",
+        cite(
+            AS_SEED,
+            "getContextWindowSize() 返回 0，动态 token 触发落到 160000 兜底；keepTokens 的"
+            "动态值也算不出来，退回按条数保留 20 条",
         ),
-        ours_claim(
-            "E5-FALLBACK-OURS",
-            "With ctxlab's own window table, deepseek-flash resolves to its 1M window minus "
-            "the 20,000 reserve.",
-            "window 1000000, trigger 980000",
-            f"window {ours['window']}, trigger {ours['trigger_tokens']}",
-            note="the 1M window is the vendor's figure the seed quotes; the table is ours",
-            article_source=cite(AS_SEED, "官方把 deepseek-flash 标到 1M 上下文、384K 最大输出"),
-        ),
-    ]
+        kind="article-computed",
+    ),
+    ClaimSpec(
+        "E5-FALLBACK-OURS",
+        "With ctxlab's own window table, deepseek-flash resolves to its 1M window minus "
+        "the 20,000 reserve.",
+        _ours,
+        kind="ctxlab",
+        expected="window 1000000, trigger 980000",
+        note="the 1M window is the vendor's figure the seed quotes; the table is ours",
+        article_source=cite(AS_SEED, "官方把 deepseek-flash 标到 1M 上下文、384K 最大输出"),
+    ),
+)

@@ -7,17 +7,19 @@ MEMORY.md absent; flush first, and consolidation merges the fresh flush into a n
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from experiments.claims import AS_SEED, Claim, cite
-from experiments.e5.common import START, compared
+from experiments.claim_specs import ClaimSpec, Verdict
+from experiments.claims import AS_SEED, cite
+from experiments.e5.common import START
+from experiments.views.e5 import E5View, FlushOutcome
 from harness.builder import HarnessAgent
 from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 
-__all__ = ["flush_order_claims", "measure_flush_order"]
+__all__ = ["ORDER_SPECS", "measure_flush_order"]
 
 ORDERS: tuple[BackgroundOrder, ...] = ("maintenance_first", "flush_first")
 
@@ -30,7 +32,7 @@ def _reply(request: ChatRequest) -> str:
     return "confirmed"
 
 
-def _run_order(order: BackgroundOrder) -> dict[str, Any]:
+def _run_order(order: BackgroundOrder) -> FlushOutcome:
     """One call and a close with the given background order; what maintenance left behind."""
     with tempfile.TemporaryDirectory() as tmp:
         agent = HarnessAgent(
@@ -45,42 +47,42 @@ def _run_order(order: BackgroundOrder) -> dict[str, Any]:
         agent.call("exports via 上海港, customer ALPHA")
         agent.close()
         log = agent.memory.maintenance_log[0]
-        return {
-            "maintenance": log.status if log else None,
-            "log_line": log.log_line if log else None,
-            "memory_exists": agent.workspace.memory_file.exists(),
-            "daily_files": len(agent.workspace.daily_files()),
-        }
+        return FlushOutcome(
+            maintenance=log.status if log else None,
+            log_line=log.log_line if log else None,
+            memory_exists=agent.workspace.memory_file.exists(),
+            daily_files=len(agent.workspace.daily_files()),
+        )
 
 
-def measure_flush_order() -> dict[str, Any]:
+def measure_flush_order() -> dict[str, FlushOutcome]:
     return {order: _run_order(order) for order in ORDERS}
 
 
-def _outcome(run: dict[str, Any]) -> str:
-    memory = "present" if run["memory_exists"] else "absent"
-    return f"{run['maintenance']}, MEMORY.md {memory}"
+def _outcome(order: str) -> Callable[[E5View, str], Verdict]:
+    def measure(view: E5View, source: str) -> Verdict:
+        run = view.flush_order[order]
+        memory = "present" if run.memory_exists else "absent"
+        return Verdict(f"{run.maintenance}, MEMORY.md {memory}")
+
+    return measure
 
 
-def flush_order_claims(order: dict[str, Any]) -> list[Claim]:
-    return [
-        compared(
-            "E5-ORDER-MAINTENANCE-FIRST",
-            "Maintenance before the flush skips and leaves MEMORY.md absent (the article's case).",
-            "skipped, MEMORY.md absent",
-            _outcome(order["maintenance_first"]),
-            kind="article",
-            article_source=cite(AS_SEED, "首次后台维护抢在 flush 落盘之前跑完，读到空台账就跳过了"),
-        ),
-        compared(
-            "E5-ORDER-FLUSH-FIRST",
-            "Flush before maintenance: consolidation merges the fresh "
-            "flush into a new MEMORY.md (reasoned, never caught, in the article).",
-            "written, MEMORY.md present",
-            _outcome(order["flush_first"]),
-            kind="article-computed",
-            article_source=cite(
-                AS_SEED, "反向样本（flush 先落盘、维护顺手合并出一份）我只在逻辑上推过，没抓到"
-            ),
-        ),
-    ]
+ORDER_SPECS: tuple[ClaimSpec[E5View], ...] = (
+    ClaimSpec(
+        "E5-ORDER-MAINTENANCE-FIRST",
+        "Maintenance before the flush skips and leaves MEMORY.md absent (the article's case).",
+        _outcome("maintenance_first"),
+        "skipped, MEMORY.md absent",
+        cite(AS_SEED, "首次后台维护抢在 flush 落盘之前跑完，读到空台账就跳过了"),
+    ),
+    ClaimSpec(
+        "E5-ORDER-FLUSH-FIRST",
+        "Flush before maintenance: consolidation merges the fresh "
+        "flush into a new MEMORY.md (reasoned, never caught, in the article).",
+        _outcome("flush_first"),
+        "written, MEMORY.md present",
+        cite(AS_SEED, "反向样本（flush 先落盘、维护顺手合并出一份）我只在逻辑上推过，没抓到"),
+        kind="article-computed",
+    ),
+)

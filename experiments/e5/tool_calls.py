@@ -12,8 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from experiments.claims import AS_SEED, Claim, cite
-from experiments.e5.common import START, compared, judged, qa_config
+from experiments.claim_specs import ClaimSpec, Verdict
+from experiments.claims import AS_SEED, cite
+from experiments.e5.common import START, qa_config
+from experiments.views import from_data, to_data
+from experiments.views.e3 import CompactionRecord
+from experiments.views.e5 import E5View, LargeResult, ToolHeavy
 from harness.agent import Agent
 from harness.compaction.factory import make_engine
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
@@ -22,7 +26,7 @@ from harness.model import ChatRequest
 from harness.testing import FunctionModel
 from harness.tools import Tool
 
-__all__ = ["measure_large_result", "measure_tool_round", "offload_claim", "tool_round_claim"]
+__all__ = ["TOOL_SPECS", "measure_large_result", "measure_tool_round"]
 
 OFFLOAD_HELD = "preview 2,000 + 2,000, path, full text back, excluded tool kept"
 
@@ -48,7 +52,7 @@ def _tool_round_model() -> FunctionModel:
     return FunctionModel(reply, model_name="scripted")
 
 
-def measure_tool_round() -> dict[str, Any]:
+def measure_tool_round() -> ToolHeavy:
     """One call with three tool rounds, trigger 6 / keep 2: two compactions inside it."""
     model = _tool_round_model()
     lookup = Tool.from_function(lambda q: f"result for {q}", name="lookup", description="look up")
@@ -59,34 +63,26 @@ def measure_tool_round() -> dict[str, Any]:
     agent_requests = [r for r in model.requests if r.purpose == "agent"]
     for request in model.requests:
         validate_pairing(request.messages[1:])
-    return {
-        "requests": len(agent_requests),
-        "compactions_before_request": [
+    return ToolHeavy(
+        requests=len(agent_requests),
+        compactions_before_request=tuple(
             i + 1 for i, r in enumerate(result.requests) if r.compaction is not None
-        ],
-        "compactions": [e.to_dict() for e in result.compactions],
-        "pairing_held": True,
-        "tool_calls": list(result.tool_calls),
-    }
+        ),
+        compactions=tuple(from_data(CompactionRecord, e.to_dict()) for e in result.compactions),
+        pairing_held=True,
+        tool_calls=tuple(result.tool_calls),
+    )
 
 
-def tool_round_claim(heavy: dict[str, Any]) -> Claim:
+def _tool_round(view: E5View, source: str) -> Verdict:
     """Matches when the call compacted at least twice and pairing held."""
-    count = len(heavy["compactions"])
-    before = ", ".join(map(str, heavy["compactions_before_request"]))
-    pairing = "held" if heavy["pairing_held"] else "broken"
-    return judged(
-        "E5-TOOL-ROUND",
-        "A round with several tool calls can compact twice "
-        "inside one call, and pairing holds for every request.",
-        "two compactions inside one round are possible (reasoned, not built)",
+    heavy = view.tool_heavy
+    count = len(heavy.compactions)
+    before = ", ".join(map(str, heavy.compactions_before_request))
+    pairing = "held" if heavy.pairing_held else "broken"
+    return Verdict(
         f"{count} compactions (before requests {before}), pairing {pairing}",
-        holds=count >= 2 and heavy["pairing_held"],
-        note="constructed here; the article never built it; pairing is our own extra check",
-        differs_note="fewer than two compactions inside the call, or a split pair; see E5.json "
-        "tool_heavy",
-        kind="article-computed",
-        article_source=cite(AS_SEED, "按挂载点推，同一轮里压两次也有可能，这个样本我没造"),
+        count >= 2 and heavy.pairing_held,
     )
 
 
@@ -123,7 +119,7 @@ def _reader_model() -> tuple[FunctionModel, dict[str, Any]]:
     return FunctionModel(reply, model_name="scripted"), offloaded
 
 
-def measure_large_result() -> dict[str, Any]:
+def measure_large_result() -> LargeResult:
     """Offload a ~300,000-character tool result, then read it back with ``read_file``."""
     text = _manifest()
     with tempfile.TemporaryDirectory() as tmp:
@@ -136,37 +132,55 @@ def measure_large_result() -> dict[str, Any]:
         read = agent.context[-2]
     restored = "\n".join(line.split("|", 1)[1] for line in read.content.splitlines())
     preview = offloaded["preview"]
-    return {
-        "original_chars": len(text),
-        "offloaded_to": offloaded["offloaded_to"],
-        "preview_chars": len(preview),
-        "preview_has_head": text[:2000] in preview,
-        "preview_has_tail": text[-2000:] in preview,
-        "read_file_restores_text": restored == text,
-        "read_file_result_chars": len(read.content),
-        "read_file_result_offloaded": "offloaded_to" in read.metadata,
-    }
-
-
-def offload_claim(large: dict[str, Any]) -> Claim:
-    """Matches when the preview keeps head and tail and read_file restores the text unoffloaded."""
-    held = (
-        large["preview_has_head"]
-        and large["preview_has_tail"]
-        and large["read_file_restores_text"]
-        and not large["read_file_result_offloaded"]
+    return LargeResult(
+        original_chars=len(text),
+        offloaded_to=offloaded["offloaded_to"],
+        preview_chars=len(preview),
+        preview_has_head=text[:2000] in preview,
+        preview_has_tail=text[-2000:] in preview,
+        read_file_restores_text=restored == text,
+        read_file_result_chars=len(read.content),
+        read_file_result_offloaded="offloaded_to" in read.metadata,
     )
-    return compared(
+
+
+def _offload(view: E5View, source: str) -> Verdict:
+    """Matches when the preview keeps head and tail and read_file restores the text unoffloaded."""
+    large = view.large_result
+    held = (
+        large.preview_has_head
+        and large.preview_has_tail
+        and large.read_file_restores_text
+        and not large.read_file_result_offloaded
+    )
+    return Verdict(OFFLOAD_HELD if held else f"see E5.json large_result: {to_data(large)}")
+
+
+TOOL_SPECS: tuple[ClaimSpec[E5View], ...] = (
+    ClaimSpec(
+        "E5-TOOL-ROUND",
+        "A round with several tool calls can compact twice "
+        "inside one call, and pairing holds for every request.",
+        _tool_round,
+        "two compactions inside one round are possible (reasoned, not built)",
+        cite(AS_SEED, "按挂载点推，同一轮里压两次也有可能，这个样本我没造"),
+        kind="article-computed",
+        note="constructed here; the article never built it; pairing is our own extra check",
+        differs_note="fewer than two compactions inside the call, or a split pair; see E5.json "
+        "tool_heavy",
+    ),
+    ClaimSpec(
         "E5-OFFLOAD",
         "A 300,000-character tool result keeps a 2,000 + 2,000 preview "
         "and a path; read_file returns the full text; read_file's own result is not "
         "offloaded again.",
+        _offload,
         OFFLOAD_HELD,
-        OFFLOAD_HELD if held else f"see E5.json large_result: {large}",
-        kind="article-computed",
-        article_source=cite(
+        cite(
             AS_SEED,
             "单条 tool_result 文本超过 80K 字符，头尾各留 2K 预览，中间换成 "
             "large_tool_results/<hash>.txt 的路径",
         ),
-    )
+        kind="article-computed",
+    ),
+)

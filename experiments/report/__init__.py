@@ -10,9 +10,9 @@ deterministically (two builds give byte-identical files):
 - ``index.html``: one self-contained page with the claims, plots, pages and provenance.
 
 Modules: :mod:`.tables` (inputs, claims, provenance); :mod:`.per_experiment`, one module per
-experiment holding its measurements as typed records (read with :mod:`.shape`'s checks) and its
-page's Measurements section, plus the registry of them; then the renderers :mod:`.pages`
-(with :mod:`.markdown`), :mod:`.plots` and :mod:`.html`.
+experiment reading its JSON back into the typed view the experiment wrote it from
+(:mod:`experiments.views`) and rendering its page's Measurements section, plus the registry of
+them; then the renderers :mod:`.pages` (with :mod:`.markdown`), :mod:`.plots` and :mod:`.html`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """What the reports know of each experiment, one module per experiment, and the registry.
 
-Each ``eN`` module holds that experiment's typed view (records read from its ``<ID>.json`` by
-``eN_view``, which raises :class:`~experiments.report.shape.ShapeError` when the JSON is not
-shaped as expected) and ``eN_section``, the Measurements section of its page. :data:`REPORTS`
-maps an experiment id to both; :func:`read_view` and :func:`measurements_section` use it, so
-that an experiment without an entry, or with a JSON of another shape, is rendered generically
-instead of crashing the build.
+Each ``eN`` module holds ``eN_view``, which reads that experiment's ``<ID>.json`` back into the
+typed view the experiment wrote it from (:mod:`experiments.views`; it raises
+:class:`~experiments.views.ShapeError` when the JSON is not shaped as the view), and
+``eN_section``, the Measurements section of its page. :data:`REPORTS` maps an experiment id to
+both; :func:`read_view` and :func:`measurements_section` use it, so that an experiment without
+an entry, or with a JSON of another shape, is rendered generically instead of crashing the build.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from experiments.report.per_experiment.e2 import E2View, e2_section, e2_view
 from experiments.report.per_experiment.e3 import E3View, e3_section, e3_view
 from experiments.report.per_experiment.e4 import E4View, e4_section, e4_view
 from experiments.report.per_experiment.e5 import E5View, e5_section, e5_view
-from experiments.report.shape import ShapeError
 from experiments.report.tables import ExperimentDoc
+from experiments.views import ShapeError
 
 __all__ = [
     "REPORTS",

@@ -1,98 +1,35 @@
 """E1's report: the history before and after one compaction, and where the cut fell.
 
-:func:`e1_view` reads ``E1.json`` (see ``experiments/e1.py``) into an :class:`E1View`;
+:func:`e1_view` reads ``E1.json`` back into the :class:`~experiments.views.e1.E1View` that
+``experiments/e1.py`` wrote it from;
 :func:`e1_section` renders it as the Measurements section of ``E1.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from experiments.report.glossary import english_column, gloss_note
 from experiments.report.markdown import fence, markdown_table, shorten
-from experiments.report.shape import get, objects
-from experiments.report.tables import records_frame
+from experiments.views import from_data
+from experiments.views.e1 import E1View, MessageRow
 
 __all__ = ["E1View", "MessageRow", "e1_section", "e1_view"]
 
-
-@dataclass(frozen=True)
-class MessageRow:
-    """One message of E1's history."""
-
-    index: int
-    role: str
-    kind: str
-    """``summary``, ``user``, ``assistant``, ``tool_use`` or ``tool_result``."""
-    estimated_tokens: int
-    text: str
-    """The message text, or its tool calls as ``name(arguments)`` when it has no text."""
-
-
-@dataclass(frozen=True)
-class E1View:
-    """E1: the history before and after one compaction, and where the cut fell."""
-
-    before: tuple[MessageRow, ...]
-    after: tuple[MessageRow, ...]
-    naive_cutoff: int
-    """``len − keep``: where a cut that ignores tool pairs would fall."""
-    cutoff: int
-    """The safe cutoff the compactor used."""
-    keeping: int
-    reason: str
-    log_lines: tuple[str, ...]
-    estimated_tokens: int | None
-    after_estimated_tokens: int | None
-
-    @property
-    def summary(self) -> str:
-        """The summary message's text after compaction, or an empty string."""
-        return next((m.text for m in self.after if m.kind == "summary"), "")
-
-
-def _tool_calls_text(message: Mapping[str, Any]) -> str:
-    calls = get(message, "tool_calls", list, optional=True) or []
-    parts = []
-    for call in calls:
-        function = get(call, "function", Mapping)
-        parts.append(f"{get(function, 'name', str)}({get(function, 'arguments', str)})")
-    return "; ".join(parts)
-
-
-def _message(message: Mapping[str, Any]) -> MessageRow:
-    text = get(message, "text", str, optional=True) or _tool_calls_text(message)
-    return MessageRow(
-        get(message, "index", int),
-        get(message, "role", str),
-        get(message, "kind", str),
-        get(message, "estimated_tokens", int),
-        text,
-    )
+COLUMNS = ("index", "role", "kind", "estimated_tokens", "text")
 
 
 def e1_view(data: Mapping[str, Any]) -> E1View:
-    """Read E1's JSON (see ``experiments/e1.py``)."""
-    return E1View(
-        tuple(_message(m) for m in objects(data, "before")),
-        tuple(_message(m) for m in objects(data, "after")),
-        get(data, "naive_cutoff", int),
-        get(data, "cutoff", int),
-        get(data, "keeping", int),
-        get(data, "reason", str),
-        tuple(str(line) for line in get(data, "log_lines", list)),
-        get(data, "estimated_tokens", int, optional=True),
-        get(data, "after_estimated_tokens", int, optional=True),
-    )
+    """Read E1's JSON (written by ``experiments/e1.py`` from the same view)."""
+    return from_data(E1View, data)
 
 
 def _messages_table(messages: tuple[MessageRow, ...], marks: Mapping[int, str]) -> str:
-    frame = records_frame(messages, MessageRow)
-    frame["text"] = frame["text"].map(lambda t: shorten(t, 90))
+    rows = [(m.index, m.role, m.kind, m.estimated_tokens, shorten(m.shown, 90)) for m in messages]
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
     if marks:
         frame.insert(0, "cut", frame["index"].map(lambda i: marks.get(i, "")))
     frame = english_column(frame, ["text"])

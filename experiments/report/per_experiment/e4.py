@@ -1,13 +1,13 @@
 """E4's report: one recorded conversation compacted once by each engine.
 
-:func:`e4_view` reads ``E4.json`` (see ``experiments/e4.py``) into an :class:`E4View`;
+:func:`e4_view` reads ``E4.json`` back into the :class:`~experiments.views.e4.E4View` that
+``experiments/e4.py`` wrote it from;
 :func:`e4_section` renders it as the Measurements section of ``E4.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -21,7 +21,16 @@ from experiments.report.markdown import (
     markdown_table,
     yes,
 )
-from experiments.report.shape import ShapeError, get, ints, objects, strings
+from experiments.views import from_data
+from experiments.views.e4 import (
+    ENGINE_TITLES,
+    ConversationRow,
+    E4View,
+    EngineRun,
+    LogEventRow,
+    ReplacedRange,
+    SurfaceOp,
+)
 
 __all__ = [
     "ENGINE_TITLES",
@@ -36,215 +45,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SurfaceOp:
-    """What a log event did to the surface: ``append``, or a replace of the nodes from event
-    seq start through event seq end (DeepSeek-Harness names a span by seqs)."""
-
-    op: str
-    start: int | None = None
-    """The event seq of the first node replaced (inclusive); None for an append."""
-    end: int | None = None
-    """The event seq of the last node replaced (inclusive); None for an append."""
-
-    @property
-    def is_replace(self) -> bool:
-        """Whether the op replaced a span of the surface."""
-        return self.start is not None and self.end is not None
-
-
-@dataclass(frozen=True)
-class LogEventRow:
-    """One event a compaction appended to the log."""
-
-    seq: int
-    type: str
-    surface_op: SurfaceOp | None
-    sources: tuple[int, ...] | None
-    """The event's source seqs, as recorded; None when the engine's events do not record them."""
-    positions: tuple[int, int] | None = None
-    """Where a replace's start and end seqs sat on the surface before the compaction."""
-
-
-@dataclass(frozen=True)
-class ReplacedRange:
-    """The DSH engine's replaced range: surface positions start..end, the last ``kept`` kept."""
-
-    start: int
-    end: int
-    kept: int
-    sources_cover_shadowed: bool
-
-
-ENGINE_TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}
-"""E4's engines as the reports name them; another engine keeps its recorded name."""
-
-
-@dataclass(frozen=True)
-class EngineRun:
-    """One engine's compaction of E4's conversation."""
-
-    engine: str
-    """``agentscope`` or ``dsh``, as recorded."""
-    messages_before: int
-    messages_after: int
-    estimated_tokens_before: int
-    """AgentScope's estimator: ``ceil(chars / 2.5)`` plus per-message overheads."""
-    estimated_tokens_after: int
-    dsh_meter_before: int
-    """dsh's meter: ``ceil(chars / 4) + 4`` per block plus 4 per message."""
-    dsh_meter_after: int
-    summary: str
-    summary_chars: int
-    summary_request_messages: int
-    prefix_reuse: float
-    """The share (0–1) of the summary request's bytes that repeat the previous request's start."""
-    summary_prompt_tokens: int | None
-    """What llama-server reported for the summary call; None when it reported no usage."""
-    summary_cached_tokens: int | None
-    facts_kept: tuple[str, ...]
-    """The names of the planted facts found verbatim in the summary."""
-    replay_equals_live: bool | None
-    pairing_valid: bool | None
-    events: tuple[LogEventRow, ...]
-    range: ReplacedRange | None
-    """DSH's replaced range; None for AgentScope, or when DSH did not compact."""
-    error: str | None
-    """Why DSH did not compact; None when it did (and always for AgentScope)."""
-
-    @property
-    def title(self) -> str:
-        """The engine's name in the reports: ``AgentScope``, ``DSH``, else as recorded."""
-        return ENGINE_TITLES.get(self.engine, self.engine)
-
-    @property
-    def cached_share(self) -> float | None:
-        """Cached over prompt tokens of the summary call; None when either was not reported."""
-        if not self.summary_prompt_tokens or self.summary_cached_tokens is None:
-            return None
-        return self.summary_cached_tokens / self.summary_prompt_tokens
-
-    @property
-    def replaced(self) -> tuple[int, int] | None:
-        """The surface positions (inclusive) its replace event covered; None without one."""
-        for event in self.events:
-            op = event.surface_op
-            if op is not None and op.is_replace and event.positions is not None:
-                return event.positions
-        return None
-
-
-@dataclass(frozen=True)
-class ConversationRow:
-    """One message of E4's conversation before compaction."""
-
-    index: int
-    role: str
-    text: str
-
-
-@dataclass(frozen=True)
-class E4View:
-    """E4: one recorded conversation compacted once by each engine."""
-
-    conversation: tuple[ConversationRow, ...]
-    facts: tuple[tuple[str, str], ...]
-    """The planted facts: (name, value), in the JSON's order."""
-    keep: int
-    engines: tuple[EngineRun, ...]
-    """In the JSON's order; engine names are distinct."""
-
-    def engine(self, name: str) -> EngineRun | None:
-        """The run of the engine called ``name``; None when it is absent."""
-        return next((e for e in self.engines if e.engine == name), None)
-
-
-def _surface_op(value: Any) -> SurfaceOp | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return SurfaceOp(value)
-    start = get(value, "start", int, optional=True)
-    end = get(value, "end", int, optional=True)
-    if (start is None) != (end is None):
-        raise ShapeError("a surface op holds a start without an end, or an end without a start")
-    return SurfaceOp(get(value, "op", str), start, end)
-
-
-def _log_event(record: Mapping[str, Any]) -> LogEventRow:
-    if "surface_op" not in record:
-        raise ShapeError("missing key 'surface_op'")
-    sources = ints(record, "sources") if record.get("sources") is not None else None
-    positions = ints(record, "positions") if record.get("positions") is not None else None
-    if positions is not None and len(positions) != 2:
-        raise ShapeError("positions must be [start, end]")
-    return LogEventRow(
-        get(record, "seq", int),
-        get(record, "type", str),
-        _surface_op(record["surface_op"]),
-        sources,
-        (positions[0], positions[1]) if positions is not None else None,
-    )
-
-
-def _replaced_range(data: Any) -> ReplacedRange | None:
-    if data is None:
-        return None
-    return ReplacedRange(
-        get(data, "start", int),
-        get(data, "end", int),
-        get(data, "kept", int),
-        get(data, "sources_cover_shadowed", bool),
-    )
-
-
-def _engine_run(data: Mapping[str, Any]) -> EngineRun:
-    reuse = get(data, "prefix_reuse", (int, float))
-    if not 0 <= reuse <= 1:
-        raise ShapeError(f"'prefix_reuse' is {reuse}, not a share between 0 and 1")
-    return EngineRun(
-        get(data, "engine", str),
-        get(data, "messages_before", int),
-        get(data, "messages_after", int),
-        get(data, "estimated_tokens_before", int),
-        get(data, "estimated_tokens_after", int),
-        get(data, "dsh_meter_before", int),
-        get(data, "dsh_meter_after", int),
-        get(data, "summary", str),
-        get(data, "summary_chars", int),
-        get(data, "summary_request_messages", int),
-        float(reuse),
-        get(data, "summary_prompt_tokens", int, optional=True),
-        get(data, "summary_cached_tokens", int, optional=True),
-        strings(data, "facts_kept"),
-        get(data, "replay_equals_live", bool, optional=True),
-        get(data, "pairing_valid", bool, optional=True),
-        tuple(_log_event(e) for e in objects(data, "events")),
-        _replaced_range(get(data, "range", Mapping, optional=True)),
-        get(data, "error", str, optional=True),
-    )
-
-
 def e4_view(data: Mapping[str, Any]) -> E4View:
-    """Read E4's JSON (see ``experiments/e4.py``, ``measure`` and ``_engine_report``)."""
-    engines = tuple(_engine_run(e) for e in objects(data, "engines"))
-    if not engines:
-        raise ShapeError("'engines' holds no engine")
-    if len({e.engine for e in engines}) != len(engines):
-        raise ShapeError("'engines' holds an engine twice")
-    facts = get(data, "facts", Mapping)
-    if not all(isinstance(v, str) for v in facts.values()):
-        raise ShapeError("'facts' should hold strings only")
-    conversation = tuple(
-        ConversationRow(index, get(m, "role", str), get(m, "text", str, optional=True) or "")
-        for index, m in enumerate(objects(data, "conversation"))
-    )
-    return E4View(
-        conversation,
-        tuple((str(k), v) for k, v in facts.items()),
-        get(data, "keep", int),
-        engines,
-    )
+    """Read E4's JSON (written by ``experiments/e4.py`` from the same view)."""
+    return from_data(E4View, data)
 
 
 def _percent(share: float | None, digits: int) -> str:
@@ -315,7 +118,7 @@ def _facts_table(view: E4View) -> str:
             "planted value": f"`{value}`",
             **{r.title: yes(name in r.facts_kept) for r in view.engines},
         }
-        for name, value in view.facts
+        for name, value in view.facts.items()
     ]
     return markdown_table(english_column(pd.DataFrame(rows), ["planted value"]))
 

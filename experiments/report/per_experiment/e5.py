@@ -1,6 +1,7 @@
 """E5's report: the claims the article computed but never ran.
 
-:func:`e5_view` reads ``E5.json`` (see ``experiments/e5/``) into an :class:`E5View`;
+:func:`e5_view` reads ``E5.json`` back into the :class:`~experiments.views.e5.E5View` that
+``experiments/e5/`` wrote it from;
 :func:`e5_section` renders it as the Measurements section of ``E5.md``. This module holds the
 cadence grid (trigger × keep); the other checks are in :mod:`.e5_checks`.
 """
@@ -8,30 +9,20 @@ cadence grid (trigger × keep); the other checks are in :mod:`.e5_checks`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from experiments.report.markdown import and_list, markdown_table
 from experiments.report.per_experiment.e5_checks import (
-    Failures,
-    FallbackProfile,
-    FlushOutcome,
-    LargeResult,
-    ToolHeavy,
     failures_section,
     fallback_section,
     flush_order_section,
     large_result_section,
-    read_failures,
-    read_fallback,
-    read_flush_outcome,
-    read_large_result,
-    read_tool_heavy,
     tool_heavy_section,
 )
-from experiments.report.shape import ShapeError, get, ints, objects
+from experiments.views import from_data
+from experiments.views.e5 import E5View, GridCell
 
 __all__ = ["E5_GRID_CLAIM", "E5View", "GridCell", "e5_section", "e5_view"]
 
@@ -40,103 +31,9 @@ E5_GRID_CLAIM = "E5-CADENCE-GRID"
 DISAGREES = "✗"
 
 
-@dataclass(frozen=True)
-class GridCell:
-    """One cell of E5's cadence grid: a plain Q&A agent with one trigger and one keep."""
-
-    trigger: int
-    keep: int
-    first: int | None
-    """The round of the first compaction; None when it never compacted."""
-    first_formula: int
-    """The article's ``ceil((trigger + 1) / 2)``."""
-    intervals: tuple[int, ...]
-    """Every distinct gap, in rounds, between two compactions, sorted."""
-    interval: int | None
-    """The gap when there was exactly one; None otherwise."""
-    formula: int
-    """The article's ``ceil((trigger − keep − 1) / 2)``."""
-    compactions: int
-
-    @property
-    def agrees(self) -> bool:
-        """Whether the measured interval is the formula's (the E5-CADENCE-GRID comparison)."""
-        return self.interval == self.formula
-
-    @property
-    def measured_text(self) -> str:
-        """The measured interval; several gaps joined by commas; ``-`` without any gap."""
-        if self.interval is not None:
-            return str(self.interval)
-        return ",".join(map(str, self.intervals)) or "-"
-
-
-@dataclass(frozen=True)
-class E5View:
-    """E5: the claims the article computed but never ran."""
-
-    grid: tuple[GridCell, ...]
-    """Sorted by trigger, then keep."""
-    tool_heavy: ToolHeavy
-    large_result: LargeResult
-    failures: Failures
-    flush_order: tuple[FlushOutcome, ...]
-    fallback: tuple[FallbackProfile, ...]
-
-    @property
-    def triggers(self) -> tuple[int, ...]:
-        """The grid's triggers, ascending."""
-        return tuple(sorted({c.trigger for c in self.grid}))
-
-    @property
-    def keeps(self) -> tuple[int, ...]:
-        """The grid's keeps, ascending."""
-        return tuple(sorted({c.keep for c in self.grid}))
-
-    def cell(self, trigger: int, keep: int) -> GridCell | None:
-        """The cell for ``trigger`` and ``keep``; None when it was not run (keep ≥ trigger)."""
-        return next((c for c in self.grid if c.trigger == trigger and c.keep == keep), None)
-
-    @property
-    def disagreeing(self) -> tuple[GridCell, ...]:
-        """The cells whose measured interval is not the formula's."""
-        return tuple(c for c in self.grid if not c.agrees)
-
-
-def _grid_cell(cell: Mapping[str, Any]) -> GridCell:
-    return GridCell(
-        get(cell, "trigger", int),
-        get(cell, "keep", int),
-        get(cell, "first", int, optional=True),
-        get(cell, "first_formula", int),
-        tuple(sorted(ints(cell, "intervals"))),
-        get(cell, "interval", int, optional=True),
-        get(cell, "formula", int),
-        get(cell, "compactions", int),
-    )
-
-
 def e5_view(data: Mapping[str, Any]) -> E5View:
-    """Read E5's JSON (see ``experiments/e5/``, ``measure``)."""
-    grid = tuple(sorted((_grid_cell(c) for c in objects(data, "grid")), key=_cell_key))
-    if not grid:
-        raise ShapeError("'grid' holds no cells")
-    if len({_cell_key(c) for c in grid}) != len(grid):
-        raise ShapeError("'grid' holds a trigger and keep twice")
-    flush = get(data, "flush_order", Mapping)
-    fallback = get(data, "fallback", Mapping)
-    return E5View(
-        grid,
-        read_tool_heavy(get(data, "tool_heavy", Mapping)),
-        read_large_result(get(data, "large_result", Mapping)),
-        read_failures(get(data, "failures", Mapping)),
-        tuple(read_flush_outcome(str(k), v) for k, v in flush.items()),
-        tuple(read_fallback(str(k), v) for k, v in fallback.items()),
-    )
-
-
-def _cell_key(cell: GridCell) -> tuple[int, int]:
-    return (cell.trigger, cell.keep)
+    """Read E5's JSON (written by ``experiments/e5/`` from the same view)."""
+    return from_data(E5View, data)
 
 
 def _grid_text(cell: GridCell | None) -> str:

@@ -18,9 +18,7 @@ def e2_files(view: E2View) -> bytes:
         for number, path in enumerate(paths):
             # Missing files sit at size 0; spread their marks so that none hides another.
             spread = (number - (len(paths) - 1) / 2) * 0.06
-            states = [
-                (s.step, next((f for f in s.files if f.path == path), None)) for s in view.steps
-            ]
+            states = [(s.step, s.files.get(path)) for s in view.steps]
             sizes = [f.size if f and f.exists else float("nan") for _, f in states]
             line = axes.plot([s for s, _ in states], sizes, marker="o", label=path)[0]
             missing = [s for s, f in states if not (f and f.exists)]

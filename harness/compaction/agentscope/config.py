@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from harness.errors import ConfigError
 from harness.meter import METERS
@@ -116,6 +116,22 @@ class CompactionConfig:
     def __post_init__(self) -> None:
         for problem in _problems(self):
             raise ConfigError(f"invalid CompactionConfig: {problem}")
+
+    @classmethod
+    def count_only(cls, trigger: int, keep: int, **changes: Any) -> CompactionConfig:
+        """Compaction by message count alone, with no side effect: compact at ``trigger``
+        messages, keep the last ``keep``; no token trigger, no pruning, no memory flush, no
+        transcript record. ``changes`` set any other field (``meter=...``)."""
+        fields: dict[str, Any] = {
+            "trigger_messages": trigger,
+            "trigger_tokens": None,
+            "keep_messages": keep,
+            "keep_tokens": 0,
+            "prune": None,
+            "flush_before_compact": False,
+            "offload_before_compact": False,
+        }
+        return cls(**(fields | changes))
 
     @property
     def count_mode(self) -> bool:
