@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.agent import Agent, CallResult
-from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
 from harness.compaction.dsh import DshConfig
 from harness.errors import ConfigError, PathEscapeError
 from harness.memory.clock import Clock, format_instant
@@ -74,7 +74,7 @@ class HarnessAgent:
             model,
             system_prompt,
             tools=[*tools, *self.memory.tools()],
-            compaction=None if disable_compaction else (compaction or CompactionConfig()),
+            compaction=None if disable_compaction else (compaction or ctxlab_profile()),
             summary_model=summary_model,
             hooks=[self.memory],
             session_id=session_id,

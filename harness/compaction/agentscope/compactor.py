@@ -23,6 +23,7 @@ from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
 from harness.compaction.gate import gated_summary
+from harness.compaction.thrash import ThrashGuard, allows
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
@@ -111,6 +112,11 @@ class Compactor:
         self.summary_model = summary_model
         self.flush_prefix = flush_prefix
         self.offload_prefix = offload_prefix
+        self.guard = (
+            ThrashGuard(config.thrash, thresholds, self.meter.price) if config.thrash else None
+        )
+        """The thrash guard of ``config.thrash`` (None when off); it keeps the session's
+        refill count and its skip records."""
 
     def compact_if_needed(
         self, messages: Sequence[Message], reading: Reading | None = None
@@ -171,6 +177,8 @@ class Compactor:
         )
         if cutoff.index <= 0:
             logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
+            return None
+        if not allows(self.guard, messages, cutoff.index, trigger, tokens):
             return None
         prefix, tail = messages[: cutoff.index], messages[cutoff.index :]
         triggered = (
