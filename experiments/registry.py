@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e4, e5
+from experiments import e1, e2, e3, e4, e5, x_thrash
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -24,6 +24,12 @@ EXPERIMENTS: dict[str, Experiment] = {
         "E5",
         "What the seeds computed or state but never ran, run with scripted models",
         e5.run,
+        False,
+    ),
+    "X3": Experiment(
+        "X3",
+        "Compaction thrash under AgentScope defaults, with and without the guard",
+        x_thrash.run,
         False,
     ),
 }
