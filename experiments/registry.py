@@ -26,13 +26,13 @@ EXPERIMENTS: dict[str, Experiment] = {
         e5.run,
         False,
     ),
-    "X3": Experiment(
-        "X3",
-        "Compaction thrash under AgentScope defaults, with and without the guard",
-        x_thrash.run,
-        False,
-    ),
 }
+EXPERIMENTS["X-THRASH"] = Experiment(
+    "X-THRASH",
+    "Compaction thrash under AgentScope defaults, with and without the guard",
+    x_thrash.run,
+    False,  # scripted
+)
 
 
 def experiment_ids() -> list[str]:

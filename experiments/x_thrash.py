@@ -1,5 +1,5 @@
-"""X3 (ctxlab's own, no seed states it): compaction thrash under AgentScope's defaults, with and
-without ctxlab's thrash guard (:mod:`harness.compaction.thrash`).
+"""X-THRASH (ctxlab's own, no seed states it): compaction thrash under AgentScope's defaults,
+with and without ctxlab's thrash guard (:mod:`harness.compaction.thrash`).
 
 A scripted model (named as such: ``scripted``) plays a long freight session: each turn the user
 asks about an order, the model looks it up with a tool and answers, so a turn is four messages
@@ -196,7 +196,7 @@ def measure(turns: int = TURNS) -> dict[str, Any]:
     """Both sessions, with and without the guard."""
     thresholds = resolve_thresholds(CONFIG, MODEL, CTXLAB_WINDOWS)
     return {
-        "experiment": "X3",
+        "experiment": "X-THRASH",
         "source": SOURCE,
         "model": MODEL,
         "thresholds": thresholds.explanation,
@@ -216,6 +216,6 @@ def measure(turns: int = TURNS) -> dict[str, Any]:
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    """Run X3 and judge its claims."""
+    """Run X-THRASH and judge its claims."""
     data = measure()
-    return ExperimentResult("X3", claims(data, SOURCE), data, SOURCE)
+    return ExperimentResult("X-THRASH", claims(data, SOURCE), data, SOURCE)

@@ -1,5 +1,5 @@
-"""X3's claims: ctxlab's own checks (kind ``ctxlab``: no seed states these values), each judged
-by a rule strict enough to fail — a guard that does not cut the compaction rate fails
+"""X-THRASH's claims: ctxlab's own checks (kind ``ctxlab``: no seed states these values), each
+judged by a rule strict enough to fail — a guard that does not cut the compaction rate fails
 X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str)
     """A ``ctxlab`` row: ``match`` when ``ok``; the note says the rule, and why when it fails."""
     note = rule if ok else f"{why}; {rule}"
     return Claim(
-        "X3",
+        "X-THRASH",
         claim_id,
         claim,
         "",
@@ -39,7 +39,7 @@ def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str)
 
 
 def claims(data: dict[str, Any], source: str = "scripted") -> tuple[Claim, ...]:
-    """Judge X3's measurements (``source`` is always ``scripted``)."""
+    """Judge X-THRASH's measurements (``source`` is always ``scripted``)."""
     del source
     bare, guarded = data["without_guard"], data["with_guard"]
     return (

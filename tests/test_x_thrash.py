@@ -1,5 +1,5 @@
-"""Tests of X3 (experiments/x_thrash.py): the scripted session does what X3 says, and every
-judge fails on measurements that should fail it (a guard that does not cut the rate, a guard
+"""Tests of X-THRASH (experiments/x_thrash.py): the scripted session does what X-THRASH says, and
+every judge fails on measurements that should fail it (a guard that does not cut the rate, a guard
 that turns compaction off, silent skips, a split pair, a refill loop that is not stopped)."""
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ def test_refill_session_stops_with_the_typed_error() -> None:
 
 
 def test_registered_with_its_summary() -> None:
-    assert EXPERIMENTS["X3"].title == EXPERIMENT_SUMMARIES["X3"]
-    assert not EXPERIMENTS["X3"].needs_cassettes
+    assert EXPERIMENTS["X-THRASH"].title == EXPERIMENT_SUMMARIES["X-THRASH"]
+    assert not EXPERIMENTS["X-THRASH"].needs_cassettes
 
 
 def test_lookup_is_deterministic() -> None:
