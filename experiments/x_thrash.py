@@ -32,7 +32,7 @@ from harness.errors import CompactionThrashError, PairingError
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tokens import CTXLAB_WINDOWS
+from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool
 
 __all__ = ["CONFIG", "MODEL", "TURNS", "measure", "run"]
@@ -127,13 +127,14 @@ def _session(config: CompactionConfig, turns: int) -> dict[str, Any]:
     model = FunctionModel(_reply, model_name=MODEL)
     agent = Agent(model, SYSTEM_PROMPT, tools=[TOOL], compaction=config)
     triggers: Counter[str] = Counter()
-    requests = largest = broken = 0
+    requests = largest = broken = sent = 0
     with _guard_lines() as lines:
         for n in range(1, turns + 1):
             result = agent.call(_question(n))
             requests += len(result.requests)
             triggers.update(c.trigger for c in result.compactions)
-            largest = max([largest, *(r.metered_tokens or 0 for r in result.requests)])
+            metered = [r.metered_tokens or 0 for r in result.requests]
+            largest, sent = max([largest, *metered]), sent + sum(metered)
             try:
                 validate_pairing(agent.context)
             except PairingError:
@@ -142,6 +143,9 @@ def _session(config: CompactionConfig, turns: int) -> dict[str, Any]:
     guard = agent.engine.compactor.guard
     compactions = sum(triggers.values())
     summaries = sum(r.purpose == "summary" for r in model.requests)
+    summary_tokens = sum(
+        estimate_tokens(r.messages) for r in model.requests if r.purpose == "summary"
+    )
     return {
         "turns": turns,
         "requests": requests,
@@ -151,6 +155,9 @@ def _session(config: CompactionConfig, turns: int) -> dict[str, Any]:
         "summary_calls_per_100_turns": round(100 * summaries / turns, 1),
         "triggers": dict(sorted(triggers.items())),
         "largest_request_tokens": largest,
+        "agent_prompt_tokens": sent,
+        "summary_prompt_tokens": summary_tokens,
+        "prompt_tokens_per_100_turns": round(100 * (sent + summary_tokens) / turns),
         "context_messages_at_end": len(agent.context),
         "pairing_errors": broken,
         "guard": None if guard is None else _guard_record(guard, lines.lines),

@@ -50,6 +50,7 @@ def claims(data: dict[str, Any], source: str = "scripted") -> tuple[Claim, ...]:
         _skips(guarded),
         _pairs(bare, guarded),
         _refill(data),
+        _tokens(bare, guarded),
     )
 
 
@@ -161,4 +162,22 @@ def _refill(data: dict[str, Any]) -> Claim:
         f"ours: judged by CompactionThrashError after exactly {bound} compactions (count mode, "
         "trigger 4 / keep 1, every call refills)",
         "the refill bound did not stop the session as expected",
+    )
+
+
+def _tokens(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
+    with_guard, without = (r["prompt_tokens_per_100_turns"] for r in (guarded, bare))
+    return _check(
+        "X-THRASH-TOKENS",
+        "The guard trades calls for size: without the thrash the context grows until the token "
+        "trigger, so the guarded session sends more prompt tokens (agent and summary requests, "
+        "before any prefix cache) although it makes far fewer calls.",
+        f"{with_guard:,} prompt tokens per 100 turns with the guard, {without:,} without "
+        f"({with_guard / without:.1f}×)"
+        if without
+        else "no prompt tokens without the guard",
+        with_guard > without > 0,
+        "ours: judged by prompt tokens per 100 turns (AgentScope's estimator) with the guard > "
+        "without; the guard is about calls and churn, not request size",
+        "the guarded session did not send more prompt tokens",
     )

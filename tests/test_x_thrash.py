@@ -24,6 +24,7 @@ RUN = {
     "summary_calls_per_100_turns": 189.3,
     "triggers": {"messages": 1136},
     "largest_request_tokens": 8099,
+    "prompt_tokens_per_100_turns": 1_700_000,
     "context_messages_at_end": 128,
     "pairing_errors": 0,
     "guard": None,
@@ -36,6 +37,7 @@ GUARDED = {
     "summary_calls_per_100_turns": 0.2,
     "triggers": {"messages+tokens": 1},
     "largest_request_tokens": 107_966,
+    "prompt_tokens_per_100_turns": 9_700_000,
     "guard": {"skipped": {"tail-meets-trigger": 1135}, "log_lines": 1135},
 }
 DATA: dict[str, Any] = {
@@ -63,6 +65,7 @@ def test_good_measurements_match_every_claim() -> None:
         "X-THRASH-SKIPS",
         "X-THRASH-PAIRS",
         "X-THRASH-REFILL",
+        "X-THRASH-TOKENS",
     ]
     assert all(c.status == "match" and c.kind == "ctxlab" and not c.article_value for c in rows)
     assert all(c.source == "scripted" for c in rows)
@@ -100,6 +103,8 @@ def changed(path: str, value: Any) -> dict[str, Any]:
         # a refill loop that is not stopped, or stopped late
         ("refill.error", None, "X-THRASH-REFILL"),
         ("refill.compactions", 4, "X-THRASH-REFILL"),
+        # the trade-off the guard makes must show
+        ("with_guard.prompt_tokens_per_100_turns", 1_000_000, "X-THRASH-TOKENS"),
     ],
 )
 def test_each_judge_fails_when_it_should(path: str, value: Any, fails: str) -> None:
