@@ -365,12 +365,14 @@ def gated_checkpoint(
     checkpoint: Message,
     span: Sequence[Message],
     meter: TokenMeter,
-    frame: Callable[[str], Message],
     shadowed_tokens: int,
 ) -> tuple[str, Message, dict[str, object]]:
     """The DSH engine's call: the summary and checkpoint to commit, and what to add to the
     ``compaction/summary`` event's data (``{"gate": record}``; ``{}`` when the gate is off)."""
     if config is None:
         return summary, checkpoint, {}
-    result, gated = gate_checkpoint(config, summary, span, meter, frame, shadowed_tokens)
+    # imported here: the dsh package imports this module (DshConfig.gate)
+    from harness.compaction.dsh.summarizer import frame_checkpoint
+
+    result, gated = gate_checkpoint(config, summary, span, meter, frame_checkpoint, shadowed_tokens)
     return result.text, gated, {"gate": result.to_record()}

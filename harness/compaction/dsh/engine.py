@@ -26,11 +26,7 @@ from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
-from harness.compaction.dsh.summarizer import (
-    build_summary_request,
-    frame_checkpoint,
-    summarize_span,
-)
+from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
 from harness.compaction.gate import gated_checkpoint
 from harness.errors import (
     CommitError,
@@ -229,13 +225,7 @@ class DshEngine:
                 self.model, request, selection.tokens, self.meter.price
             )
             summary, checkpoint, gate = gated_checkpoint(
-                self.config.gate,
-                summary,
-                checkpoint,
-                shadowed,
-                self.meter,
-                frame_checkpoint,
-                selection.tokens,
+                self.config.gate, summary, checkpoint, shadowed, self.meter, selection.tokens
             )
             self._check_stable(header, before, selection, check)
         except Exception as exc:
