@@ -65,7 +65,7 @@ def _baseline(data: dict[str, Any], bare: dict[str, Any]) -> Claim:
         f"{_rate(bare)}; {share:.1%} of {bare['requests']:,} requests; {after} messages "
         "after the last compaction",
         share >= THRASH_SHARE and after > data["trigger_messages"],
-        f"ours: judged by compactions ≥ {THRASH_SHARE:.0%} of requests and more than "
+        f"our own check, judged by compactions ≥ {THRASH_SHARE:.0%} of requests and more than "
         f"{data['trigger_messages']} messages after a compaction; issue 16 measured "
         "1,874 compactions in 962 turns in an earlier scripted session",
         "the thrash did not reproduce",
@@ -79,7 +79,7 @@ def _guarded(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
         "With ctxlab's thrash guard the same session compacts at least ten times less often.",
         f"{_rate(guarded)} with the guard, {_rate(bare)} without",
         ok,
-        f"ours: judged by compactions with the guard × {GUARD_CUT} ≤ compactions without",
+        f"our own check, judged by compactions with the guard × {GUARD_CUT} ≤ compactions without",
         "the guard did not cut the compaction rate tenfold",
     )
 
@@ -93,7 +93,7 @@ def _summary_calls(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
         "summary calls as much as compactions.",
         f"{_rate(guarded, 'summary_calls')} with the guard, {_rate(bare, 'summary_calls')} without",
         one_each and bool(cut),
-        "ours: judged by summary calls = compactions in both runs and a tenfold cut",
+        "our own check, judged by summary calls = compactions in both runs and a tenfold cut",
         "summary calls and compactions disagree, or the cut is less than tenfold",
     )
 
@@ -110,8 +110,8 @@ def _pressure(data: dict[str, Any], guarded: dict[str, Any]) -> Claim:
         f"{guarded['compactions']} compaction(s), fired by {fired}; largest request "
         f"{guarded['largest_request_tokens']:,} of {data['context_window']:,} tokens",
         token_only and under,
-        "ours: judged by ≥ 1 guarded compaction, every one fired by tokens, and the largest "
-        "request below the window",
+        "our own check, judged by ≥ 1 guarded compaction, every one fired by tokens, and the "
+        "largest request below the window",
         "the guarded session never compacted, compacted on messages alone, or overflowed",
     )
 
@@ -127,7 +127,7 @@ def _skips(guarded: dict[str, Any]) -> Claim:
         "record per skip).",
         f"{skipped:,} skipped ({reasons}); {guard.get('log_lines', 0):,} log lines",
         ok,
-        "ours: judged by skips > 0 and one guard log line per skip",
+        "our own check, judged by skips > 0 and one guard log line per skip",
         "the guard skipped nothing or its log lines do not match its records",
     )
 
@@ -140,7 +140,7 @@ def _pairs(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
         "No compaction in either run separates a tool call from its result.",
         f"{broken} pairing errors after {total:,} compactions",
         broken == 0 and total > 0,
-        "ours: judged by validate_pairing on the context after every turn of both runs",
+        "our own check, judged by validate_pairing on the context after every turn of both runs",
         "a tool call was separated from its result",
     )
 
@@ -159,8 +159,8 @@ def _refill(data: dict[str, Any]) -> Claim:
         if refill["stopped_at_call"]
         else f"{refill['compactions']} compactions, never stopped",
         ok,
-        f"ours: judged by CompactionThrashError after exactly {bound} compactions (count mode, "
-        "trigger 4 / keep 1, every call refills)",
+        f"our own check, judged by CompactionThrashError after exactly {bound} compactions "
+        "(count mode, trigger 4 / keep 1, every call refills)",
         "the refill bound did not stop the session as expected",
     )
 
@@ -177,7 +177,7 @@ def _tokens(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
         if without
         else "no prompt tokens without the guard",
         with_guard > without > 0,
-        "ours: judged by prompt tokens per 100 turns (AgentScope's estimator) with the guard > "
-        "without; the guard is about calls and churn, not request size",
+        "our own check, judged by prompt tokens per 100 turns (AgentScope's estimator) with the "
+        "guard > without; the guard is about calls and churn, not request size",
         "the guarded session did not send more prompt tokens",
     )
