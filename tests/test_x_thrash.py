@@ -5,15 +5,22 @@ that turns compaction off, silent skips, a split pair, a refill loop that is not
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from experiments.cli_help import EXPERIMENT_SUMMARIES
 from experiments.registry import EXPERIMENTS
+from experiments.report.per_experiment.x_thrash import x_thrash_section, x_thrash_view
+from experiments.report.shape import ShapeError
 from experiments.x_thrash import CONFIG, GUARD, _refill_session, _session, lookup_order
 from experiments.x_thrash_claims import claims
+
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
 
 RUN = {
     "turns": 600,
@@ -136,3 +143,29 @@ def test_registered_with_its_summary() -> None:
 def test_lookup_is_deterministic() -> None:
     assert lookup_order("SO-2026-0007") == lookup_order("SO-2026-0007")
     assert '"carrier": "MSC"' in lookup_order("SO-2026-0007")
+
+
+# --- the report page ----------------------------------------------------------------------------
+
+
+def test_page_sets_both_runs_side_by_side() -> None:
+    data = json.loads((REPORTS / "X-THRASH.json").read_text(encoding="utf-8"))
+    view = x_thrash_view(data)
+    assert view.without_guard.compactions > 100 * view.with_guard.compactions
+    section = x_thrash_section(view, pd.DataFrame())
+    per_100 = "| compactions per 100 turns | "
+    line = next(x for x in section.splitlines() if x.startswith(per_100))
+    assert line == (
+        f"{per_100}{view.without_guard.compactions_per_100_turns} | "
+        f"{view.with_guard.compactions_per_100_turns} |"
+    )
+    assert "Compaction skipped by the thrash guard" in section
+    assert "CompactionThrashError" in section
+
+
+@pytest.mark.parametrize("missing", ["with_guard", "refill", "thresholds"])
+def test_page_refuses_a_json_of_another_shape(missing: str) -> None:
+    data = json.loads((REPORTS / "X-THRASH.json").read_text(encoding="utf-8"))
+    del data[missing]
+    with pytest.raises(ShapeError):
+        x_thrash_view(data)
