@@ -376,3 +376,40 @@ def test_dsh_gate_off_records_nothing(tmp_path: Path) -> None:
     assert result is not None
     data = thaw(log.events[result.summary_seq].data)
     assert "gate" not in data and data["summary"] == E4_SUMMARY
+
+
+# --- end to end: ctxlab's profile in a HarnessAgent on the event log ----------------------------
+
+
+def test_harness_agent_gates_its_summaries_and_the_log_says_what_was_added(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from harness.builder import HarnessAgent
+    from harness.compaction.agentscope import ctxlab_profile
+
+    requests: list[ChatRequest] = []
+
+    def reply(request: ChatRequest) -> str:
+        requests.append(request)
+        return "## SUMMARY\n客户在查订单。" if request.purpose == "summary" else "好的"
+
+    profile = replace(ctxlab_profile(), trigger_messages=4, keep_messages=1, keep_tokens=0)
+    agent = HarnessAgent(
+        FunctionModel(reply),
+        workspace_root=tmp_path,
+        compaction=profile,
+        store="eventlog",
+        disable_memory_hooks=True,
+        disable_memory_tools=True,
+    )
+    try:
+        for text in ("订舱单号是 SO-2026-0417。", "货值 38650 美元。", "还要什么单证？"):
+            agent.call(text)
+    finally:
+        agent.close()
+    log = EventLog.open(tmp_path / "default" / "events" / "default.jsonl")
+    (summary,) = [thaw(e.data) for e in log.events if e.type == "compaction/summary"]
+    assert summary["gate"]["added"] == ["SO-2026-0417", "38650"]
+    last = [r for r in requests if r.purpose != "summary"][-1]
+    (gated,) = [m for m in last.messages if m.is_summary]  # the gated summary reached the model
+    assert gated.content.endswith("## Exact values\n" + GATE_NOTE + "\n- SO-2026-0417\n- 38650")
