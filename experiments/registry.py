@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e4, e5
+from experiments import e1, e2, e3, e4, e5, x_thrash
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -27,6 +27,12 @@ EXPERIMENTS: dict[str, Experiment] = {
         False,
     ),
 }
+EXPERIMENTS["X-THRASH"] = Experiment(
+    "X-THRASH",
+    "Compaction thrash under AgentScope defaults, with and without the guard",
+    x_thrash.run,
+    False,  # scripted
+)
 
 
 def experiment_ids() -> list[str]:

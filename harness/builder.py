@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.agent import Agent
-from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
 from harness.errors import ConfigError
@@ -38,8 +38,10 @@ from harness.tools import Tool
 
 __all__ = ["DEFAULT_COMPACTION", "HarnessAgent"]
 
-DEFAULT_COMPACTION = CompactionConfig()
-"""AgentScope 2.0.3's compaction with its defaults: what ``HarnessAgent`` runs unless told."""
+DEFAULT_COMPACTION = ctxlab_profile()
+"""ctxlab's own profile: AgentScope 2.0.3's compaction with its defaults plus the
+identifier-survival gate and the thrash guard (:func:`ctxlab_profile`); what ``HarnessAgent``
+runs unless told. ``CompactionConfig()`` is the seed-faithful AgentScope profile."""
 
 
 class HarnessAgent:

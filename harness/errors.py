@@ -36,6 +36,7 @@
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
         ├── CommitError              appending the result failed part-way; inspect the log
+        ├── CompactionThrashError    compactions kept refilling the context; the guard stopped
         └── ManualCompactionError    a manual compaction failed: missing, busy, changed, summary,
                                      commit, no-snapshot, persistence or cancelled (its ``code``)
 
@@ -62,6 +63,7 @@ __all__ = [
     "CommitError",
     "CompactionBusyError",
     "CompactionError",
+    "CompactionThrashError",
     "ConfigError",
     "ContextLengthExceededError",
     "CtxlabError",
@@ -274,6 +276,11 @@ class SurfaceChangedError(CompactionError):
 
 class CommitError(CompactionError):
     """Appending the summary or the replacement failed part-way; inspect the log."""
+
+
+class CompactionThrashError(CompactionError):
+    """The context refilled to the trigger right after several compactions in a row; the
+    thrash guard (:mod:`harness.compaction.thrash`) stopped before running another."""
 
 
 class ManualCompactionError(CompactionError):

@@ -133,12 +133,13 @@ class AgentScopeEngine:
         """Carry out ``plan`` (steps 5-7): every side effect of a compaction is here, in order."""
         if plan is None:
             return []
-        # The plan is final from here on: a check that may veto it (the thrash guard) goes here.
+        # The plan is final: the thrash guard (harness.compaction.thrash) already had its say
+        # inside Compactor.plan, right after the safe cutoff.
         self._before_summary(history, plan)  # step 5: memory flush + prefix record
         summary = self.compactor.summarize(plan)  # step 6: the one model call
-        # The summary text is final from here on: a post-processor (the identifier-survival
-        # gate) rewrites ``summary`` here, before it replaces the prefix.
-        compaction = self.compactor.build(plan, summary)  # step 7
+        # step 7: the identifier-survival gate (harness.compaction.gate) appends the exact
+        # values the summary dropped, then ``[summary] + tail`` replaces the history.
+        compaction = self.compactor.build(plan, summary)
         history.apply_compaction(compaction)
         return [compaction.event]
 

@@ -59,13 +59,17 @@ class CompactionRecord:
     """Who served the summary call (:func:`harness.model.provider_of`); the event log records
     it on ``compaction/summary``."""
 
+    gate: dict[str, object] | None = None
+    """What the identifier-survival gate added (:meth:`harness.compaction.gate.GateResult.
+    to_record`); None when the gate is off. ``summary`` already holds the added section."""
+
     @property
     def cut(self) -> int:
         """The cutoff index: the number of messages summarised (0 when none was)."""
         return self.cutoff.index if self.cutoff is not None else 0
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "trigger": self.trigger,
             "total_messages": self.total_messages,
             "total_tokens": self.total_tokens,
@@ -81,3 +85,6 @@ class CompactionRecord:
             "log_lines": list(self.log_lines),
             "meter": self.meter,
         }
+        if self.gate is not None:
+            data["gate"] = self.gate
+        return data

@@ -23,6 +23,7 @@ from harness.compaction.agentscope.config import (
     PruneConfig,
     Thresholds,
     TruncateArgsConfig,
+    ctxlab_profile,
     resolve_thresholds,
 )
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
@@ -52,6 +53,7 @@ __all__ = [
     "Thresholds",
     "TruncateArgsConfig",
     "build_summary_message",
+    "ctxlab_profile",
     "find_safe_cutoff",
     "prune_tool_results",
     "render_transcript",

@@ -26,7 +26,9 @@ from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.gate import gated_summary
 from harness.compaction.record import CompactionRecord
+from harness.compaction.thrash import ThrashGuard, allows
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
@@ -98,6 +100,11 @@ class Compactor:
         self.config = config
         self.thresholds = thresholds
         self.summary_model = summary_model
+        self.guard = (
+            ThrashGuard(config.thrash, thresholds, self.meter.price) if config.thrash else None
+        )
+        """The thrash guard of ``config.thrash`` (None when off); it keeps the session's
+        refill count and its skip records."""
 
     def plan(
         self, messages: Sequence[Message], reading: Reading | None = None, *, force: bool = False
@@ -118,6 +125,8 @@ class Compactor:
         if cutoff.index <= 0:
             logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
             return None
+        if not allows(self.guard, working, cutoff.index, trigger, tokens):  # the thrash guard
+            return None
         plan = Plan(trigger, tuple(working), tokens, cutoff)
         logger.info(plan.log_line)
         return plan
@@ -130,8 +139,11 @@ class Compactor:
         )
 
     def build(self, plan: Plan, summary: SummaryOutcome) -> Compaction:
-        """Step 7: ``[summary] + tail`` and the event recording how it came about."""
-        compacted = (build_summary_message(summary.text), *plan.tail)
+        """Step 7: ``[summary] + tail`` and the event recording how it came about. The
+        identifier-survival gate (``config.gate``) appends the exact values the summary
+        dropped first (deterministic, no model call)."""
+        text, gate = gated_summary(self.config.gate, summary.text, plan.prefix, self.meter)
+        compacted = (build_summary_message(text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
         priced = self.meter.price_all
@@ -144,11 +156,12 @@ class Compactor:
             keeping=len(plan.tail),
             messages_after=len(compacted),
             tokens_after=plan.tokens + priced(compacted) - priced(plan.messages),
-            summary=summary.text,
+            summary=text,
             summary_failed=summary.failed,
             log_lines=(plan.log_line, done),
             meter=self.meter.name,
             provider=provider_of(self.summary_model),
+            gate=gate,
         )
         return Compaction(messages=compacted, event=event)
 

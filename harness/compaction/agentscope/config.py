@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from harness.compaction.gate import GateConfig
+from harness.compaction.thrash import ThrashConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
 from harness.summary_outcome import SummaryPolicy
@@ -23,6 +25,7 @@ __all__ = [
     "PruneConfig",
     "Thresholds",
     "TruncateArgsConfig",
+    "ctxlab_profile",
     "resolve_thresholds",
 ]
 
@@ -112,6 +115,13 @@ class CompactionConfig:
     (:mod:`harness.meter`): ``ctxlab-anchored`` (default: anchored on the provider's usage),
     ``agentscope-2.0.3`` (the article's estimator, over the working history only), ``dsh`` or
     ``tokenizer-anchored``."""
+    gate: GateConfig | None = None
+    """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
+    summary dropped are appended to it. None (the seed's behaviour) turns it off."""
+    thrash: ThrashConfig | None = None
+    """ctxlab's thrash guard (:mod:`harness.compaction.thrash`): compactions that cannot
+    shorten the context enough are not run, and a loop of them stops with an error. None (the
+    seed's behaviour) turns it off."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
@@ -137,6 +147,13 @@ class CompactionConfig:
     def count_mode(self) -> bool:
         """True when the tail is measured in messages (``keep_tokens == 0``)."""
         return self.keep_tokens == 0
+
+
+def ctxlab_profile() -> CompactionConfig:
+    """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
+    the identifier-survival gate and the thrash guard, which neither seed has. Experiments that
+    reproduce the article use ``CompactionConfig()`` (both off) instead."""
+    return CompactionConfig(gate=GateConfig(), thrash=ThrashConfig())
 
 
 def _check_fields(

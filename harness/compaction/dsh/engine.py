@@ -29,6 +29,7 @@ from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
 from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
+from harness.compaction.gate import gated_checkpoint
 from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
@@ -197,7 +198,7 @@ class DshEngine:
         request = build_summary_request(header, shadowed, self.config.max_tokens, instructions)
         with compaction_bracket(self.log, engine="dsh", trigger=trigger) as bracket:
             summary_seq, checkpoint_seq, summary = self._transaction(
-                bracket, header, request, (before, selection), check
+                bracket, header, request, (before, selection, shadowed), check
             )
         assert bracket.end is not None  # the bracket closed without an error
         record = self._record(header, nodes, tokens, selection, summary, trigger)
@@ -210,20 +211,23 @@ class DshEngine:
         bracket: Bracket,
         header: ChatRequest,
         request: ChatRequest,
-        selected: tuple[Measurement, CompactableRange],
+        selected: tuple[Measurement, CompactableRange, list[Message]],
         check: Check,
     ) -> tuple[int, int, str]:
         """The summary and replace steps inside the bracket: (summary seq, checkpoint seq,
         summary text)."""
-        before, selection = selected
+        before, selection, shadowed = selected
         summary, checkpoint, response = summarize_span(
             self.model, request, selection.tokens, self.meter.price
+        )
+        summary, checkpoint, gate = gated_checkpoint(
+            self.config.gate, summary, checkpoint, shadowed, self.meter, selection.tokens
         )
         self._check_stable(header, before, selection, check)
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                self._summary_data(bracket.compaction_id, summary, response, selection),
+                self._summary_data(bracket.compaction_id, summary, response, selection) | gate,
             )
             checkpoint_event = self.log.replace_seqs(
                 selection.seqs[0],

@@ -148,7 +148,7 @@ def _summary_data(
     bracket: Bracket, compaction: Compaction, shadowed: list[Node]
 ) -> dict[str, object]:
     event = compaction.event
-    return {
+    data: dict[str, object] = {
         "engine": ENGINE,
         "compaction_id": bracket.compaction_id,
         "summary": event.summary,
@@ -162,6 +162,9 @@ def _summary_data(
         "meter": event.meter,  # priced total_tokens and tokens_after
         "provider": event.provider,  # who served the summary call
     }
+    if event.gate is not None:
+        data["gate"] = event.gate  # what the identifier-survival gate appended to "summary"
+    return data
 
 
 def _changed_tail(nodes: list[Node], compaction: Compaction) -> list[Node]:
