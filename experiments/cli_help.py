@@ -18,6 +18,7 @@ EXPERIMENT_SUMMARIES: dict[str, str] = {
     "E3": "Real agent, trigger 5 / keep 2: compaction from round 3 on",
     "E4": "One conversation, compacted once by each engine",
     "E5": "What the seeds computed or state but never ran, run with scripted models",
+    "X-COST": "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
 }
 """Each experiment id with its one-line description, in report order."""
 

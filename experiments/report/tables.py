@@ -48,7 +48,8 @@ ARTICLE_E3_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
 """The rounds in which the article's agent compacted."""
 
 SCRIPTED = "scripted (no model)"
-_ID_PATTERN = re.compile(r"^E\d+[A-Za-z0-9_-]*$")
+_ID_PATTERN = re.compile(r"^(E\d+|X-)[A-Za-z0-9_-]*$")
+"""Report ids: the article's experiments ``E1``… and ctxlab's own ``X-…`` (issue 16)."""
 
 
 def experiment_title(experiment_id: str, data: Mapping[str, Any] | None) -> str:
@@ -112,8 +113,8 @@ def _read_doc(path: Path) -> ExperimentDoc:
 
 
 def load_inputs(out_dir: Path) -> ReportInputs:
-    """Read ``claims.csv`` and every ``E*.json`` of ``out_dir``."""
-    paths = [p for p in out_dir.glob("E*.json") if _ID_PATTERN.match(p.stem)]
+    """Read ``claims.csv`` and every ``E*.json`` and ``X-*.json`` of ``out_dir``."""
+    paths = [p for p in sorted(out_dir.glob("*.json")) if _ID_PATTERN.match(p.stem)]
     docs = sorted((_read_doc(p) for p in paths), key=lambda d: experiment_key(d.id))
     return ReportInputs(claims_table(out_dir / "claims.csv"), tuple(docs))
 
