@@ -276,7 +276,7 @@ def build_ledger(
     rows = []
     for k, (first, compaction) in enumerate(starts):
         removed = _removed(compaction)
-        following = [s for s, _ in starts[k + 1 :] if s > first]
+        following = [s for s, _ in starts[k + 1 :]]
         window_end = following[0] if following else len(requests)
         later = tuple(
             RequestSaving(i, None if ratios[i] is None else round(removed * (ratios[i] or 0)))

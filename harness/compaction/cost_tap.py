@@ -14,8 +14,9 @@ can be put beside the compactions they belong to::
 
 The summary calls made since the previous agent request belong to the compactions of the next
 one; when a request has as many compactions as calls they are paired in order, otherwise all
-the calls are charged to its first compaction. Memory flush and consolidation calls are not a
-summary's cost and are left out.
+the calls are charged to its first compaction. Summary calls before a request that ran no
+compaction (the summary was refused, say) are still paid: they make a row that removed nothing.
+Memory flush and consolidation calls are not a summary's cost and are left out.
 """
 
 from __future__ import annotations
@@ -87,6 +88,9 @@ def _summary_groups(calls: Sequence[TappedCall], purpose: str) -> list[list[Usag
 
 def _compactions(record: RequestRecord, usages: list[Usage | None]) -> tuple[LedgerCompaction, ...]:
     events = record.compactions
+    if not events:
+        # Summary calls that ended in no compaction (a refused summary): paid, removed nothing.
+        return (LedgerCompaction(None, None, tuple(usages), record.meter),) if usages else ()
     if len(events) == len(usages):
         shares = [[u] for u in usages]
     else:
