@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from matplotlib.axes import Axes
+
 from experiments.report.per_experiment.x_cost import LedgerRow, XCostView
 from experiments.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, png
 
@@ -14,10 +16,7 @@ def _points(values: tuple[int | None, ...]) -> list[float]:
     return [math.nan if v is None else float(v) for v in values]
 
 
-def _panel(axes: object, row: LedgerRow) -> None:
-    from matplotlib.axes import Axes
-
-    assert isinstance(axes, Axes)
+def _panel(axes: Axes, row: LedgerRow) -> None:
     steps = list(range(1, len(row.cumulative_with) + 1))
     axes.plot(steps, _points(row.cumulative_with), marker="o", color=OURS, label="with compaction")
     axes.plot(
@@ -55,6 +54,7 @@ def x_cost_plot(view: XCostView) -> Plot:
     caption = (
         "X-COST: cumulative prompt tokens with compaction (requests sent plus the summary "
         "calls) and without it (the same requests plus what compaction removed from them); "
-        "dotted lines mark compactions."
+        "dotted lines mark compactions; in E4 the last point is the compaction itself, which no "
+        "request followed in the recording."
     )
     return Plot("X-COST_cumulative", caption, x_cost_cumulative(view))
