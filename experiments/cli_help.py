@@ -19,6 +19,7 @@ EXPERIMENT_SUMMARIES: dict[str, str] = {
     "E4": "One conversation, compacted once by each engine",
     "E5": "What the seeds computed or state but never ran, run with scripted models",
     "X-THRASH": "Compaction thrash under AgentScope defaults, with and without the guard",
+    "X-COST": "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
 }
 """Each experiment id with its one-line description, in report order."""
 

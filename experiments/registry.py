@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e4, e5, x_thrash
+from experiments import e1, e2, e3, e4, e5, x_cost, x_thrash
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -32,6 +32,12 @@ EXPERIMENTS["X-THRASH"] = Experiment(
     "Compaction thrash under AgentScope defaults, with and without the guard",
     x_thrash.run,
     False,  # scripted
+)
+EXPERIMENTS["X-COST"] = Experiment(
+    "X-COST",
+    "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
+    x_cost.run,
+    False,  # replays E3's and E4's cassettes; it records none of its own
 )
 
 

@@ -10,7 +10,9 @@
   the **prefix-cache summary call**, the tool-result pruner and the range selection;
 * :mod:`~harness.compaction.manual` — ``ctxlab compact``: **manual compaction** under a lock,
   with an audit line per attempt; :mod:`~harness.compaction.manual_undo` — **manual compaction
-  undo**.
+  undo**;
+* :mod:`~harness.compaction.cost` — the **compaction cost ledger** (summary-call usage against
+  the tokens each compaction removed), fed from a session by :mod:`~harness.compaction.cost_tap`.
 
 Large tool result offload is not a compaction step (it runs when a tool returns):
 see :mod:`harness.tool_offload`.

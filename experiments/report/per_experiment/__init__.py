@@ -21,6 +21,7 @@ from experiments.report.per_experiment.e2 import E2View, e2_section, e2_view
 from experiments.report.per_experiment.e3 import E3View, e3_section, e3_view
 from experiments.report.per_experiment.e4 import E4View, e4_section, e4_view
 from experiments.report.per_experiment.e5 import E5View, e5_section, e5_view
+from experiments.report.per_experiment.x_cost import XCostView, x_cost_section, x_cost_view
 from experiments.report.per_experiment.x_thrash import XThrashView, x_thrash_section, x_thrash_view
 from experiments.report.tables import ExperimentDoc
 from experiments.views import ShapeError
@@ -34,6 +35,7 @@ __all__ = [
     "E5View",
     "ExperimentReport",
     "View",
+    "XCostView",
     "XThrashView",
     "measurements_section",
     "read_view",
@@ -53,7 +55,7 @@ class ExperimentReport(Generic[V]):
     """The Measurements section of its page, given the view and the experiment's own claims."""
 
 
-View = E1View | E2View | E3View | E4View | E5View | XThrashView
+View = E1View | E2View | E3View | E4View | E5View | XThrashView | XCostView
 REPORTS: dict[str, ExperimentReport[Any]] = {
     "E1": ExperimentReport(E1View, e1_view, e1_section),
     "E2": ExperimentReport(E2View, e2_view, e2_section),
@@ -61,6 +63,7 @@ REPORTS: dict[str, ExperimentReport[Any]] = {
     "E4": ExperimentReport(E4View, e4_view, e4_section),
     "E5": ExperimentReport(E5View, e5_view, e5_section),
     "X-THRASH": ExperimentReport(XThrashView, x_thrash_view, x_thrash_section),
+    "X-COST": ExperimentReport(XCostView, x_cost_view, x_cost_section),
 }
 
 

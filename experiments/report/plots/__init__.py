@@ -11,8 +11,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from experiments.report.per_experiment import E1View, E2View, E3View, E4View, E5View, View
+from experiments.report.per_experiment.x_cost import XCostView
 from experiments.report.plots.bars import e3_plot, e4_plot
 from experiments.report.plots.canvas import DPI, PLOT_FONT, PLOT_SIZES, Plot
+from experiments.report.plots.cost import x_cost_plot
 from experiments.report.plots.heatmap import e5_plot
 from experiments.report.plots.lines import e2_plot
 from experiments.report.plots.strip import KIND_COLOURS, e1_plot
@@ -25,6 +27,7 @@ PLOTS: tuple[tuple[str, type, Callable[[Any], Plot]], ...] = (
     ("E3", E3View, e3_plot),
     ("E4", E4View, e4_plot),
     ("E5", E5View, e5_plot),
+    ("X-COST", XCostView, x_cost_plot),
 )
 """Each experiment with a plot: its id, the view its plot needs, and the plot's renderer."""
 

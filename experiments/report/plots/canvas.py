@@ -40,6 +40,7 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
     "E2_files": (6.8, 4.2),
     "E4_cache": (6.8, 4.4),
     "E5_cadence": (8.6, 6.8),
+    "X-COST_cumulative": (9.6, 3.8),
 }
 """Figure sizes in inches; at :data:`DPI` they give the PNG's size in pixels. Kept small for
 their text sizes, so that a phone showing a plot 600 px wide still shows readable text."""
