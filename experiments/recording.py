@@ -30,6 +30,8 @@ class Recording:
     provider: str
     """``deepseek``, ``local`` or ``openai-compatible``."""
     model: str | None = None
+    """The model; for ``local`` without a base URL, which local model to serve (``qwen1.5b``,
+    the default, or ``qwen0.5b``; :data:`experiments.recorder.modelfile.LOCAL_MODELS`)."""
     base_url: str | None = None
     """For ``local``: use this running server instead of starting one."""
     api_key_env: str | None = None
@@ -53,6 +55,7 @@ def record(
     """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
     the ids recorded (scripted experiments have nothing to record and are skipped)."""
     from experiments.recorder import local_server, provider_spec
+    from experiments.recorder.modelfile import local_model
 
     if source.provider != "local" or source.base_url:
         spec = provider_spec(
@@ -67,12 +70,11 @@ def record(
         return record_experiments(ids, settings)
     for scripted in (i for i in select(ids) if not EXPERIMENTS[i].needs_cassettes):
         progress(f"{scripted}  scripted; nothing to record")
+    served = local_model(source.model)
     recorded: list[str] = []
     for server_kind, group in _by_local_server(recordable(ids)).items():
-        with local_server(server=server_kind, log=progress) as server:
-            spec = provider_spec(
-                "local", model=source.model or server.model, base_url=server.base_url
-            )
+        with local_server(served, server=server_kind, log=progress) as server:
+            spec = provider_spec("local", model=server.model, base_url=server.base_url)
             settings = RunSettings(
                 cassettes,
                 "record",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.base import ExperimentResult, RunSettings, write_json
+from experiments.cassette_sets import list_sets, model_label
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.errors import ExperimentError
 from experiments.registry import EXPERIMENTS, experiment_ids
@@ -23,6 +24,7 @@ from experiments.staging import staged
 
 __all__ = [
     "RunSummary",
+    "combine_sets",
     "record_experiments",
     "run_experiments",
     "run_one",
@@ -91,15 +93,41 @@ def _run_each(
 
 
 def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
-    """Run one experiment and print its one-line outcome."""
+    """Run one experiment, once per recorded set of cassettes (:mod:`experiments.cassette_sets`),
+    and print one line per run; the claims of every set come back together, each with its
+    model."""
     experiment = EXPERIMENTS[experiment_id]
-    result = experiment.run(settings)
-    matched = sum(c.status == "match" for c in result.claims)
-    settings.progress(
-        f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
-        f"[{result.source}]"
+    sets: list[str | None] = [None]
+    if experiment.needs_cassettes and settings.mode == "replay" and settings.cassette_set is None:
+        sets = list(list_sets(settings.cassette_root, experiment.cassette_folder)) or [None]
+    results = []
+    for chosen in sets:
+        result = experiment.run(dataclasses.replace(settings, cassette_set=chosen))
+        matched = sum(c.status == "match" for c in result.claims)
+        settings.progress(
+            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+            f"[{result.source}]"
+        )
+        results.append(result)
+    return combine_sets(results)
+
+
+def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
+    """One experiment's results, one per recorded set, as one: every claim carries its set's
+    model; the first set's data is the experiment's, the others' ride along in
+    :attr:`ExperimentResult.per_model`."""
+    sources = [r.source for r in results]
+    labelled = [(model_label(r.source, sources), r) for r in results]
+    claims = tuple(
+        dataclasses.replace(claim, model=label) for label, r in labelled for claim in r.claims
     )
-    return result
+    first = results[0]
+    return dataclasses.replace(
+        first,
+        claims=claims,
+        provenance=tuple(p for r in results for p in r.provenance),
+        per_model=tuple((label, r.data) for label, r in labelled[1:]),
+    )
 
 
 def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
@@ -107,6 +135,8 @@ def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSumm
     of the other experiments are kept) and rebuild the reports of ``out_dir``."""
     for result in results:
         write_json(out_dir / f"{result.experiment}.json", result.data)
+        for label, data in result.per_model:
+            write_json(out_dir / f"{result.experiment}@{label}.json", data)
     fresh = claims_frame(c for r in results for c in r.claims)
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())

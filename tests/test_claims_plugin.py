@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.baseline import is_structural
+from experiments.baseline import claim_key, is_structural
 from experiments.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REPORTS = PROJECT_ROOT / "reports"
 CLAIMS_TESTS = Path(__file__).resolve().parent / "test_claims.py"
+BASELINE_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+"""The model of the shipped cassettes (the baseline's rows of E2-E4 name it)."""
 
 
 def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -87,7 +89,9 @@ def test_collect_lists_an_item_for_every_claim_id(
     result = run_claims(pytester, baseline, "--collect-only", "-q")
     listed = result.stdout.str()
     for row in read_rows(baseline)[1]:
-        assert f"test_claims_copy.py::test_claim[{row['claim_id']}]\n" in listed, row["claim_id"]
+        key = claim_key(row)  # the claim id, and the model of a recorded claim
+        assert f"test_claims_copy.py::test_claim[{key}]\n" in listed, key
+        assert "@" in key or row["model"] == "scripted"
 
 
 def test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes(
@@ -182,7 +186,7 @@ def test_a_kind_column_becomes_a_marker_and_the_ids_stay(
     write_rows(baseline, [*columns[:2], "kind", *columns[2:]], rows)
     result = run_claims(pytester, baseline, "--collect-only", "-q", "-m", "structural")
     listed = [line for line in result.stdout.lines if "::test_claim[" in line]
-    expected = [r["claim_id"] for r in rows if r["kind"] == "structural"]
+    expected = [claim_key(r) for r in rows if r["kind"] == "structural"]
     assert listed == [f"test_claims_copy.py::test_claim[{i}]" for i in expected]
     assert expected
 
@@ -246,14 +250,16 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
     structural = [r["claim_id"] for r in rows_of(baseline, "E3") if is_structural(r)]
     result = run_claims(
         pytester, baseline, "-k", " or ".join(structural), "--record-mode=rewrite",
-        "--provider", "openai-compatible", "--base-url", fixed_model, "--model", "fixed-model",
+        "--provider", "openai-compatible", "--base-url", fixed_model, "--model", BASELINE_MODEL,
         "--api-key-env", "CTXLAB_FAKE_KEY", "--cassettes", str(cassettes),
     )  # fmt: skip
+    # The baseline's rows of a model are judged against that model's re-recording.
     result.assert_outcomes(passed=len(structural))
     result.stdout.fnmatch_lines(["ctxlab: re-recording E3 from openai-compatible"])
-    recorded = json.loads((cassettes / "E3" / "rounds.json").read_text(encoding="utf-8"))
+    folder = cassettes / "E3" / f"openai-compatible-{BASELINE_MODEL}"
+    recorded = json.loads((folder / "rounds.json").read_text(encoding="utf-8"))
     assert recorded["provenance"]["provider"] == "openai-compatible"
-    assert recorded["provenance"]["model"] == "fixed-model"
+    assert recorded["provenance"]["model"] == BASELINE_MODEL
     assert not (cassettes / "E2").exists()  # only what the selected claims need
 
 
