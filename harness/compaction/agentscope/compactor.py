@@ -22,6 +22,7 @@ from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.gate import gated_summary
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
@@ -56,9 +57,12 @@ class CompactionEvent:
     provider: str = ""
     """Who served the summary call (:func:`harness.model.provider_of`); the event log records
     it on ``compaction/summary``."""
+    gate: dict[str, object] | None = None
+    """What the identifier-survival gate added (:meth:`harness.compaction.gate.GateResult.
+    to_record`); None when the gate is off. ``summary`` already holds the added section."""
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "trigger": self.trigger,
             "total_messages": self.total_messages,
             "total_tokens": self.total_tokens,
@@ -74,6 +78,9 @@ class CompactionEvent:
             "log_lines": list(self.log_lines),
             "meter": self.meter,
         }
+        if self.gate is not None:
+            data["gate"] = self.gate
+        return data
 
 
 @dataclass(frozen=True)
@@ -173,7 +180,8 @@ class Compactor:
         logger.info(triggered)
         self._before_summary(prefix)
         summary = summarize(self.summary_model, prefix, self.config.summary_prompt)
-        compacted = (build_summary_message(summary.text), *tail)
+        text, gate = gated_summary(self.config.gate, summary.text, prefix, self.meter)
+        compacted = (build_summary_message(text), *tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
         after = tokens + self.meter.price_all(compacted) - self.meter.price_all(messages)
@@ -185,11 +193,12 @@ class Compactor:
             keeping=len(tail),
             messages_after=len(compacted),
             tokens_after=after,
-            summary=summary.text,
+            summary=text,
             summary_failed=summary.failed,
             log_lines=(triggered, done),
             meter=self.meter.name,
             provider=provider_of(self.summary_model),
+            gate=gate,
         )
         return Compaction(messages=compacted, event=event)
 

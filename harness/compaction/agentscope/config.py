@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from harness.compaction.gate import GateConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
 from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
@@ -107,6 +108,9 @@ class CompactionConfig:
     (:mod:`harness.meter`): ``ctxlab-anchored`` (default: anchored on the provider's usage),
     ``agentscope-2.0.3`` (the article's estimator, over the working history only), ``dsh`` or
     ``tokenizer-anchored``."""
+    gate: GateConfig | None = None
+    """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
+    summary dropped are appended to it. None (the seed's behaviour) turns it off."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from harness.compaction.gate import GateConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
 
@@ -38,6 +39,9 @@ class DshConfig:
     """The token meter (:mod:`harness.meter`) that prices pressure, the retain budget and the
     events: ``ctxlab-anchored`` (default), ``dsh`` (DeepSeek-Harness's own), ``agentscope-2.0.3``
     or ``tokenizer-anchored``."""
+    gate: GateConfig | None = None
+    """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
+    checkpoint dropped are appended to it. None (the seed's behaviour) turns it off."""
 
     def __post_init__(self) -> None:
         for problem in _field_problems(self):

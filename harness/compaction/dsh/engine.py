@@ -26,7 +26,12 @@ from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
-from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
+from harness.compaction.dsh.summarizer import (
+    build_summary_request,
+    frame_checkpoint,
+    summarize_span,
+)
+from harness.compaction.gate import gated_checkpoint
 from harness.errors import (
     CommitError,
     CompactionBusyError,
@@ -223,6 +228,15 @@ class DshEngine:
             summary, checkpoint, response = summarize_span(
                 self.model, request, selection.tokens, self.meter.price
             )
+            summary, checkpoint, gate = gated_checkpoint(
+                self.config.gate,
+                summary,
+                checkpoint,
+                shadowed,
+                self.meter,
+                frame_checkpoint,
+                selection.tokens,
+            )
             self._check_stable(header, before, selection, check)
         except Exception as exc:
             self._end(compaction_id, f"{type(exc).__name__}: {exc}")
@@ -230,7 +244,7 @@ class DshEngine:
         try:
             summary_event = self.log.append(
                 "compaction/summary",
-                self._summary_data(compaction_id, summary, response, selection),
+                self._summary_data(compaction_id, summary, response, selection) | gate,
             )
             checkpoint_event = self.log.replace_seqs(
                 selection.seqs[0],

@@ -153,7 +153,7 @@ def _refuse_if_busy(log: EventLog) -> None:
 
 def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) -> dict[str, object]:
     event = compaction.event
-    return {
+    data: dict[str, object] = {
         "engine": ENGINE,
         "compaction_id": start.data["compaction_id"],
         "summary": event.summary,
@@ -167,6 +167,9 @@ def _summary_data(start: Event, compaction: Compaction, shadowed: list[Node]) ->
         "meter": event.meter,  # priced total_tokens and tokens_after
         "provider": event.provider,  # who served the summary call
     }
+    if event.gate is not None:
+        data["gate"] = event.gate  # what the identifier-survival gate appended to "summary"
+    return data
 
 
 def _changed_tail(nodes: list[Node], compaction: Compaction) -> list[Node]:
