@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from experiments.cassette_sets import DEFAULT_SET, list_sets, set_name, variant_name
 from experiments.claims import Claim
@@ -26,6 +26,8 @@ __all__ = [
     "refuse_secrets",
     "write_json",
 ]
+
+Config = TypeVar("Config")
 
 ARTICLE_METER = "agentscope-2.0.3"
 """The token meter of every experiment that reproduces the article's numbers: AgentScope 2.0.3's
@@ -54,6 +56,12 @@ class RunSettings:
     None = the provider's own set when recording, else the default set."""
     variant: str = ""
     """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
+
+    def configure(self, config: Config) -> Config:
+        """``config`` with this run's variant switched on (:mod:`experiments.variants`)."""
+        from experiments.variants import with_variant
+
+        return with_variant(config, self.variant)
 
     def cassette_path(self, experiment_id: str, name: str) -> Path:
         """``<root>/<experiment>/<set>/<name>[-<variant>].json`` (a cassette directly in the
@@ -120,6 +128,19 @@ class Experiment:
     or ``llama-server`` (llama.cpp's own, which reports cached prompt tokens)."""
     cassettes_of: str = ""
     """The experiment whose cassette folder this one replays (default: its own)."""
+    requires: tuple[str, ...] = ()
+    """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
+    (X1 replays the sets that hold ``E3/rounds-gate`` and ``E4/compactions-gate``)."""
+
+    def sets(self, cassette_root: Path) -> list[str]:
+        """The recorded sets this experiment replays, one run each (default set first)."""
+        found = list_sets(cassette_root, self.cassette_folder)
+        needed = [tuple(r.split("/", 1)) for r in self.requires]
+        return [
+            s
+            for s in found
+            if all((cassette_root / e / s / f"{name}.json").is_file() for e, name in needed)
+        ]
 
     @property
     def cassette_folder(self) -> str:

@@ -77,7 +77,7 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> d
 def measure(settings: RunSettings) -> tuple[dict[str, Any], str, dict[str, Any]]:
     """Play the five rounds; returns the measurements, the source and the cassette provenance."""
     with settings.model("E3", "rounds") as cassette:
-        agent = Agent(cassette.client, SYSTEM_PROMPT, compaction=CONFIG)
+        agent = Agent(cassette.client, SYSTEM_PROMPT, compaction=settings.configure(CONFIG))
         rounds = []
         for number, user in enumerate(ROUNDS, start=1):
             result = agent.call(user)

@@ -34,6 +34,7 @@ from harness.agent import Agent
 from harness.client import ChatClient
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
+from harness.compaction.dsh.summarizer import CHECKPOINT_NAME
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
 from harness.model import ChatModel, ChatRequest, ChatResponse
@@ -151,9 +152,16 @@ def _engine_report(
         "summary_prompt_tokens": usage.prompt_tokens if usage else None,
         "summary_cached_tokens": usage.cached_tokens if usage else None,
         "facts_kept": _facts_in(summary),
+        "surface_summary": next((m.content for m in after if _carries_summary(m)), None),
         "replay_equals_live": EventLog.replay(log.path).messages() == after if log.path else None,
         "pairing_valid": _valid(after),
     }
+
+
+def _carries_summary(message: Any) -> bool:
+    """The message the conversation goes on with in place of the compacted span: AgentScope's
+    summary message or DSH's checkpoint."""
+    return bool(message.is_summary or message.name == CHECKPOINT_NAME)
 
 
 def _valid(messages: list[Any]) -> bool:
@@ -173,10 +181,10 @@ def measure(settings: RunSettings) -> dict[str, Any]:
         before = log.messages()
         for copy in ("dsh.jsonl", "agentscope.jsonl"):
             shutil.copyfile(root / "conversation.jsonl", root / copy)
-        dsh = _compact_dsh(spy, root / "dsh.jsonl", header, before)
+        dsh = _compact_dsh(spy, root / "dsh.jsonl", header, before, settings)
         dsh_report = _engine_report("dsh", spy, cassette.client, before, dsh["log"], dsh["summary"])
         spy.complete(last_request)  # warm the server's prompt cache again, as before the first
-        agentscope = _compact_agentscope(spy, root / "agentscope.jsonl")
+        agentscope = _compact_agentscope(spy, root / "agentscope.jsonl", settings)
         as_report = _engine_report(
             "agentscope", spy, cassette.client, before, agentscope["log"], agentscope["summary"]
         )
@@ -199,11 +207,14 @@ def measure(settings: RunSettings) -> dict[str, Any]:
     }
 
 
-def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -> dict[str, Any]:
+def _compact_dsh(
+    spy: Spy, path: Path, header: ChatRequest, before: list[Any], settings: RunSettings
+) -> dict[str, Any]:
     log = EventLog.open(path)
     first, nodes = len(log.events), list(log.node_seqs)
     tail_tokens = sum(price_message(m) for m in before[-KEEP:])
-    engine = DshEngine(log, spy, DshConfig(meter="dsh"))  # dsh's own meter, as read
+    config = settings.configure(DshConfig(meter="dsh"))  # dsh's own meter, as read
+    engine = DshEngine(log, spy, config)
     try:
         result = engine.compact_now(header, retain_tokens=tail_tokens)
     except SummaryError as exc:  # the engine closed the bracket with the error; report it
@@ -259,18 +270,20 @@ def _positions(event: Any, nodes: list[int]) -> list[int] | None:
     return [nodes.index(span[0]), nodes.index(span[1])]
 
 
-def _compact_agentscope(spy: Spy, path: Path) -> dict[str, Any]:
+def _compact_agentscope(spy: Spy, path: Path, settings: RunSettings) -> dict[str, Any]:
     log = EventLog.open(path)
     history = EventLogHistory(log)
-    config = CompactionConfig(
-        trigger_messages=3,
-        trigger_tokens=None,
-        keep_messages=KEEP,
-        keep_tokens=0,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter=ARTICLE_METER,
+    config = settings.configure(
+        CompactionConfig(
+            trigger_messages=3,
+            trigger_tokens=None,
+            keep_messages=KEEP,
+            keep_tokens=0,
+            prune=None,
+            flush_before_compact=False,
+            offload_before_compact=False,
+            meter=ARTICLE_METER,
+        )
     )
     compactor = Compactor(config, resolve_thresholds(config, spy.model_name), spy)
     compaction = compactor.force(history.messages())

@@ -37,11 +37,22 @@ class Recording:
     api_key_env: str | None = None
     timeouts: Timeouts | None = None
     """The client's timeouts; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+    variant: str = ""
+    """Record with a ctxlab switch on (``gate``; :mod:`experiments.variants`), into
+    ``<name>-<variant>.json`` beside the plain cassettes."""
 
 
 def recordable(ids: Sequence[str]) -> list[str]:
-    """The experiments among ``ids`` (all when empty) that have cassettes, in report order."""
-    return [i for i in select(ids) if EXPERIMENTS[i].needs_cassettes]
+    """The experiments among ``ids`` (all when empty) that have cassettes of their own, in
+    report order (one that replays another's cassettes, X1, records nothing itself)."""
+    return [
+        i for i in select(ids) if EXPERIMENTS[i].needs_cassettes and not EXPERIMENTS[i].cassettes_of
+    ]
+
+
+def replaying_others() -> list[str]:
+    """The experiments that replay other experiments' cassettes (X1 replays E3's and E4's)."""
+    return [i for i in EXPERIMENTS if EXPERIMENTS[i].cassettes_of]
 
 
 def record(
@@ -65,7 +76,13 @@ def record(
             api_key_env=source.api_key_env,
         )
         settings = RunSettings(
-            cassettes, "record", spec, force=force, progress=progress, timeouts=source.timeouts
+            cassettes,
+            "record",
+            spec,
+            force=force,
+            progress=progress,
+            timeouts=source.timeouts,
+            variant=source.variant,
         )
         return record_experiments(ids, settings)
     for scripted in (i for i in select(ids) if not EXPERIMENTS[i].needs_cassettes):
@@ -83,6 +100,7 @@ def record(
                 force=force,
                 progress=progress,
                 timeouts=source.timeouts,
+                variant=source.variant,
             )
             recorded += record_experiments(group, settings)
     return recorded

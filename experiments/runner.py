@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.base import ExperimentResult, RunSettings, write_json
-from experiments.cassette_sets import list_sets, model_label
+from experiments.cassette_sets import model_label
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.errors import ExperimentError
 from experiments.registry import EXPERIMENTS, experiment_ids
@@ -99,7 +99,7 @@ def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
     experiment = EXPERIMENTS[experiment_id]
     sets: list[str | None] = [None]
     if experiment.needs_cassettes and settings.mode == "replay" and settings.cassette_set is None:
-        sets = list(list_sets(settings.cassette_root, experiment.cassette_folder)) or [None]
+        sets = list(experiment.sets(settings.cassette_root)) or [None]
     results = []
     for chosen in sets:
         result = experiment.run(dataclasses.replace(settings, cassette_set=chosen))
@@ -155,6 +155,11 @@ def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
         experiment = EXPERIMENTS[experiment_id]
         if not experiment.needs_cassettes:
             settings.progress(f"{experiment_id}  scripted; nothing to record")
+            continue
+        if experiment.cassettes_of:
+            settings.progress(
+                f"{experiment_id}  replays {experiment.cassettes_of}'s cassettes; nothing to record"
+            )
             continue
         started = time.monotonic()
         settings.progress(f"{experiment_id}  recording: {experiment.title}")

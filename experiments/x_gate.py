@@ -1,0 +1,149 @@
+"""X1: the identifier-survival gate, from recorded cassettes: planted facts kept with and
+without it, per recorded model.
+
+ctxlab's gate (:mod:`harness.compaction.gate`; neither seed has one) appends the exact values a
+summary dropped to it. This experiment replays E3 and E4 twice for each recorded set: from the
+plain cassettes (gate off, as the article ran) and from the gate variant's
+(``rounds-gate.json``, ``compactions-gate.json``, recorded with ``ctxlab record E3 E4
+--provider local --variant gate``; the variant is recorded, not computed, because E3's later
+requests carry the gated summary and so get other answers). Each claim is ours (kind
+``ctxlab``) and strict: a planted fact counts as kept only when it appears verbatim in the
+summary the conversation goes on with (the summary message on the surface after compaction).
+
+* E3: the code word 夜莺 in every summary of the five rounds.
+* E4: the four planted facts (code word, order id, amount, path) in each engine's summary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from experiments import e3, e4
+from experiments.base import ExperimentResult, RunSettings
+from experiments.claims import Claim
+
+__all__ = ["E3_FACTS", "run"]
+
+E3_FACTS = {"code word": e3.CODE_WORD}
+"""What E3 plants and later asks for again."""
+STRICT = (
+    "judged strictly by experiments/x_gate.py: a fact counts only when it appears verbatim in "
+    "the summary message the conversation goes on with; model output as recorded"
+)
+ENGINES = {"agentscope": "AS", "dsh": "DSH"}
+
+
+def _kept(text: str | None, facts: Mapping[str, str]) -> list[str]:
+    return [name for name, value in facts.items() if text and value in text]
+
+
+def _e3_summaries(data: Mapping[str, Any]) -> list[str]:
+    """The summary each compacted round left on the surface (what the next request carries)."""
+    return [
+        "\n".join(m["text"] for m in r["context_after"] if m["kind"] == "summary")
+        for r in data["rounds"]
+        if r["compaction"]
+    ]
+
+
+def _e3_view(data: Mapping[str, Any]) -> dict[str, Any]:
+    summaries = _e3_summaries(data)
+    return {
+        "summaries": summaries,
+        "kept": [_kept(s, E3_FACTS) for s in summaries],
+        "round5_answer": data["rounds"][-1]["answer"],
+    }
+
+
+def _e4_view(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        engine["engine"]: {
+            "summary": engine.get("surface_summary"),
+            "kept": _kept(engine.get("surface_summary"), e4.FACTS),
+        }
+        for engine in data["engines"]
+    }
+
+
+def measure(settings: RunSettings) -> dict[str, Any]:
+    """Replay E3 and E4 plain and gated for the set of ``settings``."""
+    views: dict[str, Any] = {"e3": {}, "e4": {}}
+    provenance, sources = [], []
+    for label, variant in (("off", ""), ("on", "gate")):
+        chosen = dataclasses.replace(settings, variant=variant)
+        e3_data, source, e3_provenance = e3.measure(chosen)
+        e4_data = e4.measure(chosen)
+        views["e3"][label] = _e3_view(e3_data)
+        views["e4"][label] = _e4_view(e4_data)
+        provenance += [e3_provenance, e4_data["provenance"]]
+        sources += [source, e4_data["source"]]
+    if len(set(sources)) != 1:
+        raise AssertionError(f"X1: one set, several models: {sorted(set(sources))}")
+    return {
+        "experiment": "X1",
+        "source": sources[0],
+        "provenance": provenance,
+        "e3_facts": E3_FACTS,
+        "e4_facts": e4.FACTS,
+        **views,
+    }
+
+
+def _count(kept: Sequence[str], facts: Mapping[str, str]) -> str:
+    lost = [name for name in facts if name not in kept]
+    text = f"{len(kept)} of {len(facts)}"
+    return text + (f" (dropped: {', '.join(lost)})" if lost else "")
+
+
+def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
+    claims = []
+    for label, words in (("off", "without the gate"), ("on", "with the gate")):
+        kept = data["e3"][label]["kept"]
+        total = len(kept)
+        claims.append(
+            Claim.ours(
+                "X1",
+                f"X-GATE-E3-{label.upper()}",
+                f"E3 {words}: every summary the later rounds carry keeps the code word "
+                f"{e3.CODE_WORD} verbatim.",
+                f"{total} of {total} summaries",
+                f"{sum(bool(k) for k in kept)} of {total} summaries",
+                source,
+                STRICT,
+                differs_note=f"the summaries of the model ({source}) {words} lost the code "
+                f"word; {STRICT}",
+            )
+        )
+    return claims
+
+
+def _e4_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
+    claims = []
+    facts = data["e4_facts"]
+    for engine, short in ENGINES.items():
+        for label, words in (("off", "without the gate"), ("on", "with the gate")):
+            kept = data["e4"][label][engine]["kept"]
+            claims.append(
+                Claim.ours(
+                    "X1",
+                    f"X-GATE-E4-{short}-{label.upper()}",
+                    f"E4, {engine} engine {words}: the summary keeps all {len(facts)} planted "
+                    "facts (code word, order id, amount, path) verbatim.",
+                    f"{len(facts)} of {len(facts)}",
+                    _count(kept, facts),
+                    source,
+                    STRICT,
+                    differs_note=f"the {engine} summary of the model ({source}) {words} "
+                    f"dropped a planted fact; {STRICT}",
+                )
+            )
+    return claims
+
+
+def run(settings: RunSettings) -> ExperimentResult:
+    data = measure(settings)
+    source = data["source"]
+    claims = (*_e3_claims(data, source), *_e4_claims(data, source))
+    return ExperimentResult("X1", claims, data, source, tuple(data["provenance"]))
