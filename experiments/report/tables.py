@@ -142,11 +142,12 @@ def recorded_models(claims: pd.DataFrame) -> list[str]:
 def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """The claims of ``columns`` with one row per claim and, when more than one model produced
     them, ``reproduced_value``, ``status`` and ``note`` once per model, side by side, headed
-    ``<column> (<model>)``. A table of one model (or scripted) keeps ``columns`` as they are."""
+    ``<column> (<model>)`` (``source`` is left out: the headers name the models). A table of one
+    model (or scripted) keeps ``columns`` as they are."""
     models = list(dict.fromkeys(claims["model"])) if "model" in claims.columns else []
     if len(models) <= 1:
         return claims.loc[:, list(columns)].reset_index(drop=True)
-    own = [c for c in columns if c not in PER_MODEL]
+    own = [c for c in columns if c not in PER_MODEL and c != "source"]  # models head columns
     wide = claims.loc[:, own].drop_duplicates(subset=["claim_id"]).reset_index(drop=True)
     for model in models:
         rows = claims[claims["model"] == model].set_index("claim_id")
