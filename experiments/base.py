@@ -66,8 +66,10 @@ class RunSettings:
     def cassette_path(self, experiment_id: str, name: str) -> Path:
         """``<root>/<experiment>/<set>/<name>[-<variant>].json`` (a cassette directly in the
         experiment's folder, the layout before sets, still replays)."""
+        from experiments.variants import cassette_variant
+
         folder = self.cassette_root / experiment_id
-        file_name = f"{variant_name(name, self.variant)}.json"
+        file_name = f"{variant_name(name, cassette_variant(experiment_id, self.variant))}.json"
         chosen = self.cassette_set
         if chosen is None and self.mode == "record" and self.provider is not None:
             chosen = set_name(self.provider.name, self.provider.model)
@@ -130,7 +132,7 @@ class Experiment:
     """The experiment whose cassette folder this one replays (default: its own)."""
     requires: tuple[str, ...] = ()
     """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
-    (X1 replays the sets that hold ``E3/rounds-gate`` and ``E4/compactions-gate``)."""
+    (X1 replays the sets that hold ``E3/rounds-gate`` and ``E4/compactions``)."""
 
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""

@@ -21,6 +21,7 @@ from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
 from experiments.staging import staged
+from experiments.variants import cassette_variant
 
 __all__ = [
     "RunSummary",
@@ -159,6 +160,12 @@ def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
         if experiment.cassettes_of:
             settings.progress(
                 f"{experiment_id}  replays {experiment.cassettes_of}'s cassettes; nothing to record"
+            )
+            continue
+        if settings.variant and not cassette_variant(experiment_id, settings.variant):
+            settings.progress(
+                f"{experiment_id}  the {settings.variant} variant changes none of its requests; "
+                "its plain cassettes serve (nothing to record)"
             )
             continue
         started = time.monotonic()

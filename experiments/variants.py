@@ -1,11 +1,13 @@
 """Recorded variants: an experiment run again with one of ctxlab's own switches on.
 
-A variant's cassettes live beside the plain ones in the same set folder, named
-``<name>-<variant>.json`` (``cassettes/E3/<set>/rounds-gate.json``), because the switch changes
-what later requests carry (E3's rounds after a gated compaction send the gated summary). Record
-one with ``ctxlab record E3 E4 --provider local --variant gate``; the experiments themselves
-replay their plain cassettes, and the experiment that compares the two (X1, the gate) replays
-both.
+Where the switch changes what later requests carry (E3's rounds after a gated compaction send
+the gated summary), the variant has cassettes of its own, beside the plain ones in the same set
+folder, named ``<name>-<variant>.json`` (``cassettes/E3/<set>/rounds-gate.json``); record them
+with ``ctxlab record E3 --provider local --variant gate``. Where it changes no request (E4: the
+gate edits the summary after the summary call, and no request follows the compactions), the
+variant replays the plain cassettes with the switch on, and replay proves it: every request is
+matched and every recorded answer played (:data:`OWN_CASSETTES`). The experiments themselves
+replay their plain cassettes; X1 (the gate) replays both.
 """
 
 from __future__ import annotations
@@ -16,14 +18,24 @@ from typing import TypeVar
 from experiments.errors import ExperimentError
 from harness.compaction.gate import GateConfig
 
-__all__ = ["VARIANTS", "with_variant"]
+__all__ = ["OWN_CASSETTES", "VARIANTS", "cassette_variant", "with_variant"]
 
 VARIANTS: dict[str, str] = {
     "gate": "the identifier-survival gate on (harness/compaction/gate.py, GateConfig())",
 }
 """The variants ``--variant`` knows, and what each turns on."""
 
+OWN_CASSETTES: dict[str, frozenset[str]] = {"gate": frozenset({"E3"})}
+"""For each variant, the experiments whose requests it changes: they are recorded with the
+switch on; the others replay their plain cassettes with it on."""
+
 Config = TypeVar("Config")
+
+
+def cassette_variant(experiment_id: str, variant: str) -> str:
+    """The variant suffix of ``experiment_id``'s cassettes under ``variant``: the variant when
+    it changes the experiment's requests, else ``""`` (the plain cassettes serve)."""
+    return variant if experiment_id in OWN_CASSETTES.get(variant, frozenset()) else ""
 
 
 def with_variant(config: Config, variant: str) -> Config:

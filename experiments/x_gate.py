@@ -2,13 +2,14 @@
 without it, per recorded model.
 
 ctxlab's gate (:mod:`harness.compaction.gate`; neither seed has one) appends the exact values a
-summary dropped to it. This experiment replays E3 and E4 twice for each recorded set: from the
-plain cassettes (gate off, as the article ran) and from the gate variant's
-(``rounds-gate.json``, ``compactions-gate.json``, recorded with ``ctxlab record E3 E4
---provider local --variant gate``; the variant is recorded, not computed, because E3's later
-requests carry the gated summary and so get other answers). Each claim is ours (kind
-``ctxlab``) and strict: a planted fact counts as kept only when it appears verbatim in the
-summary the conversation goes on with (the summary message on the surface after compaction).
+summary dropped to it. This experiment replays E3 and E4 twice for each recorded set, gate off
+(as the article ran) and gate on. E3's gate run replays its own recording
+(``rounds-gate.json``, recorded with ``ctxlab record E3 --provider local --variant gate``):
+E3's later requests carry the gated summary and so get other answers. E4's gate run replays
+E4's plain cassette with the gate on, since no request follows its compactions (replay checks
+that every request matches; :mod:`experiments.variants`). Each claim is ours (kind ``ctxlab``)
+and strict: a planted fact counts as kept only when it appears verbatim in the summary the
+conversation goes on with (the summary message on the surface after compaction).
 
 * E3: the code word 夜莺 in every summary of the five rounds.
 * E4: the four planted facts (code word, order id, amount, path) in each engine's summary.

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
+from experiments import e4
 from experiments.base import RunSettings
 from experiments.cassette_sets import list_sets
 from experiments.errors import CassetteMissingError
@@ -42,10 +43,8 @@ def test_a_variant_is_recorded_beside_the_plain_cassettes(recorded: Path) -> Non
         "rounds-gate.json",
         "rounds.json",
     ]
-    assert sorted(p.name for p in (recorded / "E4" / SET).iterdir()) == [
-        "compactions-gate.json",
-        "compactions.json",
-    ]
+    # The gate changes none of E4's requests: its plain cassette serves the gate run too.
+    assert sorted(p.name for p in (recorded / "E4" / SET).iterdir()) == ["compactions.json"]
     assert EXPERIMENTS["X1"].sets(recorded) == [SET]
 
 
@@ -88,6 +87,17 @@ def test_the_shipped_cassettes_hold_a_gate_variant_for_the_default_model() -> No
     root = Path(__file__).resolve().parent.parent / "cassettes"
     assert "local-qwen2.5-coder-1.5b-instruct-q4_k_m" in EXPERIMENTS["X1"].sets(root)
     assert list_sets(root, "E3", ["rounds-gate"])[0] == "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def test_the_gate_variant_of_e4_replays_every_plain_request(recorded: Path) -> None:
+    """The E4 gate run is served by the plain cassette: replay fails on any request it does
+    not hold and on any recorded answer left unplayed, so passing proves the requests equal."""
+    settings = RunSettings(cassette_root=recorded, variant="gate", **QUIET)  # type: ignore[arg-type]
+    assert settings.cassette_path("E4", "compactions").name == "compactions.json"
+    assert settings.cassette_path("E3", "rounds").name == "rounds-gate.json"
+    data = e4.measure(settings)
+    gated = [e["surface_summary"] for e in data["engines"] if e["engine"] == "agentscope"]
+    assert "## Exact values" in gated[0]
 
 
 def test_variants_switch_only_the_gate() -> None:
