@@ -27,15 +27,18 @@ Request = tuple[str, list[Message], list[dict[str, object]], int]
 
 
 def cassette_requests(root: Path) -> Iterator[Request]:
-    """``(cassette, messages, tools, prompt_tokens)`` for every chat request with usage."""
-    for path in sorted(root.glob("*/*.json")):
+    """``(cassette, messages, tools, prompt_tokens)`` for every chat request with usage, from
+    every recorded set (``<experiment>/<provider>-<model>/<name>.json``; the cassette is named
+    by its path, so each set's requests calibrate their own meter)."""
+    for path in sorted([*root.glob("*/*.json"), *root.glob("*/*/*.json")]):
         for interaction in json.loads(path.read_text(encoding="utf-8"))["interactions"]:
             body = interaction["request"]["body"].get("json") or {}
             answer = interaction["response"]["body"].get("json") or {}
             usage = answer.get("usage") or {}
             if "messages" in body and usage.get("prompt_tokens"):
                 messages = [Message.from_wire(m) for m in body["messages"]]
-                yield path.stem, messages, list(body.get("tools") or []), usage["prompt_tokens"]
+                cassette = path.relative_to(root).with_suffix("").as_posix()
+                yield cassette, messages, list(body.get("tools") or []), usage["prompt_tokens"]
 
 
 def script(messages: list[Message]) -> str:

@@ -30,7 +30,9 @@ def test_set_names_are_one_path_component() -> None:
         "local-qwen2.5-coder-0.5b-instruct-q4_k_m"
     )
     assert set_name("openai-compatible", "org/model:7b") == "openai-compatible-org_model_7b"
-    assert "/" not in set_name("x", "../../etc") and ".." not in set_name("x", "../../etc")
+    for model in ("../../etc", "..", "a/../b"):
+        name = set_name("x", model)
+        assert Path(name).name == name and name not in (".", "..") and "/" not in name
 
 
 def test_list_sets_puts_the_default_first_and_ignores_empty_folders(tmp_path: Path) -> None:
@@ -156,3 +158,21 @@ def test_side_by_side_shows_each_model_with_its_own_reason() -> None:
     one = side_by_side(frame[frame["model"] == "big"], ["claim_id", "status"])
     assert list(one.columns) == ["claim_id", "status"]
     assert isinstance(one, pd.DataFrame)
+
+
+def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path) -> None:
+    from experiments.claims import write_claims
+    from experiments.report import build_reports
+
+    claims = [_claim("big", "match"), _claim("small", "differs", "small said 2")]
+    write_claims(claims_frame(claims), tmp_path / "claims.csv")
+    build_reports(tmp_path)
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "<th>Reproduced (big)</th><th>Reproduced (small)</th>" in html
+    row = html[html.index('<tr class="claim') : html.index("</tr>", html.index('<tr class="claim'))]
+    assert 'class="claim status-mixed"' in row  # matches for one model, differs for the other
+    assert '<td class="value status-match"' in row and '<td class="value status-differs"' in row
+    assert '<span class="model">small:</span> small said 2' in row
+    markdown = (tmp_path / "claims.md").read_text(encoding="utf-8")
+    assert "| reproduced_value (big) | status (big) | note (big) |" in markdown
+    assert "| 1 | match |  | 2 | differs | small said 2 |" in markdown
