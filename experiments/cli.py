@@ -66,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         help="overwrite the cassettes of the same provider and model (others are kept)",
     )
     record.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="local: the server's threads (1 records faster on a busy machine; kept in the "
+        "cassette's provenance)",
+    )
+    record.add_argument(
         "--variant",
         choices=("gate",),
         help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
@@ -226,6 +233,7 @@ def _record(args: argparse.Namespace) -> int:
         args.base_url,
         args.api_key_env,
         timeouts=timeouts(args),
+        threads=args.threads,
         variant=args.variant or "",
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)

@@ -37,6 +37,9 @@ class Recording:
     api_key_env: str | None = None
     timeouts: Timeouts | None = None
     """The client's timeouts; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+    threads: int = 2
+    """For ``local`` without a base URL: the server's threads (a busy machine records faster
+    with 1; the flag is in each cassette's provenance)."""
     variant: str = ""
     """Record with a ctxlab switch on (``gate``; :mod:`experiments.variants`), into
     ``<name>-<variant>.json`` beside the plain cassettes."""
@@ -90,7 +93,9 @@ def record(
     served = local_model(source.model)
     recorded: list[str] = []
     for server_kind, group in _by_local_server(recordable(ids)).items():
-        with local_server(served, server=server_kind, log=progress) as server:
+        with local_server(
+            served, server=server_kind, log=progress, threads=source.threads
+        ) as server:
             spec = provider_spec("local", model=server.model, base_url=server.base_url)
             settings = RunSettings(
                 cassettes,
