@@ -24,8 +24,9 @@ from typing import Any
 from experiments import e3, e4
 from experiments.base import ExperimentResult, RunSettings
 from experiments.claims import Claim
+from harness.compaction.gate import GATE_HEADING
 
-__all__ = ["E3_FACTS", "run"]
+__all__ = ["E3_FACTS", "gate_added", "run"]
 
 E3_FACTS = {"code word": e3.CODE_WORD}
 """What E3 plants and later asks for again."""
@@ -49,11 +50,20 @@ def _e3_summaries(data: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def gate_added(summary: str | None) -> list[str]:
+    """The items of the gate's section in ``summary`` (empty when it added nothing)."""
+    if not summary or GATE_HEADING not in summary:
+        return []
+    section = summary.split(GATE_HEADING, 1)[1]
+    return [line[2:].strip() for line in section.splitlines() if line.startswith("- ")]
+
+
 def _e3_view(data: Mapping[str, Any]) -> dict[str, Any]:
     summaries = _e3_summaries(data)
     return {
         "summaries": summaries,
         "kept": [_kept(s, E3_FACTS) for s in summaries],
+        "gate_added": [gate_added(s) for s in summaries],
         "round5_answer": data["rounds"][-1]["answer"],
     }
 
@@ -63,6 +73,7 @@ def _e4_view(data: Mapping[str, Any]) -> dict[str, Any]:
         engine["engine"]: {
             "summary": engine.get("surface_summary"),
             "kept": _kept(engine.get("surface_summary"), e4.FACTS),
+            "gate_added": gate_added(engine.get("surface_summary")),
         }
         for engine in data["engines"]
     }
@@ -103,6 +114,8 @@ def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
     for label, words in (("off", "without the gate"), ("on", "with the gate")):
         kept = data["e3"][label]["kept"]
         total = len(kept)
+        added = sorted({item for items in data["e3"][label]["gate_added"] for item in items})
+        why = f"; the gate added {', '.join(added) or 'nothing'}" if label == "on" else ""
         claims.append(
             Claim.ours(
                 "X1",
@@ -114,7 +127,7 @@ def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
                 source,
                 STRICT,
                 differs_note=f"the summaries of the model ({source}) {words} lost the code "
-                f"word; {STRICT}",
+                f"word{why}; {STRICT}",
             )
         )
     return claims

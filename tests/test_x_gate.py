@@ -106,3 +106,11 @@ def test_variants_switch_only_the_gate() -> None:
     gated = with_variant(config, "gate")
     assert gated.gate == GateConfig()
     assert gated == CompactionConfig(trigger_messages=5, gate=GateConfig())
+
+
+def test_gate_added_reads_the_gate_section_only() -> None:
+    from experiments.x_gate import gate_added
+
+    assert gate_added(None) == [] and gate_added("a summary - not a list") == []
+    text = "summary\n- kept\n\n## Exact values\nVerbatim from ...\n- SO-2026-0417\n- “收到”\n"
+    assert gate_added(text) == ["SO-2026-0417", "“收到”"]
