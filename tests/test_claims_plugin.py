@@ -138,10 +138,14 @@ def test_a_structural_value_change_fails_even_when_the_status_holds(
 ) -> None:
     row = next(r for r in rows_of(baseline, "E2") if is_structural(r))
     edit_row(baseline, row["claim_id"], reproduced_value=row["reproduced_value"] + " (was)")
-    result = run_claims(pytester, baseline, "-k", f"test_claim and {row['claim_id']}")
+    key = f"test_claim and {row['claim_id']} and {row['model']}"  # this model's row only
+    result = run_claims(pytester, baseline, "-k", key)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*{row['claim_id']}: structural value changed: baseline {row['status']} (*(was)'), now*"]
+        [
+            f"*{row['claim_id']}@{row['model']}: structural value changed: "
+            f"baseline {row['status']} (*(was)'), now*"
+        ]
     )
 
 
@@ -247,9 +251,11 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
 ) -> None:
     monkeypatch.setenv("CTXLAB_FAKE_KEY", "sk-fake-key-0123456789abcdef")
     cassettes = pytester.path / "scratch"
-    structural = [r["claim_id"] for r in rows_of(baseline, "E3") if is_structural(r)]
+    rows = [r for r in rows_of(baseline, "E3") if r["model"] == BASELINE_MODEL]
+    structural = [r["claim_id"] for r in rows if is_structural(r)]
+    selected = f"({' or '.join(structural)}) and {BASELINE_MODEL}"
     result = run_claims(
-        pytester, baseline, "-k", " or ".join(structural), "--record-mode=rewrite",
+        pytester, baseline, "-k", selected, "--record-mode=rewrite",
         "--provider", "openai-compatible", "--base-url", fixed_model, "--model", BASELINE_MODEL,
         "--api-key-env", "CTXLAB_FAKE_KEY", "--cassettes", str(cassettes),
     )  # fmt: skip
@@ -268,8 +274,8 @@ def test_a_failed_rerecording_fails_each_claim_with_the_reason(
 ) -> None:
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     result = run_claims(
-        pytester, baseline, "-k", "E3-FIRST", "--record-mode=rewrite", "--provider", "deepseek",
-        "--cassettes", str(pytester.path / "scratch"),
+        pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",
+        "--provider", "deepseek", "--cassettes", str(pytester.path / "scratch"),
     )  # fmt: skip
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*E3 could not be re-recorded: *DEEPSEEK_API_KEY*"])

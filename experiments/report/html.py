@@ -108,6 +108,17 @@ def _filter(claims: pd.DataFrame, total: int) -> str:
 
 CLAIM_CELL = ("experiment", "claim_id", "claim", "source", "kind", "article_source")
 """Columns shown in the first cell (the seed citation under the article's value)."""
+SHOWN = (*CLAIM_CELL, "model", "article_value", "reproduced_value", "status", "note")
+"""Columns with a place of their own; any other column of the table gets a cell of its own."""
+LABELS = {"note": "Note"}
+
+
+def _label(column: str) -> str:
+    return LABELS.get(column, column.replace("_", " ").capitalize())
+
+
+def _extra_columns(claims: pd.DataFrame) -> list[str]:
+    return [c for c in claims.columns if c not in SHOWN]
 
 
 def _claim_groups(claims: pd.DataFrame) -> list[list[dict[str, str]]]:
@@ -147,7 +158,9 @@ def _note_cell(rows: Sequence[Mapping[str, str]]) -> str:
     return f'<td class="note" data-label="Note">{text}</td>'
 
 
-def _claim_row(rows: Sequence[Mapping[str, str]], models: Sequence[str]) -> str:
+def _claim_row(
+    rows: Sequence[Mapping[str, str]], models: Sequence[str], extras: Sequence[str]
+) -> str:
     first = rows[0]
     by_model = {r.get("model", ""): r for r in rows}
     if not models or not any(m in by_model for m in models):
@@ -162,6 +175,9 @@ def _claim_row(rows: Sequence[Mapping[str, str]], models: Sequence[str]) -> str:
         f'<span class="source">kind: {_e(first.get("kind", ""))} · source: {_e(sources)}'
         f'</span></td><td data-label="Article">{_article_cell(first)}</td>'
         + values
+        + "".join(
+            f'<td data-label="{_e(_label(c))}">{gloss_html(str(first[c]))}</td>' for c in extras
+        )
         + _note_cell(rows)
         + "</tr>"
     )
@@ -174,14 +190,27 @@ def _article_cell(row: Mapping[str, str]) -> str:
     return gloss_html(value) + (f'<span class="source">{gloss_html(cited)}</span>' if cited else "")
 
 
+def _model_span(model: str) -> str:
+    return f' <span class="model">{_e(model)}</span>'
+
+
 def _claims_section(claims: pd.DataFrame) -> str:
     """The claims, one row per claim; a claim recorded with several models shows each model's
     value and status side by side, one column per recorded model, and each model's note."""
     models = recorded_models(claims)
+    extras = _extra_columns(claims)
     groups = _claim_groups(claims)
-    rows = "\n".join(_claim_row(group, models) for group in groups)
-    value_heads = [f"Reproduced ({m})" for m in models] if len(models) > 1 else ["Reproduced"]
-    heads = '<th style="width:15%">Article</th>' + "".join(f"<th>{_e(h)}</th>" for h in value_heads)
+    rows = "\n".join(_claim_row(group, models, extras) for group in groups)
+    value_heads = (
+        [f'<th class="model-head">Reproduced{_model_span(m)}</th>' for m in models]
+        if len(models) > 1
+        else ["<th>Reproduced</th>"]
+    )
+    heads = (
+        '<th style="width:15%">Article</th>'
+        + "".join(value_heads)
+        + "".join(f"<th>{_e(_label(c))}</th>" for c in extras)
+    )
     return (
         '<section id="claims"><h2>Claims</h2>\n'
         + _filter(claims, len(groups))
