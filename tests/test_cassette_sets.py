@@ -51,10 +51,11 @@ def test_model_labels_are_the_model_unless_two_providers_share_it() -> None:
     assert model_label("local/m", ["local/m", "deepseek/m"]) == "local/m"
 
 
-def test_the_shipped_cassettes_hold_two_models_for_e2_e3_e4() -> None:
+def test_the_shipped_cassettes_hold_two_models_for_e2_and_e3() -> None:
     for experiment in ("E2", "E3", "E4"):
+        assert list_sets(CASSETTES, experiment)[0] == DEFAULT_SET, experiment
+    for experiment in ("E2", "E3"):  # E4's 0.5B recording could not finish (README)
         sets = list_sets(CASSETTES, experiment)
-        assert sets[0] == DEFAULT_SET, experiment
         assert "local-qwen2.5-coder-0.5b-instruct-q4_k_m" in sets, experiment
 
 
