@@ -132,7 +132,7 @@ class Experiment:
     """The experiment whose cassette folder this one replays (default: its own)."""
     requires: tuple[str, ...] = ()
     """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
-    (X1 replays the sets that hold ``E3/rounds-gate`` and ``E4/compactions``)."""
+    (X1 replays the sets that hold ``E3/rounds-gate``)."""
 
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""

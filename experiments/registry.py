@@ -32,7 +32,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         x_gate.run,
         True,
         cassettes_of="E3",
-        requires=("E3/rounds-gate", "E4/compactions"),
+        requires=("E3/rounds-gate",),
     ),
 }
 

@@ -12,7 +12,8 @@ and strict: a planted fact counts as kept only when it appears verbatim in the s
 conversation goes on with (the summary message on the surface after compaction).
 
 * E3: the code word 夜莺 in every summary of the five rounds.
-* E4: the four planted facts (code word, order id, amount, path) in each engine's summary.
+* E4: the four planted facts (code word, order id, amount, path) in each engine's summary
+  (for the sets that recorded E4).
 """
 
 from __future__ import annotations
@@ -81,16 +82,20 @@ def _e4_view(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def measure(settings: RunSettings) -> dict[str, Any]:
     """Replay E3 and E4 plain and gated for the set of ``settings``."""
-    views: dict[str, Any] = {"e3": {}, "e4": {}}
+    has_e4 = settings.cassette_path("E4", "compactions").is_file()
+    views: dict[str, Any] = {"e3": {}, "e4": {} if has_e4 else None}
     provenance, sources = [], []
     for label, variant in (("off", ""), ("on", "gate")):
         chosen = dataclasses.replace(settings, variant=variant)
         e3_data, source, e3_provenance = e3.measure(chosen)
-        e4_data = e4.measure(chosen)
         views["e3"][label] = _e3_view(e3_data)
-        views["e4"][label] = _e4_view(e4_data)
-        provenance += [e3_provenance, e4_data["provenance"]]
-        sources += [source, e4_data["source"]]
+        provenance.append(e3_provenance)
+        sources.append(source)
+        if has_e4:  # a set recorded for E3 but not E4 (the 0.5B model) has E3's claims only
+            e4_data = e4.measure(chosen)
+            views["e4"][label] = _e4_view(e4_data)
+            provenance.append(e4_data["provenance"])
+            sources.append(e4_data["source"])
     if len(set(sources)) != 1:
         raise AssertionError(f"X1: one set, several models: {sorted(set(sources))}")
     return {
@@ -159,5 +164,6 @@ def _e4_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
 def run(settings: RunSettings) -> ExperimentResult:
     data = measure(settings)
     source = data["source"]
-    claims = (*_e3_claims(data, source), *_e4_claims(data, source))
+    e4_claims = _e4_claims(data, source) if data["e4"] is not None else []
+    claims = (*_e3_claims(data, source), *e4_claims)
     return ExperimentResult("X1", claims, data, source, tuple(data["provenance"]))

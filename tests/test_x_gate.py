@@ -85,7 +85,10 @@ def test_x1_needs_the_gate_variant_and_records_nothing_itself(tmp_path: Path) ->
 
 def test_the_shipped_cassettes_hold_a_gate_variant_for_the_default_model() -> None:
     root = Path(__file__).resolve().parent.parent / "cassettes"
-    assert "local-qwen2.5-coder-1.5b-instruct-q4_k_m" in EXPERIMENTS["X1"].sets(root)
+    assert EXPERIMENTS["X1"].sets(root) == [
+        "local-qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "local-qwen2.5-coder-0.5b-instruct-q4_k_m",
+    ]
     assert list_sets(root, "E3", ["rounds-gate"])[0] == "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
@@ -114,3 +117,12 @@ def test_gate_added_reads_the_gate_section_only() -> None:
     assert gate_added(None) == [] and gate_added("a summary - not a list") == []
     text = "summary\n- kept\n\n## Exact values\nVerbatim from ...\n- SO-2026-0417\n- “收到”\n"
     assert gate_added(text) == ["SO-2026-0417", "“收到”"]
+
+
+def test_a_set_without_e4_gets_the_e3_claims_only(recorded: Path, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(recorded / "E3", tmp_path / "E3")  # this set recorded E3 only
+    result = run_one("X1", RunSettings(cassette_root=tmp_path, **QUIET))  # type: ignore[arg-type]
+    assert [c.claim_id for c in result.claims] == ["X-GATE-E3-OFF", "X-GATE-E3-ON"]
+    assert result.data["e4"] is None
