@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from experiments.cassette_sets import DEFAULT_SET, list_sets, set_name, variant_name
 from experiments.claims import Claim
 from harness.files import write_atomic
 
@@ -25,6 +26,8 @@ __all__ = [
     "refuse_secrets",
     "write_json",
 ]
+
+Config = TypeVar("Config")
 
 ARTICLE_METER = "agentscope-2.0.3"
 """The token meter of every experiment that reproduces the article's numbers: AgentScope 2.0.3's
@@ -48,9 +51,33 @@ class RunSettings:
     progress: Callable[[str], None] = print
     timeouts: Timeouts | None = None
     """The client's timeouts when recording; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+    cassette_set: str | None = None
+    """The recorded set (``<provider>-<model>``, :mod:`experiments.cassette_sets`) to replay;
+    None = the provider's own set when recording, else the default set."""
+    variant: str = ""
+    """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
+
+    def configure(self, config: Config) -> Config:
+        """``config`` with this run's variant switched on (:mod:`experiments.variants`)."""
+        from experiments.variants import with_variant
+
+        return with_variant(config, self.variant)
 
     def cassette_path(self, experiment_id: str, name: str) -> Path:
-        return self.cassette_root / experiment_id / f"{name}.json"
+        """``<root>/<experiment>/<set>/<name>[-<variant>].json`` (a cassette directly in the
+        experiment's folder, the layout before sets, still replays)."""
+        from experiments.variants import cassette_variant
+
+        folder = self.cassette_root / experiment_id
+        file_name = f"{variant_name(name, cassette_variant(experiment_id, self.variant))}.json"
+        chosen = self.cassette_set
+        if chosen is None and self.mode == "record" and self.provider is not None:
+            chosen = set_name(self.provider.name, self.provider.model)
+        if chosen is None:
+            if (folder / file_name).is_file():
+                return folder / file_name
+            chosen = next(iter(list_sets(self.cassette_root, experiment_id)), DEFAULT_SET)
+        return folder / chosen / file_name
 
     @contextmanager
     def model(self, experiment_id: str, name: str) -> Iterator[CassetteClient]:
@@ -84,6 +111,10 @@ class ExperimentResult:
     """``scripted`` or ``provider/model`` of the cassettes."""
     provenance: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     """Provenance of each cassette used (empty for scripted experiments)."""
+    per_model: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """The measurements of the other recorded sets, ``(model, data)``, when an experiment was
+    replayed once per set (:func:`experiments.runner.combine_sets`); written to
+    ``<id>@<model>.json``."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +128,26 @@ class Experiment:
     local_server: str = "llama-cpp-python"
     """Which local server ``ctxlab record --provider local`` starts for it: ``llama-cpp-python``
     or ``llama-server`` (llama.cpp's own, which reports cached prompt tokens)."""
+    cassettes_of: str = ""
+    """The experiment whose cassette folder this one replays (default: its own)."""
+    requires: tuple[str, ...] = ()
+    """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
+    (X-GATE replays the sets that hold ``E3/rounds-gate``)."""
+
+    def sets(self, cassette_root: Path) -> list[str]:
+        """The recorded sets this experiment replays, one run each (default set first)."""
+        found = list_sets(cassette_root, self.cassette_folder)
+        needed = [tuple(r.split("/", 1)) for r in self.requires]
+        return [
+            s
+            for s in found
+            if all((cassette_root / e / s / f"{name}.json").is_file() for e, name in needed)
+        ]
+
+    @property
+    def cassette_folder(self) -> str:
+        """The folder under ``cassettes/`` whose recorded sets this experiment runs once each."""
+        return self.cassettes_of or self.id
 
 
 def dump_json(data: Any) -> str:

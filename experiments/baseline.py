@@ -8,8 +8,10 @@
   reproduced value is a change too, even when the status is the same.
 
 Rows are read by column name, so the table may gain columns (a ``kind`` column, say) without
-this module changing. A claim is structural when its ``kind`` says so, or, in a table without
-that column, when its note starts with ``structural``.
+this module changing. A claim is one row per recorded model: its key is ``<claim id>@<model>``
+(``E3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m``), or the bare claim id for a scripted claim
+and in a table without a ``model`` column (:func:`claim_key`). A claim is structural when its
+``kind`` says so, or, in a table without that column, when its note starts with ``structural``.
 
 Used by the pytest plugin (:mod:`experiments.pytest_plugin`, one test per row) and by
 ``ctxlab run --check``.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ __all__ = [
     "ClaimChange",
     "baseline_changes",
     "claim_change",
+    "claim_key",
     "claim_row",
     "diff_lines",
     "is_structural",
@@ -52,11 +56,18 @@ def read_baseline(path: Path) -> list[dict[str, str]]:
         if missing:
             raise ExperimentError(f"{path} is not a claims table (no {', '.join(missing)} column).")
         rows = [{k: v or "" for k, v in row.items() if k is not None} for row in reader]
-    ids = [row["claim_id"] for row in rows]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    keys = Counter(claim_key(row) for row in rows)
+    duplicates = sorted(key for key, count in keys.items() if count > 1)
     if duplicates:
         raise ExperimentError(f"{path} lists claim {', '.join(duplicates)} more than once.")
     return rows
+
+
+def claim_key(row: Row) -> str:
+    """A row's key in the table: ``<claim id>@<model>``; the bare claim id for a scripted claim
+    or a row without a model."""
+    model = row.get("model", "").strip()
+    return row["claim_id"] if model in ("", "scripted") else f"{row['claim_id']}@{model}"
 
 
 def claim_row(claim: Claim) -> dict[str, str]:
@@ -100,7 +111,7 @@ def shown(row: Row) -> str:
 
 def claim_change(baseline: Row, reproduced: Row) -> ClaimChange | None:
     """The change of one claim against its baseline row, or None when it held."""
-    claim_id = baseline["claim_id"]
+    claim_id = claim_key(baseline)
     if baseline["status"] != reproduced["status"]:
         return ClaimChange(claim_id, shown(baseline), shown(reproduced), "status")
     if (is_structural(baseline) or is_structural(reproduced)) and baseline.get(
@@ -116,8 +127,8 @@ def baseline_changes(
     """Every change of the claims of ``experiments`` (the ones that ran) against the baseline:
     changed rows in baseline order, then claims the baseline lacks, then rows no run produced."""
     ran = set(experiments)
-    fresh = {row["claim_id"]: row for row in reproduced}
-    old = {row["claim_id"]: row for row in baseline if row["experiment"] in ran}
+    fresh = {claim_key(row): row for row in reproduced}
+    old = {claim_key(row): row for row in baseline if row["experiment"] in ran}
     changes = [
         change
         for claim_id, row in old.items()

@@ -45,6 +45,7 @@ SEEDS = (AS_SEED, DSH_SEED)
 CLAIM_COLUMNS = [
     "experiment",
     "claim_id",
+    "model",
     "kind",
     "claim",
     "article_value",
@@ -79,6 +80,10 @@ class Claim:
     article_source: str = ""
     """For ``article`` and ``article-computed`` rows: the seed file and a short quote stating
     the value (made by :func:`cite`); for ``ctxlab`` rows, optionally the seed passage checked."""
+    model: str = ""
+    """The recorded model the value comes from (one row per claim per recorded model), or
+    ``scripted``; set by the runner (:func:`experiments.runner.combine_sets`), not by the
+    experiment."""
 
     def __post_init__(self) -> None:
         if self.status not in ("match", "differs"):
@@ -179,13 +184,13 @@ def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
 def read_claims(path: Path) -> pd.DataFrame:
     """An existing ``claims.csv``, or an empty frame when there is none.
 
-    A table written before the ``kind`` and ``article_source`` columns existed reads with those
-    cells empty (the next ``ctxlab run`` fills them)."""
+    A table written before the ``kind``, ``article_source`` and ``model`` columns existed reads
+    with those cells empty (the next ``ctxlab run`` fills them)."""
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        for column in ("kind", "article_source"):
+        for column in ("kind", "article_source", "model"):
             if column not in frame.columns:
                 frame[column] = ""
         return frame[CLAIM_COLUMNS]

@@ -54,10 +54,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
     record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
-    record.add_argument("--model", help="model name (default: the provider's)")
+    record.add_argument(
+        "--model",
+        help="model name (default: the provider's; local: qwen1.5b, the default, or qwen0.5b)",
+    )
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
     record.add_argument("--api-key-env", help=API_KEY_HELP)
-    record.add_argument("--force", action="store_true", help="overwrite recorded cassettes")
+    record.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the cassettes of the same provider and model (others are kept)",
+    )
+    record.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="local: the server's threads (1 records faster on a busy machine; kept in the "
+        "cassette's provenance)",
+    )
+    record.add_argument(
+        "--variant",
+        choices=("gate",),
+        help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
+        "identifier-survival gate, compared by X-GATE)",
+    )
     record.add_argument(
         "--out",
         type=_folder,
@@ -98,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
         choices=("llama-cpp-python", "llama-server"),
         default="llama-cpp-python",
         help="which llama.cpp server to run",
+    )
+    serve.add_argument(
+        "--model",
+        choices=("qwen1.5b", "qwen0.5b"),
+        default="qwen1.5b",
+        help="which local model to serve",
     )
     return parser
 
@@ -197,14 +223,22 @@ def _run(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
-    from experiments.recording import Recording, record
+    from experiments.recording import Recording, record, replaying_others
     from experiments.runner import run_experiments
 
     out, args.cassettes = _folders(args)
     source = Recording(
-        args.provider, args.model, args.base_url, args.api_key_env, timeouts=timeouts(args)
+        args.provider,
+        args.model,
+        args.base_url,
+        args.api_key_env,
+        timeouts=timeouts(args),
+        threads=args.threads,
+        variant=args.variant or "",
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
+    if recorded and args.variant:
+        recorded = [*recorded, *replaying_others()]
     if recorded:
         out = _record_reports(args, out)
         print(f"replaying what was recorded (reports → {out}):")
@@ -234,8 +268,9 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
 
 def _serve_local(args: argparse.Namespace) -> int:
     from experiments.recorder import local_server
+    from experiments.recorder.modelfile import local_model
 
-    with local_server(port=args.port, server=args.server) as server:
+    with local_server(local_model(args.model), port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
         try:
             while True:

@@ -18,6 +18,7 @@ EXPERIMENT_SUMMARIES: dict[str, str] = {
     "E3": "Real agent, trigger 5 / keep 2: compaction from round 3 on",
     "E4": "One conversation, compacted once by each engine",
     "E5": "What the seeds computed or state but never ran, run with scripted models",
+    "X-GATE": "Identifier-survival gate: E3 and E4 planted facts kept with and without it",
     "X-THRASH": "Compaction thrash under AgentScope defaults, with and without the guard",
     "X-COST": "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
 }

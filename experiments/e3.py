@@ -66,7 +66,7 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> R
 def measure(settings: RunSettings) -> E3View:
     """Play the five rounds."""
     with settings.model("E3", "rounds") as cassette:
-        engine = make_engine(CONFIG, cassette.client)
+        engine = make_engine(settings.configure(CONFIG), cassette.client)
         agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine)
         rounds = []
         for number, user in enumerate(ROUNDS, start=1):

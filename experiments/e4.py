@@ -45,6 +45,7 @@ from harness.agent import Agent
 from harness.client import ChatClient
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
+from harness.compaction.dsh.summarizer import CHECKPOINT_NAME
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
 from harness.model import ChatModel, ChatRequest, ChatResponse
@@ -175,6 +176,7 @@ def _engine_run(
         summary_prompt_tokens=usage.prompt_tokens if usage else None,
         summary_cached_tokens=usage.cached_tokens if usage else None,
         facts_kept=_facts_in(done.summary),
+        surface_summary=next((m.content for m in after if m.is_summary), None),
         replay_equals_live=EventLog.replay(log_path).messages() == after if log_path else None,
         pairing_valid=_valid(after),
         events=done.events,
@@ -182,6 +184,12 @@ def _engine_run(
         error=done.error,
         summary_event=done.summary_event,
     )
+
+
+def _carries_summary(message: Any) -> bool:
+    """The message the conversation goes on with in place of the compacted span: AgentScope's
+    summary message or DSH's checkpoint."""
+    return bool(message.is_summary or message.name == CHECKPOINT_NAME)
 
 
 def _valid(messages: list[Any]) -> bool:
@@ -202,10 +210,10 @@ def measure(settings: RunSettings) -> E4View:
         before = log.messages()
         for copy in ("dsh.jsonl", "agentscope.jsonl"):
             shutil.copyfile(root / "conversation.jsonl", root / copy)
-        dsh = _compact_dsh(spy, root / "dsh.jsonl", header, before)
+        dsh = _compact_dsh(spy, root / "dsh.jsonl", header, before, settings)
         dsh_run = _engine_run("dsh", spy, cassette.client, before, dsh)
         spy.complete(last_request)  # warm the server's prompt cache again, as before the first
-        agentscope = _compact_agentscope(spy, root / "agentscope.jsonl")
+        agentscope = _compact_agentscope(spy, root / "agentscope.jsonl", settings)
         as_run = _engine_run("agentscope", spy, cassette.client, before, agentscope)
     return E4View(
         experiment="E4",
@@ -222,11 +230,14 @@ def measure(settings: RunSettings) -> E4View:
     )
 
 
-def _compact_dsh(spy: Spy, path: Path, header: ChatRequest, before: list[Any]) -> _Compacted:
+def _compact_dsh(
+    spy: Spy, path: Path, header: ChatRequest, before: list[Any], settings: RunSettings
+) -> _Compacted:
     log = EventLog.open(path)
     first, nodes = len(log.events), list(log.node_seqs)
     tail_tokens = sum(price_message(m) for m in before[-KEEP:])
-    engine = DshEngine(log, spy, DshConfig(meter="dsh"))  # dsh's own meter, as read
+    config = settings.configure(DshConfig(meter="dsh"))  # dsh's own meter, as read
+    engine = DshEngine(log, spy, config)
     try:
         result = engine.compact_now(header, retain_tokens=tail_tokens)
     except SummaryError as exc:  # the engine closed the bracket with the error; report it
@@ -276,10 +287,10 @@ def _positions(event: Any, nodes: list[int]) -> tuple[int, int] | None:
     return (nodes.index(span[0]), nodes.index(span[1]))
 
 
-def _compact_agentscope(spy: Spy, path: Path) -> _Compacted:
+def _compact_agentscope(spy: Spy, path: Path, settings: RunSettings) -> _Compacted:
     log = EventLog.open(path)
     history = EventLogHistory(log)
-    config = CompactionConfig.count_only(3, KEEP, meter=ARTICLE_METER)
+    config = settings.configure(CompactionConfig.count_only(3, KEEP, meter=ARTICLE_METER))
     compactor = Compactor(config, resolve_thresholds(config, spy.model_name), spy)
     compaction = compactor.force(history.messages())
     if compaction is None:

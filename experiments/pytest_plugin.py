@@ -1,7 +1,9 @@
 """pytest plugin: every claim of the committed claims table is a test, judged against it.
 
 ``tests/test_claims.py`` holds ``test_claim``, parametrised here with one item per row of the
-baseline (``reports/claims.csv``), its id the claim id: ``test_claim[E3-RECALL]``. An item
+baseline (``reports/claims.csv``), its id the claim's key: the claim id and, for a recorded
+claim, the model (``test_claim[E3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m]``; a scripted
+claim is its bare id, ``test_claim[E1-TOKENS]``). An item
 runs its experiment (once per session, only when a selected item needs it) and compares the
 reproduced claim with its row (:mod:`experiments.baseline`):
 
@@ -37,13 +39,14 @@ from experiments.baseline import (
     ClaimChange,
     baseline_changes,
     claim_change,
+    claim_key,
     claim_row,
     read_baseline,
     shown,
 )
 from experiments.recording import Recording, record, recordable
 from experiments.registry import EXPERIMENTS, experiment_ids
-from experiments.runner import write_results
+from experiments.runner import run_one, write_results
 from harness.errors import CtxlabError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +129,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[SESSION]
     if CLAIM_PARAM in metafunc.fixturenames:
         rows = session.baseline()
-        params = [pytest.param(row, id=row["claim_id"], marks=session.marks(row)) for row in rows]
+        params = [pytest.param(row, id=claim_key(row), marks=session.marks(row)) for row in rows]
         metafunc.parametrize(CLAIM_PARAM, params)
     if EXPERIMENT_PARAM in metafunc.fixturenames:
         listed = [row["experiment"] for row in session.baseline()]
@@ -136,11 +139,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each claim answers ``-k`` to its experiment too (E4's claims are named ``DSH-…``)."""
+    """Each claim answers ``-k`` to its experiment too (E4's claims are named ``DSH-…``), and
+    to its model."""
     for item in items:
         params = getattr(item, "callspec", None)
         if params is not None and CLAIM_PARAM in params.params:
-            item.extra_keyword_matches.add(params.params[CLAIM_PARAM]["experiment"])
+            row = params.params[CLAIM_PARAM]
+            item.extra_keyword_matches.add(row["experiment"])
+            if row.get("model"):
+                item.extra_keyword_matches.add(row["model"])
 
 
 @pytest.fixture(scope="session")
@@ -248,7 +255,7 @@ class ClaimSession:
             else:
                 settings = RunSettings(cassette_root=self.cassettes, progress=lambda line: None)
                 try:
-                    self.results[experiment_id] = EXPERIMENTS[experiment_id].run(settings)
+                    self.results[experiment_id] = run_one(experiment_id, settings)
                 except CtxlabError as exc:
                     self.errors[experiment_id] = exc
         error = self.errors.get(experiment_id)
@@ -261,10 +268,10 @@ class ClaimSession:
     def check(self, row: dict[str, str]) -> None:
         """Judge one claim against its baseline row (the body of ``test_claim``)."""
         result = self.result(row["experiment"])
-        fresh = {claim.claim_id: claim_row(claim) for claim in result.claims}
-        new = fresh.get(row["claim_id"])
+        fresh = {claim_key(claim_row(claim)): claim_row(claim) for claim in result.claims}
+        new = fresh.get(claim_key(row))
         if new is None:
-            gone = ClaimChange(row["claim_id"], shown(row), "absent", "gone")
+            gone = ClaimChange(claim_key(row), shown(row), "absent", "gone")
             if not self.update:
                 pytest.fail(gone.line(), pytrace=False)
             self.accepted.append(gone)

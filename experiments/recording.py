@@ -30,16 +30,32 @@ class Recording:
     provider: str
     """``deepseek``, ``local`` or ``openai-compatible``."""
     model: str | None = None
+    """The model; for ``local`` without a base URL, which local model to serve (``qwen1.5b``,
+    the default, or ``qwen0.5b``; :data:`experiments.recorder.modelfile.LOCAL_MODELS`)."""
     base_url: str | None = None
     """For ``local``: use this running server instead of starting one."""
     api_key_env: str | None = None
     timeouts: Timeouts | None = None
     """The client's timeouts; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+    threads: int = 2
+    """For ``local`` without a base URL: the server's threads (a busy machine records faster
+    with 1; the flag is in each cassette's provenance)."""
+    variant: str = ""
+    """Record with a ctxlab switch on (``gate``; :mod:`experiments.variants`), into
+    ``<name>-<variant>.json`` beside the plain cassettes."""
 
 
 def recordable(ids: Sequence[str]) -> list[str]:
-    """The experiments among ``ids`` (all when empty) that have cassettes, in report order."""
-    return [i for i in select(ids) if EXPERIMENTS[i].needs_cassettes]
+    """The experiments among ``ids`` (all when empty) that have cassettes of their own, in
+    report order (one that replays another's cassettes, X-GATE, records nothing itself)."""
+    return [
+        i for i in select(ids) if EXPERIMENTS[i].needs_cassettes and not EXPERIMENTS[i].cassettes_of
+    ]
+
+
+def replaying_others() -> list[str]:
+    """The experiments that replay other experiments' cassettes (X-GATE replays E3's and E4's)."""
+    return [i for i in EXPERIMENTS if EXPERIMENTS[i].cassettes_of]
 
 
 def record(
@@ -53,6 +69,7 @@ def record(
     """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
     the ids recorded (scripted experiments have nothing to record and are skipped)."""
     from experiments.recorder import local_server, provider_spec
+    from experiments.recorder.modelfile import local_model
 
     if source.provider != "local" or source.base_url:
         spec = provider_spec(
@@ -62,17 +79,24 @@ def record(
             api_key_env=source.api_key_env,
         )
         settings = RunSettings(
-            cassettes, "record", spec, force=force, progress=progress, timeouts=source.timeouts
+            cassettes,
+            "record",
+            spec,
+            force=force,
+            progress=progress,
+            timeouts=source.timeouts,
+            variant=source.variant,
         )
         return record_experiments(ids, settings)
     for scripted in (i for i in select(ids) if not EXPERIMENTS[i].needs_cassettes):
         progress(f"{scripted}  scripted; nothing to record")
+    served = local_model(source.model)
     recorded: list[str] = []
     for server_kind, group in _by_local_server(recordable(ids)).items():
-        with local_server(server=server_kind, log=progress) as server:
-            spec = provider_spec(
-                "local", model=source.model or server.model, base_url=server.base_url
-            )
+        with local_server(
+            served, server=server_kind, log=progress, threads=source.threads
+        ) as server:
+            spec = provider_spec("local", model=server.model, base_url=server.base_url)
             settings = RunSettings(
                 cassettes,
                 "record",
@@ -81,6 +105,7 @@ def record(
                 force=force,
                 progress=progress,
                 timeouts=source.timeouts,
+                variant=source.variant,
             )
             recorded += record_experiments(group, settings)
     return recorded

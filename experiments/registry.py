@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e4, e5, x_cost, x_thrash
+from experiments import e1, e2, e3, e4, e5, x_cost, x_gate, x_thrash
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -25,6 +25,14 @@ EXPERIMENTS: dict[str, Experiment] = {
         "What the seeds computed or state but never ran, run with scripted models",
         e5.run,
         False,
+    ),
+    "X-GATE": Experiment(
+        "X-GATE",
+        "Identifier-survival gate: E3 and E4 planted facts kept with and without it",
+        x_gate.run,
+        True,
+        cassettes_of="E3",
+        requires=("E3/rounds-gate",),
     ),
 }
 EXPERIMENTS["X-THRASH"] = Experiment(

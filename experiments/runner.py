@@ -14,15 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.base import ExperimentResult, RunSettings, write_json
+from experiments.cassette_sets import model_label
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.errors import ExperimentError
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
 from experiments.staging import staged
+from experiments.variants import cassette_variant
 
 __all__ = [
     "RunSummary",
+    "combine_sets",
     "record_experiments",
     "run_experiments",
     "run_one",
@@ -91,15 +94,41 @@ def _run_each(
 
 
 def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
-    """Run one experiment and print its one-line outcome."""
+    """Run one experiment, once per recorded set of cassettes (:mod:`experiments.cassette_sets`),
+    and print one line per run; the claims of every set come back together, each with its
+    model."""
     experiment = EXPERIMENTS[experiment_id]
-    result = experiment.run(settings)
-    matched = sum(c.status == "match" for c in result.claims)
-    settings.progress(
-        f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
-        f"[{result.source}]"
+    sets: list[str | None] = [None]
+    if experiment.needs_cassettes and settings.mode == "replay" and settings.cassette_set is None:
+        sets = list(experiment.sets(settings.cassette_root)) or [None]
+    results = []
+    for chosen in sets:
+        result = experiment.run(dataclasses.replace(settings, cassette_set=chosen))
+        matched = sum(c.status == "match" for c in result.claims)
+        settings.progress(
+            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+            f"[{result.source}]"
+        )
+        results.append(result)
+    return combine_sets(results)
+
+
+def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
+    """One experiment's results, one per recorded set, as one: every claim carries its set's
+    model; the first set's data is the experiment's, the others' ride along in
+    :attr:`ExperimentResult.per_model`."""
+    sources = [r.source for r in results]
+    labelled = [(model_label(r.source, sources), r) for r in results]
+    claims = tuple(
+        dataclasses.replace(claim, model=label) for label, r in labelled for claim in r.claims
     )
-    return result
+    first = results[0]
+    return dataclasses.replace(
+        first,
+        claims=claims,
+        provenance=tuple(p for r in results for p in r.provenance),
+        per_model=tuple((label, r.data) for label, r in labelled[1:]),
+    )
 
 
 def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
@@ -107,6 +136,8 @@ def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSumm
     of the other experiments are kept) and rebuild the reports of ``out_dir``."""
     for result in results:
         write_json(out_dir / f"{result.experiment}.json", result.data)
+        for label, data in result.per_model:
+            write_json(out_dir / f"{result.experiment}@{label}.json", data)
     fresh = claims_frame(c for r in results for c in r.claims)
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
@@ -125,6 +156,17 @@ def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
         experiment = EXPERIMENTS[experiment_id]
         if not experiment.needs_cassettes:
             settings.progress(f"{experiment_id}  scripted; nothing to record")
+            continue
+        if experiment.cassettes_of:
+            settings.progress(
+                f"{experiment_id}  replays {experiment.cassettes_of}'s cassettes; nothing to record"
+            )
+            continue
+        if settings.variant and not cassette_variant(experiment_id, settings.variant):
+            settings.progress(
+                f"{experiment_id}  the {settings.variant} variant changes none of its requests; "
+                "its plain cassettes serve (nothing to record)"
+            )
             continue
         started = time.monotonic()
         settings.progress(f"{experiment_id}  recording: {experiment.title}")

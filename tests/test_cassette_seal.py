@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from experiments.cassette_sets import DEFAULT_SET
 from experiments.cli import main
 from experiments.errors import CassetteError, CassetteTamperedError
 from experiments.recorder.seal import (
@@ -22,7 +23,7 @@ from experiments.recorder.seal import (
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = PROJECT_ROOT / "cassettes" / "E3" / "rounds.json"
+SHIPPED = PROJECT_ROOT / "cassettes" / "E3" / DEFAULT_SET / "rounds.json"
 
 Edit = Callable[[dict[str, Any]], None]
 

@@ -32,7 +32,7 @@ def test_the_shipped_table_has_kinds_and_at_least_64_rows() -> None:
     assert len(rows) >= 64
     assert {"claim_id", "kind", "status", "article_source"} <= set(rows[0])
     assert {r["kind"] for r in rows} == set(KINDS)
-    assert len({r["claim_id"] for r in rows}) == len(rows)
+    assert len({(r["claim_id"], r["model"]) for r in rows}) == len(rows)  # one per model
 
 
 def test_article_rows_cite_a_seed_and_ctxlab_rows_carry_no_article_value() -> None:

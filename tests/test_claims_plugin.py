@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.baseline import is_structural
+from experiments.baseline import claim_key, is_structural
 from experiments.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REPORTS = PROJECT_ROOT / "reports"
 CLAIMS_TESTS = Path(__file__).resolve().parent / "test_claims.py"
+BASELINE_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+"""The model of the shipped cassettes (the baseline's rows of E2-E4 name it)."""
 
 
 def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -87,7 +89,9 @@ def test_collect_lists_an_item_for_every_claim_id(
     result = run_claims(pytester, baseline, "--collect-only", "-q")
     listed = result.stdout.str()
     for row in read_rows(baseline)[1]:
-        assert f"test_claims_copy.py::test_claim[{row['claim_id']}]\n" in listed, row["claim_id"]
+        key = claim_key(row)  # the claim id, and the model of a recorded claim
+        assert f"test_claims_copy.py::test_claim[{key}]\n" in listed, key
+        assert "@" in key or row["model"] == "scripted"
 
 
 def test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes(
@@ -134,10 +138,14 @@ def test_a_structural_value_change_fails_even_when_the_status_holds(
 ) -> None:
     row = next(r for r in rows_of(baseline, "E2") if is_structural(r))
     edit_row(baseline, row["claim_id"], reproduced_value=row["reproduced_value"] + " (was)")
-    result = run_claims(pytester, baseline, "-k", f"test_claim and {row['claim_id']}")
+    key = f"test_claim and {row['claim_id']} and {row['model']}"  # this model's row only
+    result = run_claims(pytester, baseline, "-k", key)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*{row['claim_id']}: structural value changed: baseline {row['status']} (*(was)'), now*"]
+        [
+            f"*{row['claim_id']}@{row['model']}: structural value changed: "
+            f"baseline {row['status']} (*(was)'), now*"
+        ]
     )
 
 
@@ -182,7 +190,7 @@ def test_a_kind_column_becomes_a_marker_and_the_ids_stay(
     write_rows(baseline, [*columns[:2], "kind", *columns[2:]], rows)
     result = run_claims(pytester, baseline, "--collect-only", "-q", "-m", "structural")
     listed = [line for line in result.stdout.lines if "::test_claim[" in line]
-    expected = [r["claim_id"] for r in rows if r["kind"] == "structural"]
+    expected = [claim_key(r) for r in rows if r["kind"] == "structural"]
     assert listed == [f"test_claims_copy.py::test_claim[{i}]" for i in expected]
     assert expected
 
@@ -243,17 +251,21 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
 ) -> None:
     monkeypatch.setenv("CTXLAB_FAKE_KEY", "sk-fake-key-0123456789abcdef")
     cassettes = pytester.path / "scratch"
-    structural = [r["claim_id"] for r in rows_of(baseline, "E3") if is_structural(r)]
+    rows = [r for r in rows_of(baseline, "E3") if r["model"] == BASELINE_MODEL]
+    structural = [r["claim_id"] for r in rows if is_structural(r)]
+    selected = f"({' or '.join(structural)}) and {BASELINE_MODEL}"
     result = run_claims(
-        pytester, baseline, "-k", " or ".join(structural), "--record-mode=rewrite",
-        "--provider", "openai-compatible", "--base-url", fixed_model, "--model", "fixed-model",
+        pytester, baseline, "-k", selected, "--record-mode=rewrite",
+        "--provider", "openai-compatible", "--base-url", fixed_model, "--model", BASELINE_MODEL,
         "--api-key-env", "CTXLAB_FAKE_KEY", "--cassettes", str(cassettes),
     )  # fmt: skip
+    # The baseline's rows of a model are judged against that model's re-recording.
     result.assert_outcomes(passed=len(structural))
     result.stdout.fnmatch_lines(["ctxlab: re-recording E3 from openai-compatible"])
-    recorded = json.loads((cassettes / "E3" / "rounds.json").read_text(encoding="utf-8"))
+    folder = cassettes / "E3" / f"openai-compatible-{BASELINE_MODEL}"
+    recorded = json.loads((folder / "rounds.json").read_text(encoding="utf-8"))
     assert recorded["provenance"]["provider"] == "openai-compatible"
-    assert recorded["provenance"]["model"] == "fixed-model"
+    assert recorded["provenance"]["model"] == BASELINE_MODEL
     assert not (cassettes / "E2").exists()  # only what the selected claims need
 
 
@@ -262,8 +274,8 @@ def test_a_failed_rerecording_fails_each_claim_with_the_reason(
 ) -> None:
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     result = run_claims(
-        pytester, baseline, "-k", "E3-FIRST", "--record-mode=rewrite", "--provider", "deepseek",
-        "--cassettes", str(pytester.path / "scratch"),
+        pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",
+        "--provider", "deepseek", "--cassettes", str(pytester.path / "scratch"),
     )  # fmt: skip
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*E3 could not be re-recorded: *DEEPSEEK_API_KEY*"])

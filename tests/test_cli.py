@@ -106,6 +106,7 @@ def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
         "note": "",
         "kind": "article",
         "article_source": "",
+        "model": "deepseek-flash",
     }
     stale_e1 = {**other, "experiment": "E1", "claim_id": "E1-STALE", "claim": "old row"}
     with (tmp_path / "claims.csv").open("w", encoding="utf-8", newline="") as handle:

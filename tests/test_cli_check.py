@@ -97,7 +97,7 @@ def test_record_into_scratch_cassettes_leaves_reports_alone(
              "--cassettes", str(scratch), "--project", str(root)]
         )  # fmt: skip
     assert status == 0
-    assert (scratch / "E3" / "rounds.json").is_file()
+    assert (scratch / "E3" / "openai-compatible-fixed-model" / "rounds.json").is_file()
     assert {p.name: p.read_bytes() for p in (root / "reports").iterdir()} == before
     out = capsys.readouterr().out
     written_to = Path(out.split("(reports → ", 1)[1].split("):", 1)[0])

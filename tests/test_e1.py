@@ -36,6 +36,7 @@ def test_writes_e1_json_and_claims_csv(e1_out: Path) -> None:
     assert columns == [
         "experiment",
         "claim_id",
+        "model",
         "kind",
         "claim",
         "article_value",

@@ -25,7 +25,12 @@ from typing import Any
 import httpx
 
 from experiments.errors import LocalServerError
-from experiments.recorder.modelfile import QWEN_1_5B, RECORD_EXTRA, LocalModel, assemble_model
+from experiments.recorder.modelfile import (
+    QWEN_1_5B,
+    RECORD_EXTRA,
+    LocalModel,
+    assemble_model,
+)
 
 __all__ = [
     "QWEN_1_5B",

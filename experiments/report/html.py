@@ -22,6 +22,7 @@ from experiments.report.tables import (
     count_claims,
     experiment_key,
     experiment_title,
+    recorded_models,
 )
 
 __all__ = ["FILTER_ID", "render_index"]
@@ -64,8 +65,11 @@ def _models(claims: pd.DataFrame, provenance: Sequence[ProvenanceRow]) -> str:
     models = sorted({f"{r.provider}/{r.model}" for r in provenance if r.model})
     if not models:
         return ""
-    local = all(m.startswith("local/") and "1.5b" in m for m in models)
-    recorded = "a 1.5B local model" if local else "the recorded model"
+    local = all(m.startswith("local/") for m in models)
+    if len(models) > 1:
+        recorded = f"{len(models)} local models" if local else f"{len(models)} recorded models"
+    else:
+        recorded = "a 1.5B local model" if local and "1.5b" in models[0] else "the recorded model"
     counts = count_claims(claims[model_dependent(claims)])
     return (
         '<p class="models">The model-dependent claims (what a model answers, what its summaries '
@@ -88,54 +92,94 @@ def _summary(counts: ClaimCounts) -> str:
     )
 
 
-def _filter(claims: pd.DataFrame) -> str:
+def _filter(claims: pd.DataFrame, total: int) -> str:
     ids = sorted(set(claims["experiment"]), key=experiment_key)
-    options = [f'<option value="all">all experiments ({len(claims)})</option>']
+    options = [f'<option value="all">all experiments ({total})</option>']
     for experiment in ids:
-        n = int((claims["experiment"] == experiment).sum())
+        n = int(claims.loc[claims["experiment"] == experiment, "claim_id"].nunique())
         options.append(f'<option value="{_e(experiment)}">{_e(experiment)} ({n})</option>')
     return (
         f'<div class="filter"><label for="{FILTER_ID}">Show</label>'
         f'<select id="{FILTER_ID}">{"".join(options)}</select>'
-        f'<span class="shown" id="claims-shown">{len(claims)} of {len(claims)} claims shown'
+        f'<span class="shown" id="claims-shown">{total} of {total} claims shown'
         "</span></div>"
     )
 
 
 CLAIM_CELL = ("experiment", "claim_id", "claim", "source", "kind", "article_source")
-"""Columns shown in the first cell (the seed citation under the article's value); every other
-column gets a cell of its own."""
-LABELS = {
-    "article_value": "Article",
-    "reproduced_value": "Reproduced",
-    "status": "Status",
-    "note": "Note",
-}
-WIDTHS = {"article_value": "15%", "reproduced_value": "15%"}
+"""Columns shown in the first cell (the seed citation under the article's value)."""
+SHOWN = (*CLAIM_CELL, "model", "article_value", "reproduced_value", "status", "note")
+"""Columns with a place of their own; any other column of the table gets a cell of its own."""
+LABELS = {"note": "Note"}
 
 
 def _label(column: str) -> str:
     return LABELS.get(column, column.replace("_", " ").capitalize())
 
 
-def _other_columns(claims: pd.DataFrame) -> list[str]:
-    return [c for c in claims.columns if c not in CLAIM_CELL]
+def _extra_columns(claims: pd.DataFrame) -> list[str]:
+    return [c for c in claims.columns if c not in SHOWN]
 
 
-def _claim_row(row: Mapping[str, str], columns: Sequence[str]) -> str:
+def _claim_groups(claims: pd.DataFrame) -> list[list[dict[str, str]]]:
+    """The rows of each claim (one per model that produced it), in table order."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for row in claims.to_dict("records"):
+        groups.setdefault((row["experiment"], row["claim_id"]), []).append(row)
+    return list(groups.values())
+
+
+def _group_status(rows: Sequence[Mapping[str, str]]) -> str:
+    statuses = {"match" if r["status"] == "match" else "differs" for r in rows}
+    return statuses.pop() if len(statuses) == 1 else "mixed"
+
+
+def _value_cell(row: Mapping[str, str] | None, label: str, span: int = 1) -> str:
+    if row is None:
+        return f'<td class="absent" data-label="{_e(label)}">—</td>'
     status = "match" if row["status"] == "match" else "differs"
-    cells = []
-    for column in columns:
-        text = _article_cell(row) if column == "article_value" else gloss_html(str(row[column]))
-        if column == "status":
-            text = f'<span class="badge">{text}</span>'
-        css = f' class="{_e(column)}"' if column == "note" else ""
-        cells.append(f'<td{css} data-label="{_e(_label(column))}">{text}</td>')
+    spans = f' colspan="{span}"' if span > 1 else ""
     return (
-        f'<tr class="claim status-{status}" data-experiment="{_e(row["experiment"])}">'
-        f'<td><span class="claim-id">{_e(row["claim_id"])}</span>{gloss_html(row["claim"])}'
-        f'<span class="source">kind: {_e(row.get("kind", ""))} · source: {_e(row["source"])}'
-        "</span></td>" + "".join(cells) + "</tr>"
+        f'<td class="value status-{status}"{spans} data-label="{_e(label)}">'
+        f'<span class="badge">{_e(row["status"])}</span> {gloss_html(str(row["reproduced_value"]))}'
+        "</td>"
+    )
+
+
+def _note_cell(rows: Sequence[Mapping[str, str]]) -> str:
+    if len(rows) == 1:
+        text = gloss_html(str(rows[0]["note"]))
+    else:
+        text = "<br>".join(
+            f'<span class="model">{_e(r.get("model", ""))}:</span> {gloss_html(str(r["note"]))}'
+            for r in rows
+            if r["note"]
+        )
+    return f'<td class="note" data-label="Note">{text}</td>'
+
+
+def _claim_row(
+    rows: Sequence[Mapping[str, str]], models: Sequence[str], extras: Sequence[str]
+) -> str:
+    first = rows[0]
+    by_model = {r.get("model", ""): r for r in rows}
+    if not models or not any(m in by_model for m in models):
+        values = _value_cell(first, f"Reproduced ({first.get('model') or 'scripted'})", len(models))
+    else:
+        values = "".join(_value_cell(by_model.get(m), f"Reproduced ({m})") for m in models)
+    sources = ", ".join(dict.fromkeys(r["source"] for r in rows))
+    return (
+        f'<tr class="claim status-{_group_status(rows)}" '
+        f'data-experiment="{_e(first["experiment"])}">'
+        f'<td><span class="claim-id">{_e(first["claim_id"])}</span>{gloss_html(first["claim"])}'
+        f'<span class="source">kind: {_e(first.get("kind", ""))} · source: {_e(sources)}'
+        f'</span></td><td data-label="Article">{_article_cell(first)}</td>'
+        + values
+        + "".join(
+            f'<td data-label="{_e(_label(c))}">{gloss_html(str(first[c]))}</td>' for c in extras
+        )
+        + _note_cell(rows)
+        + "</tr>"
     )
 
 
@@ -146,21 +190,33 @@ def _article_cell(row: Mapping[str, str]) -> str:
     return gloss_html(value) + (f'<span class="source">{gloss_html(cited)}</span>' if cited else "")
 
 
+def _model_span(model: str) -> str:
+    return f' <span class="model">{_e(model)}</span>'
+
+
 def _claims_section(claims: pd.DataFrame) -> str:
-    columns = _other_columns(claims)
-    rows = "\n".join(_claim_row(r, columns) for r in claims.to_dict("records"))
-    heads = "".join(
-        f'<th style="width:{WIDTHS[c]}">{_e(_label(c))}</th>'
-        if c in WIDTHS
-        else f"<th>{_e(_label(c))}</th>"
-        for c in columns
+    """The claims, one row per claim; a claim recorded with several models shows each model's
+    value and status side by side, one column per recorded model, and each model's note."""
+    models = recorded_models(claims)
+    extras = _extra_columns(claims)
+    groups = _claim_groups(claims)
+    rows = "\n".join(_claim_row(group, models, extras) for group in groups)
+    value_heads = (
+        [f'<th class="model-head">Reproduced{_model_span(m)}</th>' for m in models]
+        if len(models) > 1
+        else ["<th>Reproduced</th>"]
+    )
+    heads = (
+        '<th style="width:15%">Article</th>'
+        + "".join(value_heads)
+        + "".join(f"<th>{_e(_label(c))}</th>" for c in extras)
     )
     return (
         '<section id="claims"><h2>Claims</h2>\n'
-        + _filter(claims)
-        + '\n<table id="claims-table"><thead><tr><th style="width:34%">Claim</th>'
+        + _filter(claims, len(groups))
+        + '\n<table id="claims-table"><thead><tr><th style="width:30%">Claim</th>'
         + heads
-        + "</tr></thead>\n<tbody>\n"
+        + "<th>Note</th></tr></thead>\n<tbody>\n"
         + rows
         + "\n</tbody></table>\n"
         '<p><a href="claims.md">claims.md</a> · <a href="claims.csv">claims.csv</a></p>'

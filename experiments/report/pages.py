@@ -22,6 +22,7 @@ from experiments.report.tables import (
     ProvenanceRow,
     experiment_title,
     records_frame,
+    side_by_side,
 )
 
 __all__ = ["PAGE_CLAIM_COLUMNS", "claims_markdown", "experiment_page"]
@@ -41,9 +42,32 @@ PROVENANCE_COLUMNS = ["provider", "model", "model_sha256", "server", "recorded_a
 
 
 def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:
-    """``claims.md``: a title, the summary line, then every claim."""
-    body = markdown_table(_glossed(claims)) if len(claims) else "_No claims were recorded._\n"
-    return f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{KINDS_NOTE}{body}"
+    """``claims.md``: a title, the summary line, then every experiment's claims, the values of
+    each recorded model side by side (:func:`.tables.side_by_side`)."""
+    if not len(claims):
+        body = "_No claims were recorded._\n"
+    else:
+        body = "\n".join(
+            f"## {experiment}\n\n"
+            + markdown_table(_glossed(side_by_side(own, _table_columns(own))))
+            for experiment, own in claims.groupby("experiment", sort=False)
+        )
+    return (
+        f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{KINDS_NOTE}{MODELS_NOTE}{body}"
+    )
+
+
+MODELS_NOTE = (
+    "`model`: the recorded model a value comes from (`scripted` when no model is involved). "
+    "An experiment recorded with several models shows each model's reproduced value, status "
+    "and note side by side; `claims.csv` has one row per claim per model.\n\n"
+)
+
+
+def _table_columns(claims: pd.DataFrame) -> list[str]:
+    """The columns of ``claims`` in table order, less ``experiment`` (the section's heading) and
+    ``model`` (in the column headers)."""
+    return [c for c in claims.columns if c not in ("experiment", "model")]
 
 
 KINDS_NOTE = (
@@ -51,6 +75,13 @@ KINDS_NOTE = (
     "quotes it); **article-computed** — a seed computed it or read it from bytecode but never "
     "ran it; **ctxlab** — our own check, no seed value (`article_value` is empty).\n\n"
 )
+
+
+def _first_model(claims: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the first model listed (the model of the experiment's own JSON)."""
+    if "model" not in claims.columns or not len(claims):
+        return claims
+    return claims[claims["model"] == claims["model"].iloc[0]]
 
 
 def _glossed(claims: pd.DataFrame) -> pd.DataFrame:
@@ -117,8 +148,10 @@ def experiment_page(
     measurements are rendered generically, saying ``reason``.
     """
     title = experiment_title(doc.id, doc.data)
-    own = claims.loc[claims["experiment"] == doc.id, PAGE_CLAIM_COLUMNS]
-    claims_text = markdown_table(_glossed(own)) if len(own) else "_No claims recorded._\n"
+    every = claims.loc[claims["experiment"] == doc.id]
+    shown = side_by_side(every, PAGE_CLAIM_COLUMNS)
+    claims_text = markdown_table(_glossed(shown)) if len(every) else "_No claims recorded._\n"
+    own = _first_model(every).loc[:, PAGE_CLAIM_COLUMNS]
     return "\n".join(
         [
             f"# {doc.id}" + (f": {title}" if title else "") + "\n",

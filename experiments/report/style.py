@@ -55,6 +55,12 @@ tr.status-differs { box-shadow: inset 4px 0 0 var(--differs); background: #fffbf
   font-size: .8rem; font-weight: 600; white-space: nowrap; overflow-wrap: normal; }
 .status-match .badge { color: var(--match); background: var(--match-bg); }
 .status-differs .badge { color: var(--differs); background: var(--differs-bg); }
+tr.status-mixed { box-shadow: inset 4px 0 0 var(--differs); }
+td.status-match .badge { color: var(--match); background: var(--match-bg); }
+td.status-differs .badge { color: var(--differs); background: var(--differs-bg); }
+.claim .model { font-weight: 600; }
+th.model-head { white-space: normal; overflow-wrap: anywhere; }
+th.model-head .model { display: block; font-weight: 400; color: var(--muted); font-size: .8rem; }
 .filter { display: flex; gap: .75rem; align-items: center; margin: .5rem 0 .75rem; }
 .filter select { font: inherit; padding: .2rem .4rem; }
 .filter .shown { color: var(--muted); font-size: .9rem; }

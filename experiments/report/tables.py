@@ -33,7 +33,9 @@ __all__ = [
     "experiment_title",
     "load_inputs",
     "provenance_rows",
+    "recorded_models",
     "records_frame",
+    "side_by_side",
 ]
 
 ARTICLE_E3_CONTEXT: tuple[tuple[int, int, int], ...] = (
@@ -49,7 +51,8 @@ ARTICLE_E3_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
 
 SCRIPTED = "scripted (no model)"
 _ID_PATTERN = re.compile(r"^(E\d+|X-)[A-Za-z0-9_-]*$")
-"""Report ids: the article's experiments ``E1``… and ctxlab's own ``X-…`` (issue 16)."""
+"""Report ids: the article's experiments ``E1``… and ctxlab's own ``X-…`` (issue 16); the
+files of an experiment's other recorded models add ``@<model>`` to the id."""
 
 
 def experiment_title(experiment_id: str, data: Mapping[str, Any] | None) -> str:
@@ -88,6 +91,9 @@ class ReportInputs:
     """The claims table, from :func:`claims_table`."""
     experiments: tuple[ExperimentDoc, ...]
     """The experiments' JSON files, sorted by :func:`experiment_key`."""
+    other_models: tuple[ExperimentDoc, ...] = ()
+    """``<ID>@<model>.json``: what an experiment measured with its other recorded models
+    (their provenance is listed; their claims are in the claims table)."""
 
 
 def claims_table(path: Path) -> pd.DataFrame:
@@ -113,10 +119,44 @@ def _read_doc(path: Path) -> ExperimentDoc:
 
 
 def load_inputs(out_dir: Path) -> ReportInputs:
-    """Read ``claims.csv`` and every ``E*.json`` and ``X-*.json`` of ``out_dir``."""
+    """Read ``claims.csv``, every ``E*.json`` and ``X*.json`` of ``out_dir``, and the
+    ``<ID>@<model>.json`` of experiments recorded with several models."""
     paths = [p for p in sorted(out_dir.glob("*.json")) if _ID_PATTERN.match(p.stem)]
     docs = sorted((_read_doc(p) for p in paths), key=lambda d: experiment_key(d.id))
-    return ReportInputs(claims_table(out_dir / "claims.csv"), tuple(docs))
+    others = [p for p in out_dir.glob("*@*.json") if _ID_PATTERN.match(p.stem.split("@", 1)[0])]
+    other_docs = sorted((_read_doc(p) for p in others), key=lambda d: experiment_key(d.id))
+    return ReportInputs(claims_table(out_dir / "claims.csv"), tuple(docs), tuple(other_docs))
+
+
+SCRIPTED_MODEL = "scripted"
+PER_MODEL = ("reproduced_value", "status", "note")
+"""The columns a claim has once per recorded model; the others are the claim's own."""
+
+
+def recorded_models(claims: pd.DataFrame) -> list[str]:
+    """The recorded models of a claims table, in order of first appearance (not ``scripted``)."""
+    if "model" not in claims.columns:
+        return []
+    models = [m for m in dict.fromkeys(claims["model"]) if m and m != SCRIPTED_MODEL]
+    return models
+
+
+def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The claims of ``columns`` with one row per claim and, when more than one model produced
+    them, ``reproduced_value``, ``status`` and ``note`` once per model, side by side, headed
+    ``<column> (<model>)`` (``source`` is left out: the headers name the models). A table of one
+    model (or scripted) keeps ``columns`` as they are."""
+    models = list(dict.fromkeys(claims["model"])) if "model" in claims.columns else []
+    if len(models) <= 1:
+        return claims.loc[:, list(columns)].reset_index(drop=True)
+    own = [c for c in columns if c not in PER_MODEL and c != "source"]  # models head columns
+    wide = claims.loc[:, own].drop_duplicates(subset=["claim_id"]).reset_index(drop=True)
+    for model in models:
+        rows = claims[claims["model"] == model].set_index("claim_id")
+        for column in (c for c in columns if c in PER_MODEL):
+            values = wide["claim_id"].map(rows[column]) if len(rows) else None
+            wide[f"{column} ({model})"] = "" if values is None else values.fillna("")
+    return wide
 
 
 @dataclass(frozen=True)
@@ -177,15 +217,16 @@ def _sources(claims: pd.DataFrame, experiment: str) -> str:
 
 def _doc_provenance(doc: ExperimentDoc, claims: pd.DataFrame) -> list[ProvenanceRow]:
     data = doc.data or {}
-    source = _text(data.get("source")) or _sources(claims, doc.id) or "unknown"
+    experiment = doc.id.split("@", 1)[0]
+    source = _text(data.get("source")) or _sources(claims, experiment) or "unknown"
     raw = data.get("provenance")
     cassettes = [raw] if isinstance(raw, Mapping) else raw if isinstance(raw, list) else []
     cassettes = [c for c in cassettes if isinstance(c, Mapping)]
     if not cassettes:
-        return [ProvenanceRow(doc.id, SCRIPTED if source == "scripted" else source)]
+        return [ProvenanceRow(experiment, SCRIPTED if source == "scripted" else source)]
     return [
         ProvenanceRow(
-            doc.id,
+            experiment,
             _text(c.get("source")) or source,
             provider=_text(c.get("provider")),
             model=_text(c.get("model")),
@@ -203,7 +244,8 @@ def provenance_rows(inputs: ReportInputs) -> list[ProvenanceRow]:
 
     Experiments with claims but no JSON get a row from their claims' sources.
     """
-    rows = [row for doc in inputs.experiments for row in _doc_provenance(doc, inputs.claims)]
+    docs = (*inputs.experiments, *inputs.other_models)
+    rows = [row for doc in docs for row in _doc_provenance(doc, inputs.claims)]
     documented = {doc.id for doc in inputs.experiments}
     for experiment in sorted(set(inputs.claims["experiment"]) - documented, key=experiment_key):
         source = _sources(inputs.claims, experiment)

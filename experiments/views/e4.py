@@ -112,6 +112,9 @@ class EngineRun:
     """Why DSH did not compact; None when it did (and always for AgentScope)."""
     summary_event: SummaryEvent | None = None
     """DSH's compaction/summary event; None for AgentScope, or when DSH did not compact."""
+    surface_summary: str | None = None
+    """The message the conversation goes on with in place of the compacted span (AgentScope's
+    summary or DSH's checkpoint), as it stands on the surface; None when there is none."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.prefix_reuse <= 1:
