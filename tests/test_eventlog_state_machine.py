@@ -46,6 +46,7 @@ from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.store.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
 from harness.testing import FunctionModel
+from harness.workspace_path import WorkspacePath
 
 STEPS: Counter[str] = Counter()
 """Examples, steps and crashes run in this process (how much the machine explored)."""
@@ -73,7 +74,7 @@ class Crash:
         self.in_flight: str | None = None
         self.written = 0
 
-    def __call__(self, path: Path, text: str) -> None:
+    def __call__(self, path: WorkspacePath, text: str) -> None:
         self.calls += 1
         assert self.calls <= self.at, "the log wrote again after a failed write"
         if self.calls < self.at:
@@ -82,8 +83,7 @@ class Crash:
         payload = text.encode("utf-8")
         self.in_flight = text
         self.written = 0 if self.tear is None else int(len(payload) * self.tear)
-        with path.open("ab") as handle:
-            handle.write(payload[: self.written])
+        path.append(payload[: self.written])  # never through a symlink
         raise OSError(5, f"injected crash at append #{self.at}")
 
     @property

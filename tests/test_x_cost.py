@@ -20,6 +20,10 @@ from experiments.x_cost_claims import x_cost_claims
 ROOT = Path(__file__).resolve().parents[1]
 
 
+SET = "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
+"""The recorded set X-COST replays (the default set: the only one that holds E4)."""
+
+
 def row(**changes: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "experiment": "E3",
@@ -126,7 +130,7 @@ def test_the_recorded_ledgers_charge_exactly_the_cassettes_summary_calls() -> No
     result = run(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda line: None))
     by_key = {(r["experiment"], r["engine"]): r for r in result.data["ledgers"]}
     assert by_key[("E3", "agentscope")]["cost"] == sum(
-        _summary_tokens(ROOT / "cassettes/E3/rounds.json")
+        _summary_tokens(ROOT / "cassettes/E3" / SET / "rounds.json")
     )
-    e4 = sorted(_summary_tokens(ROOT / "cassettes/E4/compactions.json"))
+    e4 = sorted(_summary_tokens(ROOT / "cassettes/E4" / SET / "compactions.json"))
     assert sorted([by_key[("E4", "agentscope")]["cost"], by_key[("E4", "dsh")]["cost"]]) == e4

@@ -99,8 +99,8 @@ def test_the_gate_variant_of_e4_replays_every_plain_request(recorded: Path) -> N
     assert settings.cassette_path("E4", "compactions").name == "compactions.json"
     assert settings.cassette_path("E3", "rounds").name == "rounds-gate.json"
     data = e4.measure(settings)
-    gated = [e["surface_summary"] for e in data["engines"] if e["engine"] == "agentscope"]
-    assert "## Exact values" in gated[0]
+    gated = [e.surface_summary for e in data.engines if e.engine == "agentscope"]
+    assert gated[0] is not None and "## Exact values" in gated[0]
 
 
 def test_variants_switch_only_the_gate() -> None:
