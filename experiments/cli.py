@@ -14,7 +14,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from experiments.cli_options import at_least_one, cassettes_parser, timeout_options, timeouts
+from experiments.cli_options import (
+    at_least_one,
+    cassettes_parser,
+    check_options,
+    folder,
+    folder_options,
+    folders,
+    timeout_options,
+    timeouts,
+)
 from harness.errors import ConfigError, CtxlabError, MissingAPIKeyError
 
 if TYPE_CHECKING:
@@ -47,8 +56,8 @@ def _parser() -> argparse.ArgumentParser:
 
     run = command("run", "replay experiments offline and write the reports", experiments_epilog())
     run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
-    _folder_options(run, "the folder the reports are written to")
-    _check_options(run)
+    folder_options(run, "the folder the reports are written to")
+    check_options(run)
     record = command(
         "record", "run experiments live and write their cassettes", experiments_epilog()
     )
@@ -80,11 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     record.add_argument(
         "--out",
-        type=_folder,
+        type=folder,
         help="reports folder (default: reports/ of the project, or a temporary folder when "
         "--cassettes names another folder)",
     )
-    _folder_options(record, "", out=False)
+    folder_options(record, "", out=False)
     timeout_options(record)
     compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
     compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
@@ -110,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         "cassettes", "seal cassettes (a digest of their interactions) or check them"
     )
     cassettes_parser(cassettes)
-    _folder_options(cassettes, "unused by this command", out=False)
+    folder_options(cassettes, "unused by this command", out=False)
     serve = command("serve-local", "run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
     serve.add_argument(
@@ -132,58 +141,6 @@ API_KEY_HELP = (
     "environment variable holding the key (default: DEEPSEEK_API_KEY for deepseek, "
     "OPENAI_API_KEY for openai-compatible unless its --base-url is on this machine)"
 )
-
-
-def _folder_options(parser: argparse.ArgumentParser, out_help: str, out: bool = True) -> None:
-    if out:
-        parser.add_argument(
-            "--out", type=_folder, help=f"{out_help} (default: reports/ of the project)"
-        )
-    else:
-        parser.set_defaults(out=None)
-    parser.add_argument(
-        "--cassettes", type=_folder, help="the cassette folder (default: cassettes/ of the project)"
-    )
-    parser.add_argument(
-        "--project",
-        type=_folder,
-        metavar="DIR",
-        help="the ctxlab checkout (default: the one holding the current directory)",
-    )
-
-
-def _folder(text: str) -> Path:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("needs a folder name, not an empty string")
-    return Path(text)
-
-
-def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
-    """``--out`` and ``--cassettes``, defaulting to the project's ``reports/`` and
-    ``cassettes/``; the project is looked up only when one of them is not given."""
-    from experiments.project import find_project
-
-    out, cassettes = args.out, args.cassettes
-    if out is None or cassettes is None or args.project is not None:
-        root = find_project(args.project)
-        out = out if out is not None else root / "reports"
-        cassettes = cassettes if cassettes is not None else root / "cassettes"
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file; give a folder (it is created if missing).")
-    return out, cassettes
-
-
-def _check_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--check",
-        action="store_true",
-        help="exit 1 and print the per-claim diff when claims changed against the baseline",
-    )
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        help="the claims table --check compares with (default: reports/claims.csv of the project)",
-    )
 
 
 def _read_baseline(args: argparse.Namespace) -> list[dict[str, str]]:
@@ -209,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
-    args.out, args.cassettes = _folders(args)
+    args.out, args.cassettes = folders(args)
     baseline = _read_baseline(args) if args.check else None
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, args.out, settings)
@@ -226,7 +183,7 @@ def _record(args: argparse.Namespace) -> int:
     from experiments.recording import Recording, record, replaying_others
     from experiments.runner import run_experiments
 
-    out, args.cassettes = _folders(args)
+    out, args.cassettes = folders(args)
     source = Recording(
         args.provider,
         args.model,
@@ -370,7 +327,7 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
 def _cassettes(args: argparse.Namespace) -> int:
     from experiments.cli_options import cassettes
 
-    return cassettes(args, _folders(args)[1])
+    return cassettes(args, folders(args)[1])
 
 
 COMMANDS = {

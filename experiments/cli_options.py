@@ -90,3 +90,57 @@ def cassettes(args: argparse.Namespace, folder: Path) -> int:
             print(f"ctxlab: {exc}", file=sys.stderr)
             failed += 1
     return 2 if failed else 0
+
+
+def folder_options(parser: argparse.ArgumentParser, out_help: str, out: bool = True) -> None:
+    if out:
+        parser.add_argument(
+            "--out", type=folder, help=f"{out_help} (default: reports/ of the project)"
+        )
+    else:
+        parser.set_defaults(out=None)
+    parser.add_argument(
+        "--cassettes", type=folder, help="the cassette folder (default: cassettes/ of the project)"
+    )
+    parser.add_argument(
+        "--project",
+        type=folder,
+        metavar="DIR",
+        help="the ctxlab checkout (default: the one holding the current directory)",
+    )
+
+
+def folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a folder name, not an empty string")
+    return Path(text)
+
+
+def folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    """``--out`` and ``--cassettes``, defaulting to the project's ``reports/`` and
+    ``cassettes/``; the project is looked up only when one of them is not given."""
+    from experiments.project import find_project
+
+    out, cassettes = args.out, args.cassettes
+    if out is None or cassettes is None or args.project is not None:
+        root = find_project(args.project)
+        out = out if out is not None else root / "reports"
+        cassettes = cassettes if cassettes is not None else root / "cassettes"
+    if out.exists() and not out.is_dir():
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"--out {out} is a file; give a folder (it is created if missing).")
+    return out, cassettes
+
+
+def check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 and print the per-claim diff when claims changed against the baseline",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="the claims table --check compares with (default: reports/claims.csv of the project)",
+    )

@@ -12,11 +12,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from experiments.report.shape import ShapeError
 
 from experiments.cli_help import EXPERIMENT_SUMMARIES
 from experiments.registry import EXPERIMENTS
 from experiments.report.per_experiment.x_thrash import x_thrash_section, x_thrash_view
+from experiments.views import ShapeError
 from experiments.x_thrash import CONFIG, GUARD, _refill_session, _session, lookup_order
 from experiments.x_thrash_claims import claims
 

@@ -36,11 +36,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import vcr
-from vcr.request import Request as VcrRequest
 
 from experiments.errors import (
     CassetteError,
@@ -66,6 +64,12 @@ from experiments.recorder.matching import (
     json_body_matcher,
 )
 from experiments.recorder.providers import ProviderSpec, is_loopback_url
+from experiments.recorder.scrubbing import (
+    FILTERED_QUERY_PARAMETERS,
+    FILTERED_REQUEST_HEADERS,
+    request_scrubber,
+    scrub_response,
+)
 from experiments.recorder.seal import check_cassette, interactions_digest
 from experiments.recorder.secrets import scan_text
 from harness.client import ChatClient, RetryPolicy
@@ -85,23 +89,6 @@ __all__ = [
     "read_provenance",
 ]
 
-FILTERED_REQUEST_HEADERS = (
-    "authorization",
-    "cookie",
-    "set-cookie",
-    "host",
-    "x-api-key",
-    "api-key",
-    "openai-organization",
-)
-"""Request headers never written to a cassette."""
-KEPT_REQUEST_HEADERS = frozenset({"content-type"})
-"""The only request headers written to a cassette (the rest is noise or identifies the client)."""
-KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
-"""The only response headers written to a cassette (the others can identify the account)."""
-FILTERED_QUERY_PARAMETERS = ("api_key", "key", "token")
-RETRIED_STATUSES = frozenset({408, 409, 429})
-"""Besides 5xx: answers the client retries, so they are left out of the recording."""
 REPLAY_KEY = "replay-no-key"
 VCR_LOGGER = "vcr"
 """vcrpy's logger: at INFO it prints every request and recorded response."""
@@ -368,43 +355,9 @@ def _record_vcr(provider: ProviderSpec, key: str) -> vcr.VCR:
         decode_compressed_response=True,
         filter_headers=FILTERED_REQUEST_HEADERS,
         filter_query_parameters=FILTERED_QUERY_PARAMETERS,
-        before_record_request=_request_scrubber(provider, key),
-        before_record_response=_scrub_response,
+        before_record_request=request_scrubber(provider, key),
+        before_record_response=scrub_response,
     )
-
-
-def _request_scrubber(provider: ProviderSpec, key: str) -> Callable[[VcrRequest], VcrRequest]:
-    """Keeps only the content type (never a header holding the key); points the URI at the
-    public base URL."""
-    base, public = provider.base_url.rstrip("/"), provider.public_base_url.rstrip("/")
-
-    def scrub(request: VcrRequest) -> VcrRequest:
-        request.headers = {
-            name: value
-            for name, value in request.headers.items()
-            if name.lower() in KEPT_REQUEST_HEADERS and key not in str(value)
-        }
-        request.uri = _public_uri(request.uri, base, public)
-        return request
-
-    return scrub
-
-
-def _public_uri(uri: str, base: str, public: str) -> str:
-    if uri.startswith(base):
-        return public + uri[len(base) :]
-    target = urlsplit(public)
-    return urlunsplit(urlsplit(uri)._replace(scheme=target.scheme, netloc=target.netloc))
-
-
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
-    """Keeps only the content type; drops answers the client retries (never replayed)."""
-    status = int(response["status"]["code"])
-    if status in RETRIED_STATUSES or status >= 500:
-        return None
-    headers = response.get("headers") or {}
-    response["headers"] = {k: v for k, v in headers.items() if k.lower() in KEPT_RESPONSE_HEADERS}
-    return response
 
 
 def _progress_hooks(progress: Callable[[str], None] | None) -> dict[str, list[Any]]:
