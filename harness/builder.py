@@ -23,7 +23,7 @@ from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
 from harness.errors import ConfigError
-from harness.memory.clock import Clock, format_instant
+from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
@@ -63,7 +63,7 @@ class HarnessAgent:
         disable_memory_tools: bool = False,
         summary_model: ChatModel | None = None,
         memory_model: ChatModel | None = None,
-        clock: Clock | None = None,
+        clock: NanoClock | None = None,
         schedule: MaintenanceSchedule | None = None,
         windows: Mapping[str, int] = CTXLAB_WINDOWS,
         max_steps: int = 20,

@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-__all__ = ["EPOCH", "Clock", "SteppingClock", "SystemClock", "format_instant", "parse_instant"]
+__all__ = ["EPOCH", "NanoClock", "SteppingClock", "SystemClock", "format_instant", "parse_instant"]
 
 EPOCH = 0
 """The watermark before the first consolidation."""
 
-Clock = Callable[[], int]
+NanoClock = Callable[[], int]
 """Returns the current instant in nanoseconds since the epoch."""
 
 _INSTANT = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from harness.errors import LockTimeoutError, MemoryStoreError
-from harness.memory.clock import EPOCH, Clock, format_instant
+from harness.memory.clock import EPOCH, NanoClock, format_instant
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
@@ -205,7 +205,7 @@ class MaintenanceSchedule:
     _shared: ClassVar[dict[str, MaintenanceSchedule]] = {}
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, clock: Clock, min_gap_seconds: float = 30 * 60) -> None:
+    def __init__(self, clock: NanoClock, min_gap_seconds: float = 30 * 60) -> None:
         self.clock = clock
         self.min_gap_ns = int(seconds("min_gap_seconds", min_gap_seconds, allow_zero=True) * 1e9)
         self._last_claim: int | None = None
@@ -213,7 +213,7 @@ class MaintenanceSchedule:
 
     @classmethod
     def shared(
-        cls, key: str, clock: Clock, min_gap_seconds: float = 30 * 60
+        cls, key: str, clock: NanoClock, min_gap_seconds: float = 30 * 60
     ) -> MaintenanceSchedule:
         """The process-wide schedule for ``key`` (a workspace user's folder), made on first use."""
         with cls._shared_lock:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.errors import ConfigError
-from harness.memory.clock import Clock, utc_date
+from harness.memory.clock import NanoClock, utc_date
 from harness.memory.render import render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
@@ -111,7 +111,7 @@ class MemoryFlusher:
         reply = redact_for_storage(reply, "a memory flush")
         return self.workspace.append_entry("Memory Flush", reply)
 
-    def _due(self, clock: Clock) -> bool:
+    def _due(self, clock: NanoClock) -> bool:
         if self.policy.mode == "never":
             return False
         if self.policy.mode == "always" or self._last_flush is None:

@@ -27,7 +27,14 @@ from pathlib import Path
 
 from harness.errors import ConfigError, MemoryStoreError, PathEscapeError
 from harness.locks import file_lock
-from harness.memory.clock import EPOCH, Clock, SystemClock, format_instant, parse_instant, utc_date
+from harness.memory.clock import (
+    EPOCH,
+    NanoClock,
+    SystemClock,
+    format_instant,
+    parse_instant,
+    utc_date,
+)
 from harness.safe_paths import SafeRoot, check_name
 from harness.workspace_path import WorkspacePath
 
@@ -72,7 +79,9 @@ class MemoryWorkspace:
     across processes. Opening a workspace removes the temp files a crashed write left.
     """
 
-    def __init__(self, root: Path, user_id: str = "default", clock: Clock | None = None) -> None:
+    def __init__(
+        self, root: Path, user_id: str = "default", clock: NanoClock | None = None
+    ) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", user_id):
             raise ConfigError(f"user id {user_id!r} may hold only letters, digits, - _ and .")
         check_name("user id", user_id)

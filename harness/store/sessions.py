@@ -19,12 +19,12 @@ truncated or appended). Nobody else looks at these names.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Literal
 
 from harness.errors import ConfigError, EventLogError, PathEscapeError
 from harness.safe_paths import SafeRoot
 from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog.log import StampClock
 from harness.store.history import StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
 from harness.workspace_path import WorkspacePath
@@ -44,7 +44,6 @@ Store = Literal["state", "eventlog"]
 FOLDERS = ("events", "state", "sessions")
 """The folders below a user's folder that hold sessions."""
 
-Clock = Callable[[], str]
 Stores = EventLogHistory | StateHistory
 
 
@@ -60,12 +59,12 @@ def _state_store(fs: SafeRoot) -> JsonStateStore:
     return JsonStateStore(WorkspacePath(fs, "state"))
 
 
-def _state_history(fs: SafeRoot, session_id: str, clock: Clock) -> StateHistory:
+def _state_history(fs: SafeRoot, session_id: str, clock: StampClock) -> StateHistory:
     transcript = Transcript(_transcript(fs, session_id), clock)
     return StateHistory(session_id, _state_store(fs), transcript)
 
 
-def open_history(fs: SafeRoot, session_id: str, store: str, clock: Clock = utc_now) -> Stores:
+def open_history(fs: SafeRoot, session_id: str, store: str, clock: StampClock = utc_now) -> Stores:
     """The session's history in ``store`` (``state`` or ``eventlog``), new or resumed. The
     session folders must be real folders and its own files real files (a planted symlink is
     refused with PathEscapeError before anything is opened); a crashed save's temp files are
@@ -89,7 +88,7 @@ def saved_store(fs: SafeRoot, session_id: str) -> Store | None:
     return "state" if _state_store(fs).exists(session_id) else None
 
 
-def open_saved(fs: SafeRoot, session_id: str, clock: Clock = utc_now) -> Stores | None:
+def open_saved(fs: SafeRoot, session_id: str, clock: StampClock = utc_now) -> Stores | None:
     """The saved session in whichever store holds it (:func:`saved_store`), or None when
     neither does. An event log is opened for writing (:meth:`EventLog.open`)."""
     store = saved_store(fs, session_id)

@@ -58,14 +58,18 @@ END_SEED = "session/end-seed"
 
 _BRACKET = frozenset({"compaction/start", "compaction/end"})
 
-Clock = Callable[[], str]
+StampClock = Callable[[], str]
+"""Returns the current instant as the log's ISO-8601 stamp (``memory.clock.NanoClock`` is the
+other clock: nanoseconds, for the memory pipeline)."""
 Listener = Callable[[Event], None]
 
 
 class EventLog:
     """An append-only event log; ``path=None`` keeps it in memory only."""
 
-    def __init__(self, path: Path | WorkspacePath | None = None, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, path: Path | WorkspacePath | None = None, clock: StampClock = utc_now
+    ) -> None:
         self.file = None if path is None else WorkspacePath.of(path)
         """Where the log is kept (None: in memory only)."""
         info = None if self.file is None else self.file.stat()
@@ -98,7 +102,7 @@ class EventLog:
         self._recovered_now: list[str] = []  # what the last catch-up dropped
 
     @classmethod
-    def open(cls, path: Path | WorkspacePath, clock: Clock = utc_now) -> EventLog:
+    def open(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
         """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
         resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
         log = cls(None, clock)
@@ -119,7 +123,7 @@ class EventLog:
         return log
 
     @classmethod
-    def replay(cls, path: Path | WorkspacePath, clock: Clock = utc_now) -> EventLog:
+    def replay(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
         """An in-memory log folded from the file at ``path`` without touching the file (no
         lock, no truncation, no end-seed): for checks and reports while another log may still
         write to it. A torn last line is left out and noted in ``recovered``."""
