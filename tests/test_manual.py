@@ -19,7 +19,13 @@ from experiments.cli import main
 from harness.compaction.agentscope import Compactor
 from harness.compaction.dsh import DshEngine
 from harness.compaction.manual import ManualCompaction
-from harness.errors import ConfigError, ManualCompactionError, ServerError, SurfaceChangedError
+from harness.errors import (
+    ConfigError,
+    ManualCompactionError,
+    PathEscapeError,
+    ServerError,
+    SurfaceChangedError,
+)
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
@@ -293,10 +299,10 @@ def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(
 ) -> None:
     base = saved_session(tmp_path, "state")
 
-    def full_disk(path: Path, data: object) -> None:
+    def full_disk(path: object, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.compaction.manual_undo.write_atomic", full_disk)
+    monkeypatch.setattr("harness.workspace_path.WorkspacePath.write_atomic", full_disk)
     model = FunctionModel(answer)
     with pytest.raises(ManualCompactionError) as info:
         ManualCompaction(base, "s1", model).compact()
@@ -358,3 +364,30 @@ def test_an_unknown_engine_is_refused_before_anything_is_done(tmp_path: Path) ->
     with pytest.raises(ConfigError, match="engine must be agentscope or dsh, not 'claude'"):
         manual.compact("claude")  # type: ignore[arg-type]
     assert manual.audit_log() == []
+
+
+def test_a_symlinked_snapshots_folder_is_never_written_through(tmp_path: Path) -> None:
+    """Issue 13 item 6: ``snapshots/`` swapped for a symlink to an outside folder; the
+    compaction fails (its audit line says why) and nothing lands outside the workspace."""
+    base = saved_session(tmp_path / "ws", "state")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (base / "snapshots").symlink_to(outside, target_is_directory=True)
+    model = FunctionModel(answer)
+    before = _messages(base, "state")
+    with pytest.raises(ManualCompactionError, match="symlink") as info:
+        ManualCompaction(base, "s1", model).compact()
+    assert info.value.code == "persistence"
+    assert list(outside.rglob("*")) == []
+    assert model.requests == []  # refused before the summary call
+    assert _messages(base, "state") == before
+
+
+def test_a_symlinked_audit_file_is_never_appended_through(tmp_path: Path) -> None:
+    base = saved_session(tmp_path / "ws", "eventlog")
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("")
+    (base / "audit.jsonl").symlink_to(outside)
+    with pytest.raises(PathEscapeError, match="symlink"):
+        ManualCompaction(base, "s1", FunctionModel(answer)).compact()
+    assert outside.read_text() == ""

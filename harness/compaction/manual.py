@@ -45,11 +45,11 @@ from harness.errors import (
     ManualCompactionError,
     NothingToUndoError,
     PairingError,
+    PathEscapeError,
     SummaryError,
     SurfaceChangedError,
     UnbalancedSurfaceError,
 )
-from harness.files import append_text
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.safe_paths import SafeRoot, check_name
@@ -113,8 +113,8 @@ class ManualCompaction:
         self.events_file = self.base / "events" / f"{session_id}.jsonl"
         self.state_store = JsonStateStore(WorkspacePath(self.fs, "state"))
         self.state_file = self.state_store.path(session_id)
-        self.snapshots = self.base / "snapshots"
-        self.audit_file = self.base / "audit.jsonl"
+        self.snapshots = WorkspacePath(self.fs, "snapshots")  # never through a symlink
+        self.audit_file = WorkspacePath(self.fs, "audit.jsonl")
         self.lock_file = WorkspacePath(self.fs, f"locks/{session_id}.lock")
 
     def compact(self, engine: Engine = "agentscope", instructions: str = "") -> AuditRecord:
@@ -134,11 +134,11 @@ class ManualCompaction:
                 cutoff, summary = self._run(engine, history, instructions)
             except BaseException:
                 if snapshot is not None:
-                    snapshot.unlink(missing_ok=True)  # a failed attempt leaves nothing to undo
+                    _discard(snapshot)  # a failed attempt leaves nothing to undo
                 raise
             after = history.messages()
             if not cutoff and snapshot is not None:
-                snapshot.unlink(missing_ok=True)
+                _discard(snapshot)
                 snapshot = None
             return self._audit(
                 self._record(
@@ -189,9 +189,11 @@ class ManualCompaction:
         record = self._last_committed_state()
         if record is None:
             raise NothingToUndoError(self.session_id)
-        snapshot = Path(record["snapshot"])
-        if not snapshot.exists():
-            raise ManualCompactionError("no-snapshot", f"the snapshot {snapshot} is missing")
+        snapshot = self._named_snapshot(str(record["snapshot"]))
+        if snapshot is None or not snapshot.exists():
+            raise ManualCompactionError(
+                "no-snapshot", f"the snapshot {record['snapshot']} is missing"
+            )
         state = self.state_store.load(self.session_id)
         state.context = restore_state(snapshot, self.session_id, record, state.context)
         self.state_store.save(state)
@@ -209,19 +211,27 @@ class ManualCompaction:
                 return line if line.get("snapshot") else None
         return None
 
+    def _named_snapshot(self, named: str) -> WorkspacePath | None:
+        """The snapshot an audit line names (its absolute path), inside ``snapshots/``; None
+        when the line names a file elsewhere."""
+        try:
+            relative = Path(named).relative_to(self.snapshots.path)
+        except ValueError:
+            return None
+        return self.snapshots / relative.as_posix()
+
     def _drop_orphan_snapshots(self) -> None:
         """Delete snapshots no committed compaction names (left by a killed attempt)."""
-        folder = self.snapshots / self.session_id
-        if not folder.is_dir():
-            return
         named = {
             line.get("snapshot")
             for line in self.audit_log()
             if line.get("session") == self.session_id and line.get("outcome") == "compacted"
         }
-        for path in folder.glob("*.json"):
-            if str(path) not in named:
-                path.unlink(missing_ok=True)
+        for relative in self.fs.files(f"snapshots/{self.session_id}"):  # no symlink followed
+            path = WorkspacePath(self.fs, relative)
+            if relative.endswith(".json") and str(path) not in named:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
 
     def _history(self, engine: Engine) -> History:
         history = open_saved(self.fs, self.session_id)  # the one place a store is picked
@@ -249,13 +259,13 @@ class ManualCompaction:
         if messages and messages[-1].tool_calls:
             raise ManualCompactionError("busy", "a tool call is still waiting for its result")
 
-    def _snapshot(self, history: History, attempt: str) -> Path | None:
+    def _snapshot(self, history: History, attempt: str) -> WorkspacePath | None:
         """State-file sessions: the context before compacting (an event log keeps it)."""
         if isinstance(history, EventLogHistory):
             return None
         try:
             return take_snapshot(self.snapshots, self.session_id, attempt, history.messages())
-        except OSError as exc:
+        except (OSError, PathEscapeError) as exc:  # a full disk, or snapshots/ is a symlink
             raise ManualCompactionError(
                 "persistence", f"could not take the snapshot: {exc}"
             ) from exc
@@ -330,7 +340,7 @@ class ManualCompaction:
 
     def _audit(self, record: AuditRecord) -> AuditRecord:
         try:
-            append_text(self.audit_file, json.dumps(asdict(record), ensure_ascii=False) + "\n")
+            self.audit_file.append(json.dumps(asdict(record), ensure_ascii=False) + "\n")
         except OSError as exc:
             raise ManualCompactionError("persistence", f"could not write the audit: {exc}") from exc
         return record
@@ -365,3 +375,8 @@ def _as_manual_error(exc: BaseException) -> ManualCompactionError:
     if isinstance(exc, CtxlabError):
         return ManualCompactionError("busy", str(exc))
     return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")
+
+
+def _discard(snapshot: WorkspacePath) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        snapshot.unlink()

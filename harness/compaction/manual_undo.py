@@ -20,13 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from harness.errors import ManualCompactionError, NothingToUndoError
-from harness.files import write_atomic
 from harness.messages import Message
 from harness.store.eventlog import Event, EventLog
+from harness.workspace_path import WorkspacePath
 
 __all__ = ["digest", "restore_state", "take_snapshot", "undo_on_log"]
 
@@ -37,19 +36,21 @@ def digest(messages: Sequence[Message]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def take_snapshot(folder: Path, session_id: str, attempt: str, context: list[Message]) -> Path:
-    """Write the context before a compaction; returns the snapshot's path."""
+def take_snapshot(
+    folder: WorkspacePath, session_id: str, attempt: str, context: list[Message]
+) -> WorkspacePath:
+    """Write the context before a compaction (never through a symlink); returns where."""
     path = folder / session_id / f"{attempt}.json"
     data = {"session_id": session_id, "context": [m.to_record() for m in context]}
-    write_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
+    path.write_atomic(json.dumps(data, ensure_ascii=False) + "\n")
     return path
 
 
 def restore_state(
-    snapshot: Path, session_id: str, record: dict[str, Any], now: list[Message]
+    snapshot: WorkspacePath, session_id: str, record: dict[str, Any], now: list[Message]
 ) -> list[Message]:
     """The context to save: the snapshot, then what was added after the compaction."""
-    data = json.loads(snapshot.read_text(encoding="utf-8"))
+    data = json.loads(snapshot.read_text())
     if data.get("session_id") != session_id:
         raise ManualCompactionError("commit", f"{snapshot} is not a snapshot of {session_id!r}")
     after = int(record["messages_after"])
