@@ -82,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
         "cassette's provenance)",
     )
     record.add_argument(
+        "--max-tokens",
+        type=at_least_one,
+        help="cap every answer at this many tokens (sent as max_tokens; a request's own "
+        "smaller limit wins; kept in the cassette's provenance), for a model that never stops",
+    )
+    record.add_argument(
         "--variant",
         choices=("gate",),
         help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
@@ -192,6 +198,7 @@ def _record(args: argparse.Namespace) -> int:
         timeouts=timeouts(args),
         threads=args.threads,
         variant=args.variant or "",
+        max_tokens=args.max_tokens,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded and args.variant:

@@ -8,6 +8,7 @@ llama.cpp's own ``llama-server`` for E4, which reports cached prompt tokens).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from experiments.registry import EXPERIMENTS
 from experiments.runner import record_experiments, select
 
 if TYPE_CHECKING:
+    from experiments.recorder import ProviderSpec
     from harness.timeouts import Timeouts
 
 __all__ = ["Recording", "record", "recordable"]
@@ -43,6 +45,16 @@ class Recording:
     variant: str = ""
     """Record with a ctxlab switch on (``gate``; :mod:`experiments.variants`), into
     ``<name>-<variant>.json`` beside the plain cassettes."""
+    max_tokens: int | None = None
+    """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
+    cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
+    stops on its own (the 0.5B Qwen on E4's fourth turn ran past 5,000 tokens)."""
+
+    def spec(self, spec: ProviderSpec) -> ProviderSpec:
+        """``spec`` with this recording's cap in its params."""
+        if self.max_tokens is None:
+            return spec
+        return dataclasses.replace(spec, params={**spec.params, "max_tokens": self.max_tokens})
 
 
 def recordable(ids: Sequence[str]) -> list[str]:
@@ -72,11 +84,13 @@ def record(
     from experiments.recorder.modelfile import local_model
 
     if source.provider != "local" or source.base_url:
-        spec = provider_spec(
-            source.provider,
-            model=source.model,
-            base_url=source.base_url,
-            api_key_env=source.api_key_env,
+        spec = source.spec(
+            provider_spec(
+                source.provider,
+                model=source.model,
+                base_url=source.base_url,
+                api_key_env=source.api_key_env,
+            )
         )
         settings = RunSettings(
             cassettes,
@@ -96,7 +110,9 @@ def record(
         with local_server(
             served, server=server_kind, log=progress, threads=source.threads
         ) as server:
-            spec = provider_spec("local", model=server.model, base_url=server.base_url)
+            spec = source.spec(
+                provider_spec("local", model=server.model, base_url=server.base_url)
+            )
             settings = RunSettings(
                 cassettes,
                 "record",

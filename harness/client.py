@@ -163,6 +163,9 @@ class ChatClient:
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         body.update(self._params)
+        if request.max_tokens is not None and "max_tokens" in self._params:
+            # max_tokens in params caps every answer; a request's own smaller limit wins
+            body["max_tokens"] = min(request.max_tokens, int(self._params["max_tokens"]))
         body.update(request.extra)
         return body
 

@@ -271,6 +271,7 @@ def _provenance_row(row: ProvenanceRow) -> str:
         f"{_cell(row.model, shorten(row.model, 60))}"
         f"{_cell(row.model_sha256, short_sha(row.model_sha256), mono=True)}"
         f"{_cell(row.server, shorten(row.server, 60), mono=True)}"
+        f"{_cell(row.params, shorten(row.params, 60), mono=True)}"
         f"{_cell(row.recorded_at, row.recorded_at)}"
         f'<td class="num">{_e(row.requests) or "—"}</td></tr>'
     )
@@ -282,7 +283,8 @@ def _provenance_section(rows: Sequence[ProvenanceRow]) -> str:
         "from: a scripted model, or a recorded cassette of a real model.</p>\n"
         '<div class="scroll"><table '
         'id="provenance-table"><thead><tr><th>Experiment</th><th>Source</th><th>Provider</th>'
-        "<th>Model</th><th>Model sha256</th><th>Server</th><th>Recorded at</th>"
+        "<th>Model</th><th>Model sha256</th><th>Server</th><th>Request params</th>"
+        "<th>Recorded at</th>"
         '<th class="num">Requests</th></tr></thead>\n<tbody>\n'
         + "\n".join(_provenance_row(r) for r in rows)
         + "\n</tbody></table></div></section>"

@@ -38,7 +38,15 @@ PAGE_CLAIM_COLUMNS = [
     "note",
 ]
 """The claims columns an experiment's page shows (its experiment and source are in the header)."""
-PROVENANCE_COLUMNS = ["provider", "model", "model_sha256", "server", "recorded_at", "requests"]
+PROVENANCE_COLUMNS = [
+    "provider",
+    "model",
+    "model_sha256",
+    "server",
+    "params",
+    "recorded_at",
+    "requests",
+]
 
 
 def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:

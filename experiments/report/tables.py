@@ -195,6 +195,8 @@ class ProvenanceRow:
     server: str = ""
     recorded_at: str = ""
     requests: str = ""
+    params: str = ""
+    """The body fields every recorded request carried (temperature, seed, a max_tokens cap)."""
 
 
 def _text(value: Any) -> str:
@@ -234,6 +236,7 @@ def _doc_provenance(doc: ExperimentDoc, claims: pd.DataFrame) -> list[Provenance
             server=_text(c.get("server")),
             recorded_at=_text(c.get("recorded_at")),
             requests=_text(c.get("requests")),
+            params=_text(c.get("params")),
         )
         for c in cassettes
     ]
