@@ -18,13 +18,18 @@ of the recorded size the removal would repay the call (a projection, labelled as
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from experiments import e3, e4
 from experiments.base import ExperimentResult, RunSettings
+from experiments.recorder.cassette import Provenance
+from experiments.views import from_data, to_data
+from experiments.views.e3 import CompactionRecord, E3View
+from experiments.views.e4 import E4View, EngineRun
+from experiments.views.x_cost import LedgerRecord, LedgerRow, XCostView
 from experiments.x_cost_claims import x_cost_claims
 from harness.compaction.cost import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
 from harness.compaction.cost_tap import UsageTap
@@ -92,22 +97,22 @@ def _summary_usages(tap: RecordingTap) -> list[Any]:
     return [a.usage if a else None for q, a in tap.exchanges if q.purpose == "summary"]
 
 
-def e3_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[dict[str, Any]]:
+def e3_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[LedgerRow]:
     """E3's ledger: one request per round (no tools), the round's compaction before it."""
     rows = []
+    rounds = from_data(E3View, result.data).rounds
     for name, tap in sorted(taps.items()):
-        rounds = result.data["rounds"]
         agent = _agent_exchanges(tap)
         if len(agent) != len(rounds):
             raise AssertionError(f"X-COST: {name} sent {len(agent)} requests for {len(rounds)}")
         summaries = iter(_summary_usages(tap))
         requests = []
         for record, (request, response) in zip(rounds, agent, strict=True):
-            event = record["compaction"]
+            event = record.compaction
             compactions: tuple[LedgerCompaction, ...] = ()
             if event:
                 compactions = (_compaction(event, (next(summaries),)),)
-            meter = event["meter"] if event else e3.CONFIG.meter
+            meter = event.meter if event else e3.CONFIG.meter
             usage = response.usage if response else None
             requests.append(LedgerRequest(usage, _metered(meter, request), compactions))
         ledger = build_ledger(requests)
@@ -115,17 +120,22 @@ def e3_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[dict[str,
     return rows
 
 
-def _compaction(event: dict[str, Any], usages: Sequence[Any]) -> LedgerCompaction:
-    return LedgerCompaction(
-        event["total_tokens"], event["tokens_after"], tuple(usages), event["meter"]
-    )
+def _compaction(event: CompactionRecord, usages: Sequence[Any]) -> LedgerCompaction:
+    return LedgerCompaction(event.total_tokens, event.tokens_after, tuple(usages), event.meter)
 
 
-E4_METERS = {"agentscope": ("agentscope-2.0.3", "estimated_tokens"), "dsh": ("dsh", "dsh_meter")}
-"""Each E4 engine's meter (as ``experiments/e4.py`` configures it) and the report's fields."""
+E4_METERS: dict[str, tuple[str, Callable[[EngineRun], tuple[int, int]]]] = {
+    "agentscope": (
+        "agentscope-2.0.3",
+        lambda r: (r.estimated_tokens_before, r.estimated_tokens_after),
+    ),
+    "dsh": ("dsh", lambda r: (r.dsh_meter_before, r.dsh_meter_after)),
+}
+"""Each E4 engine's meter (as ``experiments/e4.py`` configures it) and the context's tokens
+before and after its compaction, as that meter priced them."""
 
 
-def e4_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[dict[str, Any]]:
+def e4_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[LedgerRow]:
     """E4's ledgers, one per engine: the conversation's requests, then that engine's
     compaction, after which the recording sends no request."""
     rows = []
@@ -133,20 +143,18 @@ def e4_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[dict[str,
         first_summary = next(i for i, (q, _) in enumerate(tap.exchanges) if q.purpose == "summary")
         conversation = tap.exchanges[:first_summary]
         summaries = [a for q, a in tap.exchanges if q.purpose == "summary"]
-        for report in sorted(result.data["engines"], key=lambda r: r["engine"]):
-            engine = report["engine"]
-            meter, field_name = E4_METERS[engine]
+        for report in sorted(from_data(E4View, result.data).engines, key=lambda r: r.engine):
+            engine = report.engine
+            meter, priced = E4_METERS[engine]
             usage = next(
                 (
                     a.usage
                     for a in summaries
-                    if a and a.usage and a.usage.prompt_tokens == report["summary_prompt_tokens"]
+                    if a and a.usage and a.usage.prompt_tokens == report.summary_prompt_tokens
                 ),
                 None,
             )
-            compaction = LedgerCompaction(
-                report[f"{field_name}_before"], report[f"{field_name}_after"], (usage,), meter
-            )
+            compaction = LedgerCompaction(*priced(report), (usage,), meter)
             requests = [
                 LedgerRequest(a.usage if a else None, _metered(meter, q)) for q, a in conversation
             ]
@@ -170,7 +178,7 @@ def _row(
     source: str,
     ledger: CostLedger,
     last: LedgerRequest | None,
-) -> dict[str, Any]:
+) -> LedgerRow:
     per_later = _per_later(ledger, last)
     cost = ledger.cost
     break_even = (
@@ -178,44 +186,45 @@ def _row(
     )
     cached = ledger.cached
     uncached = None if cost is None or cached is None else cost - cached
-    return {
-        "experiment": experiment,
-        "engine": engine,
-        "cassette": cassette,
-        "source": source,
-        "compactions": len(ledger.compactions),
-        "cost": cost,
-        "cached": cached,
-        "cost_uncached": uncached,
-        "savings": ledger.savings,
-        "net": ledger.net,
-        "usage_missing": ledger.missing,
-        "later_requests": sum(len(c.later) for c in ledger.compactions),
-        "removed_per_later_request": per_later,
-        "break_even_requests": break_even,
-        "ledger": ledger.to_dict(),
-    }
+    return LedgerRow(
+        experiment=experiment,
+        engine=engine,
+        cassette=cassette,
+        source=source,
+        compactions=len(ledger.compactions),
+        cost=cost,
+        cached=cached,
+        cost_uncached=uncached,
+        savings=ledger.savings,
+        net=ledger.net,
+        usage_missing=ledger.missing,
+        later_requests=sum(len(c.later) for c in ledger.compactions),
+        removed_per_later_request=per_later,
+        break_even_requests=break_even,
+        ledger=from_data(LedgerRecord, ledger.to_dict()),
+    )
 
 
-def measure(settings: RunSettings) -> dict[str, Any]:
-    rows: list[dict[str, Any]] = []
-    provenance: list[dict[str, Any]] = []
+def measure(settings: RunSettings) -> XCostView:
+    """Replay E3 and E4 with taps on their cassettes; one ledger per experiment and engine."""
+    rows: list[LedgerRow] = []
+    provenance: list[Provenance] = []
     for experiment, ledgers in (("E3", e3_ledgers), ("E4", e4_ledgers)):
         result, taps = replay(settings, experiment)
         rows += ledgers(result, taps)
-        provenance += list(result.provenance)
-    return {
-        "experiment": "X-COST",
-        "title": "Compaction cost ledger: summary calls against the tokens they remove",
-        "ledgers": rows,
-        "provenance": provenance,
-    }
+        provenance += [from_data(Provenance, p) for p in result.provenance]
+    return XCostView(
+        experiment="X-COST",
+        title="Compaction cost ledger: summary calls against the tokens they remove",
+        ledgers=tuple(rows),
+        provenance=tuple(provenance),
+    )
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    data = measure(settings)
-    sources = sorted({row["source"] for row in data["ledgers"]})
-    source = ", ".join(sources)
+    view = measure(settings)
+    source = ", ".join(sorted({row.source for row in view.ledgers}))
+    provenance = tuple(to_data(p) for p in view.provenance)
     return ExperimentResult(
-        "X-COST", x_cost_claims(data["ledgers"]), data, source, tuple(data["provenance"])
+        "X-COST", x_cost_claims(view.ledgers), to_data(view), source, provenance
     )

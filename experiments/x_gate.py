@@ -14,22 +14,26 @@ conversation goes on with (the summary message on the surface after compaction).
 * E3: the code word 夜莺 in every summary of the five rounds.
 * E4: the four planted facts (code word, order id, amount, path) in each engine's summary
   (for the sets that recorded E4).
+
+The measurements are an :class:`~experiments.views.x_gate.XGateView`, written as ``X-GATE.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from experiments import e3, e4
 from experiments.base import ExperimentResult, RunSettings
 from experiments.claims import Claim
 from experiments.e3_claims import CODE_WORD
 from experiments.views import to_data
+from experiments.views.e3 import E3View
+from experiments.views.e4 import E4View
+from experiments.views.x_gate import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.gate import GATE_HEADING
 
-__all__ = ["E3_FACTS", "gate_added", "run"]
+__all__ = ["E3_FACTS", "claims", "gate_added", "measure", "run"]
 
 E3_FACTS = {"code word": CODE_WORD}
 """What E3 plants and later asks for again."""
@@ -40,17 +44,17 @@ STRICT = (
 ENGINES = {"agentscope": "AS", "dsh": "DSH"}
 
 
-def _kept(text: str | None, facts: Mapping[str, str]) -> list[str]:
-    return [name for name, value in facts.items() if text and value in text]
+def _kept(text: str | None, facts: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(name for name, value in facts.items() if text and value in text)
 
 
-def _e3_summaries(data: Mapping[str, Any]) -> list[str]:
+def _e3_summaries(view: E3View) -> tuple[str, ...]:
     """The summary each compacted round left on the surface (what the next request carries)."""
-    return [
-        "\n".join(m["text"] for m in r["context_after"] if m["kind"] == "summary")
-        for r in data["rounds"]
-        if r["compaction"]
-    ]
+    return tuple(
+        "\n".join(m.text for m in r.context_after if m.kind == "summary")
+        for r in view.rounds
+        if r.compaction
+    )
 
 
 def gate_added(summary: str | None) -> list[str]:
@@ -61,53 +65,49 @@ def gate_added(summary: str | None) -> list[str]:
     return [line[2:].strip() for line in section.splitlines() if line.startswith("- ")]
 
 
-def _e3_view(data: Mapping[str, Any]) -> dict[str, Any]:
-    summaries = _e3_summaries(data)
+def _e3_run(view: E3View) -> E3GateRun:
+    summaries = _e3_summaries(view)
+    return E3GateRun(
+        summaries=summaries,
+        kept=tuple(_kept(s, E3_FACTS) for s in summaries),
+        gate_added=tuple(tuple(gate_added(s)) for s in summaries),
+        round5_answer=view.rounds[-1].answer,
+    )
+
+
+def _e4_run(view: E4View) -> dict[str, GatedSummary]:
     return {
-        "summaries": summaries,
-        "kept": [_kept(s, E3_FACTS) for s in summaries],
-        "gate_added": [gate_added(s) for s in summaries],
-        "round5_answer": data["rounds"][-1]["answer"],
+        engine.engine: GatedSummary(
+            summary=engine.surface_summary,
+            kept=_kept(engine.surface_summary, e4.FACTS),
+            gate_added=tuple(gate_added(engine.surface_summary)),
+        )
+        for engine in view.engines
     }
 
 
-def _e4_view(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        engine["engine"]: {
-            "summary": engine.get("surface_summary"),
-            "kept": _kept(engine.get("surface_summary"), e4.FACTS),
-            "gate_added": gate_added(engine.get("surface_summary")),
-        }
-        for engine in data["engines"]
-    }
-
-
-def measure(settings: RunSettings) -> dict[str, Any]:
+def measure(settings: RunSettings) -> XGateView:
     """Replay E3 and E4 plain and gated for the set of ``settings``."""
     has_e4 = settings.cassette_path("E4", "compactions").is_file()
-    views: dict[str, Any] = {"e3": {}, "e4": {} if has_e4 else None}
-    provenance, sources = [], []
-    for label, variant in (("off", ""), ("on", "gate")):
+    runs: list[tuple[E3View, E4View | None]] = []
+    for variant in ("", "gate"):
         chosen = dataclasses.replace(settings, variant=variant)
-        e3_data = to_data(e3.measure(chosen))
-        views["e3"][label] = _e3_view(e3_data)
-        provenance.append(e3_data["provenance"])
-        sources.append(e3_data["source"])
-        if has_e4:  # a set recorded for E3 but not E4 (the 0.5B model) has E3's claims only
-            e4_data = to_data(e4.measure(chosen))
-            views["e4"][label] = _e4_view(e4_data)
-            provenance.append(e4_data["provenance"])
-            sources.append(e4_data["source"])
-    if len(set(sources)) != 1:
-        raise AssertionError(f"X-GATE: one set, several models: {sorted(set(sources))}")
-    return {
-        "experiment": "X-GATE",
-        "source": sources[0],
-        "provenance": provenance,
-        "e3_facts": E3_FACTS,
-        "e4_facts": e4.FACTS,
-        **views,
-    }
+        # a set recorded for E3 but not E4 (the 0.5B model) has E3's claims only
+        runs.append((e3.measure(chosen), e4.measure(chosen) if has_e4 else None))
+    (e3_off, e4_off), (e3_on, e4_on) = runs
+    measured = [view for pair in runs for view in pair if view is not None]
+    sources = {view.source for view in measured}
+    if len(sources) != 1:
+        raise AssertionError(f"X-GATE: one set, several models: {sorted(sources)}")
+    return XGateView(
+        experiment="X-GATE",
+        source=e3_off.source,
+        provenance=tuple(view.provenance for view in measured),
+        e3_facts=E3_FACTS,
+        e4_facts=e4.FACTS,
+        e3=E3GateRuns(_e3_run(e3_off), _e3_run(e3_on)),
+        e4=E4GateRuns(_e4_run(e4_off), _e4_run(e4_on)) if e4_off and e4_on else None,
+    )
 
 
 def _count(kept: Sequence[str], facts: Mapping[str, str]) -> str:
@@ -116,12 +116,15 @@ def _count(kept: Sequence[str], facts: Mapping[str, str]) -> str:
     return text + (f" (dropped: {', '.join(lost)})" if lost else "")
 
 
-def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
+def _e3_claims(view: XGateView) -> list[Claim]:
     claims = []
-    for label, words in (("off", "without the gate"), ("on", "with the gate")):
-        kept = data["e3"][label]["kept"]
-        total = len(kept)
-        added = sorted({item for items in data["e3"][label]["gate_added"] for item in items})
+    source = view.source
+    for label, words, run in (
+        ("off", "without the gate", view.e3.off),
+        ("on", "with the gate", view.e3.on),
+    ):
+        total = len(run.kept)
+        added = sorted({item for items in run.gate_added for item in items})
         why = f"; the gate added {', '.join(added) or 'nothing'}" if label == "on" else ""
         claims.append(
             Claim.ours(
@@ -130,7 +133,7 @@ def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
                 f"E3 {words}: every summary the later rounds carry keeps the code word "
                 f"{CODE_WORD} verbatim.",
                 f"{total} of {total} summaries",
-                f"{sum(bool(k) for k in kept)} of {total} summaries",
+                f"{sum(bool(k) for k in run.kept)} of {total} summaries",
                 source,
                 STRICT,
                 differs_note=f"the summaries of the model ({source}) {words} lost the code "
@@ -140,12 +143,16 @@ def _e3_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
     return claims
 
 
-def _e4_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
+def _e4_claims(view: XGateView) -> list[Claim]:
+    if view.e4 is None:
+        return []
     claims = []
-    facts = data["e4_facts"]
+    facts, source = view.e4_facts, view.source
     for engine, short in ENGINES.items():
-        for label, words in (("off", "without the gate"), ("on", "with the gate")):
-            kept = data["e4"][label][engine]["kept"]
+        for label, words, summaries in (
+            ("off", "without the gate", view.e4.off),
+            ("on", "with the gate", view.e4.on),
+        ):
             claims.append(
                 Claim.ours(
                     "X-GATE",
@@ -153,7 +160,7 @@ def _e4_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
                     f"E4, {engine} engine {words}: the summary keeps all {len(facts)} planted "
                     "facts (code word, order id, amount, path) verbatim.",
                     f"{len(facts)} of {len(facts)}",
-                    _count(kept, facts),
+                    _count(summaries[engine].kept, facts),
                     source,
                     STRICT,
                     differs_note=f"the {engine} summary of the model ({source}) {words} "
@@ -163,9 +170,12 @@ def _e4_claims(data: Mapping[str, Any], source: str) -> list[Claim]:
     return claims
 
 
+def claims(view: XGateView) -> tuple[Claim, ...]:
+    """Judge X-GATE's measurements: E3's rows, then E4's (for a set that recorded E4)."""
+    return (*_e3_claims(view), *_e4_claims(view))
+
+
 def run(settings: RunSettings) -> ExperimentResult:
-    data = measure(settings)
-    source = data["source"]
-    e4_claims = _e4_claims(data, source) if data["e4"] is not None else []
-    claims = (*_e3_claims(data, source), *e4_claims)
-    return ExperimentResult("X-GATE", claims, data, source, tuple(data["provenance"]))
+    view = measure(settings)
+    provenance = tuple(to_data(p) for p in view.provenance)
+    return ExperimentResult("X-GATE", claims(view), to_data(view), view.source, provenance)

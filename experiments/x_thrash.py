@@ -20,15 +20,22 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
 
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
+from experiments.views import to_data
+from experiments.views.x_thrash import (
+    GuardConfigRecord,
+    GuardRecord,
+    RefillRun,
+    SessionRun,
+    XThrashView,
+)
 from experiments.x_thrash_claims import claims
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.compaction.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
-from harness.compaction.thrash import ThrashConfig
+from harness.compaction.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
@@ -123,7 +130,7 @@ def _guard_lines() -> Iterator[_GuardLines]:
         logger.setLevel(level)
 
 
-def _session(config: CompactionConfig, turns: int) -> dict[str, Any]:
+def _session(config: CompactionConfig, turns: int) -> SessionRun:
     """Run ``turns`` turns under ``config``; what compaction did."""
     model = FunctionModel(_reply, model_name=MODEL)
     agent = Agent(model, SYSTEM_PROMPT, tools=[TOOL], engine=make_engine(config, model))
@@ -147,32 +154,32 @@ def _session(config: CompactionConfig, turns: int) -> dict[str, Any]:
     summary_tokens = sum(
         estimate_tokens(r.messages) for r in model.requests if r.purpose == "summary"
     )
-    return {
-        "turns": turns,
-        "requests": requests,
-        "compactions": compactions,
-        "summary_calls": summaries,
-        "compactions_per_100_turns": round(100 * compactions / turns, 1),
-        "summary_calls_per_100_turns": round(100 * summaries / turns, 1),
-        "triggers": dict(sorted(triggers.items())),
-        "largest_request_tokens": largest,
-        "agent_prompt_tokens": sent,
-        "summary_prompt_tokens": summary_tokens,
-        "prompt_tokens_per_100_turns": round(100 * (sent + summary_tokens) / turns),
-        "context_messages_at_end": len(agent.context),
-        "pairing_errors": broken,
-        "guard": None if guard is None else _guard_record(guard, lines.lines),
-    }
+    return SessionRun(
+        turns=turns,
+        requests=requests,
+        compactions=compactions,
+        summary_calls=summaries,
+        compactions_per_100_turns=round(100 * compactions / turns, 1),
+        summary_calls_per_100_turns=round(100 * summaries / turns, 1),
+        triggers=dict(sorted(triggers.items())),
+        largest_request_tokens=largest,
+        agent_prompt_tokens=sent,
+        summary_prompt_tokens=summary_tokens,
+        prompt_tokens_per_100_turns=round(100 * (sent + summary_tokens) / turns),
+        context_messages_at_end=len(agent.context),
+        pairing_errors=broken,
+        guard=None if guard is None else _guard_record(guard, lines.lines),
+    )
 
 
-def _guard_record(guard: Any, lines: int) -> dict[str, Any]:
-    return {
-        "skipped": dict(sorted(guard.skipped.items())),
-        "log_lines": lines,
-        "allowed": guard.allowed,
-        "refills": guard.refills,
-        "last_skip": guard.skips[-1].to_dict() if guard.skips else None,
-    }
+def _guard_record(guard: ThrashGuard, lines: int) -> GuardRecord:
+    return GuardRecord(
+        skipped=dict(sorted(guard.skipped.items())),
+        log_lines=lines,
+        allowed=guard.allowed,
+        refills=guard.refills,
+        last_skip=guard.skips[-1] if guard.skips else None,
+    )
 
 
 REFILL_CONFIG = CompactionConfig(
@@ -186,7 +193,7 @@ REFILL_CONFIG = CompactionConfig(
 )
 
 
-def _refill_session(calls: int = 20) -> dict[str, Any]:
+def _refill_session(calls: int = 20) -> RefillRun:
     """Count mode, trigger 4 / keep 1: the context refills right after every compaction."""
     model = FunctionModel(lambda r: "SUMMARY" if r.purpose == "summary" else "好的", MODEL)
     agent = Agent(model, SYSTEM_PROMPT, engine=make_engine(REFILL_CONFIG, model))
@@ -197,33 +204,33 @@ def _refill_session(calls: int = 20) -> dict[str, Any]:
         except CompactionThrashError as exc:
             stopped_at, error = n, f"{type(exc).__name__}: {exc}"
             break
-    return {"compactions": compactions, "stopped_at_call": stopped_at, "error": error}
+    return RefillRun(compactions, stopped_at, error)
 
 
-def measure(turns: int = TURNS) -> dict[str, Any]:
+def measure(turns: int = TURNS) -> XThrashView:
     """Both sessions, with and without the guard."""
     thresholds = resolve_thresholds(CONFIG, MODEL, CTXLAB_WINDOWS)
-    return {
-        "experiment": "X-THRASH",
-        "source": SOURCE,
-        "model": MODEL,
-        "thresholds": thresholds.explanation,
-        "trigger_messages": thresholds.trigger_messages,
-        "trigger_tokens": thresholds.trigger_tokens,
-        "keep_tokens": thresholds.keep_tokens,
-        "context_window": thresholds.context_window,
-        "guard_config": {
-            "min_removed_fraction": GUARD.min_removed_fraction,
-            "refill_requests": GUARD.refill_requests,
-            "max_refills": GUARD.max_refills,
-        },
-        "without_guard": _session(CONFIG, turns),
-        "with_guard": _session(replace(CONFIG, thrash=GUARD), turns),
-        "refill": _refill_session(),
-    }
+    return XThrashView(
+        experiment="X-THRASH",
+        source=SOURCE,
+        model=MODEL,
+        thresholds=thresholds.explanation,
+        trigger_messages=thresholds.trigger_messages,
+        trigger_tokens=thresholds.trigger_tokens,
+        keep_tokens=thresholds.keep_tokens,
+        context_window=thresholds.context_window,
+        guard_config=GuardConfigRecord(
+            min_removed_fraction=GUARD.min_removed_fraction,
+            refill_requests=GUARD.refill_requests,
+            max_refills=GUARD.max_refills,
+        ),
+        without_guard=_session(CONFIG, turns),
+        with_guard=_session(replace(CONFIG, thrash=GUARD), turns),
+        refill=_refill_session(),
+    )
 
 
 def run(settings: RunSettings) -> ExperimentResult:
     """Run X-THRASH and judge its claims."""
-    data = measure()
-    return ExperimentResult("X-THRASH", claims(data, SOURCE), data, SOURCE)
+    view = measure()
+    return ExperimentResult("X-THRASH", claims(view), to_data(view), SOURCE)

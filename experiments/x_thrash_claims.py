@@ -4,9 +4,8 @@ X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE."
 
 from __future__ import annotations
 
-from typing import Any
-
 from experiments.claims import Claim
+from experiments.views.x_thrash import SessionRun, XThrashView
 
 __all__ = ["GUARD_CUT", "THRASH_SHARE", "claims"]
 
@@ -17,9 +16,18 @@ GUARD_CUT = 10
 """The guard must cut compactions and summary calls per 100 turns at least this many times."""
 
 
-def _rate(run: dict[str, Any], key: str = "compactions") -> str:
-    per_100 = run[f"{key}_per_100_turns"]
-    return f"{per_100} per 100 turns ({run[key]:,} in {run['turns']:,} turns)"
+def _rate(run: SessionRun) -> str:
+    return (
+        f"{run.compactions_per_100_turns} per 100 turns "
+        f"({run.compactions:,} in {run.turns:,} turns)"
+    )
+
+
+def _summary_rate(run: SessionRun) -> str:
+    return (
+        f"{run.summary_calls_per_100_turns} per 100 turns "
+        f"({run.summary_calls:,} in {run.turns:,} turns)"
+    )
 
 
 def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str) -> Claim:
@@ -38,42 +46,42 @@ def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str)
     )
 
 
-def claims(data: dict[str, Any], source: str = "scripted") -> tuple[Claim, ...]:
-    """Judge X-THRASH's measurements (``source`` is always ``scripted``)."""
-    del source
-    bare, guarded = data["without_guard"], data["with_guard"]
+def claims(view: XThrashView) -> tuple[Claim, ...]:
+    """Judge X-THRASH's measurements (its source is always ``scripted``)."""
+    bare, guarded = view.without_guard, view.with_guard
     return (
-        _baseline(data, bare),
+        _baseline(view),
         _guarded(bare, guarded),
         _summary_calls(bare, guarded),
-        _pressure(data, guarded),
+        _pressure(view),
         _skips(guarded),
         _pairs(bare, guarded),
-        _refill(data),
+        _refill(view),
         _tokens(bare, guarded),
     )
 
 
-def _baseline(data: dict[str, Any], bare: dict[str, Any]) -> Claim:
-    share = bare["compactions"] / bare["requests"] if bare["requests"] else 0.0
-    after = bare["context_messages_at_end"]
+def _baseline(view: XThrashView) -> Claim:
+    bare = view.without_guard
+    share = bare.compactions / bare.requests if bare.requests else 0.0
+    after = bare.context_messages_at_end
     return _check(
         "X-THRASH-BASELINE",
         "Under AgentScope 2.0.3's defaults (trigger 50 messages, keepTokens dynamic = "
-        f"{data['keep_tokens']:,} tokens) and no guard, a long scripted session compacts before "
+        f"{view.keep_tokens:,} tokens) and no guard, a long scripted session compacts before "
         "almost every request, because the kept tail itself holds more than 50 messages.",
-        f"{_rate(bare)}; {share:.1%} of {bare['requests']:,} requests; {after} messages "
+        f"{_rate(bare)}; {share:.1%} of {bare.requests:,} requests; {after} messages "
         "after the last compaction",
-        share >= THRASH_SHARE and after > data["trigger_messages"],
+        share >= THRASH_SHARE and after > view.trigger_messages,
         f"our own check, judged by compactions ≥ {THRASH_SHARE:.0%} of requests and more than "
-        f"{data['trigger_messages']} messages after a compaction; issue 16 measured "
+        f"{view.trigger_messages} messages after a compaction; issue 16 measured "
         "1,874 compactions in 962 turns in an earlier scripted session",
         "the thrash did not reproduce",
     )
 
 
-def _guarded(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
-    ok = guarded["compactions"] * GUARD_CUT <= bare["compactions"] and bare["compactions"] > 0
+def _guarded(bare: SessionRun, guarded: SessionRun) -> Claim:
+    ok = guarded.compactions * GUARD_CUT <= bare.compactions and bare.compactions > 0
     return _check(
         "X-THRASH-GUARDED",
         "With ctxlab's thrash guard the same session compacts at least ten times less often.",
@@ -84,31 +92,32 @@ def _guarded(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
     )
 
 
-def _summary_calls(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
-    one_each = all(run["summary_calls"] == run["compactions"] for run in (bare, guarded))
-    cut = guarded["summary_calls"] * GUARD_CUT <= bare["summary_calls"] and bare["summary_calls"]
+def _summary_calls(bare: SessionRun, guarded: SessionRun) -> Claim:
+    one_each = all(run.summary_calls == run.compactions for run in (bare, guarded))
+    cut = guarded.summary_calls * GUARD_CUT <= bare.summary_calls and bare.summary_calls > 0
     return _check(
         "X-THRASH-SUMMARY-CALLS",
         "Every compaction is one summary call and a skipped one makes none, so the guard cuts "
         "summary calls as much as compactions.",
-        f"{_rate(guarded, 'summary_calls')} with the guard, {_rate(bare, 'summary_calls')} without",
-        one_each and bool(cut),
+        f"{_summary_rate(guarded)} with the guard, {_summary_rate(bare)} without",
+        one_each and cut,
         "our own check, judged by summary calls = compactions in both runs and a tenfold cut",
         "summary calls and compactions disagree, or the cut is less than tenfold",
     )
 
 
-def _pressure(data: dict[str, Any], guarded: dict[str, Any]) -> Claim:
-    triggers = guarded["triggers"]
+def _pressure(view: XThrashView) -> Claim:
+    guarded = view.with_guard
+    triggers = guarded.triggers
     fired = ", ".join(f"{k} ×{v}" for k, v in triggers.items()) or "none"
     token_only = bool(triggers) and all("tokens" in t for t in triggers)
-    under = guarded["largest_request_tokens"] < data["context_window"]
+    under = guarded.largest_request_tokens < view.context_window
     return _check(
         "X-THRASH-PRESSURE",
         "The guard does not turn compaction off: with it the token trigger still compacts when "
         "the context really fills, and no request reaches the model's window.",
-        f"{guarded['compactions']} compaction(s), fired by {fired}; largest request "
-        f"{guarded['largest_request_tokens']:,} of {data['context_window']:,} tokens",
+        f"{guarded.compactions} compaction(s), fired by {fired}; largest request "
+        f"{guarded.largest_request_tokens:,} of {view.context_window:,} tokens",
         token_only and under,
         "our own check, judged by ≥ 1 guarded compaction, every one fired by tokens, and the "
         "largest request below the window",
@@ -116,25 +125,25 @@ def _pressure(data: dict[str, Any], guarded: dict[str, Any]) -> Claim:
     )
 
 
-def _skips(guarded: dict[str, Any]) -> Claim:
-    guard = guarded["guard"] or {}
-    skipped = sum(guard.get("skipped", {}).values())
-    ok = skipped > 0 and guard.get("log_lines") == skipped
-    reasons = ", ".join(f"{k} {v:,}" for k, v in guard.get("skipped", {}).items()) or "none"
+def _skips(guarded: SessionRun) -> Claim:
+    skipped = sum(guarded.skipped.values())
+    log_lines = guarded.guard.log_lines if guarded.guard else 0
+    ok = skipped > 0 and log_lines == skipped
+    reasons = ", ".join(f"{k} {v:,}" for k, v in guarded.skipped.items()) or "none"
     return _check(
         "X-THRASH-SKIPS",
         "Each compaction the guard refuses is logged with its reason (one log line and one "
         "record per skip).",
-        f"{skipped:,} skipped ({reasons}); {guard.get('log_lines', 0):,} log lines",
+        f"{skipped:,} skipped ({reasons}); {log_lines:,} log lines",
         ok,
         "our own check, judged by skips > 0 and one guard log line per skip",
         "the guard skipped nothing or its log lines do not match its records",
     )
 
 
-def _pairs(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
-    broken = bare["pairing_errors"] + guarded["pairing_errors"]
-    total = bare["compactions"] + guarded["compactions"]
+def _pairs(bare: SessionRun, guarded: SessionRun) -> Claim:
+    broken = bare.pairing_errors + guarded.pairing_errors
+    total = bare.compactions + guarded.compactions
     return _check(
         "X-THRASH-PAIRS",
         "No compaction in either run separates a tool call from its result.",
@@ -145,19 +154,19 @@ def _pairs(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
     )
 
 
-def _refill(data: dict[str, Any]) -> Claim:
-    refill = data["refill"]
-    bound = data["guard_config"]["max_refills"]
-    error = refill["error"] or ""
-    ok = error.startswith("CompactionThrashError") and refill["compactions"] == bound
+def _refill(view: XThrashView) -> Claim:
+    refill = view.refill
+    bound = view.guard_config.max_refills
+    error = refill.error or ""
+    ok = error.startswith("CompactionThrashError") and refill.compactions == bound
     return _check(
         "X-THRASH-REFILL",
         "When the context refills right after compacting, the guard stops the session with "
         f"CompactionThrashError at refill number {bound} in a row (as Claude Code's thrash-loop "
         f"guard does), after the first compaction and {bound - 1} refills ran.",
-        f"{refill['compactions']} compactions, then stopped at call {refill['stopped_at_call']}"
-        if refill["stopped_at_call"]
-        else f"{refill['compactions']} compactions, never stopped",
+        f"{refill.compactions} compactions, then stopped at call {refill.stopped_at_call}"
+        if refill.stopped_at_call
+        else f"{refill.compactions} compactions, never stopped",
         ok,
         f"our own check, judged by CompactionThrashError after exactly {bound} compactions "
         "(count mode, trigger 4 / keep 1, every call refills)",
@@ -165,8 +174,8 @@ def _refill(data: dict[str, Any]) -> Claim:
     )
 
 
-def _tokens(bare: dict[str, Any], guarded: dict[str, Any]) -> Claim:
-    with_guard, without = (r["prompt_tokens_per_100_turns"] for r in (guarded, bare))
+def _tokens(bare: SessionRun, guarded: SessionRun) -> Claim:
+    with_guard, without = guarded.prompt_tokens_per_100_turns, bare.prompt_tokens_per_100_turns
     return _check(
         "X-THRASH-TOKENS",
         "The guard trades calls for size: without the thrash the context grows until the token "

@@ -1,5 +1,6 @@
-"""X-COST: the judges are strict (they fail), the report reads its JSON by shape, and the ledger
-of the recorded E3/E4 runs charges exactly the summary calls the cassettes hold."""
+"""X-COST: the judges are strict (they fail), the report reads its JSON back into the typed view
+(:mod:`experiments.views.x_cost`), and the ledger of the recorded E3/E4 runs charges exactly the
+summary calls the cassettes hold."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from experiments.base import RunSettings
 from experiments.report.per_experiment.x_cost import x_cost_section, x_cost_view
 from experiments.report.plots.cost import x_cost_plot
-from experiments.report.shape import ShapeError
+from experiments.views import ShapeError, from_data
+from experiments.views.x_cost import LedgerRow
 from experiments.x_cost import run
 from experiments.x_cost_claims import x_cost_claims
 
@@ -46,6 +48,7 @@ def row(**changes: Any) -> dict[str, Any]:
                     "index": 0,
                     "request": 1,
                     "state": "measured",
+                    "summary_calls": 1,
                     "summary_prompt_tokens": 90,
                     "summary_cached_tokens": None,
                     "summary_completion_tokens": 10,
@@ -58,16 +61,27 @@ def row(**changes: Any) -> dict[str, Any]:
                     "net": 50,
                 }
             ],
+            "requests": [[10, 10], [80, 155], [80, 155]],
             "cumulative_with": [10, 190, 270],
             "cumulative_without": [10, 165, 320],
+            "cost": 100,
+            "cached": None,
+            "savings": 150,
+            "net": 50,
+            "usage_missing": 0,
         },
     }
     base.update(changes)
     return base
 
 
+def page_data(*rows: dict[str, Any]) -> dict[str, Any]:
+    """X-COST's JSON holding ``rows``."""
+    return {"experiment": "X-COST", "title": "t", "ledgers": list(rows), "provenance": []}
+
+
 def statuses(rows: list[dict[str, Any]]) -> dict[str, str]:
-    return {c.claim_id: c.status for c in x_cost_claims(rows)}
+    return {c.claim_id: c.status for c in x_cost_claims([from_data(LedgerRow, r) for r in rows])}
 
 
 def test_net_pays_off_only_when_positive() -> None:
@@ -101,7 +115,7 @@ def test_two_recordings_of_one_experiment_and_engine_get_their_own_ids() -> None
 
 
 def test_the_page_shows_missing_usage_as_missing() -> None:
-    view = x_cost_view({"ledgers": [row(cost=None, net=None, usage_missing=1)]})
+    view = x_cost_view(page_data(row(cost=None, net=None, usage_missing=1)))
     text = x_cost_section(view, pd.DataFrame())
     assert "usage missing" in text and "not reported" in text
     assert x_cost_plot(view).png.startswith(b"\x89PNG")
@@ -110,8 +124,14 @@ def test_the_page_shows_missing_usage_as_missing() -> None:
 def test_a_json_of_another_shape_is_a_shape_error() -> None:
     broken = row()
     del broken["ledger"]["cumulative_with"]
-    with pytest.raises(ShapeError):
-        x_cost_view({"ledgers": [broken]})
+    with pytest.raises(ShapeError, match="lacks the key 'cumulative_with'"):
+        x_cost_view(page_data(broken))
+    with pytest.raises(ShapeError, match="should not be a boolean"):
+        x_cost_view(page_data(row(compactions=True)))
+    stretched = row()
+    stretched["ledger"]["compactions"][0]["later"] = [[1, 75, 3]]
+    with pytest.raises(ShapeError, match=r"later\[0\] should hold 2 items"):
+        x_cost_view(page_data(stretched))
 
 
 def _summary_tokens(cassette: Path) -> list[int]:
@@ -128,9 +148,9 @@ def _summary_tokens(cassette: Path) -> list[int]:
 
 def test_the_recorded_ledgers_charge_exactly_the_cassettes_summary_calls() -> None:
     result = run(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda line: None))
-    by_key = {(r["experiment"], r["engine"]): r for r in result.data["ledgers"]}
-    assert by_key[("E3", "agentscope")]["cost"] == sum(
+    by_key = {(r.experiment, r.engine): r for r in x_cost_view(result.data).ledgers}
+    assert by_key[("E3", "agentscope")].cost == sum(
         _summary_tokens(ROOT / "cassettes/E3" / SET / "rounds.json")
     )
     e4 = sorted(_summary_tokens(ROOT / "cassettes/E4" / SET / "compactions.json"))
-    assert sorted([by_key[("E4", "agentscope")]["cost"], by_key[("E4", "dsh")]["cost"]]) == e4
+    assert sorted([by_key[("E4", "agentscope")].cost, by_key[("E4", "dsh")].cost]) == e4

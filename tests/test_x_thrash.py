@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ import pytest
 from experiments.cli_help import EXPERIMENT_SUMMARIES
 from experiments.registry import EXPERIMENTS
 from experiments.report.per_experiment.x_thrash import x_thrash_section, x_thrash_view
-from experiments.views import ShapeError
+from experiments.views import ShapeError, from_data
+from experiments.views.x_thrash import XThrashView
 from experiments.x_thrash import CONFIG, GUARD, _refill_session, _session, lookup_order
 from experiments.x_thrash_claims import claims
 
@@ -31,6 +33,8 @@ RUN = {
     "summary_calls_per_100_turns": 189.3,
     "triggers": {"messages": 1136},
     "largest_request_tokens": 8099,
+    "agent_prompt_tokens": 9_600_000,
+    "summary_prompt_tokens": 600_000,
     "prompt_tokens_per_100_turns": 1_700_000,
     "context_messages_at_end": 128,
     "pairing_errors": 0,
@@ -45,13 +49,24 @@ GUARDED = {
     "triggers": {"messages+tokens": 1},
     "largest_request_tokens": 107_966,
     "prompt_tokens_per_100_turns": 9_700_000,
-    "guard": {"skipped": {"tail-meets-trigger": 1135}, "log_lines": 1135},
+    "guard": {
+        "skipped": {"tail-meets-trigger": 1135},
+        "log_lines": 1135,
+        "allowed": 1,
+        "refills": 0,
+        "last_skip": None,
+    },
 }
 DATA: dict[str, Any] = {
-    "keep_tokens": 8000,
+    "experiment": "X-THRASH",
+    "source": "scripted",
+    "model": "deepseek-chat",
+    "thresholds": "window 128,000",
     "trigger_messages": 50,
+    "trigger_tokens": 108_000,
+    "keep_tokens": 8000,
     "context_window": 128_000,
-    "guard_config": {"max_refills": 3},
+    "guard_config": {"min_removed_fraction": 0.1, "refill_requests": 3, "max_refills": 3},
     "without_guard": RUN,
     "with_guard": GUARDED,
     "refill": {"compactions": 3, "stopped_at_call": 6, "error": "CompactionThrashError: x"},
@@ -59,11 +74,11 @@ DATA: dict[str, Any] = {
 
 
 def statuses(data: dict[str, Any]) -> dict[str, str]:
-    return {c.claim_id: c.status for c in claims(data)}
+    return {c.claim_id: c.status for c in claims(from_data(XThrashView, data))}
 
 
 def test_good_measurements_match_every_claim() -> None:
-    rows = claims(DATA)
+    rows = claims(from_data(XThrashView, DATA))
     assert [c.claim_id for c in rows] == [
         "X-THRASH-BASELINE",
         "X-THRASH-GUARDED",
@@ -122,17 +137,21 @@ def test_a_guarded_session_skips_and_an_unguarded_one_thrashes() -> None:
     # 150 turns: the context passes 50 messages early, far from the token trigger
     bare = _session(CONFIG, 150)
     guarded = _session(replace(CONFIG, thrash=GUARD), 150)
-    assert bare["compactions"] > 200 and bare["summary_calls"] == bare["compactions"]
-    assert guarded["compactions"] == 0 and guarded["summary_calls"] == 0
-    assert guarded["guard"]["skipped"]["tail-meets-trigger"] == guarded["guard"]["log_lines"]
-    assert bare["pairing_errors"] == guarded["pairing_errors"] == 0
-    assert guarded["context_messages_at_end"] == 600
+    assert bare.compactions > 200 and bare.summary_calls == bare.compactions
+    assert guarded.compactions == 0 and guarded.summary_calls == 0
+    assert guarded.guard is not None and bare.guard is None
+    assert guarded.skipped["tail-meets-trigger"] == guarded.guard.log_lines
+    assert "thrash guard" in guarded.last_skip_line
+    assert bare.pairing_errors == guarded.pairing_errors == 0
+    assert guarded.context_messages_at_end == 600
 
 
 def test_refill_session_stops_with_the_typed_error() -> None:
     refill = _refill_session()
-    assert refill["compactions"] == GUARD.max_refills
-    assert refill["error"].startswith("CompactionThrashError: compaction is thrashing")
+    assert refill.compactions == GUARD.max_refills
+    assert refill.error and refill.error.startswith(
+        "CompactionThrashError: compaction is thrashing"
+    )
 
 
 def test_registered_with_its_summary() -> None:
@@ -163,9 +182,25 @@ def test_page_sets_both_runs_side_by_side() -> None:
     assert "CompactionThrashError" in section
 
 
-@pytest.mark.parametrize("missing", ["with_guard", "refill", "thresholds"])
+@pytest.mark.parametrize("missing", ["with_guard", "refill", "thresholds", "guard_config"])
 def test_page_refuses_a_json_of_another_shape(missing: str) -> None:
     data = json.loads((REPORTS / "X-THRASH.json").read_text(encoding="utf-8"))
     del data[missing]
-    with pytest.raises(ShapeError):
+    with pytest.raises(ShapeError, match=f"lacks the key '{missing}'"):
         x_thrash_view(data)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        ("with_guard.guard.last_skip", {"reason": "x"}, "XThrashView.with_guard.guard.last_skip"),
+        ("without_guard.triggers", {"messages": "1136"}, "XThrashView.without_guard.triggers"),
+        ("with_guard.compactions", True, "XThrashView.with_guard.compactions"),
+        ("refill.stopped_at_call", "6", "XThrashView.refill.stopped_at_call"),
+    ],
+)
+def test_page_names_where_a_nested_value_has_another_shape(
+    path: str, value: Any, where: str
+) -> None:
+    with pytest.raises(ShapeError, match=re.escape(where)):
+        x_thrash_view(changed(path, value))

@@ -1,9 +1,10 @@
 """What the reports know of each experiment, one module per experiment, and the registry.
 
-Each ``eN`` module holds ``eN_view``, which reads that experiment's ``<ID>.json`` back into the
-typed view the experiment wrote it from (:mod:`experiments.views`; it raises
-:class:`~experiments.views.ShapeError` when the JSON is not shaped as the view), and
-``eN_section``, the Measurements section of its page. :data:`REPORTS` maps an experiment id to
+Each module (``e1`` … ``e5``, ``x_thrash``, ``x_cost``) holds ``<name>_view``, which reads that
+experiment's ``<ID>.json`` back into the typed view the experiment wrote it from
+(:mod:`experiments.views`; it raises :class:`~experiments.views.ShapeError` when the JSON is not
+shaped as the view), and ``<name>_section``, the Measurements section of its page (X-GATE has
+none: its page shows the JSON as recorded). :data:`REPORTS` maps an experiment id to
 both; :func:`read_view` and :func:`measurements_section` use it, so that an experiment without
 an entry, or with a JSON of another shape, is rendered generically instead of crashing the build.
 """

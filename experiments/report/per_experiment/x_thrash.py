@@ -1,91 +1,27 @@
 """X-THRASH's report: the same scripted session with and without the thrash guard, side by side.
 
-:func:`x_thrash_view` reads ``X-THRASH.json`` (see ``experiments/x_thrash.py``) into an
-:class:`XThrashView`; :func:`x_thrash_section` renders it as the Measurements section of
-``X-THRASH.md``.
+:func:`x_thrash_view` reads ``X-THRASH.json`` back into the
+:class:`~experiments.views.x_thrash.XThrashView` that ``experiments/x_thrash.py`` wrote it from;
+:func:`x_thrash_section` renders it as the Measurements section of ``X-THRASH.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from experiments.report.markdown import fence, markdown_table
-from experiments.report.shape import get
+from experiments.views import from_data
+from experiments.views.x_thrash import SessionRun, XThrashView
 
 __all__ = ["SessionRun", "XThrashView", "x_thrash_section", "x_thrash_view"]
 
 
-@dataclass(frozen=True)
-class SessionRun:
-    """One run of the long session."""
-
-    turns: int
-    requests: int
-    compactions: int
-    summary_calls: int
-    compactions_per_100_turns: float
-    summary_calls_per_100_turns: float
-    triggers: dict[str, int]
-    largest_request_tokens: int
-    prompt_tokens_per_100_turns: int
-    context_messages_at_end: int
-    pairing_errors: int
-    skipped: dict[str, int]
-    """The guard's skips by reason (empty without a guard)."""
-    last_skip_line: str
-
-
-@dataclass(frozen=True)
-class XThrashView:
-    """X-THRASH: the config, both runs and the refill session."""
-
-    thresholds: str
-    without_guard: SessionRun
-    with_guard: SessionRun
-    refill_compactions: int
-    refill_stopped_at: int | None
-    refill_error: str
-
-
-def _counts(data: Any, key: str) -> dict[str, int]:
-    return {str(k): int(v) for k, v in get(data, key, Mapping).items()}
-
-
-def _run(data: Any) -> SessionRun:
-    guard = get(data, "guard", Mapping, optional=True) or {}
-    last = get(guard, "last_skip", Mapping, optional=True) if guard else None
-    return SessionRun(
-        turns=get(data, "turns", int),
-        requests=get(data, "requests", int),
-        compactions=get(data, "compactions", int),
-        summary_calls=get(data, "summary_calls", int),
-        compactions_per_100_turns=float(get(data, "compactions_per_100_turns", (int, float))),
-        summary_calls_per_100_turns=float(get(data, "summary_calls_per_100_turns", (int, float))),
-        triggers=_counts(data, "triggers"),
-        largest_request_tokens=get(data, "largest_request_tokens", int),
-        prompt_tokens_per_100_turns=get(data, "prompt_tokens_per_100_turns", int),
-        context_messages_at_end=get(data, "context_messages_at_end", int),
-        pairing_errors=get(data, "pairing_errors", int),
-        skipped=_counts(guard, "skipped") if guard else {},
-        last_skip_line=get(last, "line", str) if last else "",
-    )
-
-
 def x_thrash_view(data: Mapping[str, Any]) -> XThrashView:
-    """Read X-THRASH's JSON (see ``experiments/x_thrash.py``, ``measure``)."""
-    refill = get(data, "refill", Mapping)
-    return XThrashView(
-        thresholds=get(data, "thresholds", str),
-        without_guard=_run(get(data, "without_guard", Mapping)),
-        with_guard=_run(get(data, "with_guard", Mapping)),
-        refill_compactions=get(refill, "compactions", int),
-        refill_stopped_at=get(refill, "stopped_at_call", int, optional=True),
-        refill_error=get(refill, "error", str, optional=True) or "",
-    )
+    """Read X-THRASH's JSON (written by ``experiments/x_thrash.py`` from the same view)."""
+    return from_data(XThrashView, data)
 
 
 def _side_by_side(view: XThrashView) -> pd.DataFrame:
@@ -123,11 +59,12 @@ READING = (
 
 def x_thrash_section(view: XThrashView, claims: pd.DataFrame) -> str:
     """Both runs side by side, the guard's last skip line, and the refill session."""
+    run = view.refill
     refill = (
-        f"stopped at call {view.refill_stopped_at} after {view.refill_compactions} compactions: "
-        f"`{view.refill_error}`"
-        if view.refill_stopped_at
-        else f"never stopped ({view.refill_compactions} compactions)"
+        f"stopped at call {run.stopped_at_call} after {run.compactions} compactions: "
+        f"`{run.error or ''}`"
+        if run.stopped_at_call
+        else f"never stopped ({run.compactions} compactions)"
     )
     parts = [
         READING + "\n",

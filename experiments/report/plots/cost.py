@@ -17,17 +17,20 @@ def _points(values: tuple[int | None, ...]) -> list[float]:
 
 
 def _panel(axes: Axes, row: LedgerRow) -> None:
-    steps = list(range(1, len(row.cumulative_with) + 1))
-    axes.plot(steps, _points(row.cumulative_with), marker="o", color=OURS, label="with compaction")
+    ledger = row.ledger
+    steps = list(range(1, len(ledger.cumulative_with) + 1))
+    axes.plot(
+        steps, _points(ledger.cumulative_with), marker="o", color=OURS, label="with compaction"
+    )
     axes.plot(
         steps,
-        _points(row.cumulative_without),
+        _points(ledger.cumulative_without),
         marker="s",
         linestyle="--",
         color=ARTICLE,
         label="without (estimated)",
     )
-    marks = sorted({c.request + 1 for c in row.compactions})
+    marks = sorted({c.request + 1 for c in ledger.compactions})
     for mark in marks:
         axes.axvline(mark - 0.5, color=COMPACTION, linewidth=0.8, linestyle=":")
     axes.set_xticks(steps)
