@@ -1,0 +1,60 @@
+"""What an experiment that replays one cassette (E2, E3, E4) shares: the fields its view opens
+with, and how the view becomes the run's result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
+
+from experiments.base import ExperimentResult
+from experiments.claims import Claim
+from experiments.views import to_data
+
+if TYPE_CHECKING:
+    from experiments.recorder import CassetteClient
+    from experiments.recorder.cassette import Provenance
+
+__all__ = ["RecordedView", "ViewHeader", "recorded_result", "view_header"]
+
+
+class ViewHeader(TypedDict):
+    """The fields a recorded experiment's view opens with."""
+
+    experiment: str
+    source: str
+    """``provider/model`` of the cassette."""
+    provenance: Provenance
+    """The cassette's provenance, as recorded."""
+
+
+class RecordedView(Protocol):
+    """A view that carries a :class:`ViewHeader`."""
+
+    @property
+    def experiment(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def provenance(self) -> Provenance: ...
+
+
+V = TypeVar("V", bound=RecordedView)
+
+
+def view_header(experiment: str, cassette: CassetteClient) -> ViewHeader:
+    """``experiment`` replayed from ``cassette``: its id, source and provenance."""
+    provenance = cassette.provenance
+    return ViewHeader(experiment=experiment, source=provenance.source, provenance=provenance)
+
+
+def recorded_result(view: V, claims: Callable[[V, str], tuple[Claim, ...]]) -> ExperimentResult:
+    """The run's result: ``view`` judged by ``claims``, written whole, with its provenance."""
+    return ExperimentResult(
+        view.experiment,
+        claims(view, view.source),
+        to_data(view),
+        view.source,
+        (to_data(view.provenance),),
+    )
