@@ -110,9 +110,7 @@ def record(
         with local_server(
             served, server=server_kind, log=progress, threads=source.threads
         ) as server:
-            spec = source.spec(
-                provider_spec("local", model=server.model, base_url=server.base_url)
-            )
+            spec = source.spec(provider_spec("local", model=server.model, base_url=server.base_url))
             settings = RunSettings(
                 cassettes,
                 "record",
