@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from summary_server import SummaryServer
 from test_manual import _compact_args, _messages, answer, saved_session, server  # noqa: F401
 
 from experiments.cli import main
@@ -85,7 +86,7 @@ def test_a_killed_compact_leaves_no_lock_and_nothing_to_undo(
 
 def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     tmp_path: Path,
-    server: str,  # noqa: F811
+    server: SummaryServer,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -105,7 +106,7 @@ def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     header = EventLog.replay(tmp_path / "u/events/s1.jsonl").latest("request/header")
     assert header is not None and header.data["tools"]
     monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
-    assert main([*_compact_args(tmp_path, server, "s1"), "--engine", "dsh"]) == 0
+    assert main([*_compact_args(tmp_path, server.url, "s1"), "--engine", "dsh"]) == 0
     assert "Compacted s1 with dsh" in capsys.readouterr().out
     from test_manual import _Server
 
