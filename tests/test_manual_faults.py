@@ -108,7 +108,5 @@ def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
     assert main([*_compact_args(tmp_path, server.url, "s1"), "--engine", "dsh"]) == 0
     assert "Compacted s1 with dsh" in capsys.readouterr().out
-    from test_manual import _Server
-
-    sent = _Server.bodies[-1]
+    sent = server.bodies()[-1]
     assert json.dumps(sent["tools"]) and len(sent["tools"]) == len(header.data["tools"])
