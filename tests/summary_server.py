@@ -9,10 +9,37 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["SummaryServer"]
+__all__ = ["KEY_ENV", "SummaryServer", "compact_args"]
+
+KEY_ENV = "CTXLAB_TEST_KEY"
+"""The environment variable the ``ctxlab compact`` tests keep the server's API key in."""
+
+
+def compact_args(workspace: Path, base_url: str, *extra: str, session: str = "s1") -> list[str]:
+    """``ctxlab compact`` for user ``u``'s ``session`` under ``workspace``, with model ``m`` of the
+    OpenAI-compatible server at ``base_url``; ``extra`` goes at the end."""
+    return [
+        "compact",
+        "--workspace",
+        str(workspace),
+        "--user",
+        "u",
+        "--session",
+        session,
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        base_url,
+        "--model",
+        "m",
+        "--api-key-env",
+        KEY_ENV,
+        *extra,
+    ]
 
 
 class SummaryServer:

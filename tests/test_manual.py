@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sessions import run_turns
-from summary_server import SummaryServer
+from summary_server import KEY_ENV, SummaryServer, compact_args
 
 from experiments.cli import main
 from harness.compaction.agentscope import Compactor
@@ -231,36 +231,16 @@ def server() -> Iterator[SummaryServer]:
         yield summariser
 
 
-def _compact_args(workspace: Path, server: str, session: str) -> list[str]:
-    return [
-        "compact",
-        "--workspace",
-        str(workspace),
-        "--user",
-        "u",
-        "--session",
-        session,
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        server,
-        "--model",
-        "m",
-        "--api-key-env",
-        "CTXLAB_TEST_KEY",
-    ]
-
-
 def test_ctxlab_compact_command(tmp_path: Path, server: SummaryServer, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     saved_session(tmp_path)
-    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
-    args = _compact_args(tmp_path, server.url, "s1")
+    monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
+    args = compact_args(tmp_path, server.url)
     assert main(args) == 0
     assert "8 → 3 messages" in capsys.readouterr().out
     assert server.bodies()[-1]["model"] == "m"
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
-    assert main(_compact_args(tmp_path, server.url, "nope")) == 2
+    assert main(compact_args(tmp_path, server.url, session="nope")) == 2
     assert "does not exist" in capsys.readouterr().err
 
 
