@@ -1,43 +1,30 @@
-"""What an experiment that replays one cassette (E2, E3, E4) shares: the fields its view opens
-with, and how the view becomes the run's result."""
+"""What an experiment that replays one cassette (E2, E3, E4) shares: the cassette's part of its
+view (:class:`~experiments.views.recorded.RecordedView`), and how the view becomes the run's
+result."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from experiments.base import ExperimentResult
 from experiments.claims import Claim
 from experiments.views import to_data
+from experiments.views.recorded import RecordedView
 
 if TYPE_CHECKING:
     from experiments.recorder import CassetteClient
     from experiments.recorder.cassette import Provenance
 
-__all__ = ["RecordedView", "ViewHeader", "recorded_result", "view_header"]
+__all__ = ["ViewHeader", "recorded_result", "view_header"]
 
 
 class ViewHeader(TypedDict):
-    """The fields a recorded experiment's view opens with."""
+    """The fields of a :class:`RecordedView` that the cassette gives (documented there)."""
 
     experiment: str
     source: str
-    """``provider/model`` of the cassette."""
     provenance: Provenance
-    """The cassette's provenance, as recorded."""
-
-
-class RecordedView(Protocol):
-    """A view that carries a :class:`ViewHeader`."""
-
-    @property
-    def experiment(self) -> str: ...
-
-    @property
-    def source(self) -> str: ...
-
-    @property
-    def provenance(self) -> Provenance: ...
 
 
 V = TypeVar("V", bound=RecordedView)
