@@ -1,21 +1,17 @@
 """Shared by the report tests: what an experiment run leaves in a report folder, a built copy of
-such a folder (as it is, or with its JSON edited, or built twice), and where a plot ended up."""
+such a folder (as it is, or with its JSON edited, or built twice), and the generic page."""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from experiments.base import ExperimentResult, write_json
 from experiments.claims import claims_frame, write_claims
 from experiments.report import build_reports
-from experiments.report.plots import DPI, PLOT_SIZES
 
 
 def write_inputs(folder: Path, result: ExperimentResult) -> Path:
@@ -51,25 +47,6 @@ def two_builds(folder: Path, elsewhere: Path) -> tuple[dict[str, bytes], dict[st
     first = {p.name: p.read_bytes() for p in build_reports(folder)}
     shutil.copytree(folder, elsewhere)
     return first, {p.name: p.read_bytes() for p in build_reports(elsewhere)}
-
-
-def plot_size(plot: str) -> tuple[int, int]:
-    """The pixel size ``plot`` is drawn at."""
-    width, height = (round(v * DPI) for v in PLOT_SIZES[plot])
-    return width, height
-
-
-def png_of(path: Path) -> tuple[str | None, tuple[int, int]]:
-    """The format and pixel size of the image at ``path``."""
-    with Image.open(path) as image:
-        return image.format, image.size
-
-
-def figure_in(folder: Path, plot: str) -> str | None:
-    """The inside of the ``<figure>`` that ``folder/index.html`` embeds ``plot`` in, if any."""
-    index = (folder / "index.html").read_text(encoding="utf-8")
-    figure = re.search(rf'<figure id="plot-{plot}">(.*?)</figure>', index, re.DOTALL)
-    return figure.group(1) if figure else None
 
 
 def assert_generic_page(

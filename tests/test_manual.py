@@ -237,7 +237,7 @@ def test_ctxlab_compact_command(tmp_path: Path, server: SummaryServer, monkeypat
     args = compact_args(tmp_path, server.url)
     assert main(args) == 0
     assert "8 → 3 messages" in capsys.readouterr().out
-    assert server.bodies()[-1]["model"] == "m"
+    assert server.bodies[-1]["model"] == "m"
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
     assert main(compact_args(tmp_path, server.url, session="nope")) == 2

@@ -108,5 +108,5 @@ def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
     assert main([*compact_args(tmp_path, server.url), "--engine", "dsh"]) == 0
     assert "Compacted s1 with dsh" in capsys.readouterr().out
-    sent = server.bodies()[-1]
+    sent = server.bodies[-1]
     assert json.dumps(sent["tools"]) and len(sent["tools"]) == len(header.data["tools"])

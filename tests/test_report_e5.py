@@ -15,16 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_inputs import (
-    assert_generic_page,
-    built_copy,
-    edited_build,
-    figure_in,
-    plot_size,
-    png_of,
-    two_builds,
-    write_inputs,
-)
+from report_inputs import assert_generic_page, built_copy, edited_build, two_builds, write_inputs
+from report_plots import figure_in, plot_size, png_of
 
 from experiments import e5
 from experiments.base import RunSettings, write_json
