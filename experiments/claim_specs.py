@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 from experiments.claims import Claim, Kind
 
-__all__ = ["ClaimSpec", "Verdict", "evaluate"]
+__all__ = ["ClaimSpec", "Verdict", "evaluate", "every", "yes"]
 
 V = TypeVar("V")
 
@@ -64,6 +64,18 @@ class ClaimSpec(Generic[V]):
     """How the claim is judged, when it holds and the verdict gives no note."""
     differs_note: str = ""
     """Why it differs, when the verdict gives no reason."""
+
+
+def yes(flag: bool) -> str:
+    """``yes`` or ``no``."""
+    return "yes" if flag else "no"
+
+
+def every(*checks: tuple[str, bool]) -> Verdict:
+    """A verdict that holds when every named check does, read ``name: yes; other: no``."""
+    return Verdict(
+        "; ".join(f"{name}: {yes(ok)}" for name, ok in checks), all(ok for _, ok in checks)
+    )
 
 
 def evaluate(

@@ -27,8 +27,8 @@ from typing import Any
 from experiments import e2_claims
 from experiments.base import ExperimentResult, RunSettings
 from experiments.e2_claims import DAILY, FACTS
+from experiments.recorded import recorded_result, view_header
 from experiments.recorder.textcalls import TextToolCalls
-from experiments.views import to_data
 from experiments.views.e2 import E2View, FileState, StepRow
 from harness.builder import HarnessAgent
 from harness.errors import StepLimitExceededError
@@ -174,9 +174,7 @@ def measure(settings: RunSettings) -> E2View:
         steps.append(replace(asked, memory_rebuilt=(lab.base / "MEMORY.md").exists()))
         daily_text = (lab.base / DAILY).read_text() if (lab.base / DAILY).exists() else ""
     return E2View(
-        experiment="E2",
-        source=cassette.provenance.source,
-        provenance=cassette.provenance,
+        **view_header("E2", cassette),
         system_prompt=SYSTEM_PROMPT,
         tool_calls_read_from_text=True,
         steps=tuple(steps),
@@ -186,6 +184,4 @@ def measure(settings: RunSettings) -> E2View:
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    view = measure(settings)
-    claims = e2_claims.claims(view, view.source)
-    return ExperimentResult("E2", claims, to_data(view), view.source, (to_data(view.provenance),))
+    return recorded_result(measure(settings), e2_claims.claims)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from experiments.claim_specs import ClaimSpec, Verdict, evaluate
+from experiments.claim_specs import ClaimSpec, Verdict, evaluate, yes
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.judges import invented_codes, verbatim_copy
 from experiments.views.e2 import E2View
@@ -42,10 +42,6 @@ def claims(view: E2View, source: str) -> tuple[Claim, ...]:
     return evaluate("E2", SPECS, view, source)
 
 
-def _yes(holds: bool) -> str:
-    return "yes" if holds else "no"
-
-
 def _s1_tools(view: E2View, source: str) -> Verdict:
     s1 = view.steps[0]
     return Verdict(
@@ -58,7 +54,7 @@ def _s1_tools(view: E2View, source: str) -> Verdict:
 def _s1_flush(view: E2View, source: str) -> Verdict:
     first_flush = view.final_daily_text.split("## Memory Flush")[1:2]
     return Verdict(
-        _yes(bool(first_flush) and has_facts(first_flush[0])),
+        yes(bool(first_flush) and has_facts(first_flush[0])),
         note=_rule(source),
         differs_note=f"the flush model ({source}) did not name both facts; {_rule(source)}",
     )
@@ -85,7 +81,7 @@ def _s2_memory(view: E2View, source: str) -> Verdict:
     reproduced = (
         "no MEMORY.md"
         if not memory
-        else f"both facts: {_yes(has_facts(memory))}; "
+        else f"both facts: {yes(has_facts(memory))}; "
         + ("verbatim copy of the consolidation input" if copy else "rewritten")
     )
     why = (
@@ -145,7 +141,7 @@ def _s3_recall(view: E2View, source: str) -> Verdict:
     )
     empty = "an empty completion" if not s3.answer.strip() else repr(s3.answer[:100])
     return Verdict(
-        _yes(has_facts(s3.answer)),
+        yes(has_facts(s3.answer)),
         note=_rule(source),
         differs_note=f"the model had the facts ({had}) and then returned {empty}; {_rule(source)}",
     )
@@ -176,9 +172,9 @@ def _s4_rebuild(view: E2View, source: str) -> Verdict:
     tools4 = Counter(s4.tool_calls)
     from_daily = any(src.startswith("memory/") for src in s4.sources)
     evidence = (
-        f"answer has both facts: {_yes(has_facts(s4.answer))}; tools: "
+        f"answer has both facts: {yes(has_facts(s4.answer))}; tools: "
         f"{', '.join(f'{k}×{v}' for k, v in sorted(tools4.items())) or 'none'}; sources: "
-        f"{', '.join(s4.sources) or 'none'}; MEMORY.md rebuilt: {_yes(bool(s4.memory_rebuilt))}"
+        f"{', '.join(s4.sources) or 'none'}; MEMORY.md rebuilt: {yes(bool(s4.memory_rebuilt))}"
     )
     return Verdict(
         evidence,
@@ -194,7 +190,7 @@ def _s4_save(view: E2View, source: str) -> Verdict:
     kept = s4.watermark == s3.watermark
     elsewhere = [str(s.step) for s in view.steps if _section(s.daily_added, "Memory Save")]
     return Verdict(
-        f"## Memory Save added: {_yes(saved)}, watermark {'unchanged' if kept else 'moved'}",
+        f"## Memory Save added: {yes(saved)}, watermark {'unchanged' if kept else 'moved'}",
         saved and kept,
         note=_rule(source),
         differs_note=f"the model did not call memory_save in step 4 (it did in step(s) "

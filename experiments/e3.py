@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from experiments import e3_claims
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
-from experiments.views import from_data, to_data
+from experiments.recorded import recorded_result, view_header
+from experiments.views import from_data
 from experiments.views.e3 import (
     CompactionRecord,
     ContextMessage,
@@ -76,9 +77,7 @@ def measure(settings: RunSettings) -> E3View:
                 settings.progress(f"    round {number}: {len(agent.context)} messages in context")
     summary = next((m for m in agent.context if m.is_summary), None)
     return E3View(
-        experiment="E3",
-        source=cassette.provenance.source,
-        provenance=cassette.provenance,
+        **view_header("E3", cassette),
         system_prompt=SYSTEM_PROMPT,
         config=E3Config(
             trigger_messages=CONFIG.trigger_messages,
@@ -96,6 +95,4 @@ def measure(settings: RunSettings) -> E3View:
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    view = measure(settings)
-    claims = e3_claims.claims(view, view.source)
-    return ExperimentResult("E3", claims, to_data(view), view.source, (to_data(view.provenance),))
+    return recorded_result(measure(settings), e3_claims.claims)

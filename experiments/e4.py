@@ -31,7 +31,7 @@ from typing import Any
 
 from experiments import e4_claims
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings
-from experiments.views import to_data
+from experiments.recorded import recorded_result, view_header
 from experiments.views.e4 import (
     ConversationRow,
     E4View,
@@ -216,9 +216,7 @@ def measure(settings: RunSettings) -> E4View:
         agentscope = _compact_agentscope(spy, root / "agentscope.jsonl", settings)
         as_run = _engine_run("agentscope", spy, cassette.client, before, agentscope)
     return E4View(
-        experiment="E4",
-        source=cassette.provenance.source,
-        provenance=cassette.provenance,
+        **view_header("E4", cassette),
         system_prompt=SYSTEM_PROMPT,
         turns=TURNS,
         facts=dict(FACTS),
@@ -302,11 +300,4 @@ def _compact_agentscope(spy: Spy, path: Path, settings: RunSettings) -> _Compact
 
 
 def run(settings: RunSettings) -> ExperimentResult:
-    view = measure(settings)
-    return ExperimentResult(
-        "E4",
-        e4_claims.claims(view, view.source),
-        to_data(view),
-        view.source,
-        (to_data(view.provenance),),
-    )
+    return recorded_result(measure(settings), e4_claims.claims)

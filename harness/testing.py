@@ -39,17 +39,13 @@ def _as_response(reply: Reply, model_name: str) -> ChatResponse:
     return ChatResponse(message=message, finish_reason=finish, model=model_name)
 
 
-class ScriptedModel:
-    """Answers requests from a script, in order; strict about surprises.
+class _RecordingModel:
+    """What both doubles share: a model name, the ``scripted`` provider, and the requests."""
 
-    A request after the script ran out, or of the wrong purpose, raises :class:`ScriptError`;
-    :meth:`assert_used` (called on leaving a ``with`` block) fails when steps were never used.
-    """
-
-    def __init__(self, steps: Iterable[Step | Reply], model_name: str = "scripted") -> None:
-        self._steps = [s if isinstance(s, Step) else Step(s) for s in steps]
+    def __init__(self, model_name: str) -> None:
         self._model_name = model_name
         self.requests: list[ChatRequest] = []
+        """Every request received, in order."""
 
     @property
     def model_name(self) -> str:
@@ -58,6 +54,18 @@ class ScriptedModel:
     @property
     def provider(self) -> str:
         return "scripted"
+
+
+class ScriptedModel(_RecordingModel):
+    """Answers requests from a script, in order; strict about surprises.
+
+    A request after the script ran out, or of the wrong purpose, raises :class:`ScriptError`;
+    :meth:`assert_used` (called on leaving a ``with`` block) fails when steps were never used.
+    """
+
+    def __init__(self, steps: Iterable[Step | Reply], model_name: str = "scripted") -> None:
+        super().__init__(model_name)
+        self._steps = [s if isinstance(s, Step) else Step(s) for s in steps]
 
     @property
     def remaining(self) -> int:
@@ -96,23 +104,14 @@ class ScriptedModel:
             self.assert_used()
 
 
-class FunctionModel:
+class FunctionModel(_RecordingModel):
     """Answers each request by calling ``function(request)``; records the requests."""
 
     def __init__(
         self, function: Callable[[ChatRequest], Reply], model_name: str = "function"
     ) -> None:
+        super().__init__(model_name)
         self.function = function
-        self._model_name = model_name
-        self.requests: list[ChatRequest] = []
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def provider(self) -> str:
-        return "scripted"
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         self.requests.append(request)

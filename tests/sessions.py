@@ -7,10 +7,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memory_invariants import FakeClock
+
 from harness.builder import HarnessAgent
 from harness.model import ChatModel
+from harness.testing import FunctionModel
 
-__all__ = ["bare_agent", "run_turns"]
+__all__ = ["CODE_WORD_TURN", "bare_agent", "code_word_session", "run_turns"]
+
+CODE_WORD_TURN = "记住暗号是夜莺，只回复收到"
+"""The one user turn of :func:`code_word_session`."""
 
 
 def bare_agent(root: Path, model: ChatModel, store: str = "eventlog", **extra: Any) -> HarnessAgent:
@@ -36,3 +42,22 @@ def run_turns(root: Path, model: ChatModel, texts: Iterable[str], store: str = "
         agent.call(text)
     agent.close()
     return root / "u"
+
+
+def code_word_session(root: Path, store: str = "state") -> HarnessAgent:
+    """Session ``chat1`` under ``root`` in which the user said :data:`CODE_WORD_TURN` once and
+    the model answered ``收到`` (memory hooks off, fake clock); the agent is closed."""
+    model = FunctionModel(lambda r: "收到" if r.purpose == "agent" else "NO_REPLY")
+    agent = HarnessAgent(
+        model,
+        workspace_root=root,
+        session_id="chat1",
+        clock=FakeClock(),
+        disable_memory_hooks=True,
+        store=store,
+    )
+    try:
+        agent.call(CODE_WORD_TURN)
+    finally:
+        agent.close()
+    return agent

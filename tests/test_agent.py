@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from compaction_configs import count_only
 
 from harness.agent import Agent
 from harness.compaction.agentscope import SUMMARY_PREFIX, CompactionConfig
@@ -475,15 +476,7 @@ def test_state_is_saved_after_every_change(tmp_path: Path) -> None:
 
 def test_transcript_keeps_everything_and_records_compactions(tmp_path: Path) -> None:
     transcript = Transcript(tmp_path / "session.jsonl")
-    config = CompactionConfig(
-        trigger_messages=5,
-        keep_messages=2,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=True,
-    )
+    config = count_only(5, 2, offload_before_compact=True)
     summaries = FunctionModel(lambda request: "S")
     with ScriptedModel([f"A{i}" for i in range(1, 6)]) as model:
         agent = Agent(

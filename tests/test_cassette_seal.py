@@ -35,10 +35,11 @@ def copy_of_e3(tmp_path: Path) -> Path:
     return target
 
 
-def edit(path: Path, change: Edit) -> None:
+def edit(path: Path, change: Edit) -> Path:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def first_reply(data: dict[str, Any]) -> dict[str, Any]:
@@ -55,6 +56,12 @@ def one_sentence(err: str) -> str:
     assert len(lines) == 1, err
     assert "Traceback" not in err
     return lines[0]
+
+
+def refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one sentence ``ctxlab run E3`` refuses the cassettes under ``tmp_path`` with."""
+    assert run_e3(tmp_path) == 2
+    return one_sentence(capsys.readouterr().err)
 
 
 def test_the_shipped_cassettes_are_sealed() -> None:
@@ -81,17 +88,15 @@ EDITS: dict[str, tuple[Edit, str]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EDITS))
+@pytest.mark.parametrize(("change", "expected"), EDITS.values(), ids=EDITS.keys())
 def test_an_edited_cassette_is_refused_with_one_sentence(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Edit, expected: str
 ) -> None:
-    change, expected = EDITS[name]
     path = copy_of_e3(tmp_path)
     assert run_e3(tmp_path) == 0  # the untouched copy replays
     capsys.readouterr()
     edit(path, change)
-    assert run_e3(tmp_path) == 2
-    line = one_sentence(capsys.readouterr().err)
+    line = refusal(tmp_path, capsys)
     assert line.startswith(f"ctxlab: E3 could not run: Cassette {path} ")
     assert expected in line
     with pytest.raises(CassetteTamperedError):
@@ -122,15 +127,12 @@ BROKEN: dict[str, tuple[Edit, str]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BROKEN))
+@pytest.mark.parametrize(("change", "expected"), BROKEN.values(), ids=BROKEN.keys())
 def test_a_broken_cassette_gives_one_sentence(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Edit, expected: str
 ) -> None:
-    change, expected = BROKEN[name]
-    path = copy_of_e3(tmp_path)
-    edit(path, change)
-    assert run_e3(tmp_path) == 2
-    line = one_sentence(capsys.readouterr().err)
+    path = edit(copy_of_e3(tmp_path), change)
+    line = refusal(tmp_path, capsys)
     assert expected in line and str(path) in line
 
 
@@ -139,18 +141,15 @@ def test_a_cassette_that_is_null_gives_one_sentence(
 ) -> None:
     path = copy_of_e3(tmp_path)
     path.write_text("null\n", encoding="utf-8")
-    assert run_e3(tmp_path) == 2
-    assert "is not a JSON object" in one_sentence(capsys.readouterr().err)
+    assert "is not a JSON object" in refusal(tmp_path, capsys)
 
 
 def test_sealing_adds_only_the_digest_and_then_replay_accepts_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = copy_of_e3(tmp_path)
-    edit(path, lambda data: data["provenance"].pop(DIGEST_KEY))
+    path = edit(copy_of_e3(tmp_path), lambda data: data["provenance"].pop(DIGEST_KEY))
     unsealed = path.read_text(encoding="utf-8")
-    assert run_e3(tmp_path) == 2
-    assert "is not sealed" in one_sentence(capsys.readouterr().err)
+    assert "is not sealed" in refusal(tmp_path, capsys)
 
     assert main(["cassettes", "seal", str(path)]) == 0
     assert capsys.readouterr().out == f"{path}: sealed\n"
@@ -167,8 +166,7 @@ def test_sealing_adds_only_the_digest_and_then_replay_accepts_it(
 
 
 def test_sealing_never_blesses_an_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = copy_of_e3(tmp_path)
-    edit(path, set_text)
+    path = edit(copy_of_e3(tmp_path), set_text)
     edited = path.read_bytes()
     assert main(["cassettes", "seal", "--cassettes", str(tmp_path / "cassettes")]) == 2
     assert "was edited after it was recorded" in one_sentence(capsys.readouterr().err)
@@ -183,7 +181,6 @@ def test_check_reports_every_cassette(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_a_count_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
-    path = copy_of_e3(tmp_path)
-    edit(path, lambda data: data["provenance"].update(requests=True))
+    path = edit(copy_of_e3(tmp_path), lambda data: data["provenance"].update(requests=True))
     with pytest.raises(CassetteError, match="says it holds True requests"):
         check_cassette(path)

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from loopback import SilentServer
 from sessions import run_turns
+from summary_server import KEY_ENV, compact_args
 
 from experiments.cli import main
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-
-KEY_ENV = "CTXLAB_TEST_KEY"
 
 
 def saved_session(root: Path) -> None:
@@ -23,27 +22,6 @@ def saved_session(root: Path) -> None:
         return f"answer {len(request.messages)}"
 
     run_turns(root, FunctionModel(answer), [f"question {n} " + "x" * 200 for n in range(4)])
-
-
-def compact_args(workspace: Path, base_url: str, *extra: str) -> list[str]:
-    return [
-        "compact",
-        "--workspace",
-        str(workspace),
-        "--user",
-        "u",
-        "--session",
-        "s1",
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        base_url,
-        "--model",
-        "m",
-        "--api-key-env",
-        KEY_ENV,
-        *extra,
-    ]
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from summary_server import SummaryServer
 from test_manual import saved_session, server  # noqa: F401  (server is a fixture)
 
 from experiments.cli import _parser, main
@@ -142,13 +143,13 @@ def test_out_empty_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_openai_compatible_on_this_machine_needs_no_key(
     tmp_path: Path,
-    server: str,  # noqa: F811
+    server: SummaryServer,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     saved_session(tmp_path)
     args = ["compact", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]
-    args += ["--provider", "openai-compatible", "--base-url", server, "--model", "m"]
+    args += ["--provider", "openai-compatible", "--base-url", server.url, "--model", "m"]
     assert main(args) == 0, capsys.readouterr().err
     assert "8 → 3 messages" in capsys.readouterr().out

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 import pytest
+from compaction_configs import count_only
 
 from harness.compaction.agentscope import (
     SUMMARY_PREFIX,
@@ -345,15 +346,7 @@ def test_log_lines(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def hooked_config(flush: bool, offload: bool) -> CompactionConfig:
-    return CompactionConfig(
-        trigger_messages=5,
-        keep_messages=2,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=flush,
-        offload_before_compact=offload,
-    )
+    return count_only(5, 2, flush_before_compact=flush, offload_before_compact=offload)
 
 
 def history_with_old_summary() -> list[Message]:
@@ -570,14 +563,8 @@ def test_prune_below_minimum_tokens_changes_nothing() -> None:
 def test_prune_runs_inside_compaction() -> None:
     history, texts = prune_history(old_count=6)
     n = len(history)
-    config = CompactionConfig(
-        trigger_messages=n,
-        keep_messages=n - 1,  # keep almost everything, so the pruned results stay visible
-        keep_tokens=0,
-        trigger_tokens=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    # keep almost everything, so the pruned results stay visible
+    config = count_only(n, n - 1, prune=PruneConfig())
     with summariser("S") as model:
         result = compactor(config, model).compact_if_needed(history)
     assert result is not None

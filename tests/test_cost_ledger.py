@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from compaction_configs import count_only
 
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
-from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.agentscope import PruneConfig
 from harness.compaction.cost import (
     MEASURED,
     NO_CALL,
@@ -180,20 +181,25 @@ def client(base_url: str) -> ChatClient:
     return ChatClient("m", base_url=base_url, api_key="test-key", retry=RetryPolicy(max_retries=0))
 
 
+def dsh_session(base_url: str, path: Path, window: int) -> tuple[UsageTap, EventLog, Agent]:
+    """A DSH agent with a ``window``-token context and a 20-token tail, on the event log at
+    ``path``, whose calls to the server at ``base_url`` go through a usage tap."""
+    tap = UsageTap(client(base_url))
+    log = EventLog(path)
+    history = EventLogHistory(log)
+    config = DshConfig(context_window=window, retain_tokens=20)
+    agent = Agent(
+        tap, "你是助手。", engine=make_engine(config, tap, history=history), history=history
+    )
+    return tap, log, agent
+
+
 TURNS = [f"第 {n} 个问题：" + "请记住这一段内容。" * 80 for n in range(1, 6)]
 
 
 def test_agentscope_session_ledger_reads_deepseek_cache_hits() -> None:
     usage = {"prompt_tokens": 700, "completion_tokens": 40, "prompt_cache_hit_tokens": 640}
-    config = CompactionConfig(
-        trigger_messages=5,
-        trigger_tokens=None,
-        keep_messages=2,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        meter="agentscope-2.0.3",
-    )
+    config = count_only(5, 2, prune=PruneConfig(), meter="agentscope-2.0.3")
     with server(usage) as http:
         tap = UsageTap(client(http.base_url))
         agent = Agent(tap, "你是助手。", engine=make_engine(config, tap))
@@ -213,13 +219,7 @@ def test_agentscope_session_ledger_reads_deepseek_cache_hits() -> None:
 def test_dsh_session_ledger_reads_llama_cpp_cache_count(tmp_path: Path) -> None:
     usage = {"prompt_tokens": 650, "completion_tokens": 30}
     with server(usage, timings={"cache_n": 600}) as http:
-        tap = UsageTap(client(http.base_url))
-        log = EventLog(tmp_path / "s.jsonl")
-        config = DshConfig(context_window=350, retain_tokens=20)
-        history = EventLogHistory(log)
-        agent = Agent(
-            tap, "你是助手。", engine=make_engine(config, tap, history=history), history=history
-        )
+        tap, log, agent = dsh_session(http.base_url, tmp_path / "s.jsonl", 350)
         results = [agent.call(t) for t in TURNS[:3]]
     ledger = ledger_from_calls(results, tap.calls)
 
@@ -237,13 +237,7 @@ def test_summary_calls_that_ended_in_no_compaction_are_still_paid(tmp_path: Path
     # A summary as long as the turns is refused by DSH (not smaller than what it replaces).
     usage = {"prompt_tokens": 650, "completion_tokens": 30}
     with server(usage) as http:
-        tap = UsageTap(client(http.base_url))
-        log = EventLog(tmp_path / "s.jsonl")
-        config = DshConfig(context_window=170, retain_tokens=20)
-        history = EventLogHistory(log)
-        agent = Agent(
-            tap, "你是助手。", engine=make_engine(config, tap, history=history), history=history
-        )
+        tap, _, agent = dsh_session(http.base_url, tmp_path / "s.jsonl", 170)
         short = [t[:40] for t in TURNS[:3]]
         results = [agent.call(t) for t in short]
     ledger = ledger_from_calls(results, tap.calls)
@@ -261,14 +255,7 @@ def test_a_failed_summary_call_puts_the_compaction_in_usage_missing() -> None:
             return 400, json.dumps(error).encode(), "application/json"
         return json_reply(completion({"role": "assistant", "content": "好"}, AGENT_USAGE))
 
-    config = CompactionConfig(
-        trigger_messages=3,
-        trigger_tokens=None,
-        keep_messages=1,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    config = count_only(3, 1, prune=PruneConfig())
     with ScriptedHTTPServer(answer=answer) as http:
         tap = UsageTap(client(http.base_url))
         agent = Agent(tap, "s", engine=make_engine(config, tap))

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from compaction_configs import count_only
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -248,16 +249,7 @@ def test_gate_adds_only_what_the_summary_lacked(summary: str, pairs: list[tuple[
 
 # --- wiring: AgentScope engine and the event log ------------------------------------------------
 
-GATED = CompactionConfig(
-    trigger_messages=4,
-    keep_messages=1,
-    keep_tokens=0,
-    trigger_tokens=None,
-    prune=None,
-    flush_before_compact=False,
-    offload_before_compact=False,
-    gate=GateConfig(),
-)
+GATED = count_only(4, 1, gate=GateConfig())
 
 
 def agentscope_compaction(config: CompactionConfig, summary: str = E4_SUMMARY):  # type: ignore[no-untyped-def]
@@ -278,15 +270,7 @@ def test_agentscope_summary_message_carries_the_section_and_the_event_the_record
 
 
 def test_gate_off_is_the_seed_behaviour() -> None:
-    config = CompactionConfig(
-        trigger_messages=4,
-        keep_messages=1,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    config = count_only(4, 1)
     assert config.gate is None and CompactionConfig().gate is None and DshConfig().gate is None
     event = agentscope_compaction(config).event
     assert event.summary == E4_SUMMARY and event.gate is None

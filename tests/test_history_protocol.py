@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from memory_invariants import FakeClock
+from sessions import code_word_session
 
-from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.manual import ManualCompaction
 from harness.memory import MemoryTools, MemoryWorkspace
@@ -150,19 +149,7 @@ def test_a_damaged_event_log_is_left_out_of_search_not_fatal(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("store", STORES)
 def test_session_search_finds_a_session_of_either_store(tmp_path: Path, store: str) -> None:
-    model = FunctionModel(lambda r: "收到" if r.purpose == "agent" else "NO_REPLY")
-    agent = HarnessAgent(
-        model,
-        workspace_root=tmp_path,
-        session_id="chat1",
-        clock=FakeClock(),
-        disable_memory_hooks=True,
-        store=store,  # type: ignore[arg-type]
-    )
-    try:
-        agent.call("记住暗号是夜莺，只回复收到")
-    finally:
-        agent.close()
+    agent = code_word_session(tmp_path, store)
     toolbox = ToolBox(MemoryTools(agent.workspace).tools())
     result = toolbox.run(ToolCall("c1", "session_search", json.dumps({"query": "夜莺"})))
     first = result.splitlines()[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,13 +100,22 @@ def test_invented_codes() -> None:
 # --- the claims on the shipped recordings, and on edited copies of them --------------------------
 
 
-def claims_by_id(claims: tuple[Any, ...]) -> dict[str, Any]:
-    return {c.claim_id: c for c in claims}
+JUDGES: dict[str, tuple[Callable[[dict[str, Any]], Any], Callable[[Any, str], tuple[Any, ...]]]] = {
+    "E2": (e2_view, e2_claims.claims),
+    "E3": (e3_view, e3_claims.claims),
+    "E4": (e4_view, e4_claims.claims),
+}
+
+
+def judged(experiment: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The claims ``experiment`` makes of its JSON ``data`` (model ``local/m``), by id."""
+    view, claims = JUDGES[experiment]
+    return {c.claim_id: c for c in claims(view(data), "local/m")}
 
 
 def test_e2_s2_memory_is_differs_on_the_shipped_recording_and_says_why() -> None:
     data = recorded("E2")
-    claim = claims_by_id(e2_claims.claims(e2_view(data), "local/m"))["E2-S2-MEMORY"]
+    claim = judged("E2", data)["E2-S2-MEMORY"]
     assert claim.status == "differs"
     assert "verbatim copy" in claim.note and "## Memory Flush" in claim.note
 
@@ -113,43 +123,39 @@ def test_e2_s2_memory_is_differs_on_the_shipped_recording_and_says_why() -> None
 def test_e2_s2_memory_matches_a_rewrite() -> None:
     data = copy.deepcopy(recorded("E2"))
     data["steps"][1]["memory_text"] = "## 业务与物流\n- 出口港口：上海港\n- 客户代号：ALPHA\n"
-    claim = claims_by_id(e2_claims.claims(e2_view(data), "local/m"))["E2-S2-MEMORY"]
+    claim = judged("E2", data)["E2-S2-MEMORY"]
     assert claim.status == "match"
     data["steps"][1]["memory_text"] = "## 业务与物流\n- 出口港口：上海港\n"
-    assert (
-        claims_by_id(e2_claims.claims(e2_view(data), "local/m"))["E2-S2-MEMORY"].status == "differs"
-    )
+    assert judged("E2", data)["E2-S2-MEMORY"].status == "differs"
 
 
 def test_e2_recall_note_says_the_model_had_the_facts_and_answered_nothing() -> None:
-    claim = claims_by_id(e2_claims.claims(e2_view(recorded("E2")), "local/m"))["E2-S3-RECALL"]
+    claim = judged("E2", recorded("E2"))["E2-S3-RECALL"]
     assert claim.status == "differs"
     assert "MEMORY.md injected with both facts" in claim.note
     assert "memory_save saved both" in claim.note and "empty completion" in claim.note
 
 
 def test_e2_sizes_note_names_the_header_bytes() -> None:
-    claim = claims_by_id(e2_claims.claims(e2_view(recorded("E2")), "local/m"))["E2-SIZES"]
+    claim = judged("E2", recorded("E2"))["E2-SIZES"]
     assert "adds 10 B to the daily file and 10 B to MEMORY.md" in claim.note
 
 
 def test_e3_summary_is_differs_on_the_shipped_recording_and_matches_filled_summaries() -> None:
     data = recorded("E3")
-    claims = claims_by_id(e3_claims.claims(e3_view(data), "local/m"))
+    claims = judged("E3", data)
     assert claims["E3-SUMMARY"].status == "differs"
     assert "3 of 3 summaries carry the four headings" in claims["E3-SUMMARY"].note
     filled = copy.deepcopy(data)
     for r in filled["rounds"]:
         if r["compaction"]:
             r["compaction"]["summary"] = "\n".join(f"## {s}\n- 暗号 夜莺" for s in FOUR)
-    assert (
-        claims_by_id(e3_claims.claims(e3_view(filled), "local/m"))["E3-SUMMARY"].status == "match"
-    )
+    assert judged("E3", filled)["E3-SUMMARY"].status == "match"
 
 
 def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> None:
     data = recorded("E3")
-    claims = claims_by_id(e3_claims.claims(e3_view(data), "local/m"))
+    claims = judged("E3", data)
     assert claims["E3-RECALL"].status == "match"
     assert claims["E3-RECALL-ROUTE"].reproduced_value == "round 4: kept tail; round 5: kept tail"
     assert claims["E3-RECALL-ROUTE"].status == "differs"
@@ -159,29 +165,26 @@ def test_e3_recall_route_names_the_kept_tail_and_matches_a_summary_route() -> No
         context[0]["text"] += "\n## SUMMARY\n暗号 夜莺"
         for message in context[1:-1]:
             message["text"] = message["text"].replace("夜莺", "它")
-    route = claims_by_id(e3_claims.claims(e3_view(via_summary), "local/m"))["E3-RECALL-ROUTE"]
+    route = judged("E3", via_summary)["E3-RECALL-ROUTE"]
     assert route.reproduced_value == "round 4: summary; round 5: summary"
     assert route.status == "match"
 
 
 def test_e4_dsh_summary_sections_differ_without_headings_and_match_with_them() -> None:
     data = recorded("E4")
-    claims = claims_by_id(e4_claims.claims(e4_view(data), "local/m"))
+    claims = judged("E4", data)
     assert claims["DSH-SUMMARY-SECTIONS"].status == "differs"
     assert "bold bullet labels" in claims["DSH-SUMMARY-SECTIONS"].note
     sectioned = copy.deepcopy(data)
     sectioned["engines"][1]["summary"] = "\n".join(
         f"## {s}\n- SO-2026-0417" for s in e4_claims.DSH_SECTIONS
     )
-    assert (
-        claims_by_id(e4_claims.claims(e4_view(sectioned), "local/m"))["DSH-SUMMARY-SECTIONS"].status
-        == "match"
-    )
+    assert judged("E4", sectioned)["DSH-SUMMARY-SECTIONS"].status == "match"
 
 
 def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> None:
     data = recorded("E2")
-    shipped = claims_by_id(e2_claims.claims(e2_view(data), "local/m"))
+    shipped = judged("E2", data)
     assert shipped["E2-S4-SAVE"].status == "differs"
     assert "it did in step(s) 3" in shipped["E2-S4-SAVE"].note
     assert shipped["E2-FLUSH-INVENTS"].status == "match"
@@ -193,35 +196,24 @@ def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> No
     )
     edited["final_daily_text"] = edited["final_daily_text"].replace("1234567890", " ALPHA")
     edited["steps"][2]["sources"] = ["memory/2026-10-30.md"]
-    claims = claims_by_id(e2_claims.claims(e2_view(edited), "local/m"))
+    claims = judged("E2", edited)
     assert claims["E2-S4-SAVE"].status == "match"
     assert claims["E2-FLUSH-INVENTS"].status == "differs"
     assert claims["E2-S3-SEARCHES"].status == "differs"
     edited["steps"][3]["watermark"] = "2026-10-30T12:33:05.000000000Z"
-    assert (
-        claims_by_id(e2_claims.claims(e2_view(edited), "local/m"))["E2-S4-SAVE"].status == "differs"
-    )
+    assert judged("E2", edited)["E2-S4-SAVE"].status == "differs"
 
 
 def test_e2_header_row_matches_the_seed_format_only() -> None:
     data = copy.deepcopy(recorded("E2"))
-    assert (
-        claims_by_id(e2_claims.claims(e2_view(data), "local/m"))["E2-FLUSH-HEADER"].status
-        == "differs"
-    )
+    assert judged("E2", data)["E2-FLUSH-HEADER"].status == "differs"
     data["final_daily_text"] = "\n## Memory Flush — 2026-10-30T12:33:04Z\n- 上海港 ALPHA\n"
-    assert (
-        claims_by_id(e2_claims.claims(e2_view(data), "local/m"))["E2-FLUSH-HEADER"].status
-        == "match"
-    )
+    assert judged("E2", data)["E2-FLUSH-HEADER"].status == "match"
 
 
 def test_e4_summary_event_row_fails_without_the_provider() -> None:
     data = copy.deepcopy(recorded("E4"))
-    assert (
-        claims_by_id(e4_claims.claims(e4_view(data), "local/m"))["DSH-SUMMARY-EVENT"].status
-        == "match"
-    )
+    assert judged("E4", data)["DSH-SUMMARY-EVENT"].status == "match"
     data["engines"][1]["summary_event"]["fields"].remove("provider")
-    claim = claims_by_id(e4_claims.claims(e4_view(data), "local/m"))["DSH-SUMMARY-EVENT"]
+    claim = judged("E4", data)["DSH-SUMMARY-EVENT"]
     assert claim.status == "differs" and "lacks provider" in claim.note

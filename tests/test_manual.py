@@ -3,17 +3,14 @@ and the ``ctxlab compact`` command against a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 from sessions import run_turns
+from summary_server import KEY_ENV, SummaryServer, compact_args
 
 from experiments.cli import main
 from harness.compaction.agentscope import Compactor
@@ -228,69 +225,22 @@ def test_a_history_that_moved_is_classified_changed(
     assert manual.audit_log()[-1]["outcome"] == "changed"
 
 
-class _Server(BaseHTTPRequestHandler):
-    bodies: ClassVar[list[dict[str, object]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Server.bodies.append(body)
-        reply = {
-            "choices": [
-                {"message": {"role": "assistant", "content": SUMMARY}, "finish_reason": "stop"}
-            ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+def server() -> Iterator[SummaryServer]:
+    with SummaryServer(SUMMARY) as summariser:
+        yield summariser
 
 
-def _compact_args(workspace: Path, server: str, session: str) -> list[str]:
-    return [
-        "compact",
-        "--workspace",
-        str(workspace),
-        "--user",
-        "u",
-        "--session",
-        session,
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        server,
-        "--model",
-        "m",
-        "--api-key-env",
-        "CTXLAB_TEST_KEY",
-    ]
-
-
-def test_ctxlab_compact_command(tmp_path: Path, server: str, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ctxlab_compact_command(tmp_path: Path, server: SummaryServer, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     saved_session(tmp_path)
-    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
-    args = _compact_args(tmp_path, server, "s1")
+    monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
+    args = compact_args(tmp_path, server.url)
     assert main(args) == 0
     assert "8 → 3 messages" in capsys.readouterr().out
-    assert _Server.bodies[-1]["model"] == "m"
+    assert server.bodies[-1]["model"] == "m"
     assert main([*args, "--undo"]) == 0
     assert len(EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()) == 8
-    assert main(_compact_args(tmp_path, server, "nope")) == 2
+    assert main(compact_args(tmp_path, server.url, session="nope")) == 2
     assert "does not exist" in capsys.readouterr().err
 
 

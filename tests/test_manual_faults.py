@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_manual import _compact_args, _messages, answer, saved_session, server  # noqa: F401
+from summary_server import KEY_ENV, SummaryServer, compact_args
+from test_manual import _messages, answer, saved_session, server  # noqa: F401
 
 from experiments.cli import main
 from harness.builder import HarnessAgent
@@ -85,7 +86,7 @@ def test_a_killed_compact_leaves_no_lock_and_nothing_to_undo(
 
 def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     tmp_path: Path,
-    server: str,  # noqa: F811
+    server: SummaryServer,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -104,10 +105,8 @@ def test_ctxlab_compact_engine_dsh_on_a_session_that_used_tools(
     agent.close()
     header = EventLog.replay(tmp_path / "u/events/s1.jsonl").latest("request/header")
     assert header is not None and header.data["tools"]
-    monkeypatch.setenv("CTXLAB_TEST_KEY", "sk-test-000000000000000000")
-    assert main([*_compact_args(tmp_path, server, "s1"), "--engine", "dsh"]) == 0
+    monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
+    assert main([*compact_args(tmp_path, server.url), "--engine", "dsh"]) == 0
     assert "Compacted s1 with dsh" in capsys.readouterr().out
-    from test_manual import _Server
-
-    sent = _Server.bodies[-1]
+    sent = server.bodies[-1]
     assert json.dumps(sent["tools"]) and len(sent["tools"]) == len(header.data["tools"])

@@ -13,11 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from memory_invariants import INSTANT, FakeClock
+from sessions import code_word_session
 
-from harness.builder import HarnessAgent
 from harness.memory import MemoryTools, MemoryWorkspace
 from harness.messages import ToolCall
-from harness.testing import FunctionModel
 from harness.tools import ToolBox
 
 SOURCE = re.compile(r"^Source: (\S+)#(\d+): (.*)$")
@@ -274,18 +273,7 @@ def test_memory_search_does_not_read_through_a_symlinked_daily_file(
 
 
 def test_session_search_finds_a_real_transcript(tmp_path: Path) -> None:
-    model = FunctionModel(lambda r: "收到" if r.purpose == "agent" else "NO_REPLY")
-    agent = HarnessAgent(
-        model,
-        workspace_root=tmp_path,
-        session_id="chat1",
-        clock=FakeClock(),
-        disable_memory_hooks=True,
-    )
-    try:
-        agent.call("记住暗号是夜莺，只回复收到")
-    finally:
-        agent.close()
+    agent = code_word_session(tmp_path)
     toolbox = ToolBox(MemoryTools(agent.workspace).tools())
     result = run(toolbox, "session_search", query="夜莺")
     assert result.splitlines()[0] == "[sessions/chat1.jsonl#1] [USER] 记住暗号是夜莺，只回复收到"

@@ -216,6 +216,13 @@ def test_unknown_role_is_rejected() -> None:
 # --- validate_pairing -------------------------------------------------------------------------
 
 
+def pairing_error(history: list[Message]) -> PairingError:
+    """The error :func:`validate_pairing` raises on ``history`` (the test fails if none)."""
+    with pytest.raises(PairingError) as info:
+        validate_pairing(history)
+    return info.value
+
+
 def test_valid_histories_pass() -> None:
     calls = [call("a"), call("b"), call("c")]
     history = [
@@ -247,12 +254,11 @@ def test_a_pending_call_at_the_very_end_is_allowed() -> None:
 
 def test_result_without_call() -> None:
     history = [Message.user("q"), Message.assistant("a"), Message.tool("ghost", "r")]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
-    assert info.value.index == 2
-    assert "index 2" in str(info.value)
-    assert "ghost" in str(info.value)
-    assert "no earlier call" in str(info.value)
+    error = pairing_error(history)
+    assert error.index == 2
+    assert "index 2" in str(error)
+    assert "ghost" in str(error)
+    assert "no earlier call" in str(error)
 
 
 def test_result_answering_a_call_twice() -> None:
@@ -262,11 +268,10 @@ def test_result_answering_a_call_twice() -> None:
         Message.tool("a", "1"),
         Message.tool("a", "1 again"),
     ]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
-    assert info.value.index == 3
-    assert "index 3" in str(info.value)
-    assert "twice" in str(info.value)
+    error = pairing_error(history)
+    assert error.index == 3
+    assert "index 3" in str(error)
+    assert "twice" in str(error)
 
 
 def test_call_without_result_followed_by_a_user_message() -> None:
@@ -277,11 +282,10 @@ def test_call_without_result_followed_by_a_user_message() -> None:
         Message.tool("a", "1"),
         Message.user("next"),
     ]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
+    error = pairing_error(history)
     # The offending message is the assistant holding the unanswered call.
-    assert info.value.index == 2
-    text = str(info.value)
+    assert error.index == 2
+    text = str(error)
     assert "'b'" in text
     assert "index 2" in text
     assert "user message at index 4" in text
@@ -289,10 +293,9 @@ def test_call_without_result_followed_by_a_user_message() -> None:
 
 def test_call_without_result_followed_by_an_assistant_message() -> None:
     history = [Message.user("q"), Message.assistant("", [call("a")]), Message.assistant("x")]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
-    assert info.value.index == 1
-    assert "assistant message at index 2" in str(info.value)
+    error = pairing_error(history)
+    assert error.index == 1
+    assert "assistant message at index 2" in str(error)
 
 
 def test_reused_call_id_in_a_later_message() -> None:
@@ -303,16 +306,14 @@ def test_reused_call_id_in_a_later_message() -> None:
         Message.assistant("", [call("a")]),
         Message.tool("a", "2"),
     ]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
-    assert info.value.index == 3
-    assert "reused" in str(info.value)
-    assert "index 3" in str(info.value)
+    error = pairing_error(history)
+    assert error.index == 3
+    assert "reused" in str(error)
+    assert "index 3" in str(error)
 
 
 def test_reused_call_id_within_one_message() -> None:
     history = [Message.user("q"), Message.assistant("", [call("a"), call("a")])]
-    with pytest.raises(PairingError) as info:
-        validate_pairing(history)
-    assert info.value.index == 1
-    assert "reused" in str(info.value)
+    error = pairing_error(history)
+    assert error.index == 1
+    assert "reused" in str(error)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from compaction_configs import count_only
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -317,14 +318,7 @@ def test_the_exact_tokenizer_counts_where_installed() -> None:
 
 def test_agentscope_compaction_events_on_the_log_name_their_meter() -> None:
     log = EventLog()
-    config = CompactionConfig(
-        trigger_messages=4,
-        trigger_tokens=None,
-        keep_messages=2,
-        keep_tokens=0,
-        flush_before_compact=False,
-        offload_before_compact=False,
-    )
+    config = count_only(4, 2, prune=PruneConfig())
     model = FunctionModel(lambda r: "## SUMMARY\n- s" if r.purpose == "summary" else "ok")
     agent = Agent(model, "system", engine=make_engine(config, model), history=EventLogHistory(log))
     for i in range(3):

@@ -17,7 +17,7 @@ from typing import Any
 import matplotlib.image
 import pandas as pd
 import pytest
-from PIL import Image
+from report_plots import plot_size, png_of
 
 from experiments import e1
 from experiments.base import RunSettings, write_json
@@ -25,7 +25,6 @@ from experiments.claims import Claim, claims_frame, read_claims, write_claims
 from experiments.recorder.cassette import Provenance
 from experiments.report import build_reports
 from experiments.report.markdown import fence, markdown_table
-from experiments.report.plots import DPI, PLOT_SIZES
 from experiments.views import to_data
 from experiments.views.e2 import E2View, FileState, StepRow
 from experiments.views.e3 import (
@@ -318,11 +317,9 @@ def test_pngs_open_and_have_the_set_size(reports: Path) -> None:
     paths = sorted(reports.glob("*.png"))
     assert [p.stem for p in paths] == ["E1_strip", "E2_files", "E3_context"]
     for path in paths:
-        width, height = PLOT_SIZES[path.stem]
-        with Image.open(path) as image:
-            assert image.format == "PNG"
-            assert image.size == (round(width * DPI), round(height * DPI))
-        assert matplotlib.image.imread(path).shape[:2] == (round(height * DPI), round(width * DPI))
+        width, height = plot_size(path.stem)
+        assert png_of(path) == ("PNG", (width, height))
+        assert matplotlib.image.imread(path).shape[:2] == (height, width)
 
 
 def test_only_present_experiments_are_plotted(tmp_path: Path) -> None:

@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
-from report_inputs import built_copy, write_inputs
+from report_inputs import assert_generic_page, built_copy, edited_build, two_builds, write_inputs
+from report_plots import figure_in, plot_size, png_of
 
 from experiments import e4
-from experiments.base import RunSettings, write_json
-from experiments.report import build_reports
-from experiments.report.plots import DPI, PLOT_SIZES
+from experiments.base import RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}
@@ -196,17 +194,14 @@ def test_e4_page_shows_both_summaries_in_full(reports: Path) -> None:
 
 def test_e4_cache_plot_has_the_set_size_and_is_embedded(reports: Path) -> None:
     data = e4_data(reports)
-    path = reports / "E4_cache.png"
-    width, height = (round(v * DPI) for v in PLOT_SIZES["E4_cache"])
-    with Image.open(path) as image:
-        assert image.format == "PNG"
-        assert image.size == (width, height)
+    width, height = plot_size("E4_cache")
+    assert png_of(reports / "E4_cache.png") == ("PNG", (width, height))
     index = (reports / "index.html").read_text(encoding="utf-8")
-    figure = re.search(r'<figure id="plot-E4_cache">(.*?)</figure>', index, re.DOTALL)
+    figure = figure_in(reports, "E4_cache")
     assert figure, "index.html does not embed the E4 cache plot"
-    assert f'width="{width}" height="{height}"' in figure.group(1)
-    assert "data:image/png;base64," in figure.group(1)
-    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure.group(1), re.DOTALL)
+    assert f'width="{width}" height="{height}"' in figure
+    assert "data:image/png;base64," in figure
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, re.DOTALL)
     assert caption
     for title, run in engines(data).items():
         assert (
@@ -218,10 +213,7 @@ def test_e4_cache_plot_has_the_set_size_and_is_embedded(reports: Path) -> None:
 
 
 def test_two_builds_give_identical_bytes(reports: Path, tmp_path: Path) -> None:
-    first = {p.name: p.read_bytes() for p in build_reports(reports)}
-    elsewhere = tmp_path / "elsewhere"
-    shutil.copytree(reports, elsewhere)
-    again = {p.name: p.read_bytes() for p in build_reports(elsewhere)}
+    first, again = two_builds(reports, tmp_path / "elsewhere")
     assert first == again
     assert {"E4.md", "E4_cache.png", "index.html"} <= set(first)
 
@@ -251,35 +243,23 @@ MALFORMED: dict[str, Callable[[dict[str, Any]], None]] = {
 def test_malformed_e4_json_falls_back_to_the_generic_page(
     e4_inputs: Path, tmp_path: Path, break_it: Callable[[dict[str, Any]], None]
 ) -> None:
-    shutil.copytree(e4_inputs, tmp_path, dirs_exist_ok=True)
-    data = e4_data(tmp_path)
-    break_it(data)
-    write_json(tmp_path / "E4.json", data)
-    written = {p.name for p in build_reports(tmp_path)}
-    assert "E4.md" in written and "E4_cache.png" not in written
-    page = page_of(tmp_path)
-    assert "_Shown as recorded: its JSON is not shaped as expected (" in page
-    assert SIDE_BY_SIDE not in page and '"experiment": "E4"' in page
-    assert "| DSH-CACHE |" in page  # the claims are still shown
-    index = (tmp_path / "index.html").read_text(encoding="utf-8")
-    assert "generic page: its JSON is not shaped as expected" in index
-    assert 'id="plot-E4_cache"' not in index
+    written = edited_build(e4_inputs, tmp_path, "E4", break_it)
+    assert_generic_page(tmp_path, written, "E4", "E4_cache", "DSH-CACHE", SIDE_BY_SIDE)
 
 
 def test_dsh_without_compaction_or_usage_still_renders(e4_inputs: Path, tmp_path: Path) -> None:
-    shutil.copytree(e4_inputs, tmp_path, dirs_exist_ok=True)
-    data = e4_data(tmp_path)
-    dsh = _engine(data, "dsh")
-    dsh.update(
-        range=None,
-        error="the summary is not smaller than what it replaces",
-        summary_prompt_tokens=None,
-        summary_cached_tokens=None,
-        events=[e for e in dsh["events"] if e["surface_op"] is None],
-        facts_kept=[],
-    )
-    write_json(tmp_path / "E4.json", data)
-    written = {p.name for p in build_reports(tmp_path)}
+    def without_compaction(data: dict[str, Any]) -> None:
+        dsh = _engine(data, "dsh")
+        dsh.update(
+            range=None,
+            error="the summary is not smaller than what it replaces",
+            summary_prompt_tokens=None,
+            summary_cached_tokens=None,
+            events=[e for e in dsh["events"] if e["surface_op"] is None],
+            facts_kept=[],
+        )
+
+    written = edited_build(e4_inputs, tmp_path, "E4", without_compaction)
     assert "E4_cache.png" in written
     page = page_of(tmp_path)
     table = side_by_side(page)

@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
-from report_inputs import built_copy, write_inputs
+from report_inputs import assert_generic_page, built_copy, edited_build, two_builds, write_inputs
+from report_plots import figure_in, plot_size, png_of
 
 from experiments import e5
 from experiments.base import RunSettings, write_json
 from experiments.report import build_reports
-from experiments.report.plots import DPI, PLOT_SIZES
 
 GRID_HEADER = "| trigger | keep 1 | keep 2 | keep 3 | keep 4 | keep 5 | keep 6 |"
 
@@ -131,25 +130,19 @@ def test_e5_page_shows_the_other_sections(reports: Path) -> None:
 
 
 def test_e5_heat_map_has_the_set_size_and_is_embedded(reports: Path) -> None:
-    path = reports / "E5_cadence.png"
-    width, height = (round(v * DPI) for v in PLOT_SIZES["E5_cadence"])
-    with Image.open(path) as image:
-        assert image.format == "PNG"
-        assert image.size == (width, height)
+    width, height = plot_size("E5_cadence")
+    assert png_of(reports / "E5_cadence.png") == ("PNG", (width, height))
     index = (reports / "index.html").read_text(encoding="utf-8")
-    figure = re.search(r'<figure id="plot-E5_cadence">(.*?)</figure>', index, re.DOTALL)
+    figure = figure_in(reports, "E5_cadence")
     assert figure, "index.html does not embed the E5 heat map"
-    assert f'width="{width}" height="{height}"' in figure.group(1)
-    assert "data:image/png;base64," in figure.group(1)
-    assert "The 4 outlined cells disagree" in figure.group(1)
+    assert f'width="{width}" height="{height}"' in figure
+    assert "data:image/png;base64," in figure
+    assert "The 4 outlined cells disagree" in figure
     assert "generic page" not in index
 
 
 def test_two_builds_give_identical_bytes(reports: Path, tmp_path: Path) -> None:
-    first = {p.name: p.read_bytes() for p in build_reports(reports)}
-    elsewhere = tmp_path / "elsewhere"
-    shutil.copytree(reports, elsewhere)
-    again = {p.name: p.read_bytes() for p in build_reports(elsewhere)}
+    first, again = two_builds(reports, tmp_path / "elsewhere")
     assert first == again
     assert {"E5.md", "E5_cadence.png", "index.html"} <= set(first)
 
@@ -175,19 +168,8 @@ MALFORMED: dict[str, Callable[[dict[str, Any]], None]] = {
 def test_malformed_e5_json_falls_back_to_the_generic_page(
     e5_inputs: Path, tmp_path: Path, break_it: Callable[[dict[str, Any]], None]
 ) -> None:
-    shutil.copytree(e5_inputs, tmp_path, dirs_exist_ok=True)
-    data = e5_data(tmp_path)
-    break_it(data)
-    write_json(tmp_path / "E5.json", data)
-    written = {p.name for p in build_reports(tmp_path)}
-    assert "E5.md" in written and "E5_cadence.png" not in written
-    page = (tmp_path / "E5.md").read_text(encoding="utf-8")
-    assert "_Shown as recorded: its JSON is not shaped as expected (" in page
-    assert GRID_HEADER not in page and '"experiment": "E5"' in page
-    assert "| E5-CADENCE-GRID |" in page  # the claims are still shown
-    index = (tmp_path / "index.html").read_text(encoding="utf-8")
-    assert "generic page: its JSON is not shaped as expected" in index
-    assert 'id="plot-E5_cadence"' not in index
+    written = edited_build(e5_inputs, tmp_path, "E5", break_it)
+    assert_generic_page(tmp_path, written, "E5", "E5_cadence", "E5-CADENCE-GRID", GRID_HEADER)
 
 
 def test_cells_with_several_gaps_or_none_are_marked(e5_inputs: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+from compaction_configs import count_only
 from hypothesis import assume, event, given, note
 from hypothesis import strategies as st
 from test_properties import check_cutoff, histories
@@ -107,16 +108,7 @@ def test_overflow_is_never_skipped() -> None:
 
 
 def test_guard_skips_a_compaction_that_removes_too_little() -> None:
-    config = CompactionConfig(
-        trigger_messages=10,
-        keep_messages=7,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        thrash=ThrashConfig(min_removed_fraction=0.5),
-    )
+    config = count_only(10, 7, thrash=ThrashConfig(min_removed_fraction=0.5))
     history = [Message.user("hi"), Message.assistant("hello"), Message.user("ok")]
     history += chat(4, words=60)[:7]
     guarded = compactor(config)
@@ -136,16 +128,7 @@ def test_guard_skips_a_compaction_that_removes_too_little() -> None:
 def refilling_agent(thrash: ThrashConfig | None, trigger: int = 4) -> Agent:
     # count mode, keep 1: trigger 4 compacts before every call from the third on, trigger 6
     # before every second
-    config = CompactionConfig(
-        trigger_messages=trigger,
-        keep_messages=1,
-        keep_tokens=0,
-        trigger_tokens=None,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
-        thrash=thrash,
-    )
+    config = count_only(trigger, 1, thrash=thrash)
     model = FunctionModel(lambda r: "SUMMARY" if r.purpose == "summary" else "ok")
     return Agent(model, "system", engine=make_engine(config, model))
 
@@ -229,14 +212,11 @@ def test_guarded_compaction_never_splits_a_tool_pair(
     keep_tokens = data.draw(st.sampled_from([0, 0, 20, 60, 200]), label="keep_tokens")
     trigger_tokens = data.draw(st.sampled_from([None, 50, 150]), label="trigger_tokens")
     assume(not (keep_tokens and trigger_tokens and keep_tokens >= trigger_tokens))
-    config = CompactionConfig(
-        trigger_messages=trigger,
-        keep_messages=keep,
+    config = count_only(
+        trigger,
+        keep,
         keep_tokens=keep_tokens,
         trigger_tokens=trigger_tokens,
-        prune=None,
-        flush_before_compact=False,
-        offload_before_compact=False,
         thrash=ThrashConfig(
             min_removed_fraction=data.draw(st.sampled_from([0.0, 0.0, 0.1, 0.3])), max_refills=10**6
         ),

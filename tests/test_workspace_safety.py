@@ -63,6 +63,15 @@ def recording_model(seen: list[ChatRequest]) -> FunctionModel:
 # --- planted symlinks ---------------------------------------------------------------------
 
 
+def linked_workspace(tmp_path: Path, outside: Path, folder: str) -> MemoryWorkspace:
+    """User ``u1``'s workspace under ``tmp_path/ws`` whose ``folder`` (an attribute naming one
+    of its folders) is a link to ``outside``."""
+    workspace = MemoryWorkspace(tmp_path / "ws", "u1")
+    workspace.base.mkdir(parents=True)
+    os.symlink(outside, getattr(workspace, folder))
+    return workspace
+
+
 def test_a_symlinked_memory_file_reaches_neither_prompt_nor_search_and_is_never_written(
     tmp_path: Path, outside: Path
 ) -> None:
@@ -87,9 +96,7 @@ def test_a_symlinked_memory_folder_is_neither_read_nor_written(
     tmp_path: Path, outside: Path
 ) -> None:
     before = snapshot(outside)
-    workspace = MemoryWorkspace(tmp_path / "ws", "u1")
-    workspace.base.mkdir(parents=True)
-    os.symlink(outside, workspace.daily_dir)
+    workspace = linked_workspace(tmp_path, outside, "daily_dir")
 
     assert workspace.entries() == [] and workspace.daily_files() == []
     assert run_tool(workspace, "memory_search", query=SECRET).startswith("No matching")
@@ -106,9 +113,7 @@ def test_a_symlinked_sessions_folder_is_not_searched_and_not_written(
     tmp_path: Path, outside: Path
 ) -> None:
     before = snapshot(outside)
-    workspace = MemoryWorkspace(tmp_path / "ws", "u1")
-    workspace.base.mkdir(parents=True)
-    os.symlink(outside, workspace.sessions_dir)
+    workspace = linked_workspace(tmp_path, outside, "sessions_dir")
 
     assert run_tool(workspace, "session_search", query=SECRET).startswith("No matching")
     with pytest.raises(PathEscapeError, match="not a folder inside the workspace"):

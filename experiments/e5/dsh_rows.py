@@ -4,10 +4,10 @@ on :class:`~experiments.views.e5_dsh.DshMechanics` (measured by
 
 from __future__ import annotations
 
-from experiments.claim_specs import ClaimSpec, Verdict, evaluate
+from experiments.claim_specs import ClaimSpec, Verdict, evaluate, yes
 from experiments.claims import DSH_SEED, Claim, cite
 from experiments.e5.common import SOURCE
-from experiments.views.e5_dsh import DshMechanics
+from experiments.views.e5_dsh import Attempt, DshMechanics
 
 __all__ = ["DSH_SPECS", "dsh_mechanics_claims"]
 
@@ -54,20 +54,24 @@ def _backoff_row(data: DshMechanics, source: str) -> Verdict:
     )
 
 
-def _smaller_row(data: DshMechanics, source: str) -> Verdict:
-    s = data.smaller
+def _rejected(attempt: Attempt, error_says: str) -> Verdict:
+    """A summary the engine must refuse: an error containing ``error_says``, the surface kept
+    and the bracket closed with the error."""
     return Verdict(
-        f"error: {s.error[:60] or 'none'}; surface unchanged: {s.surface_unchanged}",
-        "not smaller" in s.error and s.surface_unchanged and s.closed_with_error,
+        f"error: {attempt.error[:60] or 'none'}; surface unchanged: {attempt.surface_unchanged}",
+        error_says in attempt.error
+        and bool(attempt.error)
+        and attempt.surface_unchanged
+        and attempt.closed_with_error,
     )
+
+
+def _smaller_row(data: DshMechanics, source: str) -> Verdict:
+    return _rejected(data.smaller, "not smaller")
 
 
 def _truncated_row(data: DshMechanics, source: str) -> Verdict:
-    t = data.truncated
-    return Verdict(
-        f"error: {t.error[:60] or 'none'}; surface unchanged: {t.surface_unchanged}",
-        bool(t.error) and t.surface_unchanged and t.closed_with_error,
-    )
+    return _rejected(data.truncated, "")
 
 
 def _lock_row(data: DshMechanics, source: str) -> Verdict:
@@ -83,8 +87,8 @@ def _lock_row(data: DshMechanics, source: str) -> Verdict:
 def _stale_row(data: DshMechanics, source: str) -> Verdict:
     stale = data.stale
     return Verdict(
-        f"detected: {'yes' if stale.detected else 'no'}; busy: "
-        f"{'yes' if stale.busy else 'no, the next compaction proceeds'}",
+        f"detected: {yes(stale.detected)}; busy: "
+        + ("yes" if stale.busy else "no, the next compaction proceeds"),
         stale.detected and stale.busy,
     )
 

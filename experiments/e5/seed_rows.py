@@ -4,7 +4,7 @@ judged on :class:`~experiments.views.e5_seed.SeedMemory` (measured by
 
 from __future__ import annotations
 
-from experiments.claim_specs import ClaimSpec, Verdict, evaluate
+from experiments.claim_specs import ClaimSpec, Verdict, evaluate, every, yes
 from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import SOURCE
 from experiments.views.e5_seed import SeedMemory
@@ -72,17 +72,15 @@ def _inject_row(data: SeedMemory, source: str) -> Verdict:
 def _no_reply_row(data: SeedMemory, source: str) -> Verdict:
     nr = data.no_reply
     return Verdict(
-        f"entry written: {'yes' if nr.entry else 'no'}, daily files: {nr.daily_files}",
+        f"entry written: {yes(nr.entry)}, daily files: {nr.daily_files}",
         not nr.entry and nr.daily_files == 0,
     )
 
 
 def _memory_save_row(data: SeedMemory, source: str) -> Verdict:
     save = data.memory_save
-    return Verdict(
-        f"MEMORY.md: {'yes' if save.memory_has_it else 'no'}; daily '## Memory Save': "
-        f"{'yes' if save.daily_save_section else 'no'}",
-        save.memory_has_it and save.daily_save_section,
+    return every(
+        ("MEMORY.md", save.memory_has_it), ("daily '## Memory Save'", save.daily_save_section)
     )
 
 

@@ -19,7 +19,6 @@ __all__ = [
     "markdown_table",
     "short_sha",
     "shorten",
-    "yes",
 ]
 
 NEWLINE_MARK = "⏎"
@@ -41,11 +40,6 @@ def flat_text(text: str, limit: int) -> str:
 def short_sha(digest: str) -> str:
     """The first 12 hex digits of a checksum, with ``…`` when it was longer."""
     return digest if len(digest) <= 12 else digest[:12] + "…"
-
-
-def yes(flag: bool) -> str:
-    """``yes`` or ``no``."""
-    return "yes" if flag else "no"
 
 
 def and_list(names: list[str]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.recorder.cassette import Provenance
+from experiments.views.recorded import RecordedView
 from harness.memory.consolidation import ConsolidationOutcome
 
 __all__ = ["E2View", "FileState", "StepRow"]
@@ -63,13 +63,9 @@ class StepRow:
 
 
 @dataclass(frozen=True)
-class E2View:
+class E2View(RecordedView):
     """E2: the memory files step by step."""
 
-    experiment: str
-    source: str
-    provenance: Provenance
-    system_prompt: str
     tool_calls_read_from_text: bool
     steps: tuple[StepRow, ...]
     """In step order."""

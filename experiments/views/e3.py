@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.recorder.cassette import Provenance
+from experiments.views.recorded import RecordedView
 
 __all__ = [
     "CompactionRecord",
@@ -117,13 +117,9 @@ class SummaryMessage:
 
 
 @dataclass(frozen=True)
-class E3View:
+class E3View(RecordedView):
     """E3: five rounds of a real agent with trigger 5 / keep 2."""
 
-    experiment: str
-    source: str
-    provenance: Provenance
-    system_prompt: str
     config: E3Config
     rounds: tuple[RoundRow, ...]
     """In round order."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.recorder.cassette import Provenance
+from experiments.views.recorded import RecordedView
 
 __all__ = [
     "ENGINE_TITLES",
@@ -152,15 +152,9 @@ class ConversationRow:
 
 
 @dataclass(frozen=True)
-class E4View:
+class E4View(RecordedView):
     """E4: one recorded conversation compacted once by each engine."""
 
-    experiment: str
-    source: str
-    """``provider/model`` of the cassette."""
-    provenance: Provenance
-    """The cassette's provenance, as recorded."""
-    system_prompt: str
     turns: tuple[str, ...]
     facts: dict[str, str]
     """The planted facts: name → value, in planting order."""

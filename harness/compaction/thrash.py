@@ -80,13 +80,9 @@ class Limits(Protocol):
 
 
 @dataclass(frozen=True)
-class ThrashSkip:
-    """One compaction the guard did not run, and why."""
+class _Plan:
+    """A compaction under review: what fired, where it would cut, what it would keep."""
 
-    reason: str
-    """``tail-meets-trigger`` or ``removes-too-little``."""
-    line: str
-    """The log line."""
     trigger: str
     total_messages: int
     total_tokens: int
@@ -97,19 +93,20 @@ class ThrashSkip:
     """Tokens of the request without the prefix (the summary not counted)."""
     removed_tokens: int
 
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class _Plan:
-    trigger: str
-    total_messages: int
-    total_tokens: int
-    cutoff: int
-    kept_messages: int
-    kept_tokens: int
-    removed_tokens: int
+class ThrashSkip(_Plan):
+    """One compaction the guard did not run (its plan), and why."""
+
+    reason: str
+    """``tail-meets-trigger`` or ``removes-too-little``."""
+    line: str
+    """The log line."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The reason and the log line first, then the plan."""
+        plan = asdict(self)
+        return {"reason": plan.pop("reason"), "line": plan.pop("line"), **plan}
 
 
 class ThrashGuard:
@@ -189,7 +186,7 @@ class ThrashGuard:
         )
         logger.info(line)
         self.skipped[reason] += 1
-        self.skips.append(ThrashSkip(reason, line, **asdict(plan)))
+        self.skips.append(ThrashSkip(**asdict(plan), reason=reason, line=line))
 
     def _count_refill(self, messages: Sequence[Message]) -> None:
         if self._refilled(messages):

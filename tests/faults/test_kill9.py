@@ -13,20 +13,18 @@ that window. A lost acknowledged write raises ``LostWriteError``, apart from the
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 import scenarios as sc
 from killer import Run, Worker, run_and_kill
+from summary_server import SummaryServer
 
 from experiments.cli import main  # imported here, so forked children need not import it
 
@@ -158,40 +156,10 @@ def test_kill9_between_a_tool_call_and_its_result(
 # --- manual compaction: ``ctxlab compact`` killed -------------------------------------------
 
 
-class _SummaryServer(BaseHTTPRequestHandler):
-    arrived: ClassVar[threading.Event] = threading.Event()
-    hold: ClassVar[float] = 0.0
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        _SummaryServer.arrived.set()
-        time.sleep(_SummaryServer.hold)
-        reply = {
-            "choices": [
-                {"message": {"role": "assistant", "content": "Summary."}, "finish_reason": "stop"}
-            ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def summary_server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _SummaryServer)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+def summary_server() -> Iterator[SummaryServer]:
+    with SummaryServer("Summary.") as server:
+        yield server
 
 
 def compact_worker(root: Path, url: str, engine: str, ack: sc.Ack) -> None:
@@ -202,15 +170,15 @@ def compact_worker(root: Path, url: str, engine: str, ack: sc.Ack) -> None:
 
 
 def test_kill9_of_ctxlab_compact(
-    tmp_path: Path, summary_server: str, kills: int, rng: random.Random, report: Any
+    tmp_path: Path, summary_server: SummaryServer, kills: int, rng: random.Random, report: Any
 ) -> None:
     """The first kill lands while the summary request is on the wire (the lock is held), the
     rest at random points; the session's messages, lock and next call are checked after each."""
     acked = sc.seed_session(tmp_path, "eventlog", 8)
     tally = Tally()
     for k in range(kills):
-        _SummaryServer.arrived.clear()
-        _SummaryServer.hold = 2.0 if k == 0 else rng.uniform(0, 0.05)
+        summary_server.arrived.clear()
+        summary_server.hold = 2.0 if k == 0 else rng.uniform(0, 0.05)
         engine = rng.choice(["agentscope", "dsh"])
         run = _kill_compact(tmp_path, summary_server, engine, k, rng)
         busy = sc.manual_busy(tmp_path / sc.USER)
@@ -221,9 +189,12 @@ def test_kill9_of_ctxlab_compact(
     tally.check(kills)
 
 
-def _kill_compact(root: Path, url: str, engine: str, k: int, rng: random.Random) -> Run:
+def _kill_compact(
+    root: Path, server: SummaryServer, engine: str, k: int, rng: random.Random
+) -> Run:
+    url = server.url
     if k == 0:  # wait until the request reached the server: the compaction holds its lock
-        waiter = threading.Thread(target=_SummaryServer.arrived.wait, args=(20,))
+        waiter = threading.Thread(target=server.arrived.wait, args=(20,))
         waiter.start()
         return run_and_kill(compact_worker, (root, url, engine), delay=0, ready=waiter)
     return run_and_kill(compact_worker, (root, url, engine), delay=rng.uniform(0, 0.4))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.claim_specs import yes
 from experiments.report.glossary import english_column, gloss_note
 from experiments.report.markdown import (
     NEWLINE_MARK,
@@ -19,7 +20,6 @@ from experiments.report.markdown import (
     fence,
     flat_text,
     markdown_table,
-    yes,
 )
 from experiments.views import from_data
 from experiments.views.e4 import (

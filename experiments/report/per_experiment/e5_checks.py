@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from experiments.report.markdown import and_list, fence, markdown_table, yes
+from experiments.claim_specs import yes
+from experiments.report.markdown import and_list, fence, markdown_table
 from experiments.views.e5 import Failures, FallbackProfile, FlushOutcome, LargeResult, ToolHeavy
 
 __all__ = [
