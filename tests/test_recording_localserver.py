@@ -70,6 +70,16 @@ def test_server_command_runs_the_deterministic_launcher() -> None:
     }
 
 
+def test_llama_server_keeps_the_weights_unpacked() -> None:
+    """Repacked for AMX, the weights crash llama-server on a VM that reports AMX but does not
+    grant it (SIGSEGV in ggml_backend_amx_mul_mat); the flag is kept in the provenance."""
+    command = localserver.llama_server_command(
+        Path("/b/llama-server"), Path("/m/q.gguf"), "q", port=1, n_ctx=4, seed=7, threads=3
+    )
+    assert "--no-repack" in command
+    assert "--no-repack" in localserver.output_flags(command)
+
+
 def test_output_flags_leave_out_path_host_and_port() -> None:
     command = localserver.server_command(Path("/m/q.gguf"), "q", port=1, n_ctx=4, seed=7, threads=3)
     assert localserver.output_flags(command) == (

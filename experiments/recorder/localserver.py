@@ -105,6 +105,13 @@ def llama_server_command(
 ) -> list[str]:
     """The command line of llama.cpp's own ``llama-server``: one slot, prompt cache on (the
     default), so repeated prefixes are served from the KV cache and reported as cached tokens.
+
+    ``--no-repack`` keeps the weights as the GGUF lays them out: a build with ``-march=native``
+    on a CPU that reports AMX repacks them for AMX, and on a virtual machine that does not grant
+    AMX state the first matrix product dies with a general protection fault (seen on this
+    project's 2-core machines, 2026-12-01: the server exited with SIGSEGV in
+    ``ggml_backend_amx_mul_mat`` before it answered). The flag is in every cassette's
+    provenance with the others.
     """
     return [
         str(binary),
@@ -124,16 +131,22 @@ def llama_server_command(
         "1",
         "--seed",
         str(seed),
+        "--no-repack",
     ]
 
 
 def output_flags(command: Sequence[str]) -> tuple[str, ...]:
     """The flags of a server command that shape output (no program, path, host, port)."""
-    start = command.index("--model")
-    args = list(command[start:])
-    pairs = zip(args[::2], args[1::2], strict=False)
-    kept = [(flag, value) for flag, value in pairs if flag not in ("--model", "--host", "--port")]
-    return tuple(item for pair in kept for item in pair)
+    kept: list[str] = []
+    skip_value = False
+    for token in command[command.index("--model") :]:
+        if skip_value:
+            skip_value = False
+        elif token in ("--model", "--host", "--port"):
+            skip_value = True  # these three each take a value; a lone switch is kept
+        else:
+            kept.append(token)
+    return tuple(kept)
 
 
 def find_llama_server(binary: Path | None = None) -> Path:
