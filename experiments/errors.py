@@ -9,6 +9,7 @@ the code that raises them, so ``harness.errors`` describes only the harness::
     │       ├── CassetteMissingError     replay found no cassette file
     │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
+    │       ├── RecordingIncompleteError a request got no answer and the run went on without it
     │       ├── SecretLeakError          a freshly recorded cassette contains a secret
     │       └── CassetteTamperedError    a cassette's digest or request count does not match
     └── LocalServerError             the local model server could not be prepared or started
@@ -26,6 +27,7 @@ __all__ = [
     "CassetteTamperedError",
     "ExperimentError",
     "LocalServerError",
+    "RecordingIncompleteError",
     "SecretLeakError",
 ]
 
@@ -48,6 +50,11 @@ class CassetteMismatchError(CassetteError):
 
 class CassetteExistsError(CassetteError):
     """Recording would overwrite an existing cassette and ``--force`` was not given."""
+
+
+class RecordingIncompleteError(CassetteError):
+    """A request of a recording got no answer on any attempt while the run went on, so the
+    cassette could not replay that run; nothing was written."""
 
 
 class SecretLeakError(CassetteError):

@@ -45,7 +45,9 @@ EXPERIMENTS["X-COST"] = Experiment(
     "X-COST",
     "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
     x_cost.run,
-    False,  # replays E3's and E4's cassettes; it records none of its own
+    True,
+    cassettes_of="E3",  # replays E3's and E4's cassettes, once per set that holds both
+    requires=("E3/rounds", "E4/compactions"),
 )
 
 

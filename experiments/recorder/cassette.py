@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
-import itertools
 import json
 import logging
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,8 +42,10 @@ from experiments.errors import (
     CassetteError,
     CassetteExistsError,
     CassetteMissingError,
+    RecordingIncompleteError,
     SecretLeakError,
 )
+from experiments.recorder.attempts import AttemptLog
 from experiments.recorder.format import (
     PROVENANCE_KEY,
     CassetteSerializer,
@@ -309,8 +309,9 @@ def _record(
     key = _api_key(provider)
     started = datetime.now(UTC)
     temp = _temp_beside(path)
+    attempts = AttemptLog(progress)
     http = httpx.Client(
-        event_hooks=_progress_hooks(progress),
+        event_hooks=attempts.hooks,
         trust_env=not is_loopback_url(provider.base_url),  # no proxy for a local server
     )
     try:
@@ -325,10 +326,23 @@ def _record(
         handle = CassetteClient(client, path, None)
         with _record_vcr(provider, key).use_cassette(str(temp)):
             yield handle
+        _refuse_unanswered(path, attempts)
         handle._provenance = _finish(temp, path, provider, server_info, started, key)
     finally:
         http.close()
         temp.unlink(missing_ok=True)
+
+
+def _refuse_unanswered(path: Path, attempts: AttemptLog) -> None:
+    missing = attempts.never_answered()
+    if missing:
+        numbers = ", ".join(map(str, missing))
+        raise RecordingIncompleteError(
+            f"Request {numbers} of the recording for {path} got no answer (a timeout or a "
+            "dropped connection) and the run went on without it, so its replay would differ; "
+            "nothing was written. Give the model more time (--read-timeout, --timeout) or "
+            "check the server, and record again."
+        )
 
 
 def _temp_beside(path: Path) -> Path:
@@ -358,23 +372,6 @@ def _record_vcr(provider: ProviderSpec, key: str) -> vcr.VCR:
         before_record_request=request_scrubber(provider, key),
         before_record_response=scrub_response,
     )
-
-
-def _progress_hooks(progress: Callable[[str], None] | None) -> dict[str, list[Any]]:
-    """httpx event hooks reporting ``  request 3 → 200 in 1.4 s`` per request."""
-    if progress is None:
-        return {}
-    counter = itertools.count(1)
-
-    def on_request(request: httpx.Request) -> None:
-        request.extensions["ctxlab_progress"] = (next(counter), time.perf_counter())
-
-    def on_response(response: httpx.Response) -> None:
-        number, start = response.request.extensions["ctxlab_progress"]
-        elapsed = time.perf_counter() - start
-        progress(f"  request {number} → {response.status_code} in {elapsed:.1f} s")
-
-    return {"request": [on_request], "response": [on_response]}
 
 
 def _finish(
