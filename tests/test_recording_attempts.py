@@ -54,9 +54,9 @@ def test_a_request_never_answered_refuses_the_recording_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "c.json"
-    with ScriptedHTTPServer(answer=SlowFirst()) as server:
-        with pytest.raises(RecordingIncompleteError, match=r"got no answer.*--read-timeout"):
-            record(server, path, ["one", "hang", "two"])
+    refused = pytest.raises(RecordingIncompleteError, match=r"got no answer.*--read-timeout")
+    with ScriptedHTTPServer(answer=SlowFirst()) as server, refused:
+        record(server, path, ["one", "hang", "two"])
     assert not path.exists()
     assert [p.name for p in tmp_path.iterdir()] == []  # no temp file left either
 
