@@ -27,8 +27,19 @@ def claims(view: E4View, source: str) -> tuple[Claim, ...]:
     return evaluate("E4", SPECS, view, source)
 
 
-def _rule(source: str) -> str:
-    return f"model output as recorded ({source}); judged by a rule in experiments/e4.py"
+def _rule(view: E4View, source: str) -> str:
+    return f"model output as recorded ({source}); judged by a rule in experiments/e4.py{_cap(view)}"
+
+
+def _cap(view: E4View) -> str:
+    """What the recording's answer cap (``ctxlab record --max-tokens``) was, when it set one."""
+    cap = view.provenance.params.get("max_tokens")
+    if cap is None:
+        return ""
+    return (
+        f"; the recording capped every answer at {cap} tokens (ctxlab record --max-tokens) and "
+        "kept an answer that hit the cap as cut"
+    )
 
 
 def _events(view: E4View, source: str) -> Verdict:
@@ -80,7 +91,11 @@ def _range(view: E4View, source: str) -> Verdict:
     dsh = view.run("dsh")
     span, total = dsh.range, len(view.conversation)
     if span is None:
-        return Verdict(f"no compaction: {dsh.error}", False)
+        return Verdict(
+            f"no compaction: {dsh.error}",
+            False,
+            differs_note=f"the DSH engine refused its summary, so nothing was replaced{_cap(view)}",
+        )
     oldest = span.start == 0 and span.end + 1 + span.kept == total
     value = f"nodes {span.start}..{span.end} of {total} (the tail of {span.kept} kept is our setup)"
     return Verdict(value, oldest)
@@ -93,21 +108,30 @@ def _sections(view: E4View, source: str) -> Verdict:
     named = [s for s in DSH_SECTIONS if s in summary]
     return Verdict(
         f"{len(filled)} of 8 sections",
-        note=_rule(source),
-        differs_note=f"the summary has {len(headed)} of the 8 as markdown headings; it "
-        f"names {len(named)} of 8 as bold bullet labels instead ('- **Primary Request and "
-        "Intent**: …'), so it is not the sectioned markdown the directive asks for; "
-        f"judged by experiments/judges.py:filled_sections; {_rule(source)}",
+        note=_rule(view, source),
+        differs_note=f"the summary has {len(headed)} of the 8 as markdown headings "
+        f"({len(filled)} with content under them){_labels(summary, named)}, so it is not the "
+        "sectioned markdown the directive asks for; judged by "
+        f"experiments/judges.py:filled_sections; {_rule(view, source)}",
     )
+
+
+def _labels(summary: str, named: list[str]) -> str:
+    """What else the summary did with the section names: bold bullet labels, or plain
+    mentions."""
+    bold = [name for name in named if f"**{name}**" in summary]
+    if bold:
+        return f"; it names {len(bold)} of 8 as bold bullet labels instead ('- **{bold[0]}**: …')"
+    return f"; it names {len(named)} of 8 in all"
 
 
 def _exact(view: E4View, source: str) -> Verdict:
     dsh, agentscope = view.run("dsh"), view.run("agentscope")
     return Verdict(
         f"{len(dsh.facts_kept)} of 4 kept ({', '.join(dsh.facts_kept) or 'none'})",
-        note=_rule(source),
+        note=_rule(view, source),
         differs_note=f"AgentScope's summary kept {len(agentscope.facts_kept)} of 4 "
-        f"({', '.join(agentscope.facts_kept) or 'none'}); {_rule(source)}",
+        f"({', '.join(agentscope.facts_kept) or 'none'}); {_rule(view, source)}",
     )
 
 

@@ -163,11 +163,19 @@ def _e4_claims(view: XGateView) -> list[Claim]:
                     _count(summaries[engine].kept, facts),
                     source,
                     STRICT,
-                    differs_note=f"the {engine} summary of the model ({source}) {words} "
-                    f"dropped a planted fact; {STRICT}",
+                    differs_note=_e4_why(engine, source, words, summaries[engine]),
                 )
             )
     return claims
+
+
+def _e4_why(engine: str, source: str, words: str, summary: GatedSummary) -> str:
+    if summary.summary is None:
+        return (
+            f"the {engine} engine left no summary on the surface {words}: it did not compact "
+            f"(see E4's rows for this model, {source}); {STRICT}"
+        )
+    return f"the {engine} summary of the model ({source}) {words} dropped a planted fact; {STRICT}"
 
 
 def claims(view: XGateView) -> tuple[Claim, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixed_model import fixed_model_server
@@ -61,3 +62,22 @@ def test_a_bad_cap_is_refused_naming_the_option(
     assert f"argument --max-tokens: must be a whole number of at least 1, not {value!r}" in (
         capsys.readouterr().err
     )
+
+
+def e4_claims_of(report: str) -> dict[str, Any]:
+    from experiments import e4_claims
+    from experiments.views import from_data
+    from experiments.views.e4 import E4View
+
+    data = json.loads((PROJECT_ROOT / "reports" / report).read_text(encoding="utf-8"))
+    view = from_data(E4View, data)
+    return {c.claim_id: c for c in e4_claims.claims(view, view.source)}
+
+
+def test_e4_notes_name_the_cap_of_a_capped_recording_and_only_of_one() -> None:
+    capped = e4_claims_of("E4@qwen2.5-coder-0.5b-instruct-q4_k_m.json")
+    assert capped["DSH-RANGE"].status == "differs"
+    for claim_id in ("DSH-RANGE", "DSH-SUMMARY-SECTIONS", "DSH-SUMMARY-EXACT"):
+        assert "capped every answer at 1024 tokens" in capped[claim_id].note
+    plain = e4_claims_of("E4.json")
+    assert not any("capped" in c.note for c in plain.values())

@@ -5,6 +5,7 @@ the reports turn into the generic page instead of a crash."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -69,8 +70,11 @@ def test_x_gate_claims_read_the_view() -> None:
     assert rows["X-GATE-E4-AS-OFF"].reproduced_value == "2 of 4 (dropped: order id, number)"
     assert "the gate added “收到”" in rows["X-GATE-E3-ON"].note
     small = from_data(XGateView, committed("X-GATE@qwen2.5-coder-0.5b-instruct-q4_k_m"))
-    assert small.e4 is None
-    assert [c.claim_id for c in x_gate.claims(small)] == ["X-GATE-E3-OFF", "X-GATE-E3-ON"]
+    refused = {c.claim_id: c for c in x_gate.claims(small)}["X-GATE-E4-DSH-OFF"]
+    assert refused.status == "differs"  # the 0.5B model's DSH summary was cut and refused
+    assert "left no summary on the surface" in refused.note
+    without_e4 = dataclasses.replace(small, e4=None)  # a set that recorded E3 but not E4
+    assert [c.claim_id for c in x_gate.claims(without_e4)] == ["X-GATE-E3-OFF", "X-GATE-E3-ON"]
 
 
 BROKEN: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
