@@ -2,9 +2,10 @@
 
 A session is seeded to ``turn - 1`` earlier turns through the stores' public interfaces (the
 state store saves a state, the event log is written event by event and reopened), then a few
-agent calls are timed. Bytes written per turn come from ``/proc/self/io`` (``wchar``) where the
-system has it. The time of a turn is the fastest of the timed turns (an fsync on a busy disk only
-ever adds time, so the minimum is the steadiest estimate of the turn's own cost).
+agent calls are timed, the early and the late session's calls alternating. Bytes written per
+turn come from ``/proc/self/io`` (``wchar``) where the system has it. The time of a turn is the
+fastest of the timed turns (an fsync on a busy disk only ever adds time, so the minimum is the
+steadiest estimate of the turn's own cost).
 """
 
 from __future__ import annotations
@@ -66,30 +67,47 @@ CASES: list[tuple[str, Setup, str]] = [
 ]
 
 
-def _turn_cost(setup: Setup, engine: str, turn: int) -> tuple[float, float | None]:
+def _agent(folder: Path, setup: Setup, engine: str, turn: int) -> Agent:
+    folder.mkdir()
+    history = setup(folder, conversation(2 * (turn - 1)))
+    config = CONFIG if engine == "agentscope" else DshConfig(context_window=10**12)
+    model = FunctionModel(_reply)
+    return Agent(
+        model, "system", engine=make_engine(config, model, history=history), history=history
+    )
+
+
+def _call(agent: Agent, text: str) -> tuple[float, int | None]:
+    before = _written()
+    elapsed = timed(lambda: agent.call(text))
+    after = _written()
+    return elapsed, (after - before if before is not None and after is not None else None)
+
+
+def _turn_costs(
+    setup: Setup, engine: str, turns: tuple[int, int]
+) -> list[tuple[float, float | None]]:
+    """``(fastest time, median bytes written)`` of a turn at each of ``turns``. The sessions'
+    turns alternate (early, late, early, late, ...), so a slow moment of the machine (a busy
+    disk, another process) falls on both sides of the ratio instead of on one."""
     with tempfile.TemporaryDirectory() as tmp:
-        history = setup(Path(tmp), conversation(2 * (turn - 1)))
-        config = CONFIG if engine == "agentscope" else DshConfig(context_window=10**12)
-        model = FunctionModel(_reply)
-        compaction = make_engine(config, model, history=history)
-        agent = Agent(model, "system", engine=compaction, history=history)
-        times, written = [], []
+        agents = [_agent(Path(tmp) / str(t), setup, engine, t) for t in turns]
+        samples: list[list[tuple[float, int | None]]] = [[] for _ in turns]
         for i in range(TURNS_TIMED):
-            before = _written()
-            text = f"turn {turn + i}"
-            times.append(timed(lambda t=text: agent.call(t)))  # type: ignore[misc]
-            after = _written()
-            if before is not None and after is not None:
-                written.append(after - before)
-        return min(times), (statistics.median(written) if written else None)
+            for agent, turn, taken in zip(agents, turns, samples, strict=True):
+                taken.append(_call(agent, f"turn {turn + i}"))
+    out: list[tuple[float, float | None]] = []
+    for taken in samples:
+        written = [w for _, w in taken if w is not None]
+        out.append((min(t for t, _ in taken), statistics.median(written) if written else None))
+    return out
 
 
 def rows(quick: bool) -> list[Row]:
     late = 300 if quick else 1_000
     out = []
     for name, setup, engine in CASES:
-        early_time, early_bytes = _turn_cost(setup, engine, 50)
-        late_time, late_bytes = _turn_cost(setup, engine, late)
+        (early_time, early_bytes), (late_time, late_bytes) = _turn_costs(setup, engine, (50, late))
         out.append(Row("agent turn", f"{name}: turn 50", early_time * 1e3, "ms"))
         out.append(
             Row(
