@@ -25,7 +25,12 @@ from experiments.recorder import (
     local_server,
     localserver,
 )
-from experiments.recorder.det_server import install_fresh_context
+from experiments.recorder.det_server import (
+    NO_REPACK,
+    install_fresh_context,
+    keep_weights_unpacked,
+    take_switch,
+)
 
 # A stand-in for the llama.cpp server: answers GET /v1/models on the --port it is given.
 FAKE_SERVER = textwrap.dedent(
@@ -56,7 +61,8 @@ def test_server_command_runs_the_deterministic_launcher() -> None:
         Path("/m/q.gguf"), "q", port=8011, n_ctx=8192, seed=42, threads=2
     )
     assert command[:3] == [sys.executable, "-m", "experiments.recorder.det_server"]
-    flags = dict(zip(command[3::2], command[4::2], strict=True))
+    assert command[-1] == "--no-repack"  # the launcher's own switch, a lone flag
+    flags = dict(zip(command[3:-1:2], command[4:-1:2], strict=True))
     assert flags == {
         "--model": "/m/q.gguf",
         "--model_alias": "q",
@@ -95,6 +101,7 @@ def test_output_flags_leave_out_path_host_and_port() -> None:
         "7",
         "--verbose",
         "False",
+        "--no-repack",
     )
 
 
@@ -328,3 +335,23 @@ def test_the_launcher_resets_the_context_before_every_generation() -> None:
     assert list(llama.generate([3])) == [3]
     assert calls == ["reset", "generate [1, 2] 1", "reset", "generate [3] 40"]
     assert FakeLlama.generate.__name__ == "generate"
+
+
+def test_the_launcher_takes_its_switch_off_the_command_line_and_keeps_weights_unpacked() -> None:
+    argv = ["det_server", "--model", "m.gguf", NO_REPACK, "--seed", "42"]
+    assert take_switch(argv, NO_REPACK)
+    assert argv == ["det_server", "--model", "m.gguf", "--seed", "42"]  # the server never sees it
+    assert not take_switch(argv, NO_REPACK)
+
+    class Params:
+        use_extra_bufts = True
+
+    class Bindings:
+        @staticmethod
+        def llama_model_default_params() -> Params:
+            return Params()
+
+    keep_weights_unpacked(Bindings)
+    keep_weights_unpacked(Bindings)  # a second install changes nothing
+    assert Bindings.llama_model_default_params().use_extra_bufts is False
+    assert Params().use_extra_bufts is True  # only the defaults Llama builds from change

@@ -5,14 +5,23 @@ The stock server reuses the KV-cache prefix of the previous request, so the same
 give different text depending on what came before it. This launcher resets the model's context
 before every generation: each request is evaluated from scratch, and the same request always
 gives the same output (at temperature 0). llama_cpp is imported only when the launcher runs.
+
+``--no-repack`` (the launcher's own switch, taken off the command line before the server reads
+it) loads the weights without llama.cpp's extra buffer types, as ``llama-server --no-repack``
+does: repacked for AMX, they crash the server on a virtual machine whose CPU reports AMX but
+does not grant it (a general protection fault in ``libggml-cpu`` on the first request, seen on
+this project's machines on 2026-12-01).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
-__all__ = ["install_fresh_context", "main"]
+__all__ = ["NO_REPACK", "install_fresh_context", "keep_weights_unpacked", "main", "take_switch"]
+
+NO_REPACK = "--no-repack"
 
 
 def install_fresh_context(llama_class: Any) -> None:
@@ -30,12 +39,40 @@ def install_fresh_context(llama_class: Any) -> None:
     llama_class.generate = generate
 
 
+def keep_weights_unpacked(bindings: Any) -> None:
+    """Make ``bindings.llama_model_default_params()`` (the low-level module
+    ``llama_cpp.llama_cpp`` that ``Llama`` builds its model parameters from) turn off the extra
+    buffer types, so weights are not repacked (idempotent)."""
+    original = bindings.llama_model_default_params
+    if getattr(original, "_ctxlab_unpacked", False):
+        return
+
+    @functools.wraps(original)
+    def default_params() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    default_params._ctxlab_unpacked = True  # type: ignore[attr-defined]
+    bindings.llama_model_default_params = default_params
+
+
+def take_switch(argv: list[str], switch: str) -> bool:
+    """Remove every ``switch`` from ``argv`` in place; whether there was one."""
+    found = switch in argv
+    argv[:] = [arg for arg in argv if arg != switch]
+    return found
+
+
 def main() -> None:
     """Patch llama_cpp and run its server's command line (reads ``sys.argv``)."""
     import llama_cpp
+    import llama_cpp.llama_cpp as bindings
     from llama_cpp.server.__main__ import main as serve
 
     install_fresh_context(llama_cpp.Llama)
+    if take_switch(sys.argv, NO_REPACK):
+        keep_weights_unpacked(bindings)
     serve()
 
 

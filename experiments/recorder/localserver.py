@@ -74,7 +74,8 @@ class ServerInfo:
 def server_command(
     model_path: Path, alias: str, *, port: int, n_ctx: int, seed: int, threads: int
 ) -> list[str]:
-    """The command line that starts the deterministic llama-cpp-python server."""
+    """The command line that starts the deterministic llama-cpp-python server
+    (``--no-repack`` is the launcher's own switch: see :func:`llama_server_command`)."""
     return [
         sys.executable,
         "-m",
@@ -97,6 +98,7 @@ def server_command(
         str(seed),
         "--verbose",
         "False",
+        "--no-repack",
     ]
 
 
