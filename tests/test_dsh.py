@@ -847,3 +847,24 @@ def test_pressure_relieved_by_the_prune_alone_calls_no_model(tmp_path: Path) -> 
     assert DshEngine(long_log, model, config).compact_if_needed(HEADER) == []
     assert model.requests == []
     assert long_log.surface.replace_generation == 1
+
+
+def test_the_pressure_check_prices_the_new_node_without_copying_the_surface(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Per turn the check must cost O(new nodes): ``log.surface`` builds a tuple of every node,
+    so reading it on each check made the check grow with the session (100K nodes: 4.56× the
+    check at 1K in benchmarks/check_cost.py; now about 1×)."""
+    log = EventLog()
+    for i in range(50):
+        log.append_message(Message.user(f"message {i}"))
+    engine = DshEngine(log, ScriptedModel([]), DshConfig(context_window=10**12))
+    header = ChatRequest(messages=(Message.system("You are terse."),))
+    before = engine.read(header).tokens
+    log.append_message(Message.user("one more"))
+
+    def copied(self: EventLog) -> None:
+        raise AssertionError("the check copied the whole surface")
+
+    monkeypatch.setattr(EventLog, "surface", property(copied))
+    assert engine.read(header).tokens > before

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -80,10 +81,10 @@ class DshEngine:
     def read(self, header: ChatRequest) -> Reading:
         """The meter's reading of ``header`` + the surface; prices only the nodes that are new
         since the last reading."""
-        surface = self.log.surface
-        nodes = surface.nodes
-        if surface.replace_generation != self._generation or not self._ledger.matches_head(nodes):
-            self._generation = surface.replace_generation
+        nodes = self.log.node_seqs  # live, not a copy: ``log.surface`` copies every node
+        generation = self.log.replace_generation
+        if generation != self._generation or not self._ledger.matches_head(nodes):
+            self._generation = generation
             self._price_nodes(nodes)
             self._ledger.reset(nodes)
         elif len(nodes) > len(self._ledger):
@@ -92,7 +93,7 @@ class DshEngine:
         price, envelope = self.meter.header(header.messages, header.tools)
         return self.meter.read(price + self._ledger.total, envelope)
 
-    def _price_nodes(self, seqs: tuple[int, ...]) -> None:
+    def _price_nodes(self, seqs: Sequence[int]) -> None:
         missing = [seq for seq in seqs if seq not in self._prices]
         if missing:
             events = self.log.events
