@@ -10,6 +10,14 @@ has none; the flush after each call still runs). State, transcripts, memory file
 results all live under ``<workspace_root>/<user_id>/``. User and session ids are single path
 components (``../../x`` is refused with a ConfigError), and the session folders must be real
 folders inside the workspace (a symlink is refused with a PathEscapeError).
+
+One writer per session: :meth:`HarnessAgent.call` holds the session lock
+(``locks/<session>.lock``, :mod:`harness.store.session_lock`) for its whole turn, the lock
+manual compaction and undo hold too. Holding it, the call first reads what another writer
+saved since (:meth:`catch_up` of the store) and closes the tool calls a crashed writer left
+open; a second caller waits up to ``busy_timeout`` seconds, then gets
+:class:`~harness.errors.SessionBusyError` with nothing written. Reading (``agent.context``,
+``session_search``) never takes the lock.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
-from harness.errors import ConfigError
+from harness.errors import ConfigError, SessionBusyError
 from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
@@ -32,11 +40,16 @@ from harness.results import CallResult
 from harness.safe_paths import check_name
 from harness.store.eventlog import EventLogHistory
 from harness.store.history import History, StateHistory
+from harness.store.session_lock import session_lock
 from harness.store.sessions import open_history
 from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
+from harness.workspace_path import WorkspacePath
 
-__all__ = ["DEFAULT_COMPACTION", "HarnessAgent"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_COMPACTION", "HarnessAgent"]
+
+DEFAULT_BUSY_TIMEOUT = 60.0
+"""Seconds a call waits for another writer of its session before SessionBusyError."""
 
 DEFAULT_COMPACTION = ctxlab_profile()
 """ctxlab's own profile: AgentScope 2.0.3's compaction with its defaults plus the
@@ -69,15 +82,19 @@ class HarnessAgent:
         max_steps: int = 20,
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
+        self.busy_timeout = busy_timeout
+        self.session_lock = WorkspacePath(self.workspace.fs, f"locks/{session_id}.lock")
         hooks_on, tools_on = not disable_memory_hooks, not disable_memory_tools
         self.memory = MemoryRuntime(
             self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
             tools_enabled=tools_on, schedule=schedule,
         )  # fmt: skip
-        history = self._resumed(self._history(store, session_id))
+        self.history = self._history(store, session_id)
+        history = self._resumed(self.history)
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
@@ -110,11 +127,16 @@ class HarnessAgent:
             windows=windows,
         )
 
-    @staticmethod
-    def _resumed(history: EventLogHistory | StateHistory) -> History:
+    def _resumed(self, history: EventLogHistory | StateHistory) -> History:
         """A resumed session's tool calls that a crash left without results are closed with
-        synthetic "interrupted" results (see :mod:`harness.interrupted`)."""
-        history.close_interrupted_calls()
+        synthetic "interrupted" results (see :mod:`harness.interrupted`), now if the session
+        is free; while another writer holds it (its tool may still be running) the first call
+        does it, holding the lock."""
+        try:
+            with session_lock(self.session_lock, "resume", timeout=0):
+                history.close_interrupted_calls()
+        except SessionBusyError:
+            pass
         return history
 
     def _history(self, store: str, session_id: str) -> EventLogHistory | StateHistory:
@@ -122,8 +144,13 @@ class HarnessAgent:
         return open_history(self.workspace.fs, session_id, store, clock)  # refuses symlinks
 
     def call(self, user_text: str) -> CallResult:
-        """One call of the agent; flush and maintenance follow in the background."""
-        return self.agent.call(user_text)
+        """One call of the agent, holding the session for the whole turn; flush and
+        maintenance follow in the background. SessionBusyError (nothing written) when another
+        writer held the session for longer than ``busy_timeout`` seconds."""
+        with session_lock(self.session_lock, "call", self.busy_timeout):
+            self.history.catch_up()  # what another writer saved since
+            self.history.close_interrupted_calls()  # left open by a writer that died
+            return self.agent.call(user_text)
 
     def await_quiescence(self, timeout: float = 60.0) -> bool:
         """Wait for the background memory work of earlier calls."""

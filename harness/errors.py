@@ -23,6 +23,7 @@
     │   └── StepLimitExceededError   the model kept calling tools past the step limit
     ├── ScriptError                  a scripted test model met an unexpected or unused step
     ├── LockTimeoutError             an OS file lock (harness.locks) was not free in time
+    │   └── SessionBusyError         another caller held the session's writer lock too long
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
     ├── EventLogError                the append-only event log refused an event or is damaged
@@ -83,6 +84,7 @@ __all__ = [
     "ResponseFormatError",
     "ScriptError",
     "ServerError",
+    "SessionBusyError",
     "StateStoreError",
     "StepLimitExceededError",
     "SummaryError",
@@ -312,3 +314,20 @@ class NothingToUndoError(ManualCompactionError):
 
 class LockTimeoutError(CtxlabError):
     """Another process or thread held an OS file lock (:mod:`harness.locks`) past the timeout."""
+
+
+class SessionBusyError(LockTimeoutError):
+    """Another caller (an agent call, a manual compaction or an undo, in this process or
+    another) held the session's writer lock (:mod:`harness.store.session_lock`) for longer than
+    this caller would wait. Nothing was written; ``holder`` is what the lock file named (pid,
+    host, action, start), ``path`` the lock file, ``waited`` the seconds waited."""
+
+    def __init__(self, path: Any, holder: dict[str, Any], waited: float) -> None:
+        self.path = path
+        self.holder = dict(holder)
+        self.waited = waited
+        super().__init__(
+            f"the session is busy: pid {holder.get('pid', '?')} on {holder.get('host', '?')} "
+            f"has held it for {holder.get('action', 'a write')} since "
+            f"{holder.get('started', '?')} ({path}); waited {waited:g} s, nothing was written"
+        )

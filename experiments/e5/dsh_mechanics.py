@@ -236,7 +236,7 @@ def _manual_errors(root: Path) -> dict[str, str]:
     ok = _summariser()
     codes = {}
     base = _session(root / "busy")
-    (base / "locks").mkdir()
+    (base / "locks").mkdir(exist_ok=True)  # a saved session has its locks/ folder already
     with session_lock(base / "locks/s1.lock", "compact"):  # a live holder: this process
         codes["locked session"] = _code(lambda: ManualCompaction(base, "s1", ok).compact("dsh"))
     base = _session(root / "summary")

@@ -43,6 +43,38 @@ class StateHistory:
         self.state_store = state_store
         self.transcript = transcript
         self.state = state_store.load(session_id) if state_store else AgentState(session_id)
+        self._seen = self._fingerprint()
+
+    def catch_up(self) -> bool:
+        """Re-read what another writer saved since this history last read or wrote its files
+        (call it holding the session lock, :mod:`harness.store.session_lock`); True when
+        something had changed. Costs two ``stat`` calls when nothing did."""
+        now = self._fingerprint()
+        if now == self._seen:
+            return False
+        if self.state_store is not None and now[:2] != self._seen[:2]:
+            self.state = self.state_store.load(self.state.session_id)
+        if self.transcript is not None and now[2] != self._seen[2]:
+            self.transcript.recount()
+        self._seen = self._fingerprint()
+        return True
+
+    def _fingerprint(self) -> tuple[object, object, object]:
+        """What identifies the files' contents: the checkpoint's inode and size (a save
+        renames a new one in), the journal's size and change time, the transcript's size."""
+        checkpoint: object = None
+        journal: object = None
+        if self.state_store is not None:
+            sid = self.state.session_id
+            found = self.state_store.file(sid).stat()
+            checkpoint = None if found is None else (found.st_ino, found.st_size)
+            found = self.state_store.journal(sid).stat()
+            journal = None if found is None else (found.st_size, found.st_mtime_ns)
+        transcript: object = None
+        if self.transcript is not None:
+            found = self.transcript.file.stat()
+            transcript = None if found is None else found.st_size
+        return checkpoint, journal, transcript
 
     def messages(self) -> list[Message]:
         return list(self.state.context)
@@ -53,6 +85,7 @@ class StateHistory:
             self.transcript.append_messages(messages)
         if self.state_store is not None:
             self.state_store.append(self.state, messages)
+        self._seen = self._fingerprint()
 
     def close_interrupted_calls(self) -> list[Message]:
         """On resume: close the tool calls a crash left without results with synthetic
@@ -90,3 +123,4 @@ class StateHistory:
     def _save(self) -> None:
         if self.state_store is not None:
             self.state_store.save(self.state)
+        self._seen = self._fingerprint()

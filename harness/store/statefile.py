@@ -172,6 +172,11 @@ class Transcript:
         self.clock = clock
         self._seq = sum(1 for _ in self._lines())
 
+    def recount(self) -> None:
+        """Count the lines again (another writer appended since): the next ``seq`` follows
+        the file's last line."""
+        self._seq = sum(1 for _ in self._lines())
+
     def append_messages(self, messages: Iterable[Message]) -> None:
         for message in messages:
             self._append({"type": "message", "message": message.to_record()})

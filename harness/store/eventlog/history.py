@@ -50,6 +50,12 @@ class EventLogHistory:
     def __init__(self, log: EventLog) -> None:
         self.log = log
 
+    def catch_up(self) -> bool:
+        """Fold in what another writer appended since this log last read the file (call it
+        holding the session lock, :mod:`harness.store.session_lock`); True when something had
+        changed. One ``fstat`` under the file lock when nothing did."""
+        return self.log.sync() > 0
+
     def messages(self) -> list[Message]:
         """The surface as messages."""
         return self.log.messages()
