@@ -106,7 +106,7 @@ class Consolidator:
             return self._outcome("failed", watermark, watermark, 0, line, str(exc))
 
     def _attempt(self) -> ConsolidationOutcome:
-        watermark = self.workspace.read_watermark()
+        watermark = self.workspace.clamp_watermark()  # one past the ledger would freeze it
         memory = self.workspace.read_memory()
         fresh = self.workspace.entries(since=watermark)
         if not fresh:

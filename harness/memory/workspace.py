@@ -13,6 +13,15 @@
     └── large_tool_results/         offloaded tool results
 
 Daily files are named by the UTC date of the entries they hold.
+
+Entry headers come only from the harness: a line of written text (a flush reply, a
+``memory_save``) that would read as a header is escaped with a backslash
+(``\\## Memory Flush — …``) before it is appended, and a header stamped on another day than
+its file's name (planted before that escape existed, or by hand: the harness appends each
+entry to its own day's file) is not an entry start: it stays text of the entry above it. A
+watermark later than the newest entry (so also one later than now) is clamped to that entry,
+with a warning, before a consolidation reads it (:meth:`MemoryWorkspace.clamp_watermark`), so
+it can never freeze consolidation.
 """
 
 from __future__ import annotations
@@ -43,6 +52,8 @@ __all__ = ["DailyEntry", "MemoryWorkspace"]
 logger = logging.getLogger("harness.memory")
 
 ENTRY_HEADER = re.compile(r"^## (Memory Flush|Memory Save) — (\S+)$")
+HEADER_LIKE = re.compile(r"^(?=## Memory (?:Flush|Save)\b)", re.MULTILINE)
+"""Where a line of written text starts like an entry header: escaped before it is appended."""
 DAILY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 MEMORY = "MEMORY.md"
 WATERMARK = "memory/.consolidation_state"
@@ -157,7 +168,7 @@ class MemoryWorkspace:
         instant = self.clock()
         relative = f"memory/{utc_date(instant)}.md"
         line = len(self.read_lines(relative)) + 2  # the section starts with a blank line
-        entry = DailyEntry(kind, instant, text.strip(), relative, line)
+        entry = DailyEntry(kind, instant, neutralise_headers(text.strip()), relative, line)
         self.fs.append(relative, f"\n{entry.header}\n{entry.text}\n")
         return entry
 
@@ -182,8 +193,25 @@ class MemoryWorkspace:
     def _parse(self, path: Path) -> list[DailyEntry]:
         lines = self.read_lines(self.relative(path))
         # A header cut short by a crash mid-append is not an entry start: the append that wrote
-        # it failed, so nothing acknowledged is lost, and later entries stay readable.
-        starts = [i for i, line in enumerate(lines) if _is_header(line)]
+        # it failed, so nothing acknowledged is lost, and later entries stay readable. Nor is a
+        # header stamped on another day than the file's: the harness appends each entry to the
+        # file named by its own date, so such a line was planted (by text written before
+        # headers were escaped, or by hand) and stays text of the entry above it.
+        day = path.stem
+        starts = []
+        for i, line in enumerate(lines):
+            instant = _header_instant(line)
+            if instant is None:
+                continue
+            if utc_date(instant) != day:
+                logger.warning(
+                    "%s:%d: a header stamped %s is not an entry of this day's file; read as text",
+                    self.relative(path),
+                    i + 1,
+                    format_instant(instant),
+                )
+                continue
+            starts.append(i)
         entries = []
         for n, start in enumerate(starts):
             kind, stamp = ENTRY_HEADER.match(lines[start]).groups()  # type: ignore[union-attr]
@@ -203,6 +231,28 @@ class MemoryWorkspace:
             return parse_instant(text)
         except ValueError as exc:
             raise MemoryStoreError(f"{self.watermark_file} is damaged: {exc}") from exc
+
+    def clamp_watermark(self) -> int:
+        """The watermark, first clamped (rewritten, with a warning) to the newest entry when
+        it is later than that entry: a watermark set past the ledger (in the year 2999, by
+        hand or by a planted header) would otherwise keep every later fact from consolidating.
+        EPOCH clamps it when there is no entry. Read-modified-written under the memory lock."""
+        with self.memory_lock():
+            current = self.read_watermark()
+            if current == EPOCH:
+                return current
+            entries = self.entries()
+            newest = entries[-1].instant if entries else EPOCH
+            if current <= newest:
+                return current
+            logger.warning(
+                "%s: the watermark %s is later than the newest daily entry (%s); clamped to it",
+                self.watermark_file,
+                format_instant(current),
+                format_instant(newest) if entries else "none",
+            )
+            self.fs.write_atomic(WATERMARK, format_instant(newest))
+            return newest
 
     def write_watermark(self, instant: int) -> None:
         """Advance the watermark; it never moves backwards."""
@@ -238,12 +288,18 @@ class MemoryWorkspace:
             return ""
 
 
-def _is_header(line: str) -> bool:
+def neutralise_headers(text: str) -> str:
+    """``text`` with every line that starts like an entry header escaped by a backslash, so
+    that only the harness starts an entry."""
+    return HEADER_LIKE.sub("\\\\", text)
+
+
+def _header_instant(line: str) -> int | None:
+    """The instant of an entry header line, or None when the line is not one."""
     match = ENTRY_HEADER.match(line)
     if not match:
-        return False
+        return None
     try:
-        parse_instant(match.group(2))
+        return parse_instant(match.group(2))
     except ValueError:
-        return False
-    return True
+        return None
