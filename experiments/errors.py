@@ -9,6 +9,7 @@ the code that raises them, so ``harness.errors`` describes only the harness::
     │       ├── CassetteMissingError     replay found no cassette file
     │       ├── CassetteMismatchError    a request differs from the recording, or some went unused
     │       ├── CassetteExistsError      recording would overwrite a cassette without --force
+    │       ├── CassetteBusyError        another process is recording the same cassette now
     │       ├── RecordingIncompleteError a request got no answer and the run went on without it
     │       ├── SecretLeakError          a freshly recorded cassette contains a secret
     │       └── CassetteTamperedError    a cassette's digest or request count does not match
@@ -20,6 +21,7 @@ from __future__ import annotations
 from harness.errors import CtxlabError
 
 __all__ = [
+    "CassetteBusyError",
     "CassetteError",
     "CassetteExistsError",
     "CassetteMismatchError",
@@ -50,6 +52,10 @@ class CassetteMismatchError(CassetteError):
 
 class CassetteExistsError(CassetteError):
     """Recording would overwrite an existing cassette and ``--force`` was not given."""
+
+
+class CassetteBusyError(CassetteError):
+    """Another process holds the cassette's recording lock (it is recording it now)."""
 
 
 class RecordingIncompleteError(CassetteError):
