@@ -86,15 +86,12 @@ class HarnessAgent:
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-        self.busy_timeout = busy_timeout
-        self.session_lock = WorkspacePath(self.workspace.fs, f"locks/{session_id}.lock")
-        hooks_on, tools_on = not disable_memory_hooks, not disable_memory_tools
+        self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
         self.memory = MemoryRuntime(
-            self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
-            tools_enabled=tools_on, schedule=schedule,
+            self.workspace, memory_model or model, memory, hooks_enabled=not disable_memory_hooks,
+            tools_enabled=not disable_memory_tools, schedule=schedule,
         )  # fmt: skip
-        self.history = self._history(store, session_id)
-        history = self._resumed(self.history)
+        self.history = history = self._resumed(self._history(store, session_id))
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
@@ -127,7 +124,11 @@ class HarnessAgent:
             windows=windows,
         )
 
-    def _resumed(self, history: EventLogHistory | StateHistory) -> History:
+    def _lock_of(self, session_id: str) -> WorkspacePath:
+        """The session's writer lock (:mod:`harness.store.session_lock`)."""
+        return WorkspacePath(self.workspace.fs, f"locks/{session_id}.lock")
+
+    def _resumed(self, history: EventLogHistory | StateHistory) -> EventLogHistory | StateHistory:
         """A resumed session's tool calls that a crash left without results are closed with
         synthetic "interrupted" results (see :mod:`harness.interrupted`), now if the session
         is free; while another writer holds it (its tool may still be running) the first call

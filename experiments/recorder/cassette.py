@@ -29,7 +29,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +39,6 @@ import httpx
 import vcr
 
 from experiments.errors import (
-    CassetteBusyError,
     CassetteError,
     CassetteExistsError,
     CassetteMissingError,
@@ -65,6 +64,7 @@ from experiments.recorder.matching import (
     json_body_matcher,
 )
 from experiments.recorder.providers import ProviderSpec, is_loopback_url
+from experiments.recorder.recording_lock import recording_lock
 from experiments.recorder.scrubbing import (
     FILTERED_QUERY_PARAMETERS,
     FILTERED_REQUEST_HEADERS,
@@ -74,9 +74,8 @@ from experiments.recorder.scrubbing import (
 from experiments.recorder.seal import check_cassette, interactions_digest
 from experiments.recorder.secrets import scan_text
 from harness.client import ChatClient, RetryPolicy
-from harness.errors import ConfigError, MissingAPIKeyError, SessionBusyError
+from harness.errors import ConfigError, MissingAPIKeyError
 from harness.files import write_atomic
-from harness.store.session_lock import session_lock
 from harness.timeouts import Timeouts
 
 __all__ = [
@@ -248,7 +247,10 @@ def cassette_client(
     elif mode == "record":
         if provider is None:
             raise ConfigError("Recording a cassette needs a provider.")
-        with _record(path, provider, server_info, force, progress, timeouts) as handle:
+        with (  # checked, recorded and written under the cassette's lock
+            recording_lock(path),
+            _record(path, provider, server_info, force, progress, timeouts) as handle,
+        ):
             yield handle
     else:
         raise ConfigError(f"Unknown cassette mode {mode!r}; use 'replay' or 'record'.")
@@ -306,44 +308,8 @@ def _record(
     progress: Callable[[str], None] | None,
     timeouts: Timeouts | None = None,
 ) -> Iterator[CassetteClient]:
-    with _recording_lock(path):
-        if path.exists() and not force:
-            raise CassetteExistsError(
-                f"Cassette {path} exists already; pass --force to re-record it."
-            )
-        with _record_unlocked(path, provider, server_info, progress, timeouts) as handle:
-            yield handle
-
-
-@contextmanager
-def _recording_lock(path: Path) -> Iterator[None]:
-    """Hold ``.<name>.lock`` beside the cassette (the holder-naming lock of
-    :mod:`harness.store.session_lock`) while it is checked, recorded and written; a second
-    recorder of the same cassette is refused at once (a recording takes minutes)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(f".{path.name}.lock")
-    with ExitStack() as stack:
-        try:
-            stack.enter_context(session_lock(lock, "ctxlab record", timeout=0))
-        except SessionBusyError as exc:
-            holder = exc.holder
-            raise CassetteBusyError(
-                f"Cassette {path} is being recorded by pid {holder.get('pid', '?')} on "
-                f"{holder.get('host', '?')} since {holder.get('started', '?')}; nothing was "
-                "recorded. Wait for that recording to finish (then re-record with --force if "
-                "you still want to)."
-            ) from exc
-        yield
-
-
-@contextmanager
-def _record_unlocked(
-    path: Path,
-    provider: ProviderSpec,
-    server_info: Mapping[str, Any] | None,
-    progress: Callable[[str], None] | None,
-    timeouts: Timeouts | None = None,
-) -> Iterator[CassetteClient]:
+    if path.exists() and not force:
+        raise CassetteExistsError(f"Cassette {path} exists already; pass --force to re-record it.")
     key = _api_key(provider)
     started = datetime.now(UTC)
     temp = _temp_beside(path)

@@ -1,8 +1,9 @@
 """Manual compaction of a saved session, with the rails the article asks for.
 
-1. **State safety** — only when idle: no other ``ctxlab compact`` holds the session (an OS lock
-   on ``locks/<session>.lock`` that names its holder, :mod:`harness.compaction.manual_lock`; a
-   lock whose holder died is taken over and the broken lock audited), for an event log no live
+1. **State safety** — only when idle: no agent call and no other ``ctxlab compact`` holds the
+   session (the one writer lock ``locks/<session>.lock``, which names its holder,
+   :mod:`harness.store.session_lock` through :mod:`harness.compaction.manual_lock`; a lock
+   whose holder died is taken over and the broken lock audited), for an event log no live
    ``compaction/start``, and no tool call waiting for its result.
 2. **Undo** — :meth:`ManualCompaction.undo` undoes this session's **last committed** compaction
    and keeps every turn added since (:mod:`harness.compaction.manual_undo`): on an event log by

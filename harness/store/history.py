@@ -109,6 +109,7 @@ class StateHistory:
         already there, one line each, from :meth:`append`)."""
         if self.transcript is not None:
             self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
+            self._seen = self._fingerprint()
 
     def originals(self) -> list[Original]:
         """The transcript's message lines (a line a crash tore is left out)."""
