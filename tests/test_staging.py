@@ -26,7 +26,7 @@ import os, signal, sys
 from pathlib import Path
 from experiments import staging
 
-out, kill_at = Path(sys.argv[1]), int(sys.argv[2])
+out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 renames = 0
 real_rename, real_replace = os.rename, os.replace
 
@@ -34,9 +34,12 @@ def counted(real):
     def move(*args, **kwargs):
         global renames
         renames += 1
-        if renames == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)  # the crash, at this rename of the commit
-        return real(*args, **kwargs)
+        if renames == kill_at and when == "before":
+            os.kill(os.getpid(), signal.SIGKILL)  # the crash, just before this rename
+        done = real(*args, **kwargs)
+        if renames == kill_at and when == "after":
+            os.kill(os.getpid(), signal.SIGKILL)  # ... or just after it
+        return done
     return move
 
 with staging.staged(out) as stage:
@@ -84,13 +87,16 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.005)  # a poll of the event the child writes
 
 
-def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(
+    tmp_path: Path, when: str
+) -> None:
     kill_at, outcomes = 1, set()
     while True:
         case = tmp_path / f"k{kill_at}"
         out = case / "out"
         _write(out, OLD)
-        proc = _python(KILLED_COMMIT, str(out), str(kill_at))
+        proc = _python(KILLED_COMMIT, str(out), str(kill_at), when)
         stdout, stderr = proc.communicate(timeout=60)
         if proc.returncode == 0:
             renames = int(stdout)
@@ -105,6 +111,8 @@ def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(tmp_path
         kill_at += 1
     assert kill_at > 1 and renames == kill_at - 1
     assert _files(out) == NEW
+    if when == "after":  # killed once the new folder was in place: it stays
+        assert "new" in outcomes
 
 
 def test_a_run_killed_by_sigterm_leaves_a_scratch_folder_the_next_run_removes(
