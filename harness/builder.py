@@ -136,7 +136,7 @@ class HarnessAgent:
         try:
             with session_lock(self.session_lock, "resume", timeout=0):
                 history.close_interrupted_calls()
-        except SessionBusyError:
+        except (SessionBusyError, OSError):  # busy, or a read-only workspace: the call will say
             pass
         return history
 
