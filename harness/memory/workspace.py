@@ -9,7 +9,7 @@
     │   ├── archive/                daily files older than the retention period
     │   └── .consolidation_state    the watermark: one instant, 30 bytes
     ├── sessions/<session>.jsonl    session transcripts
-    ├── locks/                      OS file locks: memory.lock, consolidation.lock
+    ├── locks/                      OS file locks: memory.lock, consolidation.lock, <session>.lock
     └── large_tool_results/         offloaded tool results
 
 Daily files are named by the UTC date of the entries they hold.
