@@ -96,7 +96,8 @@ def _reasoning(block: Mapping[str, Any], index: int) -> str:
 
 
 def _call(block: Mapping[str, Any], index: int) -> tuple[str, str, str]:
-    function = block.get("function") if isinstance(block.get("function"), Mapping) else block
+    nested = block.get("function")
+    function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else block
     call_id = block.get("id", block.get("call_id"))
     name = function.get("name")
     if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
