@@ -94,6 +94,7 @@ class DshCodec:
         """The model ``assistant/message`` sources and ``request/header`` name until a logged
         header says otherwise (set them to the model the agent talks to)."""
         self._compaction: str | None = None
+        self._open_turn: int | None = None
         self._turn = 0
         self._step = 0
         self._headers = 0
@@ -140,23 +141,19 @@ class DshCodec:
     def _surface_data(self, event: Event, data: dict[str, Any]) -> dict[str, Any]:
         message = event.message
         assert message is not None
-        if event.type == "user/message" and message.name is None:
-            self._turn, self._step = self._turn + 1, 0
-        elif event.type == "assistant/message":
-            self._step += 1
         wire = write_message(
             message, provider=self.provider, model=self.model, compaction_id=self._compaction
         )
-        stash: dict[str, Any] = {k: v for k, v in data.items() if k != "message"}
-        stash = {"data": stash} if stash else {}
+        extra = {k: v for k, v in data.items() if k != "message"}
+        stash: dict[str, Any] = {"data": extra} if extra else {}  # {} too: ctxlab wrote it
         if message.metadata:
             stash["metadata"] = dict(message.metadata)
         if message.name is not None and read_message(event.type, wire).name != message.name:
             stash["name"] = message.name
         if event.type == "user/message":
-            return wire | ({_STASH: stash} if stash else {})
+            return wire | {_STASH: stash}
         out = {"turn": max(self._turn, 1), "step": max(self._step, 1), "message": wire}
-        return out | ({_STASH: stash} if stash else {})
+        return out | {_STASH: stash}
 
     def _log_data(self, type: str, data: dict[str, Any]) -> dict[str, Any]:
         if type == "request/header":
@@ -170,7 +167,7 @@ class DshCodec:
             if isinstance(out.get(key), str):
                 out[key] = [{"type": "text", "text": out[key]}]
         if type in ("compaction/start", "compaction/end"):
-            out["turn"] = None  # ctxlab writes no turn/* events: no turn is open
+            out["turn"] = self._open_turn  # the owning turn; None for a standalone compaction
         out.pop("usage", None)  # ctxlab's usage is not dsh's TokenUsage; kept in the stash
         return out | {_STASH: data}
 
@@ -200,9 +197,11 @@ class DshCodec:
             if config.get("provider") and config.get("model"):
                 self.provider, self.model = str(config["provider"]), str(config["model"])
         elif type == "turn/start" and isinstance(data.get("turn"), int):
-            self._turn, self._step = data["turn"], 0
+            self._turn, self._step, self._open_turn = data["turn"], 0, data["turn"]
+        elif type == "turn/end":
+            self._open_turn = None
         elif type == "step/start" and isinstance(data.get("step"), int):
-            self._step = data["step"] - 1
+            self._step = data["step"]
         elif type in ("assistant/message", "tool/result") and isinstance(data.get("turn"), int):
             self._turn = max(self._turn, data["turn"])
             if type == "assistant/message" and isinstance(data.get("step"), int):

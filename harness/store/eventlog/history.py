@@ -34,6 +34,7 @@ from harness.store.protocol import SEARCH_LIMIT, Original, search_histories
 from harness.tokens import estimate_tokens
 
 if TYPE_CHECKING:
+    from harness.store.dsh.turns import TurnMarks
     from harness.text_search import SearchHit
 
 __all__ = ["ENGINE", "EventLogHistory"]
@@ -49,6 +50,7 @@ class EventLogHistory:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        self._turns = _turn_marks(log)  # dsh's turn/* and step/* events, in its format only
 
     def messages(self) -> list[Message]:
         """The surface as messages."""
@@ -56,8 +58,13 @@ class EventLogHistory:
 
     def append(self, messages: Sequence[Message]) -> None:
         """Append each message as a surface node."""
-        for message in messages:
+        batch = list(messages)
+        if self._turns is not None:
+            self._turns.before_messages(batch)
+        for message in batch:
             self.log.append_message(message)
+        if self._turns is not None:
+            self._turns.after_messages(batch)
 
     def record_prefix(self, prefix: Sequence[Message]) -> None:
         """Nothing to write, by design: every message of ``prefix`` is already an event of
@@ -78,9 +85,14 @@ class EventLogHistory:
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs
         from the last one logged; a later manual DSH compaction replays it as its prefix."""
+        if self._turns is not None:
+            self._turns.before_request()
         data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
         latest = self._latest_header_event()
-        if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
+        logged = None if latest is None else thaw(latest.data)
+        if logged is not None:
+            logged.pop("dsh", None)  # read from a dsh file: its own shape rides beside
+        if logged != data:  # frozen tuples never equal lists
             self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
@@ -135,6 +147,14 @@ class EventLogHistory:
             compaction.messages[0],
             extra_sources=(start, summary.seq),
         )
+
+
+def _turn_marks(log: EventLog) -> TurnMarks | None:
+    if log.codec.format != "dsh":
+        return None
+    from harness.store.dsh.turns import TurnMarks
+
+    return TurnMarks(log)
 
 
 def _header_data(header: ChatRequest) -> dict[str, object]:
