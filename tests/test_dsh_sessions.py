@@ -255,3 +255,75 @@ def test_what_we_write_is_dshs_shape(tmp_path: Path) -> None:
     summary = by_type["compaction/summary"][0]["data"]
     assert {"shadowedRange", "shadowedSeqs", "shadowedTokenCount", "summary"} <= set(summary)
     assert summary["summary"][0]["type"] == "text"
+
+
+# --- the command line on a dsh session file -----------------------------------------------------
+
+
+def _cli_args(file: Path, base_url: str, *extra: str) -> list[str]:
+    from summary_server import KEY_ENV
+
+    return [
+        "compact", "--file", str(file), "--engine", "dsh", "--provider", "openai-compatible",
+        "--base-url", base_url, "--model", "m", "--api-key-env", KEY_ENV, *extra,
+    ]  # fmt: skip
+
+
+def test_ctxlab_compact_and_undo_work_on_a_dsh_file_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from summary_server import KEY_ENV, SummaryServer
+
+    from experiments.cli import main
+
+    folder = tmp_path / "fixture-two-turns-resumed"
+    folder.mkdir()
+    file = folder / "session.jsonl"
+    shutil.copy(DATA / "two-turns-resumed" / "session.jsonl", file)
+    before = file.read_bytes()
+    monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
+    with SummaryServer("## Primary Request and Intent\n- ports and logging") as server:
+        assert main(_cli_args(file, server.url)) == 0
+    assert file.read_bytes().startswith(before)  # appended in place, nothing rewritten
+    log = EventLog.replay(file)
+    new = [e.type for e in log.events[len(recorded("two-turns-resumed")["eventTypes"]) :]]
+    assert new == [
+        "session/end-seed",
+        "compaction/start",
+        "compaction/summary",
+        "user/message",
+        "compaction/end",
+    ]  # the resume mark, then the four events dsh appends
+    checkpoint = log.message(log.node_seqs[0])
+    assert checkpoint.name == CHECKPOINT_NAME and "ports and logging" in checkpoint.content
+    assert len(log.node_seqs) == 2  # the previous checkpoint merged in, the last reply kept
+    sent = server.bodies[-1]["messages"]
+    assert sent[0] == {"role": "system", "content": "You are a careful coding assistant."}
+    assert "<compacted-summary>" in sent[1]["content"]  # the prefix replayed, dsh's checkpoint
+    line = json.loads(file.read_text(encoding="utf-8").splitlines()[-2])
+    assert line["data"]["source"]["plugin"] == "compact" and line["surfaceOp"]["op"] == "replace"
+    assert main(["compact", "--file", str(file), "--undo"]) == 0
+    undone = EventLog.replay(file)
+    assert list(undone.messages()) == list(
+        EventLog.replay(DATA / "two-turns-resumed" / "session.jsonl").messages()
+    )
+    records = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+    undo = next(r for r in records if r["type"] == "compaction/undo")
+    assert undo["ignorable"] is True  # dsh does not know the type; it may skip it
+    assert main(["show", "--file", str(file)]) == 0
+    out = capsys.readouterr().out
+    assert "format: dsh, surface: 4 nodes" in out and "compaction" in out and "tok" in out
+
+
+def test_ctxlab_show_prints_an_our_format_session_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from experiments.cli import main
+
+    log = EventLog(tmp_path / "u" / "events" / "s1.jsonl")
+    log.append_message(Message.user("hello"))
+    log.append_message(Message.assistant("hi"))
+    assert main(["show", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]) == 0
+    out = capsys.readouterr().out
+    assert "format: ctxlab, surface: 2 nodes" in out
+    assert "tokens (dsh heuristic): surface 19" in out  # (4+ceil(5/4)+4) + (4+ceil(2/4)+4)

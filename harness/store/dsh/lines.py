@@ -5,6 +5,7 @@ stand for runs of ``assistant/chunk`` events (dsh's ``decodeStorageRecord``)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,6 +34,8 @@ def iso(ms: Any) -> str:
 
 
 def ms(stamp: str) -> int:
+    """Epoch milliseconds of an ISO-8601 stamp (digits past the microsecond are cut)."""
+    stamp = re.sub(r"(\.\d{6})\d+", r"\1", stamp)
     try:
         moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError as exc:

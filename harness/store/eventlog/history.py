@@ -30,11 +30,11 @@ from harness.model import ChatRequest
 from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 from harness.store.eventlog.events import Event, thaw
 from harness.store.eventlog.log import EventLog
+from harness.store.eventlog.turns import TurnMarks
 from harness.store.protocol import SEARCH_LIMIT, Original, search_histories
 from harness.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    from harness.store.dsh.turns import TurnMarks
     from harness.text_search import SearchHit
 
 __all__ = ["ENGINE", "EventLogHistory"]
@@ -152,8 +152,6 @@ class EventLogHistory:
 def _turn_marks(log: EventLog) -> TurnMarks | None:
     if log.codec.format != "dsh":
         return None
-    from harness.store.dsh.turns import TurnMarks
-
     return TurnMarks(log)
 
 

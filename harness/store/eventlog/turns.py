@@ -58,6 +58,23 @@ class TurnMarks:
         elif last.role == "assistant" and not last.tool_calls:
             self._end_turn("completed")
 
+    def start_turn(self) -> None:
+        """Open a turn of its own (an undo's restored messages), closing an open one."""
+        if self.open_turn:
+            self._end_turn("interrupted")
+        self.turn, self.step, self.open_turn = self.turn + 1, 0, True
+        self.log.append("turn/start", {"turn": self.turn})
+
+    def before_restored(self, message: Message) -> None:
+        """Before a restored message: an assistant message gets a step of its own."""
+        if message.role == "assistant":
+            self.before_request()
+
+    def end_turn(self) -> None:
+        """Close the turn :meth:`start_turn` opened."""
+        if self.open_turn:
+            self._end_turn("completed")
+
     def _end_step(self) -> None:
         if self.open_step:
             self.open_step = False
