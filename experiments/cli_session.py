@@ -23,11 +23,30 @@ def session_options(parser: argparse.ArgumentParser) -> None:
         help="a session log file instead (either format: ctxlab's, or DeepSeek-Harness's "
         "session.jsonl, worked on in place; audit.jsonl and locks/ go beside it)",
     )
+    parser.add_argument(
+        "--log-format",
+        choices=("ctxlab", "dsh"),
+        help="refuse the session unless its event log is in this format (default: either; a "
+        "log keeps the format it was written in)",
+    )
 
 
 def saved_session(args: argparse.Namespace) -> tuple[Path, str, str | None]:
     """``(user folder, session id, session file name or None)``; one sentence (ConfigError),
-    creating nothing, when the session was never saved."""
+    creating nothing, when the session was never saved or its log is not in ``--log-format``."""
+    base, session, name = _named_session(args)
+    path = base / (name or f"events/{session}.jsonl")
+    if args.log_format is not None and path.is_file():
+        from harness.store.eventlog.codec import detect
+
+        with path.open("rb") as handle:
+            found = detect(handle.read(4096))
+        if found != args.log_format:
+            raise ConfigError(f"{path} is a {found} session log, not {args.log_format}.")
+    return base, session, name
+
+
+def _named_session(args: argparse.Namespace) -> tuple[Path, str, str | None]:
     from harness.safe_paths import check_name
 
     if args.file is not None:

@@ -283,7 +283,7 @@ def test_ctxlab_compact_and_undo_work_on_a_dsh_file_in_place(
     before = file.read_bytes()
     monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
     with SummaryServer("## Primary Request and Intent\n- ports and logging") as server:
-        assert main(_cli_args(file, server.url)) == 0
+        assert main(_cli_args(file, server.base_url)) == 0
     assert file.read_bytes().startswith(before)  # appended in place, nothing rewritten
     log = EventLog.replay(file)
     new = [e.type for e in log.events[len(recorded("two-turns-resumed")["eventTypes"]) :]]
@@ -327,3 +327,35 @@ def test_ctxlab_show_prints_an_our_format_session_too(
     out = capsys.readouterr().out
     assert "format: ctxlab, surface: 2 nodes" in out
     assert "tokens (dsh heuristic): surface 19" in out  # (4+ceil(5/4)+4) + (4+ceil(2/4)+4)
+
+
+def test_log_format_refuses_a_session_of_the_other_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from experiments.cli import main
+
+    file = tmp_path / "session.jsonl"
+    shutil.copy(DATA / "one-turn" / "session.jsonl", file)
+    assert main(["show", "--file", str(file), "--log-format", "ctxlab"]) == 2
+    assert "is a dsh session log, not ctxlab" in capsys.readouterr().err
+    assert main(["show", "--file", str(file), "--log-format", "dsh"]) == 0
+
+
+def test_our_own_format_reads_content_blocks_and_refuses_what_it_cannot_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    blocks: list[dict[str, Any]] = [
+        {"type": "reasoning", "text": "r"},
+        {"type": "text", "text": "hi"},
+    ]
+    record = {"role": "assistant", "content": blocks}
+    event: dict[str, Any] = {"seq": 0, "type": "assistant/message", "time": "t"}
+    event["data"] = {"message": record}
+    event["surface_op"] = "append"
+    path.write_text(json.dumps(event) + "\n", encoding="utf-8")
+    assert EventLog.replay(path).messages() == [Message.assistant("hi", reasoning_content="r")]
+    blocks.append({"type": "image", "attachment": {}})
+    path.write_text(json.dumps(event) + "\n" + json.dumps(event | {"seq": 1}) + "\n")
+    with pytest.raises(LogCorruptError, match=r"s.jsonl:1: .*event 0.*image"):
+        EventLog.replay(path)
