@@ -359,3 +359,33 @@ def test_our_own_format_reads_content_blocks_and_refuses_what_it_cannot_read(
     path.write_text(json.dumps(event) + "\n" + json.dumps(event | {"seq": 1}) + "\n")
     with pytest.raises(LogCorruptError, match=r"s.jsonl:1: .*event 0.*image"):
         EventLog.replay(path)
+
+
+def test_harness_agent_writes_and_resumes_a_dsh_format_session(tmp_path: Path) -> None:
+    from harness.builder import HarnessAgent
+
+    model = FunctionModel(lambda request: "ok", model_name="deepseek-v4-flash")
+    options: dict[str, Any] = {"workspace_root": tmp_path, "user_id": "u", "session_id": "s1"}
+    first = HarnessAgent(
+        model, store="eventlog", log_format="dsh", compaction=DshConfig(), **options
+    )
+    try:
+        first.call("hello")
+    finally:
+        first.close()
+    file = tmp_path / "u" / "events" / "s1.jsonl"
+    records = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["type"] == "session" and records[0]["id"] == "s1"
+    assistant = next(r for r in records if r["type"] == "assistant/message")
+    assert assistant["data"]["message"]["source"]["model"] == "deepseek-v4-flash"
+    again = HarnessAgent(model, store="eventlog", compaction=DshConfig(), **options)  # resumed
+    try:
+        again.call("more")
+        assert [m.content for m in again.agent.history.messages()] == ["hello", "ok", "more", "ok"]
+    finally:
+        again.close()
+    assert EventLog.replay(file).codec.format == "dsh"
+    with pytest.raises(EventLogError, match="is a dsh session log, not ctxlab"):
+        HarnessAgent(
+            model, store="eventlog", log_format="ctxlab", compaction=DshConfig(), **options
+        )
