@@ -5,7 +5,8 @@
  * summary of the manual compaction is scripted too. Beside each session.jsonl it writes
  * surface.json: what dsh itself folds (surface seqs, roles, texts, prices).
  *
- * Usage: node bundle.mjs <out-dir> [--check <dsh-jsonl-file> <session-id>]
+ * Usage (bundled by build.mjs, see README.md): node fixtures.mjs <out-dir>
+ * or, to read a file with dsh's resume path and print its fold: node fixtures.mjs - --check <file> <session-id>
  */
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, deriveEventMessage } from '@deepseek-ai/dsh-session'
