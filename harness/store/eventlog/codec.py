@@ -91,7 +91,8 @@ def make_codec(format: str, path: Path | None) -> Codec:
 def codec_of(file: WorkspacePath, format: LogFormat | None) -> Codec:
     """The codec for the file's format (its first line), or ``format`` for a new file."""
     try:
-        head = file.read_bytes()[:4096] if file.exists() else b""
+        with file.root.open_read(file.relative) as handle:  # never through a symlink
+            head = handle.read(4096)
     except FileNotFoundError:
         head = b""
     found = detect(head) if head else None
