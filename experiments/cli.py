@@ -24,7 +24,8 @@ from experiments.cli_options import (
     timeout_options,
     timeouts,
 )
-from harness.errors import ConfigError, CtxlabError, MissingAPIKeyError
+from experiments.cli_session import saved_session, session_options, show_session
+from harness.errors import CtxlabError, MissingAPIKeyError
 
 if TYPE_CHECKING:
     from harness.model import ChatModel
@@ -102,9 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     folder_options(record, "", out=False)
     timeout_options(record)
     compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
-    compact.add_argument("--workspace", type=Path, required=True, help="the workspace root")
-    compact.add_argument("--user", default="default", help="the user id (folder)")
-    compact.add_argument("--session", required=True, help="the session id")
+    session_options(compact)
     compact.add_argument(
         "--engine", choices=("agentscope", "dsh"), default="agentscope", help="compaction engine"
     )
@@ -121,6 +120,10 @@ def _parser() -> argparse.ArgumentParser:
     compact.add_argument("--api-key-env", help=API_KEY_HELP)
     timeout_options(compact)
 
+    show = command(
+        "show", "print a session's folded surface (what the model sees), compactions and prices"
+    )
+    session_options(show)
     cassettes = command(
         "cassettes", "seal cassettes (a digest of their interactions) or check them"
     )
@@ -246,43 +249,26 @@ def _serve_local(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     from harness.compaction.manual import ManualCompaction
-    from harness.safe_paths import check_name
 
-    base = args.workspace / check_name("user id", args.user)
-    check_name("session id", args.session)
-    _require_session(args.workspace, args.user, args.session)  # before asking for any key
+    base, session, name = saved_session(args)  # before asking for any key
     if args.undo:
-        record = ManualCompaction(base, args.session, _no_model()).undo()
-        print(f"undid the last compaction of {args.session} ({record.snapshot})")
+        record = ManualCompaction(base, session, _no_model(), events_name=name).undo()
+        print(f"undid the last compaction of {session} ({record.snapshot})")
         return 0
     _sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
     with _live_model(args) as model:
-        record = ManualCompaction(base, args.session, model, args.keep).compact(
+        record = ManualCompaction(base, session, model, args.keep, events_name=name).compact(
             args.engine, args.instructions
         )
     if record.outcome == "nothing to compact":
         print("No compactable history yet.")
     else:
         print(
-            f"Compacted {args.session} with {record.engine}: {record.messages_before} → "
+            f"Compacted {session} with {record.engine}: {record.messages_before} → "
             f"{record.messages_after} messages, summary {record.summary_chars} chars "
             f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
         )
     return 0
-
-
-def _require_session(workspace: Path, user: str, session: str) -> None:
-    """Fail in one sentence, creating nothing, when the session was never saved."""
-    if not workspace.is_dir():
-        raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
-    from harness.safe_paths import SafeRoot
-    from harness.store.sessions import saved_store
-
-    if saved_store(SafeRoot(workspace / user), session) is None:
-        raise ConfigError(
-            f"Session {session!r} of user {user!r} does not exist in {workspace} (neither "
-            f"events/{session}.jsonl nor state/{session}.json); check --user and --session."
-        )
 
 
 def _sigterm_as_interrupt() -> None:
@@ -341,6 +327,7 @@ COMMANDS = {
     "run": _run,
     "record": _record,
     "compact": _compact,
+    "show": show_session,
     "cassettes": _cassettes,
     "serve-local": _serve_local,
 }

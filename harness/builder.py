@@ -5,7 +5,8 @@ The switches are AgentScope's: ``disable_memory_hooks`` stops the flush and main
 compaction together with the overflow retry. ``compaction`` names the engine and its settings
 (AgentScope's defaults unless given); it is never None: ``disable_compaction=True`` is the one
 way to turn compaction off. A :class:`~harness.compaction.dsh.DshConfig` needs
-``store="eventlog"``, and compacts without the memory flush before compaction (DeepSeek-Harness
+``store="eventlog"`` (``log_format="dsh"``: in DeepSeek-Harness's own session-file format,
+``docs/dsh-sessions.md``), and compacts without the memory flush before compaction (DeepSeek-Harness
 has none; the flush after each call still runs). State, transcripts, memory files and offloaded tool
 results all live under ``<workspace_root>/<user_id>/``. User and session ids are single path
 components (``../../x`` is refused with a ConfigError), and the session folders must be real
@@ -35,10 +36,12 @@ from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
-from harness.model import ChatModel
+from harness.model import ChatModel, provider_of
 from harness.results import CallResult
 from harness.safe_paths import check_name
+from harness.store.dsh.codec import DshCodec
 from harness.store.eventlog import EventLogHistory
+from harness.store.eventlog.codec import LogFormat
 from harness.store.history import History, StateHistory
 from harness.store.session_lock import session_lock
 from harness.store.sessions import open_history
@@ -83,6 +86,7 @@ class HarnessAgent:
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        log_format: LogFormat | None = None,
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
@@ -91,7 +95,9 @@ class HarnessAgent:
             self.workspace, memory_model or model, memory, hooks_enabled=not disable_memory_hooks,
             tools_enabled=not disable_memory_tools, schedule=schedule,
         )  # fmt: skip
-        self.history = history = self._resumed(self._history(store, session_id))
+        self.history = history = self._resumed(
+            self._history(store, session_id, log_format, model)
+        )
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
@@ -140,9 +146,15 @@ class HarnessAgent:
             pass
         return history
 
-    def _history(self, store: str, session_id: str) -> EventLogHistory | StateHistory:
+    def _history(
+        self, store: str, session_id: str, log_format: LogFormat | None, model: ChatModel
+    ) -> EventLogHistory | StateHistory:
         clock = lambda: format_instant(self.workspace.clock())  # noqa: E731  # transcript stamps
-        return open_history(self.workspace.fs, session_id, store, clock)  # refuses symlinks
+        history = open_history(self.workspace.fs, session_id, store, clock, log_format)
+        if isinstance(history, EventLogHistory) and isinstance(history.log.codec, DshCodec):
+            history.log.codec.provider = provider_of(model)  # what dsh's sources name
+            history.log.codec.model = model.model_name
+        return history
 
     def call(self, user_text: str) -> CallResult:
         """One call of the agent, holding the session for the whole turn; flush and

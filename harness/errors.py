@@ -6,6 +6,7 @@
     ├── ConfigError                  bad configuration or input, raised before any work starts
     │   └── MissingAPIKeyError       no key in the environment variable the provider reads
     ├── PairingError                 a history where a tool result and its call do not pair up
+    ├── ContentFormatError           a message's content holds a block ctxlab cannot read
     ├── ModelError                   talking to a model server failed
     │   ├── APIConnectionError       the server could not be reached (refused, DNS, reset)
     │   │   └── APITimeoutError      the server did not answer in time
@@ -66,6 +67,7 @@ __all__ = [
     "CompactionError",
     "CompactionThrashError",
     "ConfigError",
+    "ContentFormatError",
     "ContextLengthExceededError",
     "CtxlabError",
     "EventLogError",
@@ -120,6 +122,12 @@ class PairingError(CtxlabError):
     def __init__(self, message: str, index: int) -> None:
         self.index = index
         super().__init__(message)
+
+
+class ContentFormatError(CtxlabError, ValueError):
+    """A message's content is neither text nor a list of content blocks ctxlab can read (text,
+    reasoning, tool calls, tool results): an image, an unknown block, a block missing its text.
+    Never read as an empty message; the reader that meets it names the event or response."""
 
 
 class ModelError(CtxlabError):

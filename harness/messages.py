@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harness.errors import PairingError
+from harness.content_blocks import read_content
+from harness.errors import ContentFormatError, PairingError
 
 __all__ = [
     "CHECKPOINT_NAME",
@@ -187,18 +188,44 @@ class Message:
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Message:
-        """Read a message from its chat-completions form (request element or response message)."""
+        """Read a message from its chat-completions form (request element or response message).
+
+        ``content`` may be a string, null, or a list of content blocks
+        (:mod:`harness.content_blocks`): text, reasoning and tool-call blocks become
+        ``content``, ``reasoning_content`` and ``tool_calls`` (after any ``tool_calls`` and
+        ``reasoning_content`` fields of their own), a tool message's one tool-result block its
+        text; any other block, or a block where the role cannot carry it, raises
+        :class:`~harness.errors.ContentFormatError`. Content is never read as ``""`` silently.
+        """
         role = data.get("role")
         if role not in _ROLES:
             raise ValueError(f"unknown role {role!r} in {data!r}")
-        content = data.get("content")
+        blocks = read_content(data.get("content"))
+        calls = [ToolCall.from_wire(c) for c in data.get("tool_calls") or ()]
+        calls += [ToolCall(*call) for call in blocks.tool_calls]
+        reasoning = data.get("reasoning_content")
+        if blocks.reasoning is not None:
+            reasoning = (reasoning or "") + blocks.reasoning
+        text, tool_call_id = blocks.text, data.get("tool_call_id")
+        if blocks.tool_results:
+            if role != "tool" or len(blocks.tool_results) != 1 or blocks.text:
+                raise ContentFormatError(
+                    f"a {role} message with {len(blocks.tool_results)} tool-result block(s) "
+                    "cannot be read (a tool message holds exactly one)"
+                )
+            result = blocks.tool_results[0]
+            text, tool_call_id = result.text, tool_call_id or result.tool_call_id
+        if blocks.tool_calls and role != "assistant":
+            raise ContentFormatError(f"a {role} message cannot carry tool-call blocks")
+        if blocks.reasoning is not None and role != "assistant":
+            raise ContentFormatError(f"a {role} message cannot carry reasoning blocks")
         return cls(
             role=role,
-            content=content if isinstance(content, str) else "",
-            tool_calls=tuple(ToolCall.from_wire(c) for c in data.get("tool_calls") or ()),
-            tool_call_id=data.get("tool_call_id"),
+            content=text,
+            tool_calls=tuple(calls),
+            tool_call_id=tool_call_id,
             name=data.get("name"),
-            reasoning_content=data.get("reasoning_content"),
+            reasoning_content=reasoning,
         )
 
     def to_record(self) -> dict[str, Any]:

@@ -25,7 +25,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from harness.errors import ResponseFormatError
+from harness.content_blocks import BlockContent, read_content
+from harness.errors import ContentFormatError, ResponseFormatError
 from harness.messages import Message, ToolCall
 from harness.model import ChatResponse, Usage
 
@@ -57,22 +58,28 @@ def _assistant_message(wire: Mapping[str, Any]) -> Message:
     reasoning = wire.get("reasoning_content")
     if reasoning is not None and not isinstance(reasoning, str):
         raise ResponseFormatError("a reply whose reasoning_content is not text")
+    blocks = _content(wire.get("content"))
+    if blocks.reasoning is not None:
+        reasoning = (reasoning or "") + blocks.reasoning
     return Message.assistant(
-        _content(wire.get("content")),
-        _tool_calls(wire.get("tool_calls")),
+        blocks.text,
+        [*_tool_calls(wire.get("tool_calls")), *(ToolCall(*call) for call in blocks.tool_calls)],
         reasoning_content=reasoning,
     )
 
 
-def _content(content: Any) -> str:
-    """The reply's text: a string, null, or a list of ``{"type": "text", "text": ...}`` parts."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if isinstance(content, list) and all(isinstance(part, Mapping) for part in content):
-        texts = [part.get("text") for part in content if part.get("type") == "text"]
-        if all(isinstance(text, str) for text in texts):
-            return "".join(texts)
-    raise ResponseFormatError(f"a reply whose content is a {type(content).__name__}, not text")
+def _content(content: Any) -> BlockContent:
+    """The reply's content: a string, null, or a list of content blocks (text, reasoning, tool
+    calls: :mod:`harness.content_blocks`); anything else is a ResponseFormatError, never ``""``."""
+    if not isinstance(content, (str, list, type(None))):
+        raise ResponseFormatError(f"a reply whose content is a {type(content).__name__}, not text")
+    try:
+        blocks = read_content(content)
+    except ContentFormatError as exc:
+        raise ResponseFormatError(f"a reply whose content cannot be read: {exc}") from exc
+    if blocks.tool_results:
+        raise ResponseFormatError("a reply whose content holds a tool-result block")
+    return blocks
 
 
 def _tool_calls(calls: Any) -> list[ToolCall]:

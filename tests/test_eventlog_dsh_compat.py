@@ -113,3 +113,54 @@ def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
     assert path.read_text(encoding="utf-8") == seqs_form
     assert [m.content for m in EventLog.open(path).messages()] == ["summary", "u3"]
     assert migrate_file(path) == 0 and len(read_events(path)) == 6
+
+
+# --- selection exactly as dsh (issue 28): counted calls, a corrupt surface raises -------------
+
+
+def _priced(nodes: list[tuple[int, Message]], price: int = 10) -> Any:
+    from harness.compaction.dsh.meter import Measurement
+
+    return Measurement(0, tuple((seq, price) for seq, _ in nodes))
+
+
+def test_selection_itself_raises_on_an_orphan_result_past_its_cut() -> None:
+    from harness.compaction.dsh import select_compactable_range
+
+    nodes = list(
+        enumerate(
+            [
+                Message.user("a"),
+                Message.assistant("b"),
+                Message.user("c"),
+                Message.tool("ghost", "a result no call asked for"),
+                Message.user("d"),
+            ]
+        )
+    )
+    # retain 25 cuts before node 3: the head 0..2 is balanced, the orphan sits in the tail
+    with pytest.raises(UnbalancedSurfaceError, match="tool result 3 \\('ghost'\\)"):
+        select_compactable_range(nodes, _priced(nodes), 25)
+
+
+def test_calls_are_counted_as_dsh_counts_them_not_matched_by_id() -> None:
+    from harness.compaction.dsh import select_compactable_range
+
+    nodes = list(
+        enumerate(
+            [
+                Message.user("list " + "x" * 400),
+                Message.assistant("", [ToolCall("c1", "ls", "{}")]),
+                Message.tool("c2", "a result naming another id"),
+                Message.user("next " + "y" * 400),
+            ]
+        )
+    )
+    found = select_compactable_range(nodes, _priced(nodes), 0)
+    assert found is not None and (found.start, found.end) == (0, 2)  # dsh compacts 0..2
+    log = EventLog()
+    for _, message in nodes:
+        log.append_message(message)
+    model = FunctionModel(lambda request: "## Primary Request and Intent\n- listed")
+    result = DshEngine(log, model, DshConfig()).compact_now(ChatRequest(messages=()))
+    assert result is not None and [m.content for m in log.messages()][1] == "next " + "y" * 400

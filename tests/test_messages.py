@@ -317,3 +317,78 @@ def test_reused_call_id_within_one_message() -> None:
     error = pairing_error(history)
     assert error.index == 1
     assert "reused" in str(error)
+
+
+# --- content blocks (issue 25 item 8): read, or refused, never "" -------------------------------
+
+
+def test_from_wire_reads_text_reasoning_and_tool_call_blocks() -> None:
+    message = Message.from_wire(
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "reasoning", "text": "read the file "},
+                {"type": "thinking", "thinking": "first"},
+                {"type": "text", "text": "Let me "},
+                {"type": "output_text", "text": "look."},
+                {"type": "tool-call", "id": "c1", "name": "read_file", "arguments": '{"p":1}'},
+                {"type": "tool_use", "id": "c2", "name": "ls", "input": {"path": "."}},
+            ],
+        }
+    )
+    assert message.content == "Let me look."
+    assert message.reasoning_content == "read the file first"
+    assert message.tool_calls == (
+        ToolCall("c1", "read_file", '{"p":1}'),
+        ToolCall("c2", "ls", '{"path": "."}'),
+    )
+
+
+def test_from_wire_reads_a_tool_result_block_as_the_tool_message_text() -> None:
+    block = {"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "ok"}]}
+    message = Message.from_wire({"role": "tool", "content": [block]})
+    assert (message.tool_call_id, message.content) == ("c1", "ok")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "image", "attachment": {"attachmentId": "sha256:x"}}],
+        [{"type": "text"}],
+        [{"type": "video_url", "video_url": "x"}],
+        {"type": "text", "text": "a mapping, not a list"},
+        42,
+    ],
+)
+def test_from_wire_refuses_content_it_cannot_read(content: object) -> None:
+    from harness.errors import ContentFormatError
+
+    with pytest.raises(ContentFormatError):
+        Message.from_wire({"role": "assistant", "content": content})
+
+
+def test_a_reply_with_content_blocks_keeps_its_reasoning_and_tool_calls() -> None:
+    from harness.errors import ResponseFormatError
+    from harness.replies import read_completion
+
+    body = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "plan"},
+                        {"type": "text", "text": "Calling."},
+                        {"type": "tool_use", "id": "c9", "name": "ls", "input": {}},
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
+    message = read_completion(body, "m").message
+    assert (message.content, message.reasoning_content) == ("Calling.", "plan")
+    assert message.tool_calls == (ToolCall("c9", "ls", "{}"),)
+    body["choices"][0]["message"]["content"] = [{"type": "image_url", "image_url": {"url": "x"}}]
+    with pytest.raises(ResponseFormatError, match="image_url"):
+        read_completion(body, "m")

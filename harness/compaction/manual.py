@@ -54,7 +54,7 @@ from harness.errors import (
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.safe_paths import SafeRoot, check_name
-from harness.store.eventlog import EventLogHistory
+from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.bracket import refuse_if_busy
 from harness.store.history import History
 from harness.store.sessions import open_saved
@@ -105,13 +105,23 @@ class AuditRecord:
 class ManualCompaction:
     """Compacts one saved session on request, with a snapshot, an audit line and a lock."""
 
-    def __init__(self, base: Path, session_id: str, model: ChatModel, keep_messages: int = 2):
+    def __init__(
+        self,
+        base: Path,
+        session_id: str,
+        model: ChatModel,
+        keep_messages: int = 2,
+        events_name: str | None = None,
+    ):
         self.base = Path(base)
         self.session_id = check_name("session id", session_id)  # never a path (../../x)
         self.model = model
         self.keep_messages = count("keep_messages", keep_messages)  # refused here, by its name
         self.fs = SafeRoot(self.base)  # every session file is opened without following a link
-        self.events_file = self.base / "events" / f"{session_id}.jsonl"
+        self.events_name = events_name
+        """A session file in ``base`` itself (``ctxlab compact --file``: a DeepSeek-Harness
+        ``session.jsonl``), instead of ``events/<session>.jsonl``."""
+        self.events_file = self.base / (events_name or f"events/{session_id}.jsonl")
         self.state_store = JsonStateStore(WorkspacePath(self.fs, "state"))
         self.state_file = self.state_store.path(session_id)
         self.snapshots = WorkspacePath(self.fs, "snapshots")  # never through a symlink
@@ -162,7 +172,7 @@ class ManualCompaction:
         (changing nothing) when that is impossible."""
         attempt = uuid.uuid4().hex
         with self._locked("snapshot", "undo", "", attempt):
-            history = open_saved(self.fs, self.session_id)  # the one place a store is picked
+            history = self._saved()
             if isinstance(history, EventLogHistory):
                 undone, restored = undo_on_log(history.log, self.session_id)
                 source: str | None = f"{self.events_file} (compaction {undone})"
@@ -180,6 +190,12 @@ class ManualCompaction:
                     messages_after=restored,
                 )
             )
+
+    def _saved(self) -> EventLogHistory | History | None:
+        """The saved session: :attr:`events_name`'s log, else the one place a store is picked."""
+        if self.events_name is None:
+            return open_saved(self.fs, self.session_id)
+        return EventLogHistory(EventLog.open(WorkspacePath(self.fs, self.events_name)))
 
     def audit_log(self) -> list[dict[str, Any]]:
         if not self.audit_file.exists():
@@ -235,7 +251,7 @@ class ManualCompaction:
                     path.unlink()
 
     def _history(self, engine: Engine) -> History:
-        history = open_saved(self.fs, self.session_id)  # the one place a store is picked
+        history = self._saved()
         if isinstance(history, EventLogHistory):
             return history
         if engine == "dsh":

@@ -25,6 +25,7 @@ from typing import Any
 from harness.errors import ManualCompactionError, NothingToUndoError
 from harness.messages import Message
 from harness.store.eventlog import Event, EventLog
+from harness.store.eventlog.turns import TurnMarks
 from harness.workspace_path import WorkspacePath
 
 __all__ = ["digest", "restore_state", "take_snapshot", "undo_on_log"]
@@ -86,12 +87,26 @@ def undo_on_log(log: EventLog, session_id: str) -> tuple[str, int]:
     )
     first = log.events[originals[0]].message
     assert first is not None  # shadowed nodes are surface events
+    marks = _turn_marks(log)  # dsh's format: the restored messages get a turn and steps
+    if marks is not None:
+        marks.start_turn()
+        marks.before_restored(first)
     log.replace_seqs(checkpoint.seq, nodes[-1], first, extra_sources=(undo.seq, originals[0]))
     for seq in restored[1:]:
         message = log.events[seq].message
         assert message is not None
+        if marks is not None:
+            marks.before_restored(message)
         log.append_message(message, restored_from=seq)
+    if marks is not None:
+        marks.end_turn()
     return compaction_id, len(originals)
+
+
+def _turn_marks(log: EventLog) -> TurnMarks | None:
+    if log.codec.format != "dsh":
+        return None
+    return TurnMarks(log)
 
 
 def _originals(checkpoint: Event) -> list[int]:

@@ -24,6 +24,7 @@ from typing import Literal
 from harness.errors import ConfigError, EventLogError, PathEscapeError
 from harness.safe_paths import SafeRoot
 from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.eventlog.codec import LogFormat
 from harness.store.eventlog.log import StampClock
 from harness.store.history import StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
@@ -64,18 +65,26 @@ def _state_history(fs: SafeRoot, session_id: str, clock: StampClock) -> StateHis
     return StateHistory(session_id, _state_store(fs), transcript)
 
 
-def open_history(fs: SafeRoot, session_id: str, store: str, clock: StampClock = utc_now) -> Stores:
+def open_history(
+    fs: SafeRoot,
+    session_id: str,
+    store: str,
+    clock: StampClock = utc_now,
+    log_format: LogFormat | None = None,
+) -> Stores:
     """The session's history in ``store`` (``state`` or ``eventlog``), new or resumed. The
     session folders must be real folders and its own files real files (a planted symlink is
     refused with PathEscapeError before anything is opened); a crashed save's temp files are
-    removed first."""
+    removed first. ``log_format`` (event logs): ``"dsh"`` writes DeepSeek-Harness's session
+    file (``docs/dsh-sessions.md``); None keeps a resumed file's format, ctxlab's for a new
+    one; a resumed file of another format than the one named is refused."""
     _refuse_links(fs, session_id)
     fs.remove_temps("state", prefix=f".{session_id}.json.")  # left by a crashed save
     if store == "eventlog":
         path = _events(fs, session_id)
-        return EventLogHistory(
-            EventLog.open(path, clock) if path.kind() is not None else EventLog(path, clock)
-        )
+        if path.kind() is not None:
+            return EventLogHistory(EventLog.open(path, clock, log_format))
+        return EventLogHistory(EventLog(path, clock, log_format or "ctxlab"))
     if store != "state":
         raise ConfigError(f"unknown session store {store!r}; use 'state' or 'eventlog'")
     return _state_history(fs, session_id, clock)

@@ -1,4 +1,16 @@
-"""``select_compactable_range``: the oldest block of the surface that can be summarised."""
+"""``select_compactable_range``: the oldest block of the surface that can be summarised.
+
+Tool pairing is counted exactly as DeepSeek-Harness counts it (``tool-pairing.ts``): over the
+*whole* surface, an assistant message adds one per tool call and a tool result takes one away; a
+cut is balanced when the count there is 0, and a count below 0 anywhere on the surface (a result
+with no open call) means a corrupt surface, on which the selection itself raises
+:class:`~harness.errors.UnbalancedSurfaceError` before answering. Calls are counted, not matched
+by id, as dsh does: ``[user, assistant(c1), tool(c2), user]`` is balanced after the tool result
+and compacts ``0..2`` in both (issue 28 chose dsh's rule over ctxlab's stricter id matching, so
+the engine selects what dsh selects on every surface dsh accepts; id mismatches are still
+refused by the AgentScope history and by ``ctxlab compact``'s idle check, which are not dsh's
+selection).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.compaction.dsh.meter import Measurement
-from harness.errors import SurfaceError
+from harness.errors import SurfaceError, UnbalancedSurfaceError
 from harness.messages import Message
 
-__all__ = ["CompactableRange", "select_compactable_range", "tool_pairing_balanced_before"]
+__all__ = [
+    "CompactableRange",
+    "cut_balance",
+    "select_compactable_range",
+    "tool_pairing_balanced_before",
+]
 
 
 @dataclass(frozen=True)
@@ -25,16 +42,28 @@ class CompactableRange:
     """Where the retain budget cut before the pairing back-off."""
 
 
-def tool_pairing_balanced_before(messages: Sequence[Message], cut: int) -> bool:
-    """True when no tool call before position ``cut`` waits for a result at or after it."""
-    open_calls = 0
-    for message in messages[:cut]:
+def cut_balance(nodes: Sequence[tuple[int, Message]]) -> list[bool]:
+    """Whether each cut of the surface is balanced: entry ``i`` is the cut before position
+    ``i``, the last one the cut after the tail. UnbalancedSurfaceError when a tool result has
+    no open call (the count falls below 0), wherever it sits on the surface."""
+    balanced, open_calls = [True], 0
+    for seq, message in nodes:
         open_calls += len(message.tool_calls)
         if message.role == "tool":
             open_calls -= 1
-        if open_calls < 0:
-            raise SurfaceError("corrupt surface: a tool result without an open call")
-    return open_calls == 0
+            if open_calls < 0:
+                raise UnbalancedSurfaceError(
+                    f"tool result {seq} ({message.tool_call_id!r}) has no open tool call before "
+                    "it on the surface: the surface is corrupt and cannot be compacted"
+                )
+        balanced.append(open_calls == 0)
+    return balanced
+
+
+def tool_pairing_balanced_before(messages: Sequence[Message], cut: int) -> bool:
+    """True when no tool call before position ``cut`` waits for a result at or after it
+    (counted over the whole surface, as :func:`cut_balance`)."""
+    return cut_balance(list(enumerate(messages)))[cut]
 
 
 def select_compactable_range(
@@ -44,7 +73,8 @@ def select_compactable_range(
     move the cut toward the head until no call is separated from its result, and return the
     head block before it; None when nothing would be left to compact.
 
-    The priced nodes must be exactly the current surface, else :class:`SurfaceError`.
+    The priced nodes must be exactly the current surface, else :class:`SurfaceError`; a
+    surface with a tool result and no open call raises :class:`UnbalancedSurfaceError`.
     """
     seqs = tuple(seq for seq, _ in nodes)
     if tuple(seq for seq, _ in measurement.nodes) != seqs:
@@ -55,8 +85,8 @@ def select_compactable_range(
         cut -= 1
         kept += prices[cut]
     naive = cut
-    messages = [m for _, m in nodes]
-    while cut > 0 and not tool_pairing_balanced_before(messages, cut):
+    balanced = cut_balance(nodes)  # raises on a corrupt surface, even past the cut
+    while cut > 0 and not balanced[cut]:
         cut -= 1
     if cut <= 0:
         return None

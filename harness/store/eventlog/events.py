@@ -33,6 +33,7 @@ __all__ = [
     "Event",
     "ReplaceOp",
     "freeze",
+    "surface_type",
     "thaw",
 ]
 
@@ -253,3 +254,11 @@ def _has_frozen(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_frozen(v) for v in value)
     return isinstance(value, (MappingProxyType, tuple))
+
+
+def surface_type(message: Message) -> str:
+    """The surface event type for ``message``; SurfaceError for a system message."""
+    kind = TYPE_OF_ROLE.get(message.role)
+    if kind is None:
+        raise SurfaceError(f"{message.role} messages are not surface nodes")
+    return kind

@@ -30,6 +30,7 @@ from harness.model import ChatRequest
 from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 from harness.store.eventlog.events import Event, thaw
 from harness.store.eventlog.log import EventLog
+from harness.store.eventlog.turns import TurnMarks
 from harness.store.protocol import SEARCH_LIMIT, Original, search_histories
 from harness.tokens import estimate_tokens
 
@@ -49,6 +50,7 @@ class EventLogHistory:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        self._turns = _turn_marks(log)  # dsh's turn/* and step/* events, in its format only
 
     def catch_up(self) -> bool:
         """Fold in what another writer appended since this log last read the file (call it
@@ -62,8 +64,13 @@ class EventLogHistory:
 
     def append(self, messages: Sequence[Message]) -> None:
         """Append each message as a surface node."""
-        for message in messages:
+        batch = list(messages)
+        if self._turns is not None:
+            self._turns.before_messages(batch)
+        for message in batch:
             self.log.append_message(message)
+        if self._turns is not None:
+            self._turns.after_messages(batch)
 
     def record_prefix(self, prefix: Sequence[Message]) -> None:
         """Nothing to write, by design: every message of ``prefix`` is already an event of
@@ -84,9 +91,14 @@ class EventLogHistory:
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs
         from the last one logged; a later manual DSH compaction replays it as its prefix."""
+        if self._turns is not None:
+            self._turns.before_request()
         data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
         latest = self._latest_header_event()
-        if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
+        logged = None if latest is None else thaw(latest.data)
+        if logged is not None:
+            logged.pop("dsh", None)  # read from a dsh file: its own shape rides beside
+        if logged != data:  # frozen tuples never equal lists
             self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
@@ -141,6 +153,12 @@ class EventLogHistory:
             compaction.messages[0],
             extra_sources=(start, summary.seq),
         )
+
+
+def _turn_marks(log: EventLog) -> TurnMarks | None:
+    if log.codec.format != "dsh":
+        return None
+    return TurnMarks(log)
 
 
 def _header_data(header: ChatRequest) -> dict[str, object]:

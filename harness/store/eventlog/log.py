@@ -42,9 +42,11 @@ from harness import files
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
-from harness.store.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
+from harness.store.eventlog import codec as formats
+from harness.store.eventlog.codec import Codec, LogFormat, read_events
+from harness.store.eventlog.events import Event, ReplaceOp, surface_type
 from harness.store.eventlog.oslock import exclusive
-from harness.store.eventlog.scan import Scan, read_at, scan_bytes, scan_file
+from harness.store.eventlog.scan import Scan, read_at
 from harness.store.eventlog.surface import EventsView, Surface, SurfaceManager
 from harness.store.statefile import utc_now
 from harness.workspace_path import WorkspacePath
@@ -68,7 +70,10 @@ class EventLog:
     """An append-only event log; ``path=None`` keeps it in memory only."""
 
     def __init__(
-        self, path: Path | WorkspacePath | None = None, clock: StampClock = utc_now
+        self,
+        path: Path | WorkspacePath | None = None,
+        clock: StampClock = utc_now,
+        format: LogFormat = "ctxlab",
     ) -> None:
         self.file = None if path is None else WorkspacePath.of(path)
         """Where the log is kept (None: in memory only)."""
@@ -81,6 +86,7 @@ class EventLog:
         """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
         None: a replayed log never writes)."""
         self.clock = clock
+        self.codec: Codec = formats.make_codec(format, self.path)  # ctxlab's or dsh's format
         self.recovered: list[str] = []
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
         self.write_error: str | None = None
@@ -102,12 +108,19 @@ class EventLog:
         self._recovered_now: list[str] = []  # what the last catch-up dropped
 
     @classmethod
-    def open(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
+    def open(
+        cls,
+        path: Path | WorkspacePath,
+        clock: StampClock = utc_now,
+        format: LogFormat | None = None,
+    ) -> EventLog:
         """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
-        resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
+        resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError. The file
+        keeps its format; ``format`` is a new file's (a file of another one is refused)."""
         log = cls(None, clock)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
+        log.codec = formats.codec_of(log.file, format)
         if log.file.exists():  # PathEscapeError through a symlink
             with log._locked():
                 try:
@@ -128,8 +141,9 @@ class EventLog:
         lock, no truncation, no end-seed): for checks and reports while another log may still
         write to it. A torn last line is left out and noted in ``recovered``."""
         file = WorkspacePath.of(path)
-        scan = scan_file(file)
         log = cls(None, clock)
+        log.codec = formats.codec_of(file, None)
+        scan = formats.scan_with(file, log.codec)
         log._fold(file.path, scan.events)
         log.origin = file
         log.recovered = scan.recovered
@@ -200,7 +214,7 @@ class EventLog:
         tool result cites its call's event."""
         call = self._calls.get(message.tool_call_id or "") if message.role == "tool" else None
         return self.append(
-            _surface_type(message),
+            surface_type(message),
             {"message": message.to_record(), **data},
             surface_op="append",
             source_event_seqs=() if call is None else (call,),
@@ -213,7 +227,7 @@ class EventLog:
         the event cites ``extra_sources`` then every shadowed node."""
         shadowed = self._manager.span(start, end)
         return self.append(
-            _surface_type(message),
+            surface_type(message),
             {"message": message.to_record()},
             surface_op={"op": "replace", "start": start, "end": end},
             source_event_seqs=(*extra_sources, *shadowed),
@@ -325,7 +339,7 @@ class EventLog:
             self.write_error = f"the file has {found} bytes, this log folded {self._size}"
             raise EventLogError(f"{self.path} shrank behind this log ({self.write_error})")
         raw = read_at(fd, self._size, found - self._size)
-        scan: Scan = scan_bytes(self.path, raw, first_seq=len(self._manager))
+        scan: Scan = self.codec.scan(self.path, raw, len(self._manager), at_start=not self._size)
         self._fold(self.path, scan.events)
         self._size += scan.good_bytes
         if scan.torn:
@@ -355,7 +369,9 @@ class EventLog:
 
     def _write(self, event: Event) -> None:
         try:
-            line = event.to_json() + "\n"
+            line = self.codec.encode(event) + "\n"
+            if not self._size:  # a new file: dsh's session header goes first
+                line = self.codec.preamble(event) + line
             payload = line.encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise EventLogError(f"event {event.type} cannot be written as JSON: {exc}") from exc
@@ -381,16 +397,3 @@ class EventLog:
                 stale.seq,
                 stale.data.get("compaction_id"),
             )
-
-
-def _surface_type(message: Message) -> str:
-    kind = TYPE_OF_ROLE.get(message.role)
-    if kind is None:
-        raise SurfaceError(f"{message.role} messages are not surface nodes")
-    return kind
-
-
-def read_events(path: Path | WorkspacePath) -> list[Event]:
-    """The events of the log at ``path`` without changing the file (a torn last line is
-    left out); LogCorruptError for a bad line elsewhere."""
-    return scan_file(WorkspacePath.of(path)).events

@@ -1,0 +1,116 @@
+"""How an :class:`~harness.store.eventlog.log.EventLog` puts events in its file: the seam
+between the log and its on-disk format.
+
+Two formats: ``"ctxlab"`` (the default: one :meth:`Event.to_json` line per event) and
+``"dsh"`` (DeepSeek-Harness's JSONL session file, :mod:`harness.store.dsh`). A codec turns an
+event into its line (:meth:`Codec.encode`), reads a run of the file's bytes back into events
+(:meth:`Codec.scan`, a torn last line set apart as :mod:`~harness.store.eventlog.scan` does),
+and names what must precede the first event of a new file (:meth:`Codec.preamble`: dsh's
+session header line). :func:`detect` tells the formats apart by the first line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Protocol
+
+from harness.errors import ConfigError, EventLogError
+from harness.store.eventlog.events import Event
+from harness.store.eventlog.scan import Scan, scan_bytes
+from harness.workspace_path import WorkspacePath
+
+__all__ = [
+    "FORMATS",
+    "Codec",
+    "JsonlCodec",
+    "LogFormat",
+    "codec_of",
+    "detect",
+    "make_codec",
+    "read_events",
+    "scan_with",
+]
+
+LogFormat = Literal["ctxlab", "dsh"]
+FORMATS: tuple[LogFormat, ...] = ("ctxlab", "dsh")
+
+
+class Codec(Protocol):
+    """One log format (see the module docstring)."""
+
+    format: LogFormat
+
+    def preamble(self, first: Event) -> str:
+        """The text written before ``first``, the first event of a new file ("" for none)."""
+        ...
+
+    def encode(self, event: Event) -> str:
+        """One line for ``event`` (no newline)."""
+        ...
+
+    def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
+        """The events in ``raw`` (the file's bytes from the line holding ``first_seq``;
+        ``at_start`` when they begin at byte 0)."""
+        ...
+
+
+class JsonlCodec:
+    """ctxlab's own format: each line one :meth:`Event.to_json`."""
+
+    format: LogFormat = "ctxlab"
+
+    def preamble(self, first: Event) -> str:
+        return ""
+
+    def encode(self, event: Event) -> str:
+        return event.to_json()
+
+    def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
+        return scan_bytes(path, raw, first_seq)
+
+
+def detect(head: bytes) -> LogFormat:
+    """The format of a file starting with ``head``: dsh when its first line is a session
+    header (``{"type": "session", ...}``), else ctxlab's."""
+    from harness.store.dsh.codec import is_header
+
+    return "dsh" if is_header(head.split(b"\n", 1)[0]) else "ctxlab"
+
+
+def make_codec(format: str, path: Path | None) -> Codec:
+    """The codec for ``format``; ConfigError for an unknown one."""
+    if format == "ctxlab":
+        return JsonlCodec()
+    if format == "dsh":
+        from harness.store.dsh.codec import DshCodec
+
+        return DshCodec(path)
+    raise ConfigError(f"unknown event-log format {format!r}; use one of {', '.join(FORMATS)}")
+
+
+def codec_of(file: WorkspacePath, format: LogFormat | None) -> Codec:
+    """The codec for the file's format (its first line), or ``format`` for a new file."""
+    try:
+        with file.root.open_read(file.relative) as handle:  # never through a symlink
+            head = handle.read(4096)
+    except FileNotFoundError:
+        head = b""
+    found = detect(head) if head else None
+    if found is not None and format is not None and found != format:
+        raise EventLogError(f"{file.path} is a {found} session log, not {format}")
+    return make_codec(found or format or "ctxlab", file.path)
+
+
+def scan_with(file: WorkspacePath, codec: Codec) -> Scan:
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        return Scan()
+    return codec.scan(file.path, raw, 0, at_start=True)
+
+
+def read_events(path: Path | WorkspacePath) -> list[Event]:
+    """The events of the log at ``path`` without changing the file (a torn last line is
+    left out); LogCorruptError for a bad line elsewhere."""
+    file = WorkspacePath.of(path)
+    return scan_with(file, codec_of(file, None)).events
