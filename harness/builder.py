@@ -95,9 +95,7 @@ class HarnessAgent:
             self.workspace, memory_model or model, memory, hooks_enabled=not disable_memory_hooks,
             tools_enabled=not disable_memory_tools, schedule=schedule,
         )  # fmt: skip
-        self.history = history = self._resumed(
-            self._history(store, session_id, log_format, model)
-        )
+        self.history = history = self._resumed(self._history(store, session_id, log_format, model))
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
