@@ -96,11 +96,10 @@ class HarnessAgent:
             tools_enabled=not disable_memory_tools, schedule=schedule,
         )  # fmt: skip
         self.history = history = self._resumed(self._history(store, session_id, log_format, model))
-        engine = None
-        if not disable_compaction:
-            engine = self._engine(compaction, model, history, summary_model, windows)
         self.agent = Agent(
-            model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
+            model, system_prompt, [*tools, *self.memory.tools()],
+            self._engine(compaction, model, history, summary_model, windows, disable_compaction),
+            hooks=[self.memory],
             history=history, workspace=self.workspace.base, max_steps=max_steps,
             request_options=request_options,
         )  # fmt: skip
@@ -112,7 +111,10 @@ class HarnessAgent:
         history: History,
         summary_model: ChatModel | None,
         windows: Mapping[str, int],
-    ) -> CompactionEngine:
+        disabled: bool,
+    ) -> CompactionEngine | None:
+        if disabled:
+            return None
         if config is None:  # a caller without type checks
             raise ConfigError(
                 "compaction=None is not a setting: leave compaction out for AgentScope's "
