@@ -23,16 +23,25 @@ import json
 import random
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from experiments.bench.schema import Conversation, Fact, ToolStep, Turn, dump_conversation
 from experiments.bench.texts import TEXTS
+from experiments.bench.turns import (
+    BANDS,
+    Plant,
+    call_id,
+    conversation_text,
+    merge_plants,
+    place_facts,
+    planted_at,
+    turn_messages,
+    turn_tokens,
+)
 from experiments.errors import ExperimentError
 from harness.files import write_atomic
-from harness.messages import Message, ToolCall
-from harness.tokens import estimate_tokens
 
 __all__ = [
     "CONTINUATION_TURNS",
@@ -42,7 +51,9 @@ __all__ = [
     "SIZES",
     "TOOL_NAME",
     "CorpusError",
+    "call_id",
     "conversation_id",
+    "conversation_text",
     "generate",
     "main",
     "turn_messages",
@@ -58,7 +69,6 @@ SEEDS = range(1, 13)
 nothing) and X-BENCH draws its conversations from it; a test pins it."""
 CONTINUATION_TURNS = 10
 TOOL_NAME = "search_records"
-BANDS = ("early", "middle", "late")
 IDENTIFIER_SHAPES = ("id", "path", "url", "amount")
 
 
@@ -68,38 +78,6 @@ class CorpusError(ExperimentError):
 
 def conversation_id(seed: int, size: str, lang: str) -> str:
     return f"{lang}-{size}-s{seed:02d}"
-
-
-def call_id(turn: Turn) -> str:
-    """The tool call id the scripted agent gives the call of ``turn``."""
-    return f"call_{turn.index:03d}"
-
-
-def turn_messages(turn: Turn) -> list[Message]:
-    """The messages the agent loop builds for ``turn``: user, [tool call, result,] reply."""
-    messages = [Message.user(turn.user)]
-    if turn.tool is not None:
-        arguments = json.dumps(turn.tool.arguments, ensure_ascii=False)
-        call = ToolCall(call_id(turn), turn.tool.name, arguments)
-        messages += [
-            Message.assistant("", [call]),
-            Message.tool(call.id, turn.tool.result, tool_name=turn.tool.name),
-        ]
-    messages.append(Message.assistant(turn.assistant))
-    return messages
-
-
-def _tokens(turn: Turn) -> int:
-    return estimate_tokens(turn_messages(turn))
-
-
-@dataclass(frozen=True)
-class _Plant:
-    """A fact's turn before it has an index: the turn, where in it, and its target depth."""
-
-    key: str
-    turn: Turn
-    fraction: float
 
 
 class _Writer:
@@ -128,15 +106,15 @@ class _Writer:
         user = f"{statement} {aside}".strip() if self.lang == "en" else statement + aside
         return Turn(0, user, self.rng.choice(self.t["acks"]))
 
-    def facts(self) -> tuple[list[Fact], list[_Plant]]:
+    def facts(self) -> tuple[list[Fact], list[Plant]]:
         r, t, f = self.rng, self.t, self.f
         facts: list[Fact] = []
-        plants: list[_Plant] = []
+        plants: list[Plant] = []
 
         def plant(fact: Fact, turn: Turn, slot: int) -> None:
             fraction, band = self._fraction(slot)
             facts.append(replace(fact, band=band))
-            plants.append(_Plant(fact.id, turn, fraction))
+            plants.append(Plant(fact.id, turn, fraction))
 
         city = r.choice(t["cities"])
         values = {
@@ -214,7 +192,7 @@ class _Writer:
         plant(fact, self._statement_turn(f["update"][0].format(value=new)), slot)
         fraction = round(plants[-1].fraction * (0.2 + 0.4 * r.random()), 4)
         plants.append(
-            _Plant(
+            Plant(
                 "update-old", self._statement_turn(f["update_old"][0].format(value=old)), fraction
             )
         )
@@ -324,21 +302,21 @@ class _Writer:
     def conversation(self) -> Conversation:
         facts, plants = self.facts()
         tail = self.continuation()
-        fixed = sum(_tokens(p.turn) for p in plants) + sum(_tokens(t) for t in tail)
+        fixed = sum(turn_tokens(p.turn) for p in plants) + sum(turn_tokens(t) for t in tail)
         room = SIZES[self.size] - fixed
         fillers: list[Turn] = []
         used = 0
         while used < room:
             turn = self._tool_turn() if self.rng.random() < 0.4 else self._chat_turn()
-            if used + _tokens(turn) > room:
+            if used + turn_tokens(turn) > room:
                 turn = self._chat_turn()  # a short turn to end on: no large overshoot
             fillers.append(turn)
-            used += _tokens(turn)
-        turns = _merge(fillers, used, sorted(plants, key=lambda p: p.fraction))
+            used += turn_tokens(turn)
+        turns = merge_plants(fillers, used, sorted(plants, key=lambda p: p.fraction))
         turns += tail
         turns = [replace(turn, index=n) for n, turn in enumerate(turns)]
-        planted = {key: n for n, key in _planted_at(turns, plants).items()}
-        facts = _place(facts, turns, planted)
+        planted = {key: n for n, key in planted_at(turns, plants).items()}
+        facts = place_facts(facts, turns, planted)
         conversation = Conversation(
             id=conversation_id(self.seed, self.size, self.lang),
             lang=self.lang,  # type: ignore[arg-type]
@@ -348,71 +326,12 @@ class _Writer:
             tool_description=self.t["tool_description"],
             turns=turns,
             facts=facts,
-            tokens=sum(_tokens(t) for t in turns),
+            tokens=sum(turn_tokens(t) for t in turns),
             abstain_markers=list(self.t["abstain_markers"]),
             generator={"module": "experiments.bench.corpus", "version": GENERATOR_VERSION},
         )
         _check(conversation)
         return conversation
-
-
-def _merge(fillers: list[Turn], total: int, plants: list[_Plant]) -> list[Turn]:
-    """The fillers with each planted turn inserted where the tokens before it reach its target
-    depth."""
-    out: list[Turn] = []
-    before = 0
-    queue = list(plants)
-    for filler in fillers:
-        while queue and before >= queue[0].fraction * total:
-            out.append(replace(queue.pop(0).turn, index=-1 - len(out)))
-        out.append(filler)
-        before += _tokens(filler)
-    out += [replace(p.turn, index=-1) for p in queue]
-    return out
-
-
-def _planted_at(turns: Sequence[Turn], plants: Sequence[_Plant]) -> dict[int, str]:
-    """Turn index → plant key (planted turns are the ones equal to a plant's turn)."""
-    found: dict[int, str] = {}
-    for plant in plants:
-        for turn in turns:
-            same = turn.user == plant.turn.user and turn.assistant == plant.turn.assistant
-            if same and turn.index not in found:
-                found[turn.index] = plant.key
-                break
-    return found
-
-
-def _place(facts: list[Fact], turns: Sequence[Turn], planted: dict[str, int]) -> list[Fact]:
-    """The facts with their turn and measured depth."""
-    body = [t for t in turns if t.phase == "conversation"]
-    total = sum(_tokens(t) for t in body)
-    starts, running = [], 0
-    for turn in body:
-        starts.append(running)
-        running += _tokens(turn)
-    placed = []
-    for fact in facts:
-        if fact.kind == "abstention":
-            placed.append(fact)
-            continue
-        index = planted[fact.id]
-        depth = round(starts[index] / total, 4)
-        band = BANDS[min(int(depth * len(BANDS)), len(BANDS) - 1)]
-        earlier = planted.get("update-old") if fact.kind == "update" else None
-        placed.append(replace(fact, turn=index, depth=depth, band=band, earlier_turn=earlier))
-    return placed
-
-
-def conversation_text(turns: Sequence[Turn]) -> list[str]:
-    """Every text of each turn (user, tool arguments and result, reply), one string per turn."""
-    out = []
-    for turn in turns:
-        parts = [turn.user, turn.assistant]
-        if turn.tool is not None:
-            parts += [json.dumps(turn.tool.arguments, ensure_ascii=False), turn.tool.result]
-        out.append("\n".join(parts))
-    return out
 
 
 def _check(conversation: Conversation) -> None:

@@ -1,0 +1,93 @@
+"""X-BENCH (ctxlab's own, issue 23): does what matters survive a compaction, and at what cost?
+
+Eighteen seeded conversations (:mod:`experiments.bench.corpus`: 12 at 2K tokens, 4 at 8K, 2 at
+24K, half Chinese, half English, twelve planted facts each) are played through the real agent
+loop by a scripted agent model under each condition of :mod:`experiments.bench.conditions`, all
+at one budget per size, and scored without a model judge (:mod:`experiments.bench.scoring`).
+
+The conditions that need no model (full context, truncation, masking, the gate alone) run with
+no cassette at all. The others' summaries and every probe are calls to a recorded model: they
+replay from ``cassettes/X-BENCH/<set>/<conversation>--<condition>.json`` where recorded and are
+reported as "not recorded yet" otherwise, never faked.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+from experiments.base import ExperimentResult, RunSettings
+from experiments.bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE
+from experiments.bench.corpus import GENERATOR_VERSION
+from experiments.bench.schema import Conversation
+from experiments.bench.suite import bench_conversations, run_all, tabulate
+from experiments.cassette_sets import list_sets
+from experiments.views import to_data
+from experiments.views.x_bench import BudgetRecord, RunRecord, XBenchView
+from experiments.x_bench_claims import claims
+from harness.model import ChatModel
+
+__all__ = ["EXPERIMENT", "cassette_name", "measure", "run"]
+
+EXPERIMENT = "X-BENCH"
+SOURCE = "scripted"
+
+
+def cassette_name(conversation: Conversation, condition: str) -> str:
+    return f"{conversation.id}--{condition}"
+
+
+class _ModelFor:
+    """The recorded summary model of one conversation and condition, when its cassette exists."""
+
+    def __init__(self, settings: RunSettings, cassette_set: str, stack: ExitStack) -> None:
+        self.settings = settings
+        self.folder = Path(settings.cassette_root) / EXPERIMENT / cassette_set
+        self.set = cassette_set
+        self.stack = stack
+
+    def __call__(self, conversation: Conversation, condition: str) -> ChatModel | None:
+        name = cassette_name(conversation, condition)
+        if not (self.folder / f"{name}.json").is_file():
+            return None
+        settings = RunSettings(self.settings.cassette_root, cassette_set=self.set)
+        return self.stack.enter_context(settings.model(EXPERIMENT, name)).client
+
+
+def measure(settings: RunSettings) -> XBenchView:
+    """Every conversation under every condition that can run: the model-free ones without a
+    cassette, the others once per recorded set where their cassette exists."""
+    conversations = bench_conversations()
+    names = list(CONDITIONS)
+    free = [n for n in names if not CONDITIONS[n].needs_model]
+    records: list[RunRecord]
+    records, _ = run_all(conversations, free, lambda *_: None, "none")
+    recorded: set[str] = set()
+    for cassette_set in list_sets(settings.cassette_root, EXPERIMENT):
+        with ExitStack() as stack:
+            model_for = _ModelFor(settings, cassette_set, stack)
+            found, _ = run_all(conversations, names, model_for, cassette_set)
+        records += [r for r in found if r.model != "none"]
+        recorded |= {r.condition for r in found if r.model != "none"}
+    not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
+    summary, by_kind, by_band, pairs = tabulate(conversations, records, names)
+    return XBenchView(
+        experiment=EXPERIMENT,
+        source=SOURCE,
+        generator_version=GENERATOR_VERSION,
+        conversations=[c.id for c in conversations],
+        budgets=[BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()],
+        conditions=summary,
+        by_kind=by_kind,
+        by_band=by_band,
+        pairs=pairs,
+        runs=records,
+        not_recorded=not_recorded,
+        reference=REFERENCE_SOURCE,
+    )
+
+
+def run(settings: RunSettings) -> ExperimentResult:
+    """Run X-BENCH and judge its claims."""
+    view = measure(settings)
+    return ExperimentResult(EXPERIMENT, claims(view), to_data(view), SOURCE)
