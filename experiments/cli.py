@@ -1,5 +1,5 @@
 """The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
-session, by hand), ``cassettes`` (seal or check), ``serve-local``.
+session, by hand), ``cassettes`` (seal or check), ``bench`` (X-BENCH live), ``serve-local``.
 
 Commands import what they need when they run, so ``ctxlab --help`` imports no pandas."""
 
@@ -126,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cassettes_parser(cassettes)
     folder_options(cassettes, "unused by this command", out=False)
+    from experiments.bench.command import bench_options
+
+    bench = command("bench", "run X-BENCH live or on your own conversations (docs/bench.md)")
+    bench_options(bench, PROVIDERS)
+    timeout_options(bench)
     serve = command("serve-local", "run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
     serve.add_argument(
@@ -331,6 +336,12 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
         yield client
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from experiments.bench.command import bench
+
+    return bench(args, _live_model)
+
+
 def _cassettes(args: argparse.Namespace) -> int:
     from experiments.cli_options import cassettes
 
@@ -342,6 +353,7 @@ COMMANDS = {
     "record": _record,
     "compact": _compact,
     "cassettes": _cassettes,
+    "bench": _bench,
     "serve-local": _serve_local,
 }
 

@@ -118,6 +118,7 @@ def run_all(
                     agent_prompt_tokens=score.agent_prompt_tokens,
                     continuation_prompt_tokens=score.continuation_prompt_tokens,
                     summary_calls=score.summary_calls,
+                    failed_summaries=sum(c.summary_failed for c in run.compactions),
                     summary_tokens=score.summary_tokens,
                     net_tokens=full_tokens[0] - score.agent_prompt_tokens - score.summary_tokens,
                     net_continuation_tokens=full_tokens[1]

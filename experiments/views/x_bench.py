@@ -49,6 +49,9 @@ class RunRecord:
     agent_prompt_tokens: int
     continuation_prompt_tokens: int
     summary_calls: int
+    failed_summaries: int
+    """Compactions whose summary call failed (AgentScope's fail-open placeholder took its
+    place)."""
     summary_tokens: int
     net_tokens: int
     """Agent-request tokens saved against the full context, minus the summary calls' tokens."""
