@@ -21,6 +21,7 @@ from experiments.cli_options import (
     folder,
     folder_options,
     folders,
+    slice_option,
     timeout_options,
     timeouts,
 )
@@ -92,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
         choices=("gate",),
         help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
         "identifier-survival gate, compared by X-GATE)",
+    )
+    record.add_argument(
+        "--slice",
+        type=slice_option,
+        help="X-BENCH: record part K of N of its cassettes (K/N, e.g. 1/30); resumable: "
+        "cassettes already there are kept",
     )
     record.add_argument(
         "--out",
@@ -204,6 +211,7 @@ def _record(args: argparse.Namespace) -> int:
         threads=args.threads,
         variant=args.variant or "",
         max_tokens=args.max_tokens,
+        slice=args.slice,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded and args.variant:

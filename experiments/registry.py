@@ -54,6 +54,7 @@ EXPERIMENTS["X-BENCH"] = Experiment(
     "Compaction-quality benchmark: planted facts kept by each condition at one budget",
     x_bench.run,
     False,  # the model-free conditions run with no cassette; recorded sets add the others
+    records=True,
 )
 
 

@@ -13,12 +13,15 @@ reported as "not recorded yet" otherwise, never faked.
 
 from __future__ import annotations
 
+import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TypeVar
 
 from experiments.base import ExperimentResult, RunSettings
-from experiments.bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE
+from experiments.bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
 from experiments.bench.corpus import GENERATOR_VERSION
+from experiments.bench.replay import run_conversation
 from experiments.bench.schema import Conversation
 from experiments.bench.suite import bench_conversations, run_all, tabulate
 from experiments.cassette_sets import list_sets
@@ -27,7 +30,17 @@ from experiments.views.x_bench import BudgetRecord, RunRecord, XBenchView
 from experiments.x_bench_claims import claims
 from harness.model import ChatModel
 
-__all__ = ["EXPERIMENT", "cassette_name", "measure", "run"]
+__all__ = [
+    "EXPERIMENT",
+    "cassette_name",
+    "measure",
+    "plan_slice",
+    "record",
+    "recording_plan",
+    "run",
+]
+
+T = TypeVar("T")
 
 EXPERIMENT = "X-BENCH"
 SOURCE = "scripted"
@@ -87,7 +100,46 @@ def measure(settings: RunSettings) -> XBenchView:
     )
 
 
+def recording_plan() -> list[tuple[Conversation, str]]:
+    """Every cassette X-BENCH can record, in order: each conversation under each condition (a
+    model-free condition's cassette holds its probe call only)."""
+    return [(c, name) for c in bench_conversations() for name in CONDITIONS]
+
+
+def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
+    """Part ``K`` of ``N`` of ``plan`` (contiguous, the last ones possibly shorter)."""
+    if part is None:
+        return plan
+    k, n = part
+    size = -(-len(plan) // n)
+    return plan[(k - 1) * size : k * size]
+
+
+def record(settings: RunSettings) -> None:
+    """Record the slice's cassettes, keeping those already there unless forced (resumable)."""
+    plan = plan_slice(recording_plan(), settings.slice)
+    label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
+    settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
+    started = time.monotonic()
+    for number, (conversation, name) in enumerate(plan, 1):
+        cassette = cassette_name(conversation, name)
+        where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
+        if settings.cassette_path(EXPERIMENT, cassette).is_file() and not settings.force:
+            settings.progress(f"{where}: kept (already recorded)")
+            continue
+        began = time.monotonic()
+        budget = budget_for(conversation.size, conversation.tokens)
+        with settings.model(EXPERIMENT, cassette) as client:
+            run_conversation(conversation, CONDITIONS[name], budget, client.client)
+        settings.progress(f"{where}: {time.monotonic() - began:.1f} s")
+    settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
+
+
 def run(settings: RunSettings) -> ExperimentResult:
-    """Run X-BENCH and judge its claims."""
+    """Run X-BENCH and judge its claims (recording the slice's cassettes first when asked)."""
+    if settings.mode == "record":
+        record(settings)
+        # ``ctxlab record`` replays what it recorded for the reports; nothing judges this
+        return ExperimentResult(EXPERIMENT, (), {}, SOURCE)
     view = measure(settings)
     return ExperimentResult(EXPERIMENT, claims(view), to_data(view), SOURCE)

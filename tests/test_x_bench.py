@@ -169,6 +169,7 @@ def test_answers_are_scored_by_normalised_contains() -> None:
         2: "not known",
         3: "青松",
     }
+    assert parse_answers("no numbers at all", 3) == {}
     update = _fact("update", ["Birch"], ["Aster"])
     assert correct(update, "room birch", [])
     assert not correct(update, "Aster, later Birch", [])

@@ -64,7 +64,7 @@ def parse_answers(text: str, count: int) -> dict[int, str]:
     """The probe answer's numbered lines: number → the text up to the next number."""
     marks = [m for m in _NUMBERED.finditer(text) if 1 <= int(m.group(1)) <= count]
     answers: dict[int, str] = {}
-    for mark, following in zip(marks, [*marks[1:], None], strict=True):
+    for mark, following in zip(marks, [*marks[1:], None], strict=False):
         end = following.start() if following else len(text)
         answers.setdefault(int(mark.group(1)), text[mark.end() : end].strip())
     return answers
