@@ -10,7 +10,8 @@ from the model-free conditions, each by a rule that fails when the measurement d
   once its output is masked, and is not bounded by the budget;
 * X-BENCH-GATE-KINDS: the gate alone keeps every regex-shaped fact (identifiers, the
   near-duplicate, the tool-only seal number) and adds none a regex cannot see (names, code
-  words, decisions, constraints, updates survive only while their turn is verbatim in the tail).
+  words, decisions, constraints, updates survive only while their turn is verbatim in the tail);
+* X-BENCH-CTXLAB-GATE: ctxlab's profile's gate (definitions on), alone, keeps more of those.
 
 The model conditions' claims (which engine keeps more at equal budget, how often AgentScope
 accepts a summary larger than its span) wait for their cassettes; the page lists them as not
@@ -61,6 +62,7 @@ def claims(view: XBenchView) -> tuple[Claim, ...]:
         _truncation(_runs(view, "truncation")),
         _masking(_runs(view, "masking"), view.budgets),
         _gate(_runs(view, "gate")),
+        _ctxlab_gate(_runs(view, "gate"), _runs(view, "ctxlab-gate")),
     )
 
 
@@ -151,4 +153,30 @@ def _gate(runs: list[RunRecord]) -> Claim:
         + ") or kept one no regex sees outside the tail ("
         + (", ".join(beyond) or "none")
         + ")",
+    )
+
+
+def _invisible(runs: list[RunRecord]) -> int:
+    return sum(_kind_of(f) not in REGEX_KINDS for r in runs for f in r.survived)
+
+
+def _ctxlab_gate(plain: list[RunRecord], ours: list[RunRecord]) -> Claim:
+    regex_lost = sorted({f for r in ours for f in r.lost if _kind_of(f) in REGEX_KINDS})
+    kept, before = _invisible(ours), _invisible(plain)
+    carried = sum(r.final_tokens for r in ours) / len(ours) if ours else 0.0
+    carried_plain = sum(r.final_tokens for r in plain) / len(plain) if plain else 0.0
+    total = 5 * len(ours)
+    return _check(
+        "X-BENCH-CTXLAB-GATE",
+        "ctxlab's gate (its profile's: definitions, reasons and rules too), alone, keeps more of "
+        "the facts no regex sees than the plain gate and still every regex-shaped one.",
+        f"facts no regex sees kept {kept} of {total} (plain gate {before}); regex-shaped lost "
+        f"{len(regex_lost)}; final context {carried:.0f} tokens (plain gate {carried_plain:.0f})",
+        bool(ours) and kept > before and not regex_lost,
+        "our own check, judged by more names, code words, decisions, constraints and updates "
+        "kept than the plain gate over the same conversations, and no regex-shaped fact lost; "
+        "the gate's phrase patterns and this corpus's phrasing are both ours, so this is an "
+        "upper bound, not evidence on other phrasings (ctxlab bench --conversations measures "
+        "yours)",
+        "ctxlab's gate kept no more than the plain gate, or lost a regex-shaped fact",
     )

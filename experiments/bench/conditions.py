@@ -9,6 +9,8 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``masking`` — old tool outputs masked (JetBrains' baseline, :class:`~.baselines.MaskingEngine`);
 * ``gate`` — the gate alone: AgentScope's engine whose summary model is scripted (a fixed
   placeholder, no model call), so what survives is what ctxlab's identifier gate appends;
+* ``ctxlab-gate`` — the same with the gate as ctxlab's profile sets it (definitions, reasons
+  and rules too: :data:`~harness.compaction.agentscope.CTXLAB_GATE`);
 * ``agentscope`` — AgentScope 2.0.3 (the article's profile: its prompt, no gate, no size check);
 * ``agentscope+gate`` — the same with the gate on;
 * ``dsh`` / ``dsh+gate`` — DeepSeek-Harness's engine (window = trigger / 0.8, retain = tail);
@@ -17,7 +19,7 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
   ``hybrid-ledger`` extraction prompt (:data:`REFERENCE_PROMPT`, quoted from its source).
 
-The first four need no model for their compactions (:attr:`Condition.needs_model` False); the
+The first five need no model for their compactions (:attr:`Condition.needs_model` False); the
 others' summaries are calls to the recorded summary model.
 """
 
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from experiments.bench.baselines import MaskingEngine, TruncationEngine
-from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
+from harness.compaction.agentscope import CTXLAB_GATE, CompactionConfig, ctxlab_profile
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import make_engine
@@ -151,6 +153,8 @@ class Condition:
     store: str
     """``state`` or ``eventlog`` (DSH needs the event log)."""
     build: EngineBuilder
+    scripted_summary: bool = False
+    """Its summaries are :data:`GATE_ONLY_SUMMARY` (no model call): the gate-alone conditions."""
 
 
 def _engine(config_of: Callable[[Budget], object]) -> EngineBuilder:
@@ -191,6 +195,15 @@ CONDITIONS: dict[str, Condition] = {
             False,
             "state",
             _engine(lambda b: agentscope_config(b, gate=GateConfig())),
+            scripted_summary=True,
+        ),
+        Condition(
+            "ctxlab-gate",
+            "ctxlab's gate alone (definitions on, no model)",
+            False,
+            "state",
+            _engine(lambda b: agentscope_config(b, gate=CTXLAB_GATE)),
+            scripted_summary=True,
         ),
         Condition(
             "agentscope", "AgentScope 2.0.3 (article)", True, "state", _engine(agentscope_config)

@@ -223,7 +223,7 @@ def run_conversation(
     script = _Script()
     agent_model = FunctionModel(script.reply, model_name=AGENT_MODEL)
     summarizer: ChatModel | None = summary_model
-    if condition.name == "gate":
+    if condition.scripted_summary:
         summarizer = FunctionModel(lambda _: GATE_ONLY_SUMMARY, model_name="scripted")
     counting = _CountingModel(summarizer) if summarizer is not None else None
     history = _history(condition)
