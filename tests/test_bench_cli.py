@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from loopback import Reply, ScriptedHTTPServer, completion, json_reply
 
+from experiments.bench.conditions import MODEL_FREE
 from experiments.bench.corpus import generate
 from experiments.bench.schema import dump_conversation
 from experiments.cli import main
@@ -81,7 +82,9 @@ def test_bench_without_a_provider_runs_the_model_free_conditions(
 ) -> None:
     assert main(["bench", *SMALL, "--out", str(tmp_path)]) == 0
     conditions = [r["condition"] for r in _rows(tmp_path / "bench-runs.csv")]
-    assert conditions == ["full", "truncation", "masking", "gate"]
+    assert (
+        conditions == list(MODEL_FREE) == ["full", "truncation", "masking", "gate", "ctxlab-gate"]
+    )
     assert "wrote " in capsys.readouterr().out
 
 
