@@ -267,11 +267,8 @@ class GateResult:
 
 def _ranked(missing: list[Identifier], shapes: Counter[str]) -> list[Identifier]:
     """Rare shapes first (a definition: said in fewer texts), then by kind, then the earlier."""
-
-    def rarity(i: Identifier) -> int:
-        return i.family if i.kind == "definition" else shapes[_shape(i.text)]
-
-    return sorted(missing, key=lambda i: (rarity(i), _KIND_RANK[i.kind], i.position))
+    rare = {i.text: i.family if i.kind == "definition" else shapes[_shape(i.text)] for i in missing}
+    return sorted(missing, key=lambda i: (rare[i.text], _KIND_RANK[i.kind], i.position))
 
 
 def _with_definitions(found: list[Identifier], texts: list[tuple[str, bool]]) -> list[Identifier]:
@@ -279,9 +276,8 @@ def _with_definitions(found: list[Identifier], texts: list[tuple[str, bool]]) ->
     known, prose = {i.text for i in found}, [text for text, is_prose in texts if is_prose]
     extra = [d for d in extract_definitions(prose, GATE_HEADING) if d.text not in known]
     n = len(found)
-    return found + [
-        Identifier(d.text, d.text, "definition", n + d.position, d.count) for d in extra
-    ]
+    made = (Identifier(d.text, d.text, "definition", n + d.position, d.count) for d in extra)
+    return [*found, *made]
 
 
 def _text_tokens(meter: TokenMeter) -> Callable[[str], int]:
