@@ -22,6 +22,7 @@ from harness.agent import Agent
 from harness.compaction.record import CompactionRecord
 from harness.errors import ScriptError
 from harness.messages import Message, ToolCall
+from harness.meter import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
@@ -245,7 +246,7 @@ def run_conversation(
         text = context_text(agent.context)
         run.compactions += [_seen(turn.index, record, text) for record in records]
         run.agent_prompt_tokens.append(
-            sum(estimate_tokens(r.messages) for r in agent_model.requests[seen:])
+            sum(_priced(r.messages) for r in agent_model.requests[seen:])
         )
     run.context = agent.context
     if counting is not None and condition.needs_model:
@@ -254,6 +255,12 @@ def run_conversation(
         answer = summary_model.complete(probe_request(conversation, run.context))
         run.probe_answer = answer.message.content
     return run
+
+
+def _priced(messages: Sequence[Message]) -> int:
+    """The estimator's price of ``messages`` (:func:`harness.tokens.estimate_tokens`), cached on
+    each message: every request repeats the history before it."""
+    return sum(message_price(AGENTSCOPE, m) for m in messages)
 
 
 def _seen(turn: int, record: CompactionRecord, text: str) -> CompactionSeen:

@@ -13,17 +13,19 @@
   what its summary calls cost (prompt + completion, estimator tokens), over the whole
   conversation and over the continuation only.
 
-:func:`bootstrap` gives a seeded percentile interval over conversations; :func:`paired` the
-interval of the difference of two conditions over the same conversations.
+:func:`bootstrap` gives a seeded percentile interval of the mean over conversations (numpy's
+``default_rng``, so the same values give the same interval); :func:`paired` the interval of the
+difference of two conditions over the same conversations.
 """
 
 from __future__ import annotations
 
-import random
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from experiments.bench.corpus import conversation_text
 from experiments.bench.replay import ConversationRun
@@ -190,9 +192,9 @@ def _interval(
 ) -> tuple[float, float, float]:
     if not values:
         return (0.0, 0.0, 0.0)
-    rng = random.Random(seed)
-    n = len(values)
-    stats = sorted(stat([values[rng.randrange(n)] for _ in range(n)]) for _ in range(samples))
-    low = stats[int(0.025 * samples)]
-    high = stats[min(int(0.975 * samples), samples - 1)]
+    data = np.asarray(values, dtype=float)
+    picks = np.random.default_rng(seed).integers(0, len(data), size=(samples, len(data)))
+    stats = np.sort(data[picks].mean(axis=1))
+    low = float(stats[int(0.025 * samples)])
+    high = float(stats[min(int(0.975 * samples), samples - 1)])
     return (round(stat(list(values)), 4), round(low, 4), round(high, 4))
