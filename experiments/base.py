@@ -56,6 +56,8 @@ class RunSettings:
     None = the provider's own set when recording, else the default set."""
     variant: str = ""
     """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
+    slice: tuple[int, int] | None = None
+    """When recording X-BENCH: record only part ``K`` of ``N`` of its cassettes (1-based)."""
 
     def configure(self, config: Config) -> Config:
         """``config`` with this run's variant switched on (:mod:`experiments.variants`)."""
@@ -133,6 +135,14 @@ class Experiment:
     requires: tuple[str, ...] = ()
     """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
     (X-GATE replays the sets that hold ``E3/rounds-gate``)."""
+    records: bool = False
+    """Has cassettes to record although it runs without any (X-BENCH: its model-free
+    conditions need none; recorded sets add the others)."""
+
+    @property
+    def recordable(self) -> bool:
+        """Whether ``ctxlab record`` has anything to record for it."""
+        return (self.needs_cassettes or self.records) and not self.cassettes_of
 
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""

@@ -1,5 +1,5 @@
 """The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
-session, by hand), ``cassettes`` (seal or check), ``serve-local``.
+session, by hand), ``cassettes`` (seal or check), ``bench`` (X-BENCH live), ``serve-local``.
 
 Commands import what they need when they run, so ``ctxlab --help`` imports no pandas."""
 
@@ -21,6 +21,7 @@ from experiments.cli_options import (
     folder,
     folder_options,
     folders,
+    slice_option,
     timeout_options,
     timeouts,
 )
@@ -95,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
         "identifier-survival gate, compared by X-GATE)",
     )
     record.add_argument(
+        "--slice",
+        type=slice_option,
+        help="X-BENCH: record part K of N of its cassettes (K/N, e.g. 1/30); resumable: "
+        "cassettes already there are kept",
+    )
+    record.add_argument(
         "--out",
         type=folder,
         help="reports folder (default: reports/ of the project, or a temporary folder when "
@@ -129,6 +136,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cassettes_parser(cassettes)
     folder_options(cassettes, "unused by this command", out=False)
+    from experiments.bench.command import bench_options
+
+    bench = command("bench", "run X-BENCH live or on your own conversations (docs/bench.md)")
+    bench_options(bench, PROVIDERS)
+    timeout_options(bench)
     serve = command("serve-local", "run the local model server until Ctrl-C")
     serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
     serve.add_argument(
@@ -202,6 +214,7 @@ def _record(args: argparse.Namespace) -> int:
         threads=args.threads,
         variant=args.variant or "",
         max_tokens=args.max_tokens,
+        slice=args.slice,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded and args.variant:
@@ -317,6 +330,12 @@ def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
         yield client
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from experiments.bench.command import bench
+
+    return bench(args, _live_model)
+
+
 def _cassettes(args: argparse.Namespace) -> int:
     from experiments.cli_options import cassettes
 
@@ -329,6 +348,7 @@ COMMANDS = {
     "compact": _compact,
     "show": show_session,
     "cassettes": _cassettes,
+    "bench": _bench,
     "serve-local": _serve_local,
 }
 

@@ -21,6 +21,7 @@ EXPERIMENT_SUMMARIES: dict[str, str] = {
     "X-GATE": "Identifier-survival gate: E3 and E4 planted facts kept with and without it",
     "X-THRASH": "Compaction thrash under AgentScope defaults, with and without the guard",
     "X-COST": "Compaction cost ledger: summary calls against the tokens they remove (E3, E4)",
+    "X-BENCH": "Compaction-quality benchmark: planted facts kept by each condition at one budget",
 }
 """Each experiment id with its one-line description, in report order."""
 

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from harness.timeouts import Timeouts
 
-__all__ = ["at_least_one", "cassettes", "cassettes_parser", "timeout_options", "timeouts"]
+__all__ = [
+    "at_least_one",
+    "cassettes",
+    "cassettes_parser",
+    "slice_option",
+    "timeout_options",
+    "timeouts",
+]
 
 
 def timeout_options(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +64,18 @@ def at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return value
+
+
+def slice_option(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 ≤ K ≤ N, for ``--slice``."""
+    part, _, whole = text.partition("/")
+    try:
+        k, n = int(part), int(whole)
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, not {text!r}")
+    return k, n
 
 
 def cassettes_parser(command: argparse.ArgumentParser) -> None:

@@ -45,6 +45,8 @@ class Recording:
     variant: str = ""
     """Record with a ctxlab switch on (``gate``; :mod:`experiments.variants`), into
     ``<name>-<variant>.json`` beside the plain cassettes."""
+    slice: tuple[int, int] | None = None
+    """X-BENCH: record part ``K`` of ``N`` of its cassettes (``--slice K/N``)."""
     max_tokens: int | None = None
     """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
     cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
@@ -60,9 +62,7 @@ class Recording:
 def recordable(ids: Sequence[str]) -> list[str]:
     """The experiments among ``ids`` (all when empty) that have cassettes of their own, in
     report order (one that replays another's cassettes, X-GATE, records nothing itself)."""
-    return [
-        i for i in select(ids) if EXPERIMENTS[i].needs_cassettes and not EXPERIMENTS[i].cassettes_of
-    ]
+    return [i for i in select(ids) if EXPERIMENTS[i].recordable]
 
 
 def replaying_others() -> list[str]:
@@ -100,9 +100,10 @@ def record(
             progress=progress,
             timeouts=source.timeouts,
             variant=source.variant,
+            slice=source.slice,
         )
         return record_experiments(ids, settings)
-    for scripted in (i for i in select(ids) if not EXPERIMENTS[i].needs_cassettes):
+    for scripted in (i for i in select(ids) if not EXPERIMENTS[i].recordable):
         progress(f"{scripted}  scripted; nothing to record")
     served = local_model(source.model)
     recorded: list[str] = []
@@ -120,6 +121,7 @@ def record(
                 progress=progress,
                 timeouts=source.timeouts,
                 variant=source.variant,
+                slice=source.slice,
             )
             recorded += record_experiments(group, settings)
     return recorded

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments import e1, e2, e3, e4, e5, x_cost, x_gate, x_thrash
+from experiments import e1, e2, e3, e4, e5, x_bench, x_cost, x_gate, x_thrash
 from experiments.base import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment_ids"]
@@ -48,6 +48,13 @@ EXPERIMENTS["X-COST"] = Experiment(
     True,
     cassettes_of="E3",  # replays E3's and E4's cassettes, once per set that holds both
     requires=("E3/rounds", "E4/compactions"),
+)
+EXPERIMENTS["X-BENCH"] = Experiment(
+    "X-BENCH",
+    "Compaction-quality benchmark: planted facts kept by each condition at one budget",
+    x_bench.run,
+    False,  # the model-free conditions run with no cassette; recorded sets add the others
+    records=True,
 )
 
 

@@ -154,7 +154,7 @@ def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
     recorded = []
     for experiment_id in select(ids):
         experiment = EXPERIMENTS[experiment_id]
-        if not experiment.needs_cassettes:
+        if not experiment.needs_cassettes and not experiment.records:
             settings.progress(f"{experiment_id}  scripted; nothing to record")
             continue
         if experiment.cassettes_of:

@@ -377,7 +377,15 @@ def test_harness_agent_gates_its_summaries_and_the_log_says_what_was_added(tmp_p
         requests.append(request)
         return "## SUMMARY\n客户在查订单。" if request.purpose == "summary" else "好的"
 
-    profile = replace(ctxlab_profile(), trigger_messages=4, keep_messages=1, keep_tokens=0)
+    # The spans here are smaller than any summary: the profile's size check (tested in
+    # test_gate_definitions.py) would refuse every compaction, so it is off for this test.
+    profile = replace(
+        ctxlab_profile(),
+        trigger_messages=4,
+        keep_messages=1,
+        keep_tokens=0,
+        refuse_larger_summary=False,
+    )
     agent = HarnessAgent(
         FunctionModel(reply),
         workspace_root=tmp_path,

@@ -167,9 +167,12 @@ def test_without_the_guard_the_same_session_compacts_forever() -> None:
 def test_profiles() -> None:
     assert CompactionConfig().thrash is None and CompactionConfig().gate is None
     profile = ctxlab_profile()
-    assert profile.thrash == ThrashConfig() and profile.gate == GateConfig()
-    assert {k: v for k, v in profile.__dict__.items() if k not in ("thrash", "gate")} == {
-        k: v for k, v in CompactionConfig().__dict__.items() if k not in ("thrash", "gate")
+    assert profile.thrash == ThrashConfig() and profile.refuse_larger_summary
+    assert profile.gate == GateConfig(definitions=True, budget_tokens=320)
+    assert not CompactionConfig().refuse_larger_summary and not GateConfig().definitions
+    ours = ("thrash", "gate", "refuse_larger_summary")
+    assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
+        k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }
 
 

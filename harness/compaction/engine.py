@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from harness.compaction.agentscope import CompactionRecord, Compactor, PrefixHook
+from harness.compaction.agentscope import Compaction, CompactionRecord, Compactor, PrefixHook
 from harness.compaction.agentscope.compactor import Plan
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh.engine import DshEngine
@@ -140,8 +140,28 @@ class AgentScopeEngine:
         # step 7: the identifier-survival gate (harness.compaction.gate) appends the exact
         # values the summary dropped, then ``[summary] + tail`` replaces the history.
         compaction = self.compactor.build(plan, summary)
+        if self._too_large(plan, compaction):
+            return []
         history.apply_compaction(compaction)
         return [compaction.event]
+
+    def _too_large(self, plan: Plan, compaction: Compaction) -> bool:
+        """ctxlab's size check (``refuse_larger_summary``): the summary message is not smaller
+        than the span it would replace."""
+        if not self.compactor.config.refuse_larger_summary or not compaction.messages:
+            return False
+        span = self.meter.price_all(plan.prefix)
+        summary = self.meter.price(compaction.messages[0])
+        if summary < span:
+            return False
+        step_logger.warning(
+            "Compaction refused: the summary (%d tokens) is not smaller than the %d messages "
+            "it would replace (%d tokens)",
+            summary,
+            len(plan.prefix),
+            span,
+        )
+        return True
 
     def _before_summary(self, history: History, plan: Plan) -> None:
         config = self.compactor.config

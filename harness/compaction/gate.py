@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from harness.compaction.gate_definitions import extract_definitions
 from harness.errors import ConfigError
 from harness.messages import Message
 from harness.meter import TokenMeter
@@ -68,8 +69,16 @@ class GateConfig:
     """An identifier that shares its shape with more than this many in one message (the rows
     of a table: ``CTN-1001`` … ``CTN-1040``) is left out; the summary has to describe a
     table, the gate keeps facts."""
+    definitions: bool = False
+    """Also keep what no identifier pattern sees (:mod:`harness.compaction.gate_definitions`):
+    definitions (``暗号：夜莺``, ``the password is falcon``), reasons and rules, verbatim. Off
+    here (recorded cassettes carry the gate's output without them); on in ctxlab's profile."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.definitions, bool):
+            raise ConfigError(
+                f"invalid GateConfig: definitions must be a bool, not {self.definitions!r}"
+            )
         for name in ("budget_tokens", "max_item_chars", "max_family"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -88,12 +97,12 @@ class Identifier:
     shown: str
     """How the section lists it (a quoted word with its quotes)."""
     kind: str
-    """``url``, ``path``, ``quoted``, ``id`` or ``number``."""
+    """``url``, ``path``, ``quoted``, ``id``, ``number`` or ``definition``."""
     position: int
     """Order of first appearance in the span."""
     family: int = 1
     """Identifiers of this one's shape (digits as ``#``) in the text where it first
-    appeared, itself included."""
+    appeared, itself included; for a definition, the texts of the span it occurs in."""
 
 
 _ALNUM = "A-Za-z0-9"
@@ -141,7 +150,7 @@ _QUOTES = {
     "ascii": '"{}"',
 }
 _TRAILING = ".,;:!?)]}'\""
-_KIND_RANK = {"path": 0, "url": 1, "quoted": 2, "id": 3, "number": 4}
+_KIND_RANK = {"path": 0, "url": 1, "quoted": 2, "id": 3, "number": 4, "definition": 5}
 
 
 def _classify(match: re.Match[str]) -> tuple[str, str, str] | None:
@@ -257,8 +266,18 @@ class GateResult:
 
 
 def _ranked(missing: list[Identifier], shapes: Counter[str]) -> list[Identifier]:
-    """Rare shapes first, then by kind, then the earlier."""
-    return sorted(missing, key=lambda i: (shapes[_shape(i.text)], _KIND_RANK[i.kind], i.position))
+    """Rare shapes first (a definition: said in fewer texts), then by kind, then the earlier."""
+    rare = {i.text: i.family if i.kind == "definition" else shapes[_shape(i.text)] for i in missing}
+    return sorted(missing, key=lambda i: (rare[i.text], _KIND_RANK[i.kind], i.position))
+
+
+def _with_definitions(found: list[Identifier], texts: list[tuple[str, bool]]) -> list[Identifier]:
+    """``found`` and, after it, the span's definitions that are no identifier already."""
+    known, prose = {i.text for i in found}, [text for text, is_prose in texts if is_prose]
+    extra = [d for d in extract_definitions(prose, GATE_HEADING) if d.text not in known]
+    n = len(found)
+    made = (Identifier(d.text, d.text, "definition", n + d.position, d.count) for d in extra)
+    return [*found, *made]
 
 
 def _text_tokens(meter: TokenMeter) -> Callable[[str], int]:
@@ -304,7 +323,10 @@ def apply_gate(
     budget = (
         config.budget_tokens if budget_tokens is None else min(budget_tokens, config.budget_tokens)
     )
-    found = extract_identifiers(span_texts(span))
+    texts = span_texts(span)
+    found = extract_identifiers(texts)
+    if config.definitions:
+        found = _with_definitions(found, texts)
     eligible = [
         i for i in found if len(i.text) <= config.max_item_chars and i.family <= config.max_family
     ]

@@ -1,7 +1,7 @@
 """What the reports know of each experiment, one module per experiment, and the registry.
 
-Each module (``e1`` … ``e5``, ``x_thrash``, ``x_cost``) holds ``<name>_view``, which reads that
-experiment's ``<ID>.json`` back into the typed view the experiment wrote it from
+Each module (``e1`` … ``e5``, ``x_thrash``, ``x_cost``, ``x_bench``) holds ``<name>_view``,
+which reads that experiment's ``<ID>.json`` back into the typed view the experiment wrote it from
 (:mod:`experiments.views`; it raises :class:`~experiments.views.ShapeError` when the JSON is not
 shaped as the view), and ``<name>_section``, the Measurements section of its page (X-GATE has
 none: its page shows the JSON as recorded). :data:`REPORTS` maps an experiment id to
@@ -22,6 +22,7 @@ from experiments.report.per_experiment.e2 import E2View, e2_section, e2_view
 from experiments.report.per_experiment.e3 import E3View, e3_section, e3_view
 from experiments.report.per_experiment.e4 import E4View, e4_section, e4_view
 from experiments.report.per_experiment.e5 import E5View, e5_section, e5_view
+from experiments.report.per_experiment.x_bench import XBenchView, x_bench_section, x_bench_view
 from experiments.report.per_experiment.x_cost import XCostView, x_cost_section, x_cost_view
 from experiments.report.per_experiment.x_thrash import XThrashView, x_thrash_section, x_thrash_view
 from experiments.report.tables import ExperimentDoc
@@ -36,6 +37,7 @@ __all__ = [
     "E5View",
     "ExperimentReport",
     "View",
+    "XBenchView",
     "XCostView",
     "XThrashView",
     "measurements_section",
@@ -56,7 +58,7 @@ class ExperimentReport(Generic[V]):
     """The Measurements section of its page, given the view and the experiment's own claims."""
 
 
-View = E1View | E2View | E3View | E4View | E5View | XThrashView | XCostView
+View = E1View | E2View | E3View | E4View | E5View | XThrashView | XCostView | XBenchView
 REPORTS: dict[str, ExperimentReport[Any]] = {
     "E1": ExperimentReport(E1View, e1_view, e1_section),
     "E2": ExperimentReport(E2View, e2_view, e2_section),
@@ -65,6 +67,7 @@ REPORTS: dict[str, ExperimentReport[Any]] = {
     "E5": ExperimentReport(E5View, e5_view, e5_section),
     "X-THRASH": ExperimentReport(XThrashView, x_thrash_view, x_thrash_section),
     "X-COST": ExperimentReport(XCostView, x_cost_view, x_cost_section),
+    "X-BENCH": ExperimentReport(XBenchView, x_bench_view, x_bench_section),
 }
 
 

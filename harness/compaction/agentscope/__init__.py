@@ -17,6 +17,7 @@ from harness.compaction.agentscope.compactor import (
     PrefixHook,
 )
 from harness.compaction.agentscope.config import (
+    CTXLAB_GATE,
     DYNAMIC,
     FALLBACK_TRIGGER_TOKENS,
     CompactionConfig,
@@ -38,6 +39,7 @@ from harness.compaction.agentscope.summary import (
 )
 
 __all__ = [
+    "CTXLAB_GATE",
     "DEFAULT_SUMMARY_PROMPT",
     "DYNAMIC",
     "FALLBACK_TRIGGER_TOKENS",

@@ -19,6 +19,7 @@ from harness.summary_outcome import SummaryPolicy
 from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 
 __all__ = [
+    "CTXLAB_GATE",
     "DYNAMIC",
     "FALLBACK_TRIGGER_TOKENS",
     "CompactionConfig",
@@ -118,6 +119,11 @@ class CompactionConfig:
     gate: GateConfig | None = None
     """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
     summary dropped are appended to it. None (the seed's behaviour) turns it off."""
+    refuse_larger_summary: bool = False
+    """ctxlab's size check: a summary (gated, as it would replace the span) that is not smaller
+    than the span it replaces, priced by the config's meter, is refused and nothing is compacted
+    (the summary call was still made). False is AgentScope 2.0.3's behaviour: it has no size
+    check."""
     thrash: ThrashConfig | None = None
     """ctxlab's thrash guard (:mod:`harness.compaction.thrash`): compactions that cannot
     shorten the context enough are not run, and a loop of them stops with an error. None (the
@@ -149,11 +155,16 @@ class CompactionConfig:
         return self.keep_tokens == 0
 
 
+CTXLAB_GATE = GateConfig(definitions=True, budget_tokens=320)
+"""The gate of ctxlab's profile: definitions, reasons and rules too, with a larger budget."""
+
+
 def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
-    the identifier-survival gate and the thrash guard, which neither seed has. Experiments that
-    reproduce the article use ``CompactionConfig()`` (both off) instead."""
-    return CompactionConfig(gate=GateConfig(), thrash=ThrashConfig())
+    what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
+    the size check (a summary not smaller than its span is refused) and the thrash guard.
+    Experiments that reproduce the article use ``CompactionConfig()`` (all off) instead."""
+    return CompactionConfig(gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True)
 
 
 def _check_fields(
@@ -220,6 +231,8 @@ def _problems(config: CompactionConfig) -> list[str]:
     keep, trigger = config.keep_tokens, config.trigger_tokens
     if isinstance(keep, int) and keep > 0 and trigger and keep >= trigger:
         problems.append("keep_tokens must be below a static trigger_tokens")
+    if not isinstance(config.refuse_larger_summary, bool):
+        problems.append("refuse_larger_summary must be True or False")
     if config.reserved < 0:
         problems.append("reserved must not be negative")
     if not 0 < config.keep_tokens_min <= config.keep_tokens_max:

@@ -1,0 +1,198 @@
+"""X-BENCH: the model-free conditions through the real agent loop, the sanity checks the issue
+asks for (full context keeps everything; truncation keeps exactly its window, computed here
+independently of the harness), the scorer, and judges that fail on a bad measurement."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from experiments.base import RunSettings
+from experiments.bench.conditions import BUDGETS, CONDITIONS, Budget
+from experiments.bench.corpus import generate, turn_messages
+from experiments.bench.replay import run_conversation
+from experiments.bench.schema import Conversation, Fact
+from experiments.bench.scoring import (
+    bootstrap,
+    correct,
+    invented_identifiers,
+    normalise,
+    paired,
+    parse_answers,
+    score_run,
+)
+from experiments.bench.suite import bench_conversations
+from experiments.views.x_bench import XBenchView
+from experiments.x_bench import measure
+from experiments.x_bench_claims import claims
+from harness.errors import ScriptError
+from harness.messages import Message
+from harness.testing import FunctionModel
+from harness.tokens import estimate_tokens
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> XBenchView:
+    return measure(RunSettings(tmp_path_factory.mktemp("no-cassettes")))
+
+
+def _claim(view: XBenchView, claim_id: str) -> str:
+    return next(c.status for c in claims(view) if c.claim_id == claim_id)
+
+
+def test_full_context_keeps_every_fact_on_every_conversation(view: XBenchView) -> None:
+    full = [r for r in view.runs if r.condition == "full"]
+    assert len(full) == len(view.conversations) == 18
+    assert all(r.survival == 1.0 and not r.lost and r.compactions == 0 for r in full)
+
+
+def _independent_truncation(conversation: Conversation, budget: Budget) -> list[Message]:
+    """The truncation rule re-done on the corpus's own messages, with no agent: before each
+    model request (after the user message, and after a tool result), once the context costs the
+    trigger, keep the latest user-started run of turns that fits the tail (at least the
+    current turn)."""
+    context: list[Message] = []
+
+    def check() -> None:
+        nonlocal context
+        if estimate_tokens(context) < budget.trigger_tokens:
+            return
+        starts = [n for n, m in enumerate(context) if m.role == "user"]
+        keep = starts[-1]
+        for start in reversed(starts):
+            if estimate_tokens(context[start:]) > budget.keep_tokens:
+                break
+            keep = start
+        context = context[keep:]
+
+    for turn in conversation.turns:
+        messages = turn_messages(turn)
+        context.append(messages[0])
+        check()
+        if turn.tool is not None:
+            context += messages[1:3]
+            check()
+        context.append(messages[-1])
+    return context
+
+
+def _share_in(conversation: Conversation, window: list[Message]) -> float:
+    text = "\n".join(
+        [m.content for m in window] + [c.arguments for m in window for c in m.tool_calls]
+    )
+    facts = [f for f in conversation.facts if f.values]
+    return sum(all(v in text for v in f.values) for f in facts) / len(facts)
+
+
+def test_truncation_keeps_exactly_the_share_inside_its_window(view: XBenchView) -> None:
+    conversations = {c.id: c for c in bench_conversations()}
+    runs = [r for r in view.runs if r.condition == "truncation"]
+    assert len(runs) == 18
+    for run in runs:
+        conversation = conversations[run.conversation]
+        window = _independent_truncation(conversation, BUDGETS[conversation.size])
+        assert run.survival == round(_share_in(conversation, window), 4), run.conversation
+        assert run.window_share == run.survival
+    assert sum(r.survival for r in runs) / len(runs) < 0.5
+
+
+def test_the_model_free_claims_hold_and_the_model_conditions_wait(view: XBenchView) -> None:
+    assert [c.status for c in claims(view)] == ["match"] * 5
+    assert view.not_recorded == [n for n, c in CONDITIONS.items() if c.needs_model]
+    waiting = [c for c in view.conditions if c.status == "not recorded yet"]
+    assert {c.name for c in waiting} == set(view.not_recorded)
+    assert all(c.conversations == 0 for c in waiting)
+
+
+def _with_run(view: XBenchView, condition: str, **changes: object) -> XBenchView:
+    runs = list(view.runs)
+    n = next(i for i, r in enumerate(runs) if r.condition == condition)
+    runs[n] = dataclasses.replace(runs[n], **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(view, runs=runs)
+
+
+def test_the_judges_fail_on_a_bad_measurement(view: XBenchView) -> None:
+    assert _claim(_with_run(view, "full", survival=0.9), "X-BENCH-FULL") == "differs"
+    assert _claim(_with_run(view, "truncation", window_share=0.5), "X-BENCH-TRUNCATION") == (
+        "differs"
+    )
+    masking = next(r for r in view.runs if r.condition == "masking")
+    spoken = _with_run(view, "masking", lost=[*masking.lost, "name"])
+    assert _claim(spoken, "X-BENCH-MASKING") == "differs"
+    gate = next(r for r in view.runs if r.condition == "gate")
+    lost = _with_run(view, "gate", lost=[*gate.lost, "identifier-id"])
+    assert _claim(lost, "X-BENCH-GATE-KINDS") == "differs"
+    beyond = _with_run(view, "gate", survived=[*gate.survived, "code_word"], in_tail=[])
+    assert _claim(beyond, "X-BENCH-GATE-KINDS") == "differs"
+
+
+def test_a_condition_that_needs_a_model_never_runs_without_one() -> None:
+    conversation = generate(1, "2k", "en")
+    with pytest.raises(ScriptError):
+        run_conversation(conversation, CONDITIONS["agentscope"], BUDGETS["2k"])
+
+
+@pytest.mark.parametrize("name", [n for n, c in CONDITIONS.items() if c.needs_model])
+def test_every_model_condition_compacts_by_its_own_rules_and_is_probed(name: str) -> None:
+    conversation = generate(2, "8k", "en")
+
+    def reply(request: object) -> str:
+        assert getattr(request, "purpose", "") in ("summary", "probe")
+        if getattr(request, "purpose", "") == "probe":
+            return "\n".join(f"{n}. not known" for n in range(1, 13))
+        return "## SUMMARY\nThe team checks export papers (booking SO-2026-0000)."
+
+    model = FunctionModel(reply, model_name="scripted-summary")
+    run = run_conversation(conversation, CONDITIONS[name], BUDGETS["8k"], model)
+    score = score_run(conversation, run)
+    assert score.compactions >= 3  # 8K goes through three cycles or more
+    assert score.summary_calls == sum(r.purpose == "summary" for r in model.requests) >= 3
+    assert model.requests[-1].purpose == "probe" and score.answered
+    assert score.invented == ["SO-2026-0000"]
+    right = {f.kind: f.correct for f in score.facts}
+    assert right["abstention"] is True and right["name"] is False
+    gated = name in ("agentscope+gate", "dsh+gate", "ctxlab")
+    if gated:  # the gate appends every identifier the scripted summary dropped
+        assert all(f.survived for f in score.facts if f.kind == "identifier")
+
+
+def _fact(kind: str, expect: list[str], reject: tuple[str, ...] = ()) -> Fact:
+    values, wrong = list(expect), list(reject)
+    return Fact("f", kind, "?", values, values, wrong, 0, "user", 0.0, "early")  # type: ignore[arg-type]
+
+
+def test_answers_are_scored_by_normalised_contains() -> None:
+    assert normalise(" 88,955 EUR ") == "88955eur"
+    assert parse_answers("1. Birch\n2) not known\n 3、青松", 3) == {
+        1: "Birch",
+        2: "not known",
+        3: "青松",
+    }
+    assert parse_answers("no numbers at all", 3) == {}
+    update = _fact("update", ["Birch"], ["Aster"])
+    assert correct(update, "room birch", [])
+    assert not correct(update, "Aster, later Birch", [])
+    assert not correct(_fact("name", ["林晓雯"]), "", [])
+    abstain = _fact("abstention", [])
+    assert correct(abstain, "not known", ["not known"])
+    assert not correct(abstain, "not known, maybe DE-12345", ["not known"])
+    assert not correct(abstain, "DE-12345", ["not known"])
+
+
+def test_invented_identifiers_are_those_nowhere_in_the_conversation() -> None:
+    conversation = generate(1, "2k", "en")
+    real = next(f for f in conversation.facts if f.id == "identifier-id").values[0]
+    assert invented_identifiers(f"booking {real}, see /bin/db_backup.sh", conversation) == [
+        "/bin/db_backup.sh"
+    ]
+
+
+def test_the_bootstrap_is_seeded_and_brackets_the_mean() -> None:
+    values = [0.1, 0.5, 0.4, 0.9, 0.3, 0.6]
+    mean, low, high = bootstrap(values)
+    assert bootstrap(values) == (mean, low, high)
+    assert low <= mean <= high and mean == round(sum(values) / 6, 4)
+    assert paired([1.0] * 6, [0.5] * 6) == (0.5, 0.5, 0.5)
+    with pytest.raises(ValueError):
+        paired([1.0], [])
