@@ -67,6 +67,7 @@ class HarnessAgent:
         schedule: MaintenanceSchedule | None = None,
         windows: Mapping[str, int] = CTXLAB_WINDOWS,
         max_steps: int = 20,
+        max_tool_calls_per_reply: int | None = None,
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
     ) -> None:
@@ -84,7 +85,7 @@ class HarnessAgent:
         self.agent = Agent(
             model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
             history=history, workspace=self.workspace.base, max_steps=max_steps,
-            request_options=request_options,
+            max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
         )  # fmt: skip
 
     def _engine(

@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from harness import json_depth
 from harness.error_bodies import error_body, error_class
 from harness.errors import (
     APIConnectionError,
@@ -342,7 +343,7 @@ def _retryable(status: int) -> bool:
 def _json_object(text: str) -> dict[str, Any] | None:
     """``text`` parsed as a JSON object, or None when it is not one."""
     try:
-        value = json.loads(text)
+        value = json_depth.loads(text)  # a 200,000-deep body is refused, not a RecursionError
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

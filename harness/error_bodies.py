@@ -10,9 +10,9 @@ OpenAI-compatible endpoint), a JSON string or plain text.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from harness import json_depth
 from harness.errors import (
     APIStatusError,
     AuthenticationError,
@@ -69,7 +69,7 @@ def error_body(text: str) -> dict[str, Any]:
     """The error object of an error body: a JSON object, the first object of a JSON list (as
     Gemini's OpenAI-compatible endpoint sends), else ``{}`` (a plain string is the message)."""
     try:
-        value = json.loads(text)
+        value = json_depth.loads(text)
     except ValueError:
         return {}
     if isinstance(value, list) and value and isinstance(value[0], dict):
