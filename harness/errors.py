@@ -31,7 +31,7 @@
     │   ├── EventLogLockError        the OS file lock on the log could not be taken
     │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
     │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
-    ├── StateStoreError              a state journal line before the last cannot be read
+    ├── StateStoreError              a state checkpoint or journal cannot be read (names the file)
     └── CompactionError              a compaction attempt failed; the surface is as it was
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
@@ -257,7 +257,8 @@ class EventLogLockError(EventLogError):
 
 
 class StateStoreError(CtxlabError):
-    """A state store's journal has an unreadable line before its last one."""
+    """A state store's checkpoint or journal cannot be read (bad JSON, bad bytes, a missing
+    field, a record that is not a message); the message names the file and what to do."""
 
 
 class CompactionError(CtxlabError):
