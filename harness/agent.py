@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.compaction.agentscope import CompactionRecord
 from harness.compaction.engine import CompactionEngine
+from harness.disk_errors import on_disk
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message, ToolCall
@@ -217,8 +218,15 @@ class Agent:
         for number, tool_call in enumerate(message.tool_calls):
             text = self.toolbox.run(tool_call) if number < cap else _not_run(tool_call, asked, cap)
             result = Message.tool(tool_call.id, text, tool_name=tool_call.name)
-            results.append(self.offloader.apply(result) if self.offloader else result)
+            results.append(self._offloaded(result))
         return results
+
+    def _offloaded(self, result: Message) -> Message:
+        if self.offloader is None:
+            return result
+        folder = self.offloader.workspace / self.offloader.folder
+        with on_disk(folder, "save a large tool result in"):  # a full disk: StorageError
+            return self.offloader.apply(result)
 
     def _extend(self, messages: list[Message]) -> None:
         self.history.append(messages)

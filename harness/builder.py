@@ -22,6 +22,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
+from harness.disk_errors import on_disk
 from harness.errors import ConfigError
 from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
@@ -72,21 +73,21 @@ class HarnessAgent:
         store: Literal["state", "eventlog"] = "state",
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
-        self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-        hooks_on, tools_on = not disable_memory_hooks, not disable_memory_tools
-        self.memory = MemoryRuntime(
-            self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
-            tools_enabled=tools_on, schedule=schedule,
-        )  # fmt: skip
-        history = self._resumed(self._history(store, session_id))
-        engine = None
-        if not disable_compaction:
-            engine = self._engine(compaction, model, history, summary_model, windows)
-        self.agent = Agent(
-            model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
-            history=history, workspace=self.workspace.base, max_steps=max_steps,
-            max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
-        )  # fmt: skip
+        with on_disk(Path(workspace_root) / user_id, "set up the workspace in"):  # StorageError
+            self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
+            self.memory = MemoryRuntime(
+                self.workspace, memory_model or model, memory,
+                hooks_enabled=not disable_memory_hooks, tools_enabled=not disable_memory_tools,
+                schedule=schedule,
+            )  # fmt: skip
+            history = self._resumed(self._history(store, session_id))
+            off = disable_compaction
+            engine = self._engine(compaction, model, history, summary_model, windows, off=off)
+            self.agent = Agent(
+                model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
+                history=history, workspace=self.workspace.base, max_steps=max_steps,
+                max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
+            )  # fmt: skip
 
     def _engine(
         self,
@@ -95,7 +96,11 @@ class HarnessAgent:
         history: History,
         summary_model: ChatModel | None,
         windows: Mapping[str, int],
-    ) -> CompactionEngine:
+        *,
+        off: bool = False,
+    ) -> CompactionEngine | None:
+        if off:  # disable_compaction=True
+            return None
         if config is None:  # a caller without type checks
             raise ConfigError(
                 "compaction=None is not a setting: leave compaction out for AgentScope's "
@@ -123,8 +128,10 @@ class HarnessAgent:
         return open_history(self.workspace.fs, session_id, store, clock)  # refuses symlinks
 
     def call(self, user_text: str) -> CallResult:
-        """One call of the agent; flush and maintenance follow in the background."""
-        return self.agent.call(user_text)
+        """One call of the agent; flush and maintenance follow in the background. A full disk
+        or a read-only mount is a :class:`~harness.errors.StorageError` naming the file."""
+        with on_disk(self.workspace.base, "write a file in"):
+            return self.agent.call(user_text)
 
     def await_quiescence(self, timeout: float = 60.0) -> bool:
         """Wait for the background memory work of earlier calls."""

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
 from harness.compaction.record import EngineName
+from harness.disk_errors import on_disk
 from harness.errors import SurfaceError
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -55,9 +57,14 @@ class EventLogHistory:
         return self.log.messages()
 
     def append(self, messages: Sequence[Message]) -> None:
-        """Append each message as a surface node."""
-        for message in messages:
-            self.log.append_message(message)
+        """Append each message as a surface node (an OSError is a StorageError naming the log)."""
+        with on_disk(self._where, "append to the event log"):
+            for message in messages:
+                self.log.append_message(message)
+
+    @property
+    def _where(self) -> Path | str:
+        return self.log.path or "the in-memory event log"
 
     def record_prefix(self, prefix: Sequence[Message]) -> None:
         """Nothing to write, by design: every message of ``prefix`` is already an event of
@@ -81,7 +88,8 @@ class EventLogHistory:
         data = json.loads(json.dumps(_header_data(header)))  # as the log holds it: lists
         latest = self._latest_header_event()
         if latest is None or thaw(latest.data) != data:  # frozen tuples never equal lists
-            self.log.append("request/header", data)
+            with on_disk(self._where, "append to the event log"):
+                self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
         """The last logged request header, or an empty one. Its tools are plain dicts (the
@@ -96,7 +104,9 @@ class EventLogHistory:
     def close_interrupted_calls(self) -> list[Message]:
         """On resume: close the tool calls a crash left without results (each gets a synthetic
         result saying it was interrupted, logged with ``interrupted``); returns them."""
-        return [event.message for event in self.log.close_interrupted_calls() if event.message]
+        with on_disk(self._where, "append to the event log"):
+            closed = self.log.close_interrupted_calls()
+        return [event.message for event in closed if event.message]
 
     def _latest_header_event(self) -> Event | None:
         return self.log.latest("request/header")
