@@ -80,9 +80,12 @@ def escape_html(markdown: str) -> str:
     for line in markdown.split("\n"):
         opening = _FENCE.match(line)
         if fence_mark:
-            if opening and opening.group(1)[0] == fence_mark[0] and len(opening.group(1)) >= len(
-                fence_mark
-            ) and not line.strip().strip(fence_mark[0]):
+            if (
+                opening
+                and opening.group(1)[0] == fence_mark[0]
+                and len(opening.group(1)) >= len(fence_mark)
+                and not line.strip().strip(fence_mark[0])
+            ):
                 fence_mark = ""
             lines.append(line)
         elif opening:
