@@ -25,7 +25,7 @@ def main() -> None:
     made, error = 0, None
     try:
         session = agent(root, store)
-        for made in range(turns):  # noqa: B007  # the count is reported
+        for made in range(turns):  # the count is reported
             session.call(f"turn {made} " + "x" * 2000)
     except Exception as exc:  # what reaches a user of the library, whatever it is
         error = exc

@@ -87,9 +87,8 @@ def test_a_key_in_instructions_is_not_kept_in_audit_jsonl(
 def test_an_offloaded_tool_result_keeps_no_key(tmp_path: Path) -> None:
     huge = f"token={OTHER_KEY}\n" + "row\n" * 30_000 + f"export KEY {OTHER_KEY}\n" + "z\n" * 10
     dump = Tool("dump", "dump everything", {"type": "object", "properties": {}}, lambda: huge)
-    model = ScriptedModel(
-        [Message.assistant("", tool_calls=(ToolCall("c1", "dump", "{}"),)), Message.assistant("done")]
-    )
+    call = Message.assistant("", tool_calls=(ToolCall("c1", "dump", "{}"),))
+    model = ScriptedModel([call, Message.assistant("done")])
     agent = Agent(model, tools=[dump], workspace=tmp_path)
     agent.call("dump it")
     saved = list((tmp_path / "large_tool_results").glob("*.txt"))

@@ -168,8 +168,12 @@ def test_profiles() -> None:
     assert CompactionConfig().thrash is None and CompactionConfig().gate is None
     profile = ctxlab_profile()
     assert profile.thrash == ThrashConfig() and profile.gate == GateConfig()
-    assert {k: v for k, v in profile.__dict__.items() if k not in ("thrash", "gate")} == {
-        k: v for k, v in CompactionConfig().__dict__.items() if k not in ("thrash", "gate")
+    assert (
+        profile.summary_chunk_tokens == 16_000 and CompactionConfig().summary_chunk_tokens is None
+    )
+    ours = ("thrash", "gate", "summary_chunk_tokens")  # ctxlab's own, off in the seed's profile
+    assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
+        k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }
 
 

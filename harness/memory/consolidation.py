@@ -69,8 +69,6 @@ class ConsolidationOutcome:
     """Size of MEMORY.md after the run."""
     log_line: str
     error: str | None = None
-    more: bool = False
-    """Fresh entries were left for another batch (the request budget was full)."""
 
 
 class Consolidator:
@@ -95,6 +93,8 @@ class Consolidator:
         self.max_request_tokens = count("consolidation max_request_tokens", max_request_tokens)
         """No consolidation request is larger (estimated): fresh entries go in batches."""
         self.attempts = 2
+        self._left = 0
+        """Fresh entries the last batch left for the next (the request budget was full)."""
         """Runs of the model when the compare-and-swap finds MEMORY.md changed meanwhile."""
 
     def consolidate(self) -> ConsolidationOutcome:
@@ -108,10 +108,9 @@ class Consolidator:
         try:
             with self.workspace.consolidation_lock():
                 outcome = self._batch()
-                first = outcome
-                while outcome.status == "written" and outcome.more:  # a backlog, batch by batch
-                    outcome = _merged(first, self._batch())
-                    first = outcome
+                # a backlog, batch by batch: each advances the watermark, so this ends
+                while outcome.status == "written" and self._left:
+                    outcome = _merged(outcome, self._batch())
                 return outcome
         except LockTimeoutError as exc:
             line = f"Memory consolidation did not run: {exc}"
@@ -127,6 +126,7 @@ class Consolidator:
         return self._attempt()
 
     def _attempt(self) -> ConsolidationOutcome:
+        self._left = 0
         watermark = self.workspace.read_watermark()
         memory = self.workspace.read_memory()
         every = self.workspace.entries(since=watermark)
@@ -142,7 +142,8 @@ class Consolidator:
         # Scanned like a cassette before it is written: no key reaches MEMORY.md.
         text = redact_for_storage(rewrite.text, "MEMORY.md") + "\n"
         outcome = self._commit(memory, watermark, text, fresh, cut=shown != memory)
-        return dataclasses.replace(outcome, more=len(fresh) < len(every))
+        self._left = len(every) - len(fresh) if outcome.status == "written" else 0
+        return outcome
 
     def _fitting(self, fresh: list[DailyEntry], room: int) -> list[DailyEntry]:
         """The oldest fresh entries whose text fits in ``room`` characters (at least one; the

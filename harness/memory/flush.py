@@ -27,6 +27,7 @@ __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]
 logger = logging.getLogger("harness.memory")
 
 NO_REPLY = "NO_REPLY"
+WINDOW_HEAD = "Extract NEW memories from this conversation window:\n"
 LEDGER_CUT = "... (older entries of today's ledger left out) ..."
 MIN_CHUNK_CHARS = 2_000
 """A conversation chunk is never smaller, however much MEMORY.md and the ledger take."""
@@ -116,14 +117,15 @@ class MemoryFlusher:
             return None
         self._last_flush = self.workspace.clock()
         context = self._context()
-        room = int(self.max_request_tokens * CHARS_PER_TOKEN) - len(self.prompt) - len(context)
+        fixed = len(self.prompt) + len(context) + len(WINDOW_HEAD) + 2
+        room = int(self.max_request_tokens * CHARS_PER_TOKEN) - fixed
         written = None
         for chunk in render_chunks(messages, max(room, MIN_CHUNK_CHARS)):
             written = self._flush_chunk(context, chunk) or written
         return written
 
     def _flush_chunk(self, context: str, conversation: str) -> DailyEntry | None:
-        window = f"Extract NEW memories from this conversation window:\n{conversation}"
+        window = f"{WINDOW_HEAD}{conversation}"
         request = ChatRequest(
             messages=(
                 Message.system(self.prompt),

@@ -122,6 +122,10 @@ class CompactionConfig:
     """ctxlab's thrash guard (:mod:`harness.compaction.thrash`): compactions that cannot
     shorten the context enough are not run, and a loop of them stops with an error. None (the
     seed's behaviour) turns it off."""
+    summary_chunk_tokens: int | None = None
+    """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
+    transcript is longer than this many estimated tokens is summarised in chunks that fit, and
+    a failed chunk keeps the history as it was. None (the seed's behaviour): one call."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
@@ -149,11 +153,19 @@ class CompactionConfig:
         return self.keep_tokens == 0
 
 
+CTXLAB_SUMMARY_CHUNK_TOKENS = 16_000
+"""ctxlab's profile: the largest transcript one summary call carries (estimated tokens), well
+inside every window of the table; a longer backlog is summarised in chunks."""
+
+
 def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
-    the identifier-survival gate and the thrash guard, which neither seed has. Experiments that
+    the identifier-survival gate, the thrash guard and backlog chunking, which neither seed
+    has. Experiments that
     reproduce the article use ``CompactionConfig()`` (both off) instead."""
-    return CompactionConfig(gate=GateConfig(), thrash=ThrashConfig())
+    return CompactionConfig(
+        gate=GateConfig(), thrash=ThrashConfig(), summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS
+    )
 
 
 def _check_fields(
@@ -189,6 +201,9 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     for name, value in ints.items():
         if isinstance(value, bool) or not isinstance(value, int):
             problems.append(f"{name} must be a whole number, not {value!r}")
+    chunk = config.summary_chunk_tokens
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        problems.append(f"summary_chunk_tokens must be None or a whole number >= 1, not {chunk!r}")
     ratio = config.keep_tokens_ratio
     if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1:
         problems.append(f"keep_tokens_ratio must be in (0, 1], not {ratio!r}")
