@@ -50,12 +50,20 @@ def read_baseline(path: Path) -> list[dict[str, str]]:
     path = Path(path)
     if not path.is_file():
         raise ExperimentError(f"No claims baseline at {path}; run `ctxlab run` to write one.")
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ExperimentError(f"{path} is not a claims table (no {', '.join(missing)} column).")
-        rows = [{k: v or "" for k, v in row.items() if k is not None} for row in reader]
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+            if missing:
+                columns = ", ".join(missing)
+                raise ExperimentError(f"{path} is not a claims table (no {columns} column).")
+            rows = [{k: v or "" for k, v in row.items() if k is not None} for row in reader]
+    except (UnicodeDecodeError, csv.Error) as exc:  # UTF-16, a field past csv's 128 KiB limit
+        raise ExperimentError(
+            f"{path} cannot be read as a claims table ({exc}); it must be UTF-8 CSV as "
+            "`ctxlab run` writes it: restore it with `git checkout reports/claims.csv` or run "
+            "`ctxlab run` to write it again."
+        ) from None
     keys = Counter(claim_key(row) for row in rows)
     duplicates = sorted(key for key, count in keys.items() if count > 1)
     if duplicates:

@@ -22,9 +22,10 @@ from typing import Any
 
 from harness.compaction.agentscope import CompactionRecord
 from harness.compaction.engine import CompactionEngine
+from harness.disk_errors import on_disk
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
-from harness.messages import Message
+from harness.messages import Message, ToolCall
 from harness.meter.ledger import Ledger, same_message
 from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
@@ -63,6 +64,7 @@ class Agent:
         history: History | None = None,
         workspace: Path | None = None,
         max_steps: int = 20,
+        max_tool_calls_per_reply: int | None = None,
         request_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.model = model
@@ -70,6 +72,13 @@ class Agent:
         self.toolbox = ToolBox(tools)
         self.hooks = list(hooks)
         self.max_steps = count("max_steps", max_steps)
+        self.max_tool_calls_per_reply = (
+            self.max_steps
+            if max_tool_calls_per_reply is None
+            else count("max_tool_calls_per_reply", max_tool_calls_per_reply)
+        )
+        """At most this many tool calls of one reply are run (``max_steps`` unless given); the
+        rest are answered with an error result, so every call keeps its result."""
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
@@ -89,7 +98,9 @@ class Agent:
         """Answer one user message, using tools as the model asks; see the module docstring.
 
         Past ``max_steps`` requests a :class:`StepLimitExceededError` carries what the call
-        had produced (``partial``)."""
+        had produced (``partial``). One reply's tool calls past ``max_tool_calls_per_reply``
+        (``max_steps`` by default, so the step limit bounds the tools run per reply too) are
+        not run: each is answered with an error result, so every call keeps its result."""
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
@@ -200,12 +211,31 @@ class Agent:
 
     def _run_tools(self, message: Message) -> list[Message]:
         results = []
-        for tool_call in message.tool_calls:
-            text = self.toolbox.run(tool_call)
+        cap = self.max_tool_calls_per_reply
+        asked = len(message.tool_calls)
+        if asked > cap:
+            logger.warning("A reply asked for %d tool calls; running the first %d", asked, cap)
+        for number, tool_call in enumerate(message.tool_calls):
+            text = self.toolbox.run(tool_call) if number < cap else _not_run(tool_call, asked, cap)
             result = Message.tool(tool_call.id, text, tool_name=tool_call.name)
-            results.append(self.offloader.apply(result) if self.offloader else result)
+            results.append(self._offloaded(result))
         return results
+
+    def _offloaded(self, result: Message) -> Message:
+        if self.offloader is None:
+            return result
+        folder = self.offloader.workspace / self.offloader.folder
+        with on_disk(folder, "save a large tool result in"):  # a full disk: StorageError
+            return self.offloader.apply(result)
 
     def _extend(self, messages: list[Message]) -> None:
         self.history.append(messages)
         self._call_messages.extend(messages)
+
+
+def _not_run(call: ToolCall, asked: int, cap: int) -> str:
+    """The result of a tool call past the per-reply cap: an error the model can act on."""
+    return (
+        f"Error: {call.name} was not run: the reply asked for {asked} tool calls and at most "
+        f"{cap} are run per reply; ask again for the ones still needed."
+    )

@@ -31,6 +31,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import EngineConfig, flushes, make_engine
+from harness.disk_errors import on_disk
 from harness.errors import ConfigError, SessionBusyError
 from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
@@ -83,26 +84,29 @@ class HarnessAgent:
         schedule: MaintenanceSchedule | None = None,
         windows: Mapping[str, int] = CTXLAB_WINDOWS,
         max_steps: int = 20,
+        max_tool_calls_per_reply: int | None = None,
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         log_format: LogFormat | None = None,
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
-        self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-        self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
-        self.memory = MemoryRuntime(
-            self.workspace, memory_model or model, memory, hooks_enabled=not disable_memory_hooks,
-            tools_enabled=not disable_memory_tools, schedule=schedule,
-        )  # fmt: skip
-        self.history = history = self._resumed(self._history(store, session_id, log_format, model))
-        self.agent = Agent(
-            model, system_prompt, [*tools, *self.memory.tools()],
-            self._engine(compaction, model, history, summary_model, windows, disable_compaction),
-            hooks=[self.memory],
-            history=history, workspace=self.workspace.base, max_steps=max_steps,
-            request_options=request_options,
-        )  # fmt: skip
+        with on_disk(Path(workspace_root) / user_id, "set up the workspace in"):  # StorageError
+            self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
+            self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
+            self.memory = MemoryRuntime(
+                self.workspace, memory_model or model, memory,
+                hooks_enabled=not disable_memory_hooks, tools_enabled=not disable_memory_tools,
+                schedule=schedule,
+            )  # fmt: skip
+            history = self._resumed(self._history(store, session_id, log_format, model))
+            self.history, off = history, disable_compaction
+            engine = self._engine(compaction, model, history, summary_model, windows, off=off)
+            self.agent = Agent(
+                model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
+                history=history, workspace=self.workspace.base, max_steps=max_steps,
+                max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
+            )  # fmt: skip
 
     def _engine(
         self,
@@ -111,9 +115,10 @@ class HarnessAgent:
         history: History,
         summary_model: ChatModel | None,
         windows: Mapping[str, int],
-        disabled: bool,
+        *,
+        off: bool = False,
     ) -> CompactionEngine | None:
-        if disabled:
+        if off:  # disable_compaction=True
             return None
         if config is None:  # a caller without type checks
             raise ConfigError(
@@ -159,8 +164,12 @@ class HarnessAgent:
     def call(self, user_text: str) -> CallResult:
         """One call of the agent, holding the session for the whole turn; flush and
         maintenance follow in the background. SessionBusyError (nothing written) when another
-        writer held the session for longer than ``busy_timeout`` seconds."""
-        with session_lock(self.session_lock, "call", self.busy_timeout):
+        writer held the session for longer than ``busy_timeout`` seconds; a full disk or a
+        read-only mount is a :class:`~harness.errors.StorageError` naming the file."""
+        with (
+            on_disk(self.workspace.base, "write a file in"),
+            session_lock(self.session_lock, "call", self.busy_timeout),
+        ):
             self.history.catch_up()  # what another writer saved since
             self.history.close_interrupted_calls()  # left open by a writer that died
             return self.agent.call(user_text)

@@ -10,7 +10,9 @@ JSON error object, a JSON list or a plain-text body), is a ``ContextLengthExceed
 reply is read strictly (:mod:`harness.replies`) so a bad one is refused before anything of it
 is appended to a history.
 The API key is sent only in the ``Authorization`` header; it never appears in ``repr``, in
-exception messages or in log records.
+exception messages or in log records, and an error body passes the secret scanner
+(:mod:`harness.secrets`) before any of it reaches an exception, so another key a provider
+echoes (a proxy's, a key from the request) is redacted too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from harness import json_depth
 from harness.error_bodies import error_body, error_class
 from harness.errors import (
     APIConnectionError,
@@ -38,6 +41,7 @@ from harness.errors import (
 )
 from harness.model import ChatRequest, ChatResponse
 from harness.replies import parse_usage, read_completion
+from harness.secrets import redact_text
 from harness.timeouts import Timeouts
 from harness.validation import seconds, whole_number
 
@@ -261,7 +265,7 @@ class ChatClient:
         self, exc: httpx.TransportError, attempts: int, deadline: float, out_of_time: bool = False
     ) -> APIConnectionError:
         """The error for a failed last attempt; ``out_of_time``: no retry fitted in the total."""
-        reason = _ERRNO_PREFIX.sub("", self._redact(str(exc))) or type(exc).__name__
+        reason = _ERRNO_PREFIX.sub("", _scrubbed(self._redact(str(exc)))) or type(exc).__name__
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
         timed_out = isinstance(exc, httpx.TimeoutException)
         total = f"the total timeout of {self._timeouts.total:g} s"
@@ -276,7 +280,9 @@ class ChatClient:
         return APIConnectionError(f"could not reach {self._url}: {reason[:1].lower()}{reason[1:]}")
 
     def _status_error(self, response: httpx.Response, text: str) -> APIStatusError:
-        """The :class:`APIStatusError` subclass for an error response."""
+        """The :class:`APIStatusError` subclass for an error response (its body scrubbed of
+        anything the secret scanner finds before it reaches the message or ``body``)."""
+        text = _scrubbed(text)
         body = error_body(text)
         error = body.get("error")
         error = error if isinstance(error, Mapping) else {"message": error}
@@ -304,11 +310,17 @@ class ChatClient:
             raise self._format_error(response, str(exc)) from None
 
     def _format_error(self, response: httpx.Response, what: str) -> ResponseFormatError:
+        what = _scrubbed(what)  # it may quote the body, which may echo a key
         return ResponseFormatError(f"{self._host} answered {response.status_code} with {what}")
 
     def _redact(self, text: str) -> str:
         """``text`` with the API key blanked out, in case a server echoes it."""
         return text.replace(self._api_key, "[redacted]")
+
+
+def _scrubbed(text: str) -> str:
+    """``text`` with every secret :func:`harness.secrets.redact_text` finds redacted."""
+    return redact_text(text)[0]
 
 
 def _timeouts(timeout: Timeouts | float | None) -> Timeouts:
@@ -331,7 +343,7 @@ def _retryable(status: int) -> bool:
 def _json_object(text: str) -> dict[str, Any] | None:
     """``text`` parsed as a JSON object, or None when it is not one."""
     try:
-        value = json.loads(text)
+        value = json_depth.loads(text)  # a 200,000-deep body is refused, not a RecursionError
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -3,15 +3,16 @@
 A 413, or a 400 whose message says the context is too long, is a
 :class:`~harness.errors.ContextLengthExceededError`, so the agent forces a compaction and retries
 once. The message is recognised in DeepSeek's, OpenAI's, Anthropic's, Gemini's and llama.cpp's
-wordings, whether the body is a JSON error object, a JSON list of them (Gemini's
+wordings (and AWS Bedrock's plain-text "Input is too long for requested model."), whether
+the body is a JSON error object, a JSON list of them (Gemini's
 OpenAI-compatible endpoint), a JSON string or plain text.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from harness import json_depth
 from harness.errors import (
     APIStatusError,
     AuthenticationError,
@@ -45,6 +46,8 @@ _CONTEXT_LENGTH_PHRASES = (
     "input token count",  # Gemini: "The input token count (1196265) exceeds the maximum ..."
     "exceeds the maximum number of tokens",  # Gemini
     "context window",  # "exceeds the context window", "context_window_exceeded"
+    "input is too long",  # AWS Bedrock: "Input is too long for requested model." (plain text)
+    "too long for requested model",
 )
 
 
@@ -66,7 +69,7 @@ def error_body(text: str) -> dict[str, Any]:
     """The error object of an error body: a JSON object, the first object of a JSON list (as
     Gemini's OpenAI-compatible endpoint sends), else ``{}`` (a plain string is the message)."""
     try:
-        value = json.loads(text)
+        value = json_depth.loads(text)
     except ValueError:
         return {}
     if isinstance(value, list) and value and isinstance(value[0], dict):

@@ -33,7 +33,8 @@
     │   ├── EventLogLockError        the OS file lock on the log could not be taken
     │   ├── CompactionBusyError      an unclosed compaction/start holds the lock
     │   └── LogCorruptError          a line of the log cannot be read (not a torn last line)
-    ├── StateStoreError              a state journal line before the last cannot be read
+    ├── StateStoreError              a state checkpoint or journal cannot be read (names the file)
+    ├── StorageError                 the disk refused a read or write (full, read-only, denied)
     └── CompactionError              a compaction attempt failed; the surface is as it was
         ├── SummaryError             the summary call failed, was cut off, or did not shrink
         ├── SurfaceChangedError      the history changed while the summary was being written
@@ -50,6 +51,7 @@ unknown tool) are not exceptions at all but are fed back to the model as tool re
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # a type-only edge: harness.results never imports this module's importers
@@ -89,6 +91,7 @@ __all__ = [
     "SessionBusyError",
     "StateStoreError",
     "StepLimitExceededError",
+    "StorageError",
     "SummaryError",
     "SurfaceChangedError",
     "SurfaceError",
@@ -267,7 +270,19 @@ class EventLogLockError(EventLogError):
 
 
 class StateStoreError(CtxlabError):
-    """A state store's journal has an unreadable line before its last one."""
+    """A state store's checkpoint or journal cannot be read (bad JSON, bad bytes, a missing
+    field, a record that is not a message); the message names the file and what to do."""
+
+
+class StorageError(CtxlabError):
+    """The disk refused a read or a write of a store's file: it is full, mounted read-only,
+    or the permissions forbid it. ``path`` is the file (or folder) and ``errno`` the OS error
+    number; the message says what to do. What was saved before is kept."""
+
+    def __init__(self, message: str, *, path: Path, errno: int | None) -> None:
+        self.path = path
+        self.errno = errno
+        super().__init__(message)
 
 
 class CompactionError(CtxlabError):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from harness import json_depth
 from harness.content_blocks import read_content
 from harness.errors import ContentFormatError, PairingError
 
@@ -58,7 +59,7 @@ class ToolCall:
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ``ValueError`` when they are not a JSON object."""
-        value = json.loads(self.arguments or "{}")
+        value = json_depth.loads(self.arguments or "{}")  # depth bounded before parsing
         if not isinstance(value, dict):
             raise ValueError(f"arguments of {self.name} are not a JSON object: {self.arguments}")
         return value

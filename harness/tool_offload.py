@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.messages import Message
 from harness.safe_paths import SafeRoot
+from harness.secrets import redact_for_storage
 
 __all__ = ["OFFLOAD_EXCLUDED_TOOLS", "LargeResultOffloader"]
 
@@ -39,6 +40,9 @@ there is no seed list to follow; these are the nine of AgentScope 2.0.3's source
 class LargeResultOffloader:
     """Offload tool results longer than ``max_chars`` characters to ``large_tool_results/``.
 
+    The saved text and its preview pass the secret scanner (:mod:`harness.secrets`): a key in
+    the result is ``[REDACTED]`` in both, so ``read_file`` gives back the text less its secrets.
+
     Characters, not tokens: no tokenizer is needed, and the move is reversible because
     ``read_file`` on the path returns the full text.
     """
@@ -57,12 +61,16 @@ class LargeResultOffloader:
             return message
         if message.metadata.get("tool_name") in self.excluded_tools:
             return message
+        original_chars = len(text)
+        # the file outlives the session on disk: the secret scanner redacts a key in it (and in
+        # the preview, cut from the same text), logging where by line and pattern only
+        text = redact_for_storage(text, f"{self.folder}/ (an offloaded tool result)")
         relative = self._relative_path(text)
         SafeRoot(self.workspace).write_atomic(relative, text)  # never through a symlink
         logger.info(
             "Offloaded large tool result [id=%s, chars=%d]", message.tool_call_id, len(text)
         )
-        metadata = {**message.metadata, "offloaded_to": relative, "original_chars": len(text)}
+        metadata = {**message.metadata, "offloaded_to": relative, "original_chars": original_chars}
         return dataclasses.replace(
             message, content=self._placeholder(text, relative), metadata=metadata
         )

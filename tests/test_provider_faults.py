@@ -303,6 +303,8 @@ OVERFLOWS = {
     "gemini": json_reply(GEMINI, 400),
     "gemini-openai-list": json_reply([GEMINI], 400),
     "plain-string": text_reply("This model's maximum context length is 8192 tokens", 400),
+    # issue 25: a provider (AWS Bedrock's wording) answering as plain text, no JSON at all
+    "plain-text-input-too-long": text_reply("Input is too long for requested model.", 400),
     "json-string": json_reply("prompt is too long", 400),
     "error-as-string": json_reply({"error": "context window exceeded"}, 400),
     "413": text_reply("Request Entity Too Large", 413),

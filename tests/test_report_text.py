@@ -18,6 +18,7 @@ from experiments.report.glossary import (
     gloss_text,
     unglossed,
 )
+from experiments.report.markdown import escape_html
 from experiments.report.plots import PLOT_FONT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,8 @@ def test_every_chinese_text_in_claims_md_has_a_gloss(built: Path) -> None:
         for run in chinese_runs(bare):
             english = GLOSSES.get(run.strip("“”‘’"))
             assert english is not None, f"{path.name}: no gloss for {run!r}"
-            assert f"{run} (“{english}”)" in text, f"{path.name}: {run!r} shown without gloss"
+            glossed = escape_html(f"{run} (“{english}”)")  # a Markdown page escapes HTML
+            assert glossed in text, f"{path.name}: {run!r} shown without gloss"
 
 
 def test_every_chinese_text_in_the_experiment_pages_is_glossed(built: Path) -> None:
@@ -65,7 +67,7 @@ def test_every_chinese_text_in_the_experiment_pages_is_glossed(built: Path) -> N
         for run in chinese_runs(re.sub(r" \(“[^\n]*?”\)", "", text)):  # glosses taken out
             english = GLOSSES.get(run.strip("“”‘’"))
             assert english is not None, f"{path.name}: no gloss for {run!r}"
-            assert english in text, f"{path.name}: {run!r} is shown without its gloss"
+            assert escape_html(english) in text, f"{path.name}: {run!r} is shown without its gloss"
 
 
 def test_a_chinese_text_without_a_gloss_is_caught() -> None:

@@ -170,7 +170,10 @@ def test_profiles() -> None:
     assert profile.thrash == ThrashConfig() and profile.refuse_larger_summary
     assert profile.gate == GateConfig(definitions=True, budget_tokens=320)
     assert not CompactionConfig().refuse_larger_summary and not GateConfig().definitions
-    ours = ("thrash", "gate", "refuse_larger_summary")
+    assert (
+        profile.summary_chunk_tokens == 16_000 and CompactionConfig().summary_chunk_tokens is None
+    )
+    ours = ("thrash", "gate", "refuse_larger_summary", "summary_chunk_tokens")  # ctxlab's own
     assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
         k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }

@@ -20,6 +20,7 @@ from vcr.serialize import deserialize as vcr_deserialize
 from vcr.serialize import serialize as vcr_serialize
 
 from experiments.errors import CassetteError
+from harness import json_depth
 from harness.files import write_atomic
 
 __all__ = [
@@ -65,7 +66,7 @@ def encode_body(body: str | bytes | None) -> Any:
     else:
         text = body
     try:
-        parsed = json.loads(text)
+        parsed = json_depth.loads(text)
     except ValueError:
         return text
     if not isinstance(parsed, dict | list):
@@ -103,7 +104,7 @@ class CassetteSerializer:
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
         """ctxlab JSON back into vcrpy's cassette dict (bodies as vcrpy stored them)."""
-        data = json.loads(text)
+        data = json_depth.loads(text)
         data["interactions"] = [_decode_interaction(i) for i in data.get("interactions", [])]
         return data
 
@@ -147,7 +148,7 @@ class Utf8Persister:
 def load_cassette_json(path: Path) -> dict[str, Any]:
     """The cassette at ``path`` as a JSON object; :class:`CassetteError` when it is not one."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_depth.loads(path.read_text(encoding="utf-8"))  # depth bounded first
     except (OSError, ValueError) as exc:
         raise CassetteError(f"Cassette {path} cannot be read as JSON: {exc}.") from None
     if not isinstance(data, dict):
@@ -158,7 +159,7 @@ def load_cassette_json(path: Path) -> dict[str, Any]:
 def read_recording(path: Path) -> dict[str, Any]:
     """What vcrpy recorded into ``path`` (no interactions when it wrote nothing)."""
     text = path.read_text(encoding="utf-8")
-    return json.loads(text) if text.strip() else {"version": 1, "interactions": []}
+    return json_depth.loads(text) if text.strip() else {"version": 1, "interactions": []}
 
 
 def with_provenance(provenance: Mapping[str, Any], recording: Mapping[str, Any]) -> str:

@@ -18,6 +18,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request as VcrRequest
 
 from experiments.errors import CassetteMismatchError
+from harness import json_depth
 
 __all__ = [
     "MATCH_ON",
@@ -86,7 +87,7 @@ def _scalar_difference(new: Any, recorded: Any, where: str) -> str:
 def _parsed(body: Any) -> Any:
     if isinstance(body, bytes | str):
         try:
-            return json.loads(body)
+            return json_depth.loads(body)
         except ValueError:
             return body
     return body

@@ -14,6 +14,7 @@ import pandas as pd
 __all__ = [
     "NEWLINE_MARK",
     "and_list",
+    "escape_html",
     "fence",
     "flat_text",
     "markdown_table",
@@ -45,6 +46,54 @@ def short_sha(digest: str) -> str:
 def and_list(names: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:.*?[^`])??\1(?!`)", re.DOTALL)
+_HTML_CHARS = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_LINE_BREAK = "<br>"
+
+
+def _escape_prose(text: str) -> str:
+    """``&``, ``<`` and ``>`` of ``text`` as entities, except the ``<br>`` tables put in cells."""
+    parts = text.split(_LINE_BREAK)
+    return _LINE_BREAK.join(re.sub(r"[&<>]", lambda m: _HTML_CHARS[m.group(0)], p) for p in parts)
+
+
+def _escape_line(line: str) -> str:
+    """One line outside a fence: prose escaped, code spans (shown literally) kept."""
+    out, position = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        out += [_escape_prose(line[position : span.start()]), span.group(0)]
+        position = span.end()
+    return "".join([*out, _escape_prose(line[position:])])
+
+
+def escape_html(markdown: str) -> str:
+    """``markdown`` with every ``&``, ``<`` and ``>`` outside code as an HTML entity.
+
+    Model output and recorded text reach the pages (a ``<script>`` or ``<img onerror=...>`` in
+    an answer would otherwise be live HTML wherever the page is rendered); fenced blocks and code
+    spans show their text literally already and are kept as they are, as is the ``<br>`` of a
+    table cell's line break."""
+    lines, fence_mark = [], ""
+    for line in markdown.split("\n"):
+        opening = _FENCE.match(line)
+        if fence_mark:
+            if (
+                opening
+                and opening.group(1)[0] == fence_mark[0]
+                and len(opening.group(1)) >= len(fence_mark)
+                and not line.strip().strip(fence_mark[0])
+            ):
+                fence_mark = ""
+            lines.append(line)
+        elif opening:
+            fence_mark = opening.group(1)
+            lines.append(line)
+        else:
+            lines.append(_escape_line(line))
+    return "\n".join(lines)
 
 
 def _cell(value: Any) -> str:

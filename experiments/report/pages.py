@@ -14,7 +14,7 @@ import pandas as pd
 
 from experiments.base import dump_json
 from experiments.report.glossary import gloss_text
-from experiments.report.markdown import fence, markdown_table, short_sha, shorten
+from experiments.report.markdown import escape_html, fence, markdown_table, short_sha, shorten
 from experiments.report.per_experiment import View, measurements_section
 from experiments.report.tables import (
     ClaimCounts,
@@ -60,7 +60,7 @@ def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:
             + markdown_table(_glossed(side_by_side(own, _table_columns(own))))
             for experiment, own in claims.groupby("experiment", sort=False)
         )
-    return (
+    return escape_html(
         f"# Claims: the article beside ctxlab\n\n{counts.line()}\n\n{KINDS_NOTE}{MODELS_NOTE}{body}"
     )
 
@@ -160,7 +160,7 @@ def experiment_page(
     shown = side_by_side(every, PAGE_CLAIM_COLUMNS)
     claims_text = markdown_table(_glossed(shown)) if len(every) else "_No claims recorded._\n"
     own = _first_model(every).loc[:, PAGE_CLAIM_COLUMNS]
-    return "\n".join(
+    page = "\n".join(
         [
             f"# {doc.id}" + (f": {title}" if title else "") + "\n",
             _source_section([r for r in provenance if r.experiment == doc.id]),
@@ -172,3 +172,5 @@ def experiment_page(
             _config_line(doc.data) + _measurements(doc, view, reason, own),
         ]
     )
+    # model output and recorded text are in it: no HTML of theirs may be live on the page
+    return escape_html(page)

@@ -23,7 +23,7 @@ from harness.compaction.agentscope import Compaction, CompactionRecord, Compacto
 from harness.compaction.agentscope.compactor import Plan
 from harness.compaction.agentscope.prune_gate import PruneGate
 from harness.compaction.dsh.engine import DshEngine
-from harness.errors import CompactionError
+from harness.errors import CompactionError, SummaryError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, same_message
 from harness.model import ChatRequest, Usage
@@ -136,7 +136,14 @@ class AgentScopeEngine:
         # The plan is final: the thrash guard (harness.compaction.thrash) already had its say
         # inside Compactor.plan, right after the safe cutoff.
         self._before_summary(history, plan)  # step 5: memory flush + prefix record
-        summary = self.compactor.summarize(plan)  # step 6: the one model call
+        try:
+            summary = self.compactor.summarize(plan)  # step 6: the one model call
+        except SummaryError as exc:
+            if self.compactor.config.summary_chunk_tokens is None:
+                raise  # the seed's fail-closed policy: the caller decides
+            # ctxlab's chunked backlog: a failed chunk keeps the history whole (nothing dropped)
+            logger.warning("Compaction skipped, the history is kept as it was: %s", exc)
+            return []
         # step 7: the identifier-survival gate (harness.compaction.gate) appends the exact
         # values the summary dropped, then ``[summary] + tail`` replaces the history.
         compaction = self.compactor.build(plan, summary)

@@ -54,6 +54,7 @@ from harness.errors import (
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
 from harness.safe_paths import SafeRoot, check_name
+from harness.secrets import redact_for_storage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.bracket import refuse_if_busy
 from harness.store.history import History
@@ -356,8 +357,14 @@ class ManualCompaction:
         )
 
     def _audit(self, record: AuditRecord) -> AuditRecord:
+        # the user's instructions and an error's text are free text: a key pasted into
+        # --instructions must not stay on disk (the secret scanner redacts it, logging where)
+        line = asdict(record)
+        for name in ("instructions", "error"):
+            if line[name]:
+                line[name] = redact_for_storage(line[name], f"{self.audit_file} ({name})")
         try:
-            self.audit_file.append(json.dumps(asdict(record), ensure_ascii=False) + "\n")
+            self.audit_file.append(json.dumps(line, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise ManualCompactionError("persistence", f"could not write the audit: {exc}") from exc
         return record

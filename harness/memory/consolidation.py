@@ -17,6 +17,7 @@ reports the difference.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from dataclasses import dataclass
@@ -24,11 +25,13 @@ from typing import ClassVar, Literal
 
 from harness.errors import LockTimeoutError, MemoryStoreError
 from harness.memory.clock import EPOCH, NanoClock, format_instant
+from harness.memory.injection import cut_memory
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
 from harness.secrets import redact_for_storage
 from harness.summary_outcome import SummaryOutcome, request_summary
+from harness.tokens import CHARS_PER_TOKEN
 from harness.validation import count, seconds
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
 
 logger = logging.getLogger("harness.memory")
 
+ENTRY_CUT = "\n... (entry cut: longer than a consolidation request may carry) ..."
 CONFLICT = "compare-and-swap refused: MEMORY.md or the watermark changed during the run"
 
 DEFAULT_CONSOLIDATION_PROMPT = """\
@@ -76,12 +80,21 @@ class Consolidator:
         workspace: MemoryWorkspace,
         max_tokens: int = 4_000,
         prompt: str = DEFAULT_CONSOLIDATION_PROMPT,
+        *,
+        memory_tokens: int = 8_000,
+        max_request_tokens: int = 20_000,
     ) -> None:
         self.model = model
         self.workspace = workspace
         self.max_tokens = count("consolidation max_tokens", max_tokens)
         self.prompt = prompt
+        self.memory_tokens = count("consolidation memory_tokens", memory_tokens)
+        """MEMORY.md is cut to this in the request, as injection cuts it (the seed's 8,000)."""
+        self.max_request_tokens = count("consolidation max_request_tokens", max_request_tokens)
+        """No consolidation request is larger (estimated): fresh entries go in batches."""
         self.attempts = 2
+        self._left = 0
+        """Fresh entries the last batch left for the next (the request budget was full)."""
         """Runs of the model when the compare-and-swap finds MEMORY.md changed meanwhile."""
 
     def consolidate(self) -> ConsolidationOutcome:
@@ -94,36 +107,63 @@ class Consolidator:
         """
         try:
             with self.workspace.consolidation_lock():
-                for _ in range(self.attempts - 1):
-                    outcome = self._attempt()
-                    if outcome.error != CONFLICT:
-                        return outcome
-                return self._attempt()
+                outcome = self._batch()
+                # a backlog, batch by batch: each advances the watermark, so this ends
+                while outcome.status == "written" and self._left:
+                    outcome = _merged(outcome, self._batch())
+                return outcome
         except LockTimeoutError as exc:
             line = f"Memory consolidation did not run: {exc}"
             logger.warning(line)
             watermark = self.workspace.read_watermark()
             return self._outcome("failed", watermark, watermark, 0, line, str(exc))
 
+    def _batch(self) -> ConsolidationOutcome:
+        for _ in range(self.attempts - 1):
+            outcome = self._attempt()
+            if outcome.error != CONFLICT:
+                return outcome
+        return self._attempt()
+
     def _attempt(self) -> ConsolidationOutcome:
+        self._left = 0
         watermark = self.workspace.clamp_watermark()  # one past the ledger would freeze it
         memory = self.workspace.read_memory()
-        fresh = self.workspace.entries(since=watermark)
-        if not fresh:
+        every = self.workspace.entries(since=watermark)
+        if not every:
             line = f"No fresh daily entries since {_show(watermark)} — skipping consolidation"
             logger.info(line)
             return self._outcome("skipped", watermark, watermark, 0, line)
-        rewrite = self._rewrite(memory, fresh, watermark)
+        shown = cut_memory(memory, self.memory_tokens)  # as injection cuts it (the seed's cap)
+        fresh = self._fitting(every, self._room(shown, watermark))
+        rewrite = self._rewrite(shown, fresh, watermark)
         if rewrite.failed:
             return self._failed(watermark, fresh, rewrite.error or "the rewrite failed")
         # Scanned like a cassette before it is written: no key reaches MEMORY.md.
         text = redact_for_storage(rewrite.text, "MEMORY.md") + "\n"
-        return self._commit(memory, watermark, text, fresh)
+        outcome = self._commit(memory, watermark, text, fresh, cut=shown != memory)
+        self._left = len(every) - len(fresh) if outcome.status == "written" else 0
+        return outcome
+
+    def _fitting(self, fresh: list[DailyEntry], room: int) -> list[DailyEntry]:
+        """The oldest fresh entries whose text fits in ``room`` characters (at least one; the
+        rest wait for the next batch, the watermark stopping before them)."""
+        taken: list[DailyEntry] = []
+        size = 0
+        for entry in fresh:
+            size += len(_entry_text(entry)) + 2
+            if taken and size > room:
+                break
+            taken.append(entry)
+        return taken
 
     def _commit(
-        self, memory: str, watermark: int, text: str, fresh: list[DailyEntry]
+        self, memory: str, watermark: int, text: str, fresh: list[DailyEntry], cut: bool = False
     ) -> ConsolidationOutcome:
-        """Compare-and-swap MEMORY.md and the watermark under the workspace's memory lock."""
+        """Compare-and-swap MEMORY.md and the watermark under the workspace's memory lock.
+
+        ``cut``: the model saw only MEMORY.md's head, so the whole old file is kept in
+        ``memory/archive/`` before the rewrite replaces it (nothing of it is lost)."""
         newest = fresh[-1].instant
         with self.workspace.memory_lock():
             if not self.workspace.holds(memory, watermark):
@@ -131,6 +171,8 @@ class Consolidator:
                 logger.warning(line)
                 return self._outcome("failed", watermark, watermark, len(fresh), line, CONFLICT)
             try:
+                if cut:
+                    self._keep_whole(memory)
                 self.workspace.write_memory(text)  # the lock is reentrant
             except (OSError, MemoryStoreError) as exc:
                 return self._failed(watermark, fresh, str(exc))
@@ -145,6 +187,15 @@ class Consolidator:
         logger.info(line)
         return self._outcome("written", watermark, newest, len(fresh), line)
 
+    def _keep_whole(self, memory: str) -> None:
+        relative = f"memory/archive/MEMORY-{format_instant(self.workspace.clock())}.md"
+        self.workspace.fs.write_atomic(relative.replace(":", ""), memory)
+        logger.warning(
+            "MEMORY.md (%d chars) was longer than the consolidation request may carry; the "
+            "model saw its first %d tokens, and the whole file is kept as %s",
+            len(memory), self.memory_tokens, relative.replace(":", ""),
+        )  # fmt: skip
+
     def _failed(self, watermark: int, fresh: list[DailyEntry], error: str) -> ConsolidationOutcome:
         line = f"Memory consolidation failed, watermark stays at {_show(watermark)}: {error}"
         logger.warning(line)
@@ -153,15 +204,13 @@ class Consolidator:
     def _rewrite(self, memory: str, fresh: list[DailyEntry], watermark: int) -> SummaryOutcome:
         """The model's new MEMORY.md, or why there is none (a failed call, a truncated or empty
         answer: the watermark stays, the next run redoes the batch)."""
-        system = self.prompt.format(max_tokens=self.max_tokens, max_chars=self.max_tokens * 4)
-        since = f" (since {_show(watermark)})" if watermark != EPOCH else ""
-        ledger = "\n\n".join(f"### {e.file}\n{e.header}\n{e.text}" for e in fresh)
-        user = (
-            f"Current MEMORY.md:\n{memory or '(empty)'}\n\n"
-            f"New daily ledger entries{since}:\n{ledger}"
-        )
+        ledger = "\n\n".join(_entry_text(e) for e in fresh)
+        room = self._room(memory, watermark)
+        if len(ledger) > room:  # one entry larger than a request may carry: its head goes
+            ledger = ledger[: max(room - len(ENTRY_CUT), 2_000)] + ENTRY_CUT
+        user = self._user_head(memory, watermark) + ledger
         request = ChatRequest(
-            messages=(Message.system(system), Message.user(user)),
+            messages=(Message.system(self._system()), Message.user(user)),
             max_tokens=self.max_tokens,
             purpose="consolidation",
         )
@@ -172,6 +221,19 @@ class Consolidator:
             empty="the model returned an empty MEMORY.md; not written",
             call="the consolidation call",
         )
+
+    def _system(self) -> str:
+        return self.prompt.format(max_tokens=self.max_tokens, max_chars=self.max_tokens * 4)
+
+    @staticmethod
+    def _user_head(memory: str, watermark: int) -> str:
+        since = f" (since {_show(watermark)})" if watermark != EPOCH else ""
+        return f"Current MEMORY.md:\n{memory or '(empty)'}\n\nNew daily ledger entries{since}:\n"
+
+    def _room(self, memory: str, watermark: int) -> int:
+        """Characters left for the ledger in a request beside ``memory``."""
+        fixed = len(self._system()) + len(self._user_head(memory, watermark))
+        return int(self.max_request_tokens * CHARS_PER_TOKEN) - fixed
 
     def _outcome(
         self,
@@ -186,6 +248,20 @@ class Consolidator:
         return ConsolidationOutcome(
             status, format_instant(before), format_instant(after), entries, chars, line, error
         )
+
+
+def _entry_text(entry: DailyEntry) -> str:
+    return f"### {entry.file}\n{entry.header}\n{entry.text}"
+
+
+def _merged(first: ConsolidationOutcome, later: ConsolidationOutcome) -> ConsolidationOutcome:
+    """Two batches of one run as one outcome: from the first's watermark to the later's."""
+    return dataclasses.replace(
+        later,
+        watermark_before=first.watermark_before,
+        entries=first.entries + later.entries,
+        status="written" if later.status == "skipped" else later.status,
+    )
 
 
 def _show(instant: int) -> str:

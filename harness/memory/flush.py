@@ -13,18 +13,24 @@ from typing import Literal
 
 from harness.errors import ConfigError
 from harness.memory.clock import NanoClock, utc_date
-from harness.memory.render import render_conversation
+from harness.memory.injection import cut_memory
+from harness.memory.render import clip_tail, render_chunks, render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatModel, ChatRequest
 from harness.secrets import redact_for_storage
-from harness.validation import seconds
+from harness.tokens import CHARS_PER_TOKEN
+from harness.validation import count, seconds
 
 __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]
 
 logger = logging.getLogger("harness.memory")
 
 NO_REPLY = "NO_REPLY"
+WINDOW_HEAD = "Extract NEW memories from this conversation window:\n"
+LEDGER_CUT = "... (older entries of today's ledger left out) ..."
+MIN_CHUNK_CHARS = 2_000
+"""A conversation chunk is never smaller, however much MEMORY.md and the ledger take."""
 
 DEFAULT_FLUSH_PROMPT = """\
 You extract long-term memories from a conversation window. Write a markdown bullet list of \
@@ -79,11 +85,18 @@ class MemoryFlusher:
         workspace: MemoryWorkspace,
         policy: FlushPolicy | None = None,
         prompt: str = DEFAULT_FLUSH_PROMPT,
+        *,
+        memory_tokens: int = 8_000,
+        max_request_tokens: int = 20_000,
     ) -> None:
         self.model = model
         self.workspace = workspace
         self.policy = policy or FlushPolicy.always()
         self.prompt = prompt
+        self.memory_tokens = count("flush memory_tokens", memory_tokens)
+        """MEMORY.md and today's ledger are each cut to this in a flush request."""
+        self.max_request_tokens = count("flush max_request_tokens", max_request_tokens)
+        """No flush request is larger (estimated); a longer conversation goes in chunks."""
         self._last_flush: int | None = None
 
     def after_call(self, messages: Sequence[Message]) -> DailyEntry | None:
@@ -94,13 +107,30 @@ class MemoryFlusher:
 
     def flush(self, messages: Sequence[Message]) -> DailyEntry | None:
         """Extract facts from ``messages`` into today's ledger now (pre-compaction flushes
-        ignore the policy); None when there was nothing to write."""
-        conversation = render_conversation(messages)
-        if not conversation:
+        ignore the policy); None when there was nothing to write.
+
+        Every request stays within ``max_request_tokens``: MEMORY.md in it is cut at
+        ``memory_tokens`` as injection cuts it, today's ledger keeps its newest part, and a
+        conversation too long for what is left goes in consecutive chunks, one request (and
+        one ledger entry) each, oldest first; a backlog is never sent whole."""
+        if not render_conversation(messages):
             return None
         self._last_flush = self.workspace.clock()
+        context = self._context()
+        fixed = len(self.prompt) + len(context) + len(WINDOW_HEAD) + 2
+        room = int(self.max_request_tokens * CHARS_PER_TOKEN) - fixed
+        written = None
+        for chunk in render_chunks(messages, max(room, MIN_CHUNK_CHARS)):
+            written = self._flush_chunk(context, chunk) or written
+        return written
+
+    def _flush_chunk(self, context: str, conversation: str) -> DailyEntry | None:
+        window = f"{WINDOW_HEAD}{conversation}"
         request = ChatRequest(
-            messages=(Message.system(self.prompt), Message.user(self._input(conversation))),
+            messages=(
+                Message.system(self.prompt),
+                Message.user("\n\n".join(p for p in (context, window) if p)),
+            ),
             purpose="flush",
         )
         reply = self.model.complete(request).message.content.strip()
@@ -118,16 +148,18 @@ class MemoryFlusher:
             return True
         return clock() - self._last_flush >= self.policy.interval_seconds * 1e9
 
-    def _input(self, conversation: str) -> str:
+    def _context(self) -> str:
+        """MEMORY.md (cut as injection cuts it) and today's ledger (its newest part)."""
         parts = []
         memory = self.workspace.read_memory()
         if memory:
+            memory = cut_memory(memory, self.memory_tokens)
             parts.append(f"MEMORY.md (read-only curated memory; do NOT restate):\n{memory}")
         today = [e for e in self.workspace.entries() if e.file == self._today_file()]
         if today:
             ledger = "\n\n".join(f"{e.header}\n{e.text}" for e in today)
+            ledger = clip_tail(ledger, int(self.memory_tokens * CHARS_PER_TOKEN), LEDGER_CUT)
             parts.append(f"Today's ledger so far (your output is appended after it):\n{ledger}")
-        parts.append(f"Extract NEW memories from this conversation window:\n{conversation}")
         return "\n\n".join(parts)
 
     def _today_file(self) -> str:

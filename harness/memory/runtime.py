@@ -48,7 +48,12 @@ class MemoryConfig:
     consolidation_min_gap_seconds: float = 30 * 60
     """Maintenance runs at once after the first call, then at most this often."""
     max_context_tokens: int = 8_000
-    """MEMORY.md is cut at this many tokens when injected (maxContextTokens)."""
+    """MEMORY.md is cut at this many tokens when injected (maxContextTokens), and in the flush
+    and consolidation requests too."""
+    max_request_tokens: int = 20_000
+    """ctxlab's own bound (no seed states one) on each flush and consolidation request, in
+    estimated tokens: a longer conversation is flushed in chunks, fresh entries are consolidated
+    in batches. Requests under it are exactly as before, so the seed's runs are unchanged."""
     injection: InjectionPosition = "user"
     """``user``: a HARNESS_CONTEXT reference message (the article); ``system``: appended to the
     system prompt (the released AgentScope code)."""
@@ -59,6 +64,7 @@ class MemoryConfig:
     def __post_init__(self) -> None:
         count("MemoryConfig consolidation_max_tokens", self.consolidation_max_tokens)
         count("MemoryConfig max_context_tokens", self.max_context_tokens)
+        count("MemoryConfig max_request_tokens", self.max_request_tokens)
         whole_number("MemoryConfig daily_retention_days", self.daily_retention_days)
         seconds(
             "MemoryConfig consolidation_min_gap_seconds",
@@ -97,8 +103,15 @@ class MemoryRuntime(AgentHook):
         self.workspace = workspace
         self.hooks_enabled = hooks_enabled
         self.tools_enabled = tools_enabled
-        self.flusher = MemoryFlusher(model, workspace, self.config.flush_policy)
-        self.consolidator = Consolidator(model, workspace, self.config.consolidation_max_tokens)
+        cap, budget = self.config.max_context_tokens, self.config.max_request_tokens
+        self.flusher = MemoryFlusher(
+            model, workspace, self.config.flush_policy, memory_tokens=cap,
+            max_request_tokens=budget,
+        )  # fmt: skip
+        self.consolidator = Consolidator(
+            model, workspace, self.config.consolidation_max_tokens, memory_tokens=cap,
+            max_request_tokens=budget,
+        )  # fmt: skip
         self.schedule = schedule or MaintenanceSchedule.shared(
             str(workspace.base.resolve()),
             workspace.clock,

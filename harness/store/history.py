@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
+from harness.disk_errors import on_disk
 from harness.interrupted import interrupted_result, pending_calls
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -42,7 +43,12 @@ class StateHistory:
     ) -> None:
         self.state_store = state_store
         self.transcript = transcript
-        self.state = state_store.load(session_id) if state_store else AgentState(session_id)
+        self.session_id = session_id
+        if state_store is None:
+            self.state = AgentState(session_id)
+        else:
+            with on_disk(state_store.path(session_id), "read the session's state"):
+                self.state = state_store.load(session_id)
         self._seen = self._fingerprint()
 
     def catch_up(self) -> bool:
@@ -81,10 +87,13 @@ class StateHistory:
 
     def append(self, messages: Sequence[Message]) -> None:
         self.state.context.extend(messages)
+        # a full disk or a read-only mount is one sentence naming the file (StorageError)
         if self.transcript is not None:
-            self.transcript.append_messages(messages)
+            with on_disk(self.transcript.path, "append to the session transcript"):
+                self.transcript.append_messages(messages)
         if self.state_store is not None:
-            self.state_store.append(self.state, messages)
+            with on_disk(self.state_store.journal_path(self.session_id), "save the turn to"):
+                self.state_store.append(self.state, messages)
         self._seen = self._fingerprint()
 
     def close_interrupted_calls(self) -> list[Message]:
@@ -108,7 +117,8 @@ class StateHistory:
         """Log a ``compaction`` line naming the prefix in the transcript (its messages are
         already there, one line each, from :meth:`append`)."""
         if self.transcript is not None:
-            self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
+            with on_disk(self.transcript.path, "append to the session transcript"):
+                self.transcript.append_compaction(prefix, {"reason": "offload before compaction"})
             self._seen = self._fingerprint()
 
     def originals(self) -> list[Original]:
@@ -123,5 +133,6 @@ class StateHistory:
 
     def _save(self) -> None:
         if self.state_store is not None:
-            self.state_store.save(self.state)
+            with on_disk(self.state_store.path(self.session_id), "save the session's state to"):
+                self.state_store.save(self.state)
         self._seen = self._fingerprint()

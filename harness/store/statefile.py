@@ -103,12 +103,19 @@ class JsonStateStore:
     def load(self, session_id: str) -> AgentState:
         """The saved state (checkpoint + journal of its epoch), or an empty one for a new
         session. A torn last journal line (a crash mid-append) is dropped from the file."""
+        file = self.file(session_id)
         try:
-            state = AgentState.from_json(self.file(session_id).read_text())
+            state = AgentState.from_json(file.read_text())
         except FileNotFoundError:
             state = AgentState(session_id)
+        except _MALFORMED as exc:  # any damage is one sentence naming the file, never a traceback
+            raise _damaged(file, "checkpoint", exc) from exc
         records = self._read_journal(session_id, state.epoch)
-        state.context.extend(Message.from_record(r) for r in records)
+        journal = self.journal(session_id)
+        try:
+            state.context.extend(Message.from_record(r) for r in records)
+        except _MALFORMED as exc:
+            raise _damaged(journal, "journal", exc) from exc
         self._journal_lines[session_id] = len(records)
         return state
 
@@ -151,8 +158,14 @@ class JsonStateStore:
                 if number == len(lines) and not tail:  # a crash left the last line unreadable
                     tail = line + b"\n"
                     break
-                raise StateStoreError(f"{journal}:{number}: unreadable journal line") from exc
+                raise StateStoreError(
+                    f"{journal}:{number}: unreadable journal line; {_WHAT_TO_DO}"
+                ) from exc
+            if not isinstance(entry, dict) or not isinstance(entry.get("message", {}), dict):
+                raise StateStoreError(f"{journal}:{number}: not a journal entry; {_WHAT_TO_DO}")
             if entry.get("epoch") == epoch:
+                if "message" not in entry:
+                    raise StateStoreError(f"{journal}:{number}: no message; {_WHAT_TO_DO}")
                 records.append(entry["message"])
         if tail:
             journal.truncate(len(raw) - len(tail))
@@ -227,6 +240,22 @@ def _message_of(line: str) -> Message | None:
         return None if not isinstance(record, dict) else Message.from_record(record)
     except (ValueError, TypeError, KeyError, AttributeError):
         return None  # torn by a crash, or not an entry of ours
+
+
+_MALFORMED = (ValueError, KeyError, TypeError, AttributeError)
+"""What reading a damaged checkpoint or record raises (UnicodeDecodeError and JSONDecodeError
+are ValueErrors); a ConfigError (an unknown format) is a ValueError too."""
+_WHAT_TO_DO = (
+    "restore it from a backup, or move it aside to start the session again without its history"
+)
+
+
+def _damaged(file: WorkspacePath, what: str, exc: BaseException) -> StateStoreError:
+    """The error for a damaged checkpoint or journal: the file, why, and what to do."""
+    reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc)
+    return StateStoreError(
+        f"The session's {what} {file} cannot be read ({reason[:200]}); {_WHAT_TO_DO}."
+    )
 
 
 def _safe(session_id: str) -> str:

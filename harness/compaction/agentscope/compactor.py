@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from harness.compaction.agentscope.chunked import needs_chunks, summarize_in_chunks
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
@@ -134,6 +135,11 @@ class Compactor:
     def summarize(self, plan: Plan) -> SummaryOutcome:
         """Step 6: the summary call over the plan's prefix (fail-open: a failed call gives the
         ``(Summary unavailable)`` placeholder)."""
+        chunk = self.config.summary_chunk_tokens
+        if chunk is not None and needs_chunks(plan.prefix, chunk):  # ctxlab's, off in the seed's
+            return summarize_in_chunks(
+                self.summary_model, plan.prefix, self.config.summary_prompt, chunk
+            )
         return summarize(
             self.summary_model, plan.prefix, self.config.summary_prompt, self.config.summary_policy
         )

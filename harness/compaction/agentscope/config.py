@@ -128,6 +128,10 @@ class CompactionConfig:
     """ctxlab's thrash guard (:mod:`harness.compaction.thrash`): compactions that cannot
     shorten the context enough are not run, and a loop of them stops with an error. None (the
     seed's behaviour) turns it off."""
+    summary_chunk_tokens: int | None = None
+    """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
+    transcript is longer than this many estimated tokens is summarised in chunks that fit, and
+    a failed chunk keeps the history as it was. None (the seed's behaviour): one call."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
@@ -159,12 +163,21 @@ CTXLAB_GATE = GateConfig(definitions=True, budget_tokens=320)
 """The gate of ctxlab's profile: definitions, reasons and rules too, with a larger budget."""
 
 
+CTXLAB_SUMMARY_CHUNK_TOKENS = 16_000
+"""ctxlab's profile: the largest transcript one summary call carries (estimated tokens), well
+inside every window of the table; a longer backlog is summarised in chunks."""
+
+
 def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
     what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
-    the size check (a summary not smaller than its span is refused) and the thrash guard.
-    Experiments that reproduce the article use ``CompactionConfig()`` (all off) instead."""
-    return CompactionConfig(gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True)
+    the size check (a summary not smaller than its span is refused), backlog chunking and the
+    thrash guard. Experiments that reproduce the article use ``CompactionConfig()`` (all off)
+    instead."""
+    return CompactionConfig(
+        gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True,
+        summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
+    )  # fmt: skip
 
 
 def _check_fields(
@@ -200,6 +213,9 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     for name, value in ints.items():
         if isinstance(value, bool) or not isinstance(value, int):
             problems.append(f"{name} must be a whole number, not {value!r}")
+    chunk = config.summary_chunk_tokens
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        problems.append(f"summary_chunk_tokens must be None or a whole number >= 1, not {chunk!r}")
     ratio = config.keep_tokens_ratio
     if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1:
         problems.append(f"keep_tokens_ratio must be in (0, 1], not {ratio!r}")

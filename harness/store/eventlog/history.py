@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
 from harness.compaction.record import EngineName
+from harness.disk_errors import on_disk
 from harness.errors import SurfaceError
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -63,14 +65,19 @@ class EventLogHistory:
         return self.log.messages()
 
     def append(self, messages: Sequence[Message]) -> None:
-        """Append each message as a surface node."""
+        """Append each message as a surface node (an OSError is a StorageError naming the log)."""
         batch = list(messages)
-        if self._turns is not None:
-            self._turns.before_messages(batch)
-        for message in batch:
-            self.log.append_message(message)
-        if self._turns is not None:
-            self._turns.after_messages(batch)
+        with on_disk(self._where, "append to the event log"):
+            if self._turns is not None:
+                self._turns.before_messages(batch)
+            for message in batch:
+                self.log.append_message(message)
+            if self._turns is not None:
+                self._turns.after_messages(batch)
+
+    @property
+    def _where(self) -> Path | str:
+        return self.log.path or "the in-memory event log"
 
     def record_prefix(self, prefix: Sequence[Message]) -> None:
         """Nothing to write, by design: every message of ``prefix`` is already an event of
@@ -99,7 +106,8 @@ class EventLogHistory:
         if logged is not None:
             logged.pop("dsh", None)  # read from a dsh file: its own shape rides beside
         if logged != data:  # frozen tuples never equal lists
-            self.log.append("request/header", data)
+            with on_disk(self._where, "append to the event log"):
+                self.log.append("request/header", data)
 
     def latest_header(self) -> ChatRequest:
         """The last logged request header, or an empty one. Its tools are plain dicts (the
@@ -114,7 +122,9 @@ class EventLogHistory:
     def close_interrupted_calls(self) -> list[Message]:
         """On resume: close the tool calls a crash left without results (each gets a synthetic
         result saying it was interrupted, logged with ``interrupted``); returns them."""
-        return [event.message for event in self.log.close_interrupted_calls() if event.message]
+        with on_disk(self._where, "append to the event log"):
+            closed = self.log.close_interrupted_calls()
+        return [event.message for event in closed if event.message]
 
     def _latest_header_event(self) -> Event | None:
         return self.log.latest("request/header")
