@@ -27,13 +27,14 @@ import contextlib
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, assert_never, get_args
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
+from harness.compaction.manual_audit import AuditRecord
 from harness.compaction.manual_lock import session_lock, who
 from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.compaction.record import EngineName
@@ -66,41 +67,6 @@ from harness.workspace_path import WorkspacePath
 __all__ = ["AuditRecord", "ManualCompaction"]
 
 Engine = EngineName
-
-
-@dataclass(frozen=True)
-class AuditRecord:
-    """One line of ``audit.jsonl``."""
-
-    at: str
-    session: str
-    engine: str
-    action: str
-    """``compact``, ``undo`` or ``lock``."""
-    outcome: str
-    """``started``, ``compacted``, ``nothing to compact``, ``restored``, ``broken`` (a lock
-    whose holder was gone) or an error code."""
-    trigger: str = "manual"
-    cutoff: int | None = None
-    summary_chars: int | None = None
-    messages_before: int | None = None
-    messages_after: int | None = None
-    snapshot: str | None = None
-    """State-file sessions: the snapshot a committed compaction left for undo."""
-    instructions: str = ""
-    error: str | None = None
-    attempt: str | None = None
-    """One id per attempt: its ``started`` line and its outcome line share it."""
-    after_digest: str | None = None
-    """Of the context a committed compaction left (undo checks it is still the start)."""
-    undone: str | None = None
-    """On an undo line: the attempt (or event-log compaction id) it undid."""
-    user: str = ""
-    host: str = ""
-    pid: int = 0
-    """Who: filled in from this process when left empty."""
-    holder: dict[str, Any] | None = field(default=None)
-    """On a ``broken`` lock line: the holder the lock file named."""
 
 
 class ManualCompaction:
