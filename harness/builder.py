@@ -43,7 +43,7 @@ from harness.safe_paths import check_name
 from harness.store.dsh.codec import DshCodec
 from harness.store.eventlog import EventLogHistory
 from harness.store.eventlog.codec import LogFormat
-from harness.store.history import History, StateHistory
+from harness.store.history import StateHistory
 from harness.store.session_lock import session_lock
 from harness.store.sessions import open_history
 from harness.tokens import CTXLAB_WINDOWS
@@ -93,18 +93,15 @@ class HarnessAgent:
         check_name("session id", session_id)  # before any path is built from it
         with on_disk(Path(workspace_root) / user_id, "set up the workspace in"):  # StorageError
             self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-            self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
             self.memory = MemoryRuntime(
-                self.workspace, memory_model or model, memory,
+                self.workspace, memory_model or model, memory, schedule=schedule,
                 hooks_enabled=not disable_memory_hooks, tools_enabled=not disable_memory_tools,
-                schedule=schedule,
             )  # fmt: skip
-            history = self._resumed(self._history(store, session_id, log_format, model))
-            self.history, off = history, disable_compaction
-            engine = self._engine(compaction, model, history, summary_model, windows, off=off)
+            self.history = self._open_session(store, session_id, log_format, model, busy_timeout)
+            engine = self._engine(compaction, model, summary_model, windows, disable_compaction)
             self.agent = Agent(
                 model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
-                history=history, workspace=self.workspace.base, max_steps=max_steps,
+                history=self.history, workspace=self.workspace.base, max_steps=max_steps,
                 max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
             )  # fmt: skip
 
@@ -112,13 +109,13 @@ class HarnessAgent:
         self,
         config: EngineConfig,
         model: ChatModel,
-        history: History,
         summary_model: ChatModel | None,
         windows: Mapping[str, int],
-        *,
-        off: bool = False,
+        off: bool,
     ) -> CompactionEngine | None:
-        if off:  # disable_compaction=True
+        """The session's compaction engine over :attr:`history`; None when ``off``
+        (``disable_compaction=True``)."""
+        if off:
             return None
         if config is None:  # a caller without type checks
             raise ConfigError(
@@ -129,11 +126,23 @@ class HarnessAgent:
         return make_engine(
             config,
             model,
-            history=history,
+            history=self.history,
             summary_model=summary_model,
             flush=flush,
             windows=windows,
         )
+
+    def _open_session(
+        self,
+        store: str,
+        session_id: str,
+        log_format: LogFormat | None,
+        model: ChatModel,
+        busy_timeout: float,
+    ) -> EventLogHistory | StateHistory:
+        """The session's writer lock, then its history, resumed under that lock."""
+        self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
+        return self._resumed(self._history(store, session_id, log_format, model))
 
     def _lock_of(self, session_id: str) -> WorkspacePath:
         """The session's writer lock (:mod:`harness.store.session_lock`)."""
