@@ -28,7 +28,7 @@ from harness.messages import Message
 from harness.meter.ledger import Ledger, same_message
 from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
-from harness.replies import repair_tool_call_ids
+from harness.replies import ToolCallIds
 from harness.results import CallResult, RequestRecord
 from harness.store.history import History, StateHistory
 from harness.store.statefile import JsonStateStore, Transcript
@@ -64,6 +64,7 @@ class Agent:
         workspace: Path | None = None,
         max_steps: int = 20,
         request_options: Mapping[str, Any] | None = None,
+        durable_user_message: bool = False,
     ) -> None:
         self.model = model
         self.system_prompt = system_prompt
@@ -79,6 +80,17 @@ class Agent:
             lambda m: message_price(AGENTSCOPE, m), same_message
         )
         self._call_messages: list[Message] = []
+        self.durable_user_message = durable_user_message
+        """Commit the user message (:meth:`commit`) before the model is called, not only at
+        the turn's end (a ``per-turn`` store then makes two group commits per turn)."""
+        self._ids = ToolCallIds()
+
+    def commit(self) -> None:
+        """The group commit of the history's appends (a no-op for a history without one;
+        see :mod:`harness.store.durability`). :meth:`call` commits at the end of every turn."""
+        commit = getattr(self.history, "commit", None)
+        if commit is not None:
+            commit()
 
     @property
     def context(self) -> tuple[Message, ...]:
@@ -95,27 +107,33 @@ class Agent:
             hook.on_call_start(call)
         context_before = len(self.context)
         self._call_messages = []
-        self._extend([Message.user(user_text)])
-        records: list[RequestRecord] = []
-        tool_names: list[str] = []
-        while len(records) < self.max_steps:
-            message = self._step(call, records)
-            if not message.tool_calls:
-                result = self._result(message.content, tool_names, records, context_before)
-                for hook in self.hooks:
-                    hook.after_call(call, result)
-                return result
-            tool_names.extend(c.name for c in message.tool_calls)
-            self._extend(self._run_tools(message))
-        partial = self._result("", tool_names, records, context_before)
-        raise StepLimitExceededError(self.max_steps, partial)
+        try:
+            self._extend([Message.user(user_text)])
+            if self.durable_user_message:
+                self.commit()
+            records: list[RequestRecord] = []
+            tool_names: list[str] = []
+            while len(records) < self.max_steps:
+                message = self._step(call, records)
+                if not message.tool_calls:
+                    result = self._result(message.content, tool_names, records, context_before)
+                    self.commit()  # the turn is on the disk before anyone hears of it
+                    for hook in self.hooks:
+                        hook.after_call(call, result)
+                    return result
+                tool_names.extend(c.name for c in message.tool_calls)
+                self._extend(self._run_tools(message))
+            partial = self._result("", tool_names, records, context_before)
+            raise StepLimitExceededError(self.max_steps, partial)
+        finally:
+            self.commit()  # a failed turn keeps what it appended (nothing when committed)
 
     def _step(self, call: CallContext, records: list[RequestRecord]) -> Message:
         """One model request; its reply enters the history (tool-call ids repaired first)."""
         response, record = self._request(call)
         records.append(record)
         # A call without an id, or with a used one, would brick the history: repair first.
-        message = repair_tool_call_ids(response.message, self.history.messages())
+        message = self._ids.repair(response.message, self.history.messages())
         self._extend([message])
         if self.engine is not None and self.engine.overflow_retries_reset_on_reply:
             call.overflow_retries = 0

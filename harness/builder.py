@@ -10,6 +10,11 @@ has none; the flush after each call still runs). State, transcripts, memory file
 results all live under ``<workspace_root>/<user_id>/``. User and session ids are single path
 components (``../../x`` is refused with a ConfigError), and the session folders must be real
 folders inside the workspace (a symlink is refused with a PathEscapeError).
+
+``durability`` says when the session's appends reach the disk (:mod:`harness.store.durability`:
+``per-event``, ``per-turn``, the default, or ``os``); a killed process loses nothing in any of
+them, they differ in what a power cut can lose. ``durable_user_message`` commits the user
+message before the model is called.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel
 from harness.results import CallResult
 from harness.safe_paths import check_name
+from harness.store.durability import DEFAULT_DURABILITY, Durability, check_durability
 from harness.store.eventlog import EventLogHistory
 from harness.store.history import History, StateHistory
 from harness.store.sessions import open_history
@@ -69,6 +75,8 @@ class HarnessAgent:
         max_steps: int = 20,
         request_options: Mapping[str, Any] | None = None,
         store: Literal["state", "eventlog"] = "state",
+        durability: Durability = DEFAULT_DURABILITY,
+        durable_user_message: bool = False,
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
@@ -77,14 +85,14 @@ class HarnessAgent:
             self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
             tools_enabled=tools_on, schedule=schedule,
         )  # fmt: skip
-        history = self._resumed(self._history(store, session_id))
+        history = self._resumed(self._history(store, session_id, check_durability(durability)))
         engine = None
         if not disable_compaction:
             engine = self._engine(compaction, model, history, summary_model, windows)
         self.agent = Agent(
             model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
             history=history, workspace=self.workspace.base, max_steps=max_steps,
-            request_options=request_options,
+            request_options=request_options, durable_user_message=durable_user_message,
         )  # fmt: skip
 
     def _engine(
@@ -115,11 +123,15 @@ class HarnessAgent:
         """A resumed session's tool calls that a crash left without results are closed with
         synthetic "interrupted" results (see :mod:`harness.interrupted`)."""
         history.close_interrupted_calls()
+        history.commit()
         return history
 
-    def _history(self, store: str, session_id: str) -> EventLogHistory | StateHistory:
+    def _history(
+        self, store: str, session_id: str, durability: Durability
+    ) -> EventLogHistory | StateHistory:
         clock = lambda: format_instant(self.workspace.clock())  # noqa: E731  # transcript stamps
-        return open_history(self.workspace.fs, session_id, store, clock)  # refuses symlinks
+        fs = self.workspace.fs
+        return open_history(fs, session_id, store, clock, durability)  # refuses symlinks
 
     def call(self, user_text: str) -> CallResult:
         """One call of the agent; flush and maintenance follow in the background."""

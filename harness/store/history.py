@@ -87,6 +87,15 @@ class StateHistory:
     def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         return search_histories([self], query, limit)
 
+    def commit(self) -> None:
+        """The turn's group commit: the transcript's and the journal's appends since the
+        last commit reach the disk (one fsync each, ``per-turn`` only; see
+        :mod:`harness.store.durability`)."""
+        if self.transcript is not None:
+            self.transcript.commit()
+        if self.state_store is not None:
+            self.state_store.commit(self.state.session_id)
+
     def _save(self) -> None:
         if self.state_store is not None:
             self.state_store.save(self.state)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +30,8 @@ from typing import Any
 from harness.errors import ConfigError, StateStoreError
 from harness.files import append_text, write_atomic
 from harness.messages import Message
+from harness.store.durability import Durability, check_durability, syncs_each_append
+from harness.store.torn import set_aside, torn_tail
 from harness.workspace_path import WorkspacePath
 
 __all__ = ["AgentState", "JsonStateStore", "Transcript", "utc_now"]
@@ -37,6 +40,8 @@ STATE_FORMAT = 2
 """Format 2: compact JSON with an ``epoch``; format 1 (indented, no journal) is still read."""
 
 _READABLE_FORMATS = frozenset({1, 2})
+
+logger = logging.getLogger("harness.store")
 
 
 def utc_now() -> str:
@@ -75,10 +80,15 @@ class JsonStateStore:
     """A checkpoint file and a journal per session in the folder ``root`` (see the module
     docstring); a plain path is a trusted folder, a WorkspacePath is checked from its root."""
 
-    def __init__(self, root: Path | WorkspacePath) -> None:
+    def __init__(self, root: Path | WorkspacePath, *, durability: Durability = "per-event") -> None:
         self.folder = WorkspacePath.folder(root)
         self.root = self.folder.path
+        self.durability = check_durability(durability)
+        """When journal appends reach the disk (:mod:`harness.store.durability`); with
+        ``per-turn`` the owner calls :meth:`commit` at the end of each turn. A checkpoint is
+        fsynced in every setting."""
         self._journal_lines: dict[str, int] = {}
+        self._unsynced: set[str] = set()
 
     def path(self, session_id: str) -> Path:
         """The checkpoint file."""
@@ -119,6 +129,17 @@ class JsonStateStore:
         with contextlib.suppress(FileNotFoundError):
             self.journal(state.session_id).truncate(0)
         self._journal_lines[state.session_id] = 0
+        self._unsynced.discard(state.session_id)  # the checkpoint holds what it had
+
+    def commit(self, session_id: str) -> None:
+        """Flush the session's journal appends since the last commit to the disk (one fsync;
+        ``per-turn`` only: ``per-event`` synced each append, ``os`` leaves it to the OS)."""
+        if session_id not in self._unsynced:
+            return
+        self._unsynced.discard(session_id)
+        if self.durability == "per-turn":
+            with contextlib.suppress(FileNotFoundError):
+                self.journal(session_id).fsync()
 
     def append(self, state: AgentState, messages: Sequence[Message]) -> None:
         """Persist ``messages`` (already added to ``state.context``) as journal lines; a
@@ -129,7 +150,11 @@ class JsonStateStore:
             json.dumps({"epoch": state.epoch, "message": m.to_record()}, ensure_ascii=False) + "\n"
             for m in messages
         )
-        append_text(self.journal(state.session_id), lines)
+        if syncs_each_append(self.durability):
+            append_text(self.journal(state.session_id), lines)
+        else:
+            append_text(self.journal(state.session_id), lines, sync=False)
+            self._unsynced.add(state.session_id)
         count = self._journal_lines.get(state.session_id, 0) + len(messages)
         self._journal_lines[state.session_id] = count
         if count > max(64, len(state.context) - count):  # longer than the checkpoint
@@ -154,8 +179,12 @@ class JsonStateStore:
                 raise StateStoreError(f"{journal}:{number}: unreadable journal line") from exc
             if entry.get("epoch") == epoch:
                 records.append(entry["message"])
-        if tail:
-            journal.truncate(len(raw) - len(tail))
+        if tail:  # moved aside to <journal>.corrupt, then cut: never deleted
+            good = len(raw) - len(tail)
+            set_aside(journal, good, tail, "a torn or unreadable last journal line")
+            logger.warning(
+                "%s: moved a torn or unreadable last line to %s.corrupt", journal, journal.name
+            )
         return records
 
 
@@ -166,11 +195,27 @@ class Transcript:
     ``compaction``) and an ``at`` instant from ``clock``.
     """
 
-    def __init__(self, path: Path | WorkspacePath, clock: Callable[[], str] = utc_now) -> None:
+    def __init__(
+        self,
+        path: Path | WorkspacePath,
+        clock: Callable[[], str] = utc_now,
+        *,
+        durability: Durability = "per-event",
+    ) -> None:
         self.file = WorkspacePath.of(path)
         self.path = self.file.path
         self.clock = clock
-        self._seq = sum(1 for _ in self._lines())
+        self.durability = check_durability(durability)
+        """When appends reach the disk (:mod:`harness.store.durability`)."""
+        self._seq: int | None = None  # read from the file's last line at the first append
+        self._unsynced = False
+
+    def commit(self) -> None:
+        """Flush the appends since the last commit to the disk (``per-turn`` only)."""
+        if self._unsynced:
+            self._unsynced = False
+            if self.durability == "per-turn":
+                self.file.fsync()
 
     def append_messages(self, messages: Iterable[Message]) -> None:
         for message in messages:
@@ -203,9 +248,41 @@ class Transcript:
         return found
 
     def _append(self, record: dict[str, Any]) -> None:
+        if self._seq is None:
+            self._seq = self._repair_tail()
         line = {"seq": self._seq, "at": self.clock(), **record}
-        append_text(self.file, json.dumps(line, ensure_ascii=False) + "\n")
+        text = json.dumps(line, ensure_ascii=False) + "\n"
+        if syncs_each_append(self.durability):
+            append_text(self.file, text)
+        else:
+            append_text(self.file, text, sync=False)
+            self._unsynced = True
         self._seq += 1
+
+    def _repair_tail(self) -> int:
+        """Before the first append: move a torn last line (no newline) or an unreadable last
+        line aside to ``<transcript>.corrupt`` (appended onto it, the next line would be
+        unreadable too), and return the next seq (read from the last line, not by counting)."""
+        try:
+            raw = self.file.read_bytes()
+        except FileNotFoundError:
+            return 0
+        cut = torn_tail(raw)
+        lines = raw[: len(raw) - cut].split(b"\n")[:-1]
+        count = len(lines) - (1 if lines and _entry_of(lines[-1]) is None else 0)
+        last = _entry_of(lines[-1]) if lines else None
+        if lines and last is None:
+            cut += len(lines.pop()) + 1
+        if cut:
+            good = len(raw) - cut
+            set_aside(self.file, good, raw[good:], "a torn or unreadable last transcript line")
+            logger.warning(
+                "%s: moved a torn or unreadable last line to %s.corrupt", self.file, self.file.name
+            )
+        while lines and last is None:
+            last = _entry_of(lines.pop())
+        seq = last.get("seq") if last is not None else None
+        return seq + 1 if isinstance(seq, int) and not isinstance(seq, bool) else count
 
     def _lines(self) -> list[str]:
         try:
@@ -213,6 +290,14 @@ class Transcript:
         except FileNotFoundError:
             return []
         return [line for line in text.splitlines() if line]
+
+
+def _entry_of(line: bytes) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _message_of(line: str) -> Message | None:

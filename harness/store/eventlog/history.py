@@ -75,6 +75,10 @@ class EventLogHistory:
     def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         return search_histories([self], query, limit)
 
+    def commit(self) -> None:
+        """The turn's group commit (one fsync, ``per-turn`` only; :meth:`EventLog.commit`)."""
+        self.log.commit()
+
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs
         from the last one logged; a later manual DSH compaction replays it as its prefix."""

@@ -42,11 +42,19 @@ from harness import files
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
+from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
 from harness.store.eventlog.oslock import exclusive
 from harness.store.eventlog.scan import Scan, read_at, scan_bytes, scan_file
+from harness.store.eventlog.snapshot import (
+    DEFAULT_SNAPSHOT_EVERY,
+    Snapshot,
+    read_snapshot,
+    write_snapshot,
+)
 from harness.store.eventlog.surface import EventsView, Surface, SurfaceManager
 from harness.store.statefile import utc_now
+from harness.store.torn import set_aside
 from harness.workspace_path import WorkspacePath
 
 __all__ = ["END_SEED", "EventLog", "read_events"]
@@ -68,7 +76,12 @@ class EventLog:
     """An append-only event log; ``path=None`` keeps it in memory only."""
 
     def __init__(
-        self, path: Path | WorkspacePath | None = None, clock: StampClock = utc_now
+        self,
+        path: Path | WorkspacePath | None = None,
+        clock: StampClock = utc_now,
+        *,
+        durability: Durability = "per-event",
+        snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
         self.file = None if path is None else WorkspacePath.of(path)
         """Where the log is kept (None: in memory only)."""
@@ -81,6 +94,13 @@ class EventLog:
         """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
         None: a replayed log never writes)."""
         self.clock = clock
+        self.durability = check_durability(durability)
+        """When appends reach the disk (:mod:`harness.store.durability`); ``per-event`` for a
+        log made directly, the session's setting when the builder opens it. With
+        ``per-turn`` the owner calls :meth:`commit` at the end of each turn."""
+        self.snapshot_every = snapshot_every
+        """Write a snapshot (:mod:`~harness.store.eventlog.snapshot`) at each compaction's end
+        and every ``max(snapshot_every, surface size)`` events; None: never."""
         self.recovered: list[str] = []
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
         self.write_error: str | None = None
@@ -100,27 +120,104 @@ class EventLog:
         self._latest: dict[str, int] = {}  # event type -> seq of its latest event
         self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
         self._recovered_now: list[str] = []  # what the last catch-up dropped
+        self._unsynced = False  # appended since the last commit, not yet fsynced
+        self._snapshot_seq = 0  # the events the newest snapshot (read or written) covers
+        self.opened_from_snapshot: int | None = None
+        """How many events the snapshot :meth:`open` started from covered (None: it replayed
+        the log from the start)."""
 
     @classmethod
-    def open(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
-        """Load the log at ``path`` (empty if missing), drop a torn last line, and mark the
-        resume with a ``session/end-seed``. A bad line elsewhere raises LogCorruptError."""
-        log = cls(None, clock)
+    def open(
+        cls,
+        path: Path | WorkspacePath,
+        clock: StampClock = utc_now,
+        *,
+        durability: Durability = "per-event",
+        snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
+    ) -> EventLog:
+        """Load the log at ``path`` (empty if missing), move a torn or unreadable last line
+        aside (to ``<log>.corrupt``), and mark the resume with a ``session/end-seed``. A bad
+        line elsewhere raises LogCorruptError. A valid snapshot is read instead of the events
+        it covers, and only the tail after it is replayed (a snapshot that fails its checks is
+        ignored: the log is replayed from the start)."""
+        log = cls(None, clock, durability=durability, snapshot_every=snapshot_every)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
         if log.file.exists():  # PathEscapeError through a symlink
             with log._locked():
-                try:
-                    log._catch_up()
-                except LogCorruptError as exc:
-                    from harness.store.eventlog.migrate import hint
-
-                    raise hint(log.path, exc) from exc
+                log._load()
                 log.recovered = list(log._recovered_now)
                 for note in log.recovered:
                     logger.warning("%s: %s", log.path, note)
                 log._mark_resume()
+                log._maybe_snapshot()
         return log
+
+    def _load(self) -> None:
+        """Under the lock, on an empty log: the newest valid snapshot, then the tail."""
+        snapshot = None if self.snapshot_every is None else read_snapshot(self.file, self._lock_fd)  # type: ignore[arg-type]
+        if snapshot is not None:
+            try:
+                self._restore(snapshot)
+                self._catch_up()
+                return
+            except (LogCorruptError, SurfaceError) as exc:
+                logger.warning(
+                    "%s: the tail after its snapshot does not fold (%s); replaying the log "
+                    "from the start",
+                    self.path,
+                    exc,
+                )
+                self._reset()
+        try:
+            self._catch_up()
+        except LogCorruptError as exc:
+            from harness.store.eventlog.migrate import hint
+
+            assert self.path is not None
+            raise hint(self.path, exc) from exc
+
+    def _restore(self, snapshot: Snapshot) -> None:
+        self._manager.restore(
+            snapshot.seq,
+            snapshot.nodes,
+            snapshot.generation,
+            snapshot.events,
+            self._read_prefix(snapshot.seq, snapshot.offset),
+        )
+        self._size = snapshot.offset
+        self._latest = dict(snapshot.latest)
+        for seq in snapshot.nodes:
+            self._index_calls(snapshot.events[seq])
+        self._snapshot_seq = self.opened_from_snapshot = snapshot.seq
+
+    def _reset(self) -> None:
+        self._manager = SurfaceManager()
+        self._size = 0
+        self._messages, self._surface_messages, self._surface_generation = {}, [], 0
+        self._latest, self._calls = {}, {}
+        self._snapshot_seq, self.opened_from_snapshot = 0, None
+
+    def _read_prefix(self, count: int, offset: int) -> Callable[[], list[Event]]:
+        """Reads the ``count`` events in the log's first ``offset`` bytes (never rewritten:
+        an append-only log only grows), for the first access to an event a snapshot skipped."""
+        file, path = self.file, self.path
+        assert file is not None and path is not None
+
+        def read() -> list[Event]:
+            fd = file.open_fd(os.O_RDONLY)
+            try:
+                raw = read_at(fd, 0, offset)
+            finally:
+                os.close(fd)
+            events = scan_bytes(path, raw, first_seq=0).events
+            if len(events) != count:
+                raise LogCorruptError(
+                    f"{path}: {len(events)} events before its snapshot's offset, not {count}"
+                )
+            return events
+
+        return read
 
     @classmethod
     def replay(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
@@ -183,7 +280,57 @@ class EventLog:
             self._manager.check(event)
             self._write(event)
             self._apply(event)
+            self._maybe_snapshot(force=type == "compaction/end")
         return event
+
+    def commit(self) -> None:
+        """Flush what was appended since the last commit to the disk (one fsync): the group
+        commit of a ``per-turn`` log, called at the end of a turn (and after the user message
+        when it must be durable before the model call). Nothing to do for ``per-event`` (each
+        append was fsynced) and ``os`` (the OS decides)."""
+        if not self._unsynced or self.file is None:
+            return
+        if self.durability == "per-turn" and self.write_error is None:
+            self.file.fsync()
+        self._unsynced = False
+
+    def snapshot(self) -> None:
+        """Write a snapshot of the fold now (file logs only; see
+        :mod:`~harness.store.eventlog.snapshot`)."""
+        if self.file is None or self.write_error is not None:
+            return
+        with self._locked():
+            self._catch_up()
+            self._write_snapshot()
+
+    def _maybe_snapshot(self, force: bool = False) -> None:
+        if self.file is None or self.snapshot_every is None or self.write_error is not None:
+            return
+        since = len(self._manager) - self._snapshot_seq
+        if since and (force or since >= max(self.snapshot_every, len(self._manager.node_seqs))):
+            self._write_snapshot()
+
+    def _write_snapshot(self) -> None:
+        """Under the lock: replace the snapshot by one of the current fold. A snapshot is a
+        cache: a failure to write it is logged, never raised."""
+        assert self.file is not None
+        manager = self._manager
+        wanted = sorted({*manager.node_seqs, *self._latest.values()})
+        try:
+            write_snapshot(
+                self.file,
+                self._lock_fd,
+                seq=len(manager),
+                offset=self._size,
+                generation=manager.replace_generation,
+                nodes=manager.node_seqs,
+                latest=self._latest,
+                events=(manager.event(seq) for seq in wanted),
+            )
+        except OSError as exc:
+            logger.warning("%s: no snapshot written (%s)", self.path, exc)
+            return
+        self._snapshot_seq = len(manager)
 
     def sync(self) -> int:
         """Fold in what other writers appended since this log last read the file; returns
@@ -328,10 +475,12 @@ class EventLog:
         scan: Scan = scan_bytes(self.path, raw, first_seq=len(self._manager))
         self._fold(self.path, scan.events)
         self._size += scan.good_bytes
-        if scan.torn:
-            os.ftruncate(fd, self._size)
-            os.fsync(fd)
-            self._recovered_now = scan.recovered
+        if scan.torn:  # moved aside to <log>.corrupt, then cut: never deleted
+            reason = "; ".join(scan.recovered)
+            set_aside(self.file, self._size, raw[scan.good_bytes :], reason, fd)  # type: ignore[arg-type]
+            self._recovered_now = [
+                f"{note}, moved to {self.path.name}.corrupt" for note in scan.recovered
+            ]
 
     def _fold(self, path: Path, events: list[Event]) -> None:
         for event in events:
@@ -344,14 +493,17 @@ class EventLog:
         replace = event.replace_range
         self._manager.apply(event)
         self._latest[event.type] = event.seq
-        if event.type == "assistant/message":
-            for call in event.data["message"].get("tool_calls") or ():
-                self._calls[str(call.get("id", ""))] = event.seq
+        self._index_calls(event)
         if replace is not None:  # shadowed nodes leave the cache; the log keeps them
             for seq in event.source_event_seqs:
                 self._messages.pop(seq, None)
         for listener in self.listeners:
             listener(event)
+
+    def _index_calls(self, event: Event) -> None:
+        if event.type == "assistant/message":
+            for call in event.data["message"].get("tool_calls") or ():
+                self._calls[str(call.get("id", ""))] = event.seq
 
     def _write(self, event: Event) -> None:
         try:
@@ -362,7 +514,11 @@ class EventLog:
         if self.file is None:
             return
         try:
-            files.append_text(self.file, line)
+            if syncs_each_append(self.durability):
+                files.append_text(self.file, line)
+            else:
+                files.append_text(self.file, line, sync=False)
+                self._unsynced = True
         except BaseException as exc:
             self.write_error = f"{type(exc).__name__}: {exc}"
             raise
