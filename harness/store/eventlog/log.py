@@ -48,6 +48,7 @@ from harness.store.eventlog.oslock import exclusive
 from harness.store.eventlog.scan import Scan, read_at, scan_bytes, scan_file
 from harness.store.eventlog.snapshot import (
     DEFAULT_SNAPSHOT_EVERY,
+    SNAPSHOT_SUFFIX,
     Snapshot,
     read_snapshot,
     write_snapshot,
@@ -155,7 +156,14 @@ class EventLog:
 
     def _load(self) -> None:
         """Under the lock, on an empty log: the newest valid snapshot, then the tail."""
-        snapshot = None if self.snapshot_every is None else read_snapshot(self.file, self._lock_fd)  # type: ignore[arg-type]
+        assert self.file is not None
+        folder, _, name = self.file.relative.rpartition("/")
+        # a snapshot's temp file left by a writer killed mid-write (snapshots are written
+        # under this lock, so none is being written now)
+        self.file.root.remove_temps(folder or ".", prefix=f".{name}{SNAPSHOT_SUFFIX}.")
+        snapshot = None
+        if self.snapshot_every is not None:
+            snapshot = read_snapshot(self.file, self._lock_fd)
         if snapshot is not None:
             try:
                 self._restore(snapshot)
