@@ -204,7 +204,7 @@ WRITER = textwrap.dedent(
     from harness.messages import Message
     from harness.store.eventlog import EventLog
     path = Path(sys.argv[1])
-    log = EventLog.open(path, snapshot_every=1) if path.exists() else EventLog(path, snapshot_every=1)
+    log = EventLog.open(path) if path.exists() else EventLog(path)
     for i in range(100000):
         log.append_message(Message.user(f"{sys.argv[2]} {i} " + "x" * 2000))
         log.snapshot()  # one per event: most of the child's time is spent writing them
