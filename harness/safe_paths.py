@@ -215,12 +215,13 @@ class SafeRoot:
         os.set_blocking(fd, True)
         return fd
 
-    def truncate(self, relative: str | PurePosixPath, size: int) -> None:
-        """Cut the file at ``relative`` to ``size`` bytes and fsync it."""
+    def truncate(self, relative: str | PurePosixPath, size: int, sync: bool = True) -> None:
+        """Cut the file at ``relative`` to ``size`` bytes and (with ``sync``) fsync it."""
         fd = self.open_fd(relative, os.O_WRONLY)
         try:
             os.ftruncate(fd, size)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
 

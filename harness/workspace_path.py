@@ -109,8 +109,8 @@ class WorkspacePath:
         is False (for caches that are checked when read)."""
         self.root.write_atomic(self.relative, data, sync)
 
-    def truncate(self, size: int) -> None:
-        self.root.truncate(self.relative, size)
+    def truncate(self, size: int, sync: bool = True) -> None:
+        self.root.truncate(self.relative, size, sync)
 
     def unlink(self) -> None:
         self.root.unlink(self.relative)

@@ -66,7 +66,8 @@ class StateHistory:
         self.state.context = list(compaction.messages)
         if self.transcript is not None:
             self.transcript.append_messages(compaction.messages[:1])  # the new summary
-        self._save()
+        if self.state_store is not None:  # one journal line, committed with the turn
+            self.state_store.replace(self.state)
 
     def record_request(self, header: ChatRequest) -> None:
         """Nothing to keep: the state store has no use for request headers."""
@@ -95,7 +96,3 @@ class StateHistory:
             self.transcript.commit()
         if self.state_store is not None:
             self.state_store.commit(self.state.session_id)
-
-    def _save(self) -> None:
-        if self.state_store is not None:
-            self.state_store.save(self.state)

@@ -4,9 +4,11 @@ everything.
 * :class:`JsonStateStore` keeps the working context (what the model sees, summary included) as
   a **checkpoint** (one compact JSON file, replaced atomically) plus an append-only **journal**
   of the messages added since. A turn appends a few journal lines, so persisting it costs
-  O(what changed), not O(context); a compaction (or a journal grown as long as the checkpoint)
-  writes a new checkpoint. Each checkpoint has an ``epoch`` and journal lines carry theirs, so
-  a crash between writing a checkpoint and emptying the journal leaves lines that are ignored.
+  O(what changed), not O(context); a compaction appends one line holding the new context (read
+  in place of everything before it), and a journal grown longer than the checkpoint (and than
+  :data:`JOURNAL_FLOOR` messages) is folded into a new checkpoint. Each checkpoint has an
+  ``epoch`` and journal lines carry theirs, so a crash between writing a checkpoint and
+  emptying the journal leaves lines that are ignored.
 * :class:`Transcript` is an append-only JSONL log of every message that ever entered the
   context, and of every compaction, so what compaction removes from the context is still on disk.
 
@@ -40,6 +42,11 @@ STATE_FORMAT = 2
 """Format 2: compact JSON with an ``epoch``; format 1 (indented, no journal) is still read."""
 
 _READABLE_FORMATS = frozenset({1, 2})
+
+JOURNAL_FLOOR = 256
+"""A journal is folded into a new checkpoint once it holds more messages than this and than
+the checkpoint: amortised O(1) per message, a reopen reads at most twice the context, and a
+short session never pays a fold's fsyncs (the temp file's and the folder's)."""
 
 logger = logging.getLogger("harness.store")
 
@@ -117,9 +124,11 @@ class JsonStateStore:
             state = AgentState.from_json(self.file(session_id).read_text())
         except FileNotFoundError:
             state = AgentState(session_id)
-        records = self._read_journal(session_id, state.epoch)
+        reset, records = self._read_journal(session_id, state.epoch)
+        if reset is not None:
+            state.context = [Message.from_record(r) for r in reset]
         state.context.extend(Message.from_record(r) for r in records)
-        self._journal_lines[session_id] = len(records)
+        self._journal_lines[session_id] = len(records) + len(reset or ())
         return state
 
     def save(self, state: AgentState) -> None:
@@ -127,7 +136,9 @@ class JsonStateStore:
         state.epoch += 1
         write_atomic(self.file(state.session_id), state.to_json())
         with contextlib.suppress(FileNotFoundError):
-            self.journal(state.session_id).truncate(0)
+            # no fsync: lines of an older epoch are ignored, so a cut lost to a power cut costs
+            # nothing but the bytes
+            self.journal(state.session_id).truncate(0, sync=False)
         self._journal_lines[state.session_id] = 0
         self._unsynced.discard(state.session_id)  # the checkpoint holds what it had
 
@@ -150,25 +161,41 @@ class JsonStateStore:
             json.dumps({"epoch": state.epoch, "message": m.to_record()}, ensure_ascii=False) + "\n"
             for m in messages
         )
+        self._journal(state, lines, len(messages))
+
+    def replace(self, state: AgentState) -> None:
+        """Persist ``state.context`` whole (a compaction replaced it) as one journal line
+        that a load reads in place of everything before it: a compaction is an append like
+        any other, committed with its turn, not a checkpoint of its own."""
+        context = [m.to_record() for m in state.context]
+        line = json.dumps({"epoch": state.epoch, "context": context}, ensure_ascii=False)
+        self._journal(state, line + "\n", len(context))
+
+    def _journal(self, state: AgentState, lines: str, messages: int) -> None:
         if syncs_each_append(self.durability):
             append_text(self.journal(state.session_id), lines)
         else:
             append_text(self.journal(state.session_id), lines, sync=False)
             self._unsynced.add(state.session_id)
-        count = self._journal_lines.get(state.session_id, 0) + len(messages)
+        count = self._journal_lines.get(state.session_id, 0) + messages
         self._journal_lines[state.session_id] = count
-        if count > max(64, len(state.context) - count):  # longer than the checkpoint
+        if count > max(JOURNAL_FLOOR, len(state.context) - count):  # longer than the checkpoint
             self.save(state)
 
-    def _read_journal(self, session_id: str, epoch: int) -> list[dict[str, Any]]:
+    def _read_journal(
+        self, session_id: str, epoch: int
+    ) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
+        """The journal's lines of ``epoch``: the context of its last replace line (None:
+        none) and the messages appended after it."""
         journal = self.journal(session_id)
         try:
             raw = journal.read_bytes()
         except FileNotFoundError:
-            return []
+            return None, []
         lines = raw.split(b"\n")
         tail = lines.pop()
-        records = []
+        reset: list[dict[str, Any]] | None = None
+        records: list[dict[str, Any]] = []
         for number, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line.decode("utf-8"))
@@ -177,7 +204,11 @@ class JsonStateStore:
                     tail = line + b"\n"
                     break
                 raise StateStoreError(f"{journal}:{number}: unreadable journal line") from exc
-            if entry.get("epoch") == epoch:
+            if entry.get("epoch") != epoch:
+                continue
+            if "context" in entry:  # a compaction: the context from here on
+                reset, records = list(entry["context"]), []
+            else:
                 records.append(entry["message"])
         if tail:  # moved aside to <journal>.corrupt, then cut: never deleted
             good = len(raw) - len(tail)
@@ -185,7 +216,7 @@ class JsonStateStore:
             logger.warning(
                 "%s: moved a torn or unreadable last line to %s.corrupt", journal, journal.name
             )
-        return records
+        return reset, records
 
 
 class Transcript:
