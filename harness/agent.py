@@ -84,6 +84,7 @@ class Agent:
         """Commit the user message (:meth:`commit`) before the model is called, not only at
         the turn's end (a ``per-turn`` store then makes two group commits per turn)."""
         self._ids = ToolCallIds()
+        self._header_length = 0  # messages before the history in the last request built
 
     def commit(self) -> None:
         """The group commit of the history's appends (a no-op for a history without one;
@@ -91,6 +92,11 @@ class Agent:
         commit = getattr(self.history, "commit", None)
         if commit is not None:
             commit()
+
+    def _context_length(self) -> int:
+        """How many messages the history holds, without copying them where it can say."""
+        count = getattr(self.history, "message_count", None)
+        return count() if count is not None else len(self.history.messages())
 
     @property
     def context(self) -> tuple[Message, ...]:
@@ -105,7 +111,7 @@ class Agent:
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
-        context_before = len(self.context)
+        context_before = self._context_length()
         self._call_messages = []
         try:
             self._extend([Message.user(user_text)])
@@ -130,10 +136,11 @@ class Agent:
 
     def _step(self, call: CallContext, records: list[RequestRecord]) -> Message:
         """One model request; its reply enters the history (tool-call ids repaired first)."""
-        response, record = self._request(call)
+        request, response, record = self._request(call)
         records.append(record)
-        # A call without an id, or with a used one, would brick the history: repair first.
-        message = self._ids.repair(response.message, self.history.messages())
+        # A call without an id, or with a used one, would brick the history: repair first
+        # (against the history as the request carried it: nothing was appended since).
+        message = self._ids.repair(response.message, request.messages, self._header_length)
         self._extend([message])
         if self.engine is not None and self.engine.overflow_retries_reset_on_reply:
             call.overflow_retries = 0
@@ -147,11 +154,11 @@ class Agent:
             tool_calls=tuple(tool_names),
             requests=tuple(records),
             context_before=before,
-            context_after=len(self.context),
+            context_after=self._context_length(),
             messages=tuple(self._call_messages),
         )
 
-    def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
+    def _request(self, call: CallContext) -> tuple[ChatRequest, ChatResponse, RequestRecord]:
         events = self._before_request(call)
         header = self._header(call)
         # An event-log history keeps the head, so a later manual DSH compaction can rebuild
@@ -171,14 +178,14 @@ class Agent:
         record = RequestRecord(
             purpose=request.purpose,
             messages_sent=len(request.messages),
-            context_messages=len(self.context),
+            context_messages=self._context_length(),
             estimated_tokens=self._estimate.sync(request.messages),
             usage=response.usage,
             compactions=tuple(events),
             meter=reading.meter if reading else "",
             metered_tokens=reading.tokens if reading else None,
         )
-        return response, record
+        return request, response, record
 
     def _before_request(self, call: CallContext) -> list[CompactionRecord]:
         for hook in self.hooks:
@@ -196,6 +203,7 @@ class Agent:
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
     def _with_history(self, header: ChatRequest) -> ChatRequest:
+        self._header_length = len(header.messages)
         return replace(header, messages=(*header.messages, *self.history.messages()))
 
     def _build_request(self, call: CallContext) -> ChatRequest:

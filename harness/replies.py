@@ -189,29 +189,30 @@ class ToolCallIds:
         self._first: Message | None = None
         self._last: Message | None = None
 
-    def taken(self, history: Sequence[Message]) -> set[str]:
-        """Every tool-call id in ``history`` (the set is kept: read it, never change it)."""
-        seen = self._seen
+    def taken(self, history: Sequence[Message], start: int = 0) -> set[str]:
+        """Every tool-call id in ``history[start:]`` (the set is kept: read it, never change
+        it). ``start`` skips a request's header (system prompt, reference messages)."""
+        seen, count = self._seen, len(history) - start
         if seen and (
-            len(history) < seen
-            or history[0] is not self._first
-            or history[seen - 1] is not self._last
+            count < seen
+            or history[start] is not self._first
+            or history[start + seen - 1] is not self._last
         ):
             self._ids, seen = set(), 0
-        for earlier in history[seen:] if seen else history:
-            for call in earlier.tool_calls:
+        for index in range(start + seen, len(history)):
+            for call in history[index].tool_calls:
                 self._ids.add(call.id)
-        self._seen = len(history)
-        self._first = history[0] if history else None
-        self._last = history[-1] if history else None
+        self._seen = count
+        self._first = history[start] if count > 0 else None
+        self._last = history[-1] if count > 0 else None
         return self._ids
 
-    def repair(self, message: Message, history: Sequence[Message]) -> Message:
-        """:func:`repair_tool_call_ids` of ``message`` against ``history``, reading only the
-        messages added since the last call."""
+    def repair(self, message: Message, history: Sequence[Message], start: int = 0) -> Message:
+        """:func:`repair_tool_call_ids` of ``message`` against ``history[start:]``, reading
+        only the messages added since the last call."""
         if not message.tool_calls:
             return message
-        return _repaired(message, self.taken(history))
+        return _repaired(message, self.taken(history, start))
 
 
 def _repaired(message: Message, history_ids: Container[str]) -> Message:

@@ -47,6 +47,10 @@ class StateHistory:
     def messages(self) -> list[Message]:
         return list(self.state.context)
 
+    def message_count(self) -> int:
+        """How many messages the context holds (no copy)."""
+        return len(self.state.context)
+
     def append(self, messages: Sequence[Message]) -> None:
         self.state.context.extend(messages)
         if self.transcript is not None:

@@ -54,6 +54,10 @@ class EventLogHistory:
         """The surface as messages."""
         return self.log.messages()
 
+    def message_count(self) -> int:
+        """How many nodes the surface holds (no copy)."""
+        return len(self.log.node_seqs)
+
     def append(self, messages: Sequence[Message]) -> None:
         """Append each message as a surface node."""
         for message in messages:
