@@ -30,7 +30,7 @@ from harness.store.eventlog.snapshot import snapshot_path
 from harness.workspace_path import WorkspacePath
 
 SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 TYPES = ("user/message", "assistant/message", "tool/result", "request/header", "session/end-seed")
 

@@ -1,32 +1,27 @@
 """The append-only event log: a JSONL file (or memory) and the surface folded from it.
 
 Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended with
-:func:`harness.files.append_text` (flushed and fsynced), never rewritten. The file is a
-:class:`~harness.workspace_path.WorkspacePath`: every open (the lock, the catch-up read, the
-append, the truncation of a torn tail) goes component by component from the workspace with
-``O_NOFOLLOW``, so an ``events/`` folder swapped for a symlink mid-run is refused with
-:class:`~harness.errors.PathEscapeError`, never read or written through. An append is checked
-first (an invalid event raises :class:`~harness.errors.SurfaceError` and writes nothing), then
-written, then folded into the live surface, so the live surface only ever holds events that
-reached the disk.
+:func:`harness.files.append_text`, never rewritten; ``durability``
+(:mod:`harness.store.durability`) says whether each append is fsynced or the owner's
+:meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
+component with ``O_NOFOLLOW`` (:class:`~harness.workspace_path.WorkspacePath`): an ``events/``
+folder swapped for a symlink is refused with :class:`~harness.errors.PathEscapeError`. An
+append is checked first (an invalid event raises :class:`~harness.errors.SurfaceError` and
+writes nothing), then written, then folded, so the live surface only holds written events.
 
-**Several processes may write one log** (two agents, ``ctxlab compact`` beside an agent):
-every append takes an exclusive OS lock on the file (:mod:`~harness.store.eventlog.oslock`), reads
-and folds whatever other writers appended since (so its seq is re-checked against the file's
-tail under the lock), then writes its line. :meth:`EventLog.sync` does the catching up alone.
-A reader never takes a half-written last line for corruption: bytes after the last newline
-are left out (:mod:`~harness.store.eventlog.scan`).
+**Several processes may write one log**: every append takes an exclusive OS lock on the file
+(:mod:`~harness.store.eventlog.oslock`), folds whatever other writers appended since, then
+writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
+half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
 
-A write that fails leaves the file's tail unknown (nothing, part of the line, or all of it), so
-the log refuses further appends until it is reopened. :meth:`EventLog.replay` reads a file
-without touching it. :meth:`EventLog.open` (under the lock) drops a torn last line, reports it
-in ``recovered`` and as a warning, and appends one ``session/end-seed``: an unclosed
-``compaction/start`` before it belongs to an earlier process (*stale*, reported), one after it
-is *live* (the compaction lock, DeepSeek-Harness §A3).
-
-Appending costs O(1) in the history's length: one line is written and the in-memory fold,
-the per-node message cache and the indexes behind :meth:`EventLog.open_compaction` and
-:meth:`EventLog.latest` are updated in place. Opening is linear.
+A failed write leaves the tail unknown, so the log refuses appends until it is reopened.
+:meth:`EventLog.replay` reads a file without touching it, from the start. :meth:`EventLog.open`
+(under the lock) reads the newest valid snapshot (:mod:`~harness.store.eventlog.snapshot`) and
+the tail after it, moves a torn or unreadable last line aside to ``<log>.corrupt``
+(:mod:`harness.store.torn`), reports it in ``recovered``, and appends one
+``session/end-seed``: an unclosed ``compaction/start`` before it belongs to an earlier process
+(*stale*, reported), one after it is *live* (the compaction lock, DeepSeek-Harness §A3).
+Appending costs O(1) in the history's length, opening O(surface + tail).
 """
 
 from __future__ import annotations
@@ -44,16 +39,17 @@ from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_ca
 from harness.messages import Message
 from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.eventlog.events import TYPE_OF_ROLE, Event, ReplaceOp
+from harness.store.eventlog.fold import END_SEED, LogFold
 from harness.store.eventlog.oslock import exclusive
 from harness.store.eventlog.scan import Scan, read_at, scan_bytes, scan_file
 from harness.store.eventlog.snapshot import (
     DEFAULT_SNAPSHOT_EVERY,
     SNAPSHOT_SUFFIX,
     Snapshot,
+    prefix_reader,
     read_snapshot,
     write_snapshot,
 )
-from harness.store.eventlog.surface import EventsView, Surface, SurfaceManager
 from harness.store.statefile import utc_now
 from harness.store.torn import set_aside
 from harness.workspace_path import WorkspacePath
@@ -62,18 +58,15 @@ __all__ = ["END_SEED", "EventLog", "read_events"]
 
 logger = logging.getLogger("harness.store.eventlog")
 
-END_SEED = "session/end-seed"
-"""Appended when a log is reopened: where the previous process's history ends."""
 
 _BRACKET = frozenset({"compaction/start", "compaction/end"})
 
 StampClock = Callable[[], str]
 """Returns the current instant as the log's ISO-8601 stamp (``memory.clock.NanoClock`` is the
 other clock: nanoseconds, for the memory pipeline)."""
-Listener = Callable[[Event], None]
 
 
-class EventLog:
+class EventLog(LogFold):
     """An append-only event log; ``path=None`` keeps it in memory only."""
 
     def __init__(
@@ -106,20 +99,10 @@ class EventLog:
         """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
         self.write_error: str | None = None
         """Set when a write failed; the log then refuses appends until it is reopened."""
-        self.listeners: list[Listener] = []
-        """Called with each event once it is folded in (this log's appends and those of other
-        writers it catches up with): a meter can price what changed instead of everything."""
-        self._manager = SurfaceManager()
+        super().__init__()
         self._size = 0  # bytes of the file this log has folded (written or read)
         self._lock_depth = 0
         self._lock_fd = -1  # the locked file, read and truncated through while held
-        self._messages: dict[int, Message] = {}
-        # The surface as messages, extended as nodes are appended and rebuilt after a replace
-        # (the manager's replace generation moves), so a turn never re-walks the whole surface.
-        self._surface_messages: list[Message] = []
-        self._surface_generation = 0
-        self._latest: dict[str, int] = {}  # event type -> seq of its latest event
-        self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
         self._recovered_now: list[str] = []  # what the last catch-up dropped
         self._unsynced = False  # appended since the last commit, not yet fsynced
         self._snapshot_seq = 0  # the events the newest snapshot (read or written) covers
@@ -186,46 +169,15 @@ class EventLog:
             raise hint(self.path, exc) from exc
 
     def _restore(self, snapshot: Snapshot) -> None:
-        self._manager.restore(
-            snapshot.seq,
-            snapshot.nodes,
-            snapshot.generation,
-            snapshot.events,
-            self._read_prefix(snapshot.seq, snapshot.offset),
-        )
+        assert self.file is not None
+        self._restore_fold(snapshot, prefix_reader(self.file, snapshot.seq, snapshot.offset))
         self._size = snapshot.offset
-        self._latest = dict(snapshot.latest)
-        for seq in snapshot.nodes:
-            self._index_calls(snapshot.events[seq])
         self._snapshot_seq = self.opened_from_snapshot = snapshot.seq
 
     def _reset(self) -> None:
-        self._manager = SurfaceManager()
+        LogFold.__init__(self, self.listeners)
         self._size = 0
-        self._messages, self._surface_messages, self._surface_generation = {}, [], 0
-        self._latest, self._calls = {}, {}
         self._snapshot_seq, self.opened_from_snapshot = 0, None
-
-    def _read_prefix(self, count: int, offset: int) -> Callable[[], list[Event]]:
-        """Reads the ``count`` events in the log's first ``offset`` bytes (never rewritten:
-        an append-only log only grows), for the first access to an event a snapshot skipped."""
-        file, path = self.file, self.path
-        assert file is not None and path is not None
-
-        def read() -> list[Event]:
-            fd = file.open_fd(os.O_RDONLY)
-            try:
-                raw = read_at(fd, 0, offset)
-            finally:
-                os.close(fd)
-            events = scan_bytes(path, raw, first_seq=0).events
-            if len(events) != count:
-                raise LogCorruptError(
-                    f"{path}: {len(events)} events before its snapshot's offset, not {count}"
-                )
-            return events
-
-        return read
 
     @classmethod
     def replay(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
@@ -239,31 +191,6 @@ class EventLog:
         log.origin = file
         log.recovered = scan.recovered
         return log
-
-    @property
-    def events(self) -> EventsView:
-        """Every event, in order; ``events[i].seq == i`` (a read-only view, not a copy)."""
-        return self._manager.events
-
-    @property
-    def surface(self) -> Surface:
-        """The live surface (the fold of :attr:`events`)."""
-        return self._manager.surface
-
-    @property
-    def replace_generation(self) -> int:
-        """How many replaces have landed (``surface.replace_generation`` without a copy)."""
-        return self._manager.replace_generation
-
-    @property
-    def node_seqs(self) -> Sequence[int]:
-        """The surface's seqs, live (read it, never keep it)."""
-        return self._manager.node_seqs
-
-    def latest(self, type: str) -> Event | None:
-        """The latest event of this type, in O(1)."""
-        seq = self._latest.get(type)
-        return None if seq is None else self._manager.event(seq)
 
     def append(
         self,
@@ -322,23 +249,12 @@ class EventLog:
         """Under the lock: replace the snapshot by one of the current fold. A snapshot is a
         cache: a failure to write it is logged, never raised."""
         assert self.file is not None
-        manager = self._manager
-        wanted = sorted({*manager.node_seqs, *self._latest.values()})
         try:
-            write_snapshot(
-                self.file,
-                self._lock_fd,
-                seq=len(manager),
-                offset=self._size,
-                generation=manager.replace_generation,
-                nodes=manager.node_seqs,
-                latest=self._latest,
-                events=(manager.event(seq) for seq in wanted),
-            )
+            write_snapshot(self.file, self._lock_fd, self._size, self._snapshot_fold())
         except OSError as exc:
             logger.warning("%s: no snapshot written (%s)", self.path, exc)
             return
-        self._snapshot_seq = len(manager)
+        self._snapshot_seq = len(self._manager)
 
     def sync(self) -> int:
         """Fold in what other writers appended since this log last read the file; returns
@@ -386,40 +302,6 @@ class EventLog:
             )
         return self.replace_seqs(nodes[start], nodes[end], message, extra_sources=extra_sources)
 
-    def node_messages(self) -> list[tuple[int, Message]]:
-        """``(seq, message)`` for each surface node, in model order."""
-        return list(zip(self._manager.node_seqs, self._surface(), strict=True))
-
-    def messages(self) -> list[Message]:
-        """The surface as messages: the history the model sees."""
-        return list(self._surface())
-
-    def _surface(self) -> list[Message]:
-        """The cached surface messages, brought up to date: O(new nodes) after appends."""
-        nodes = self._manager.node_seqs
-        generation = self._manager.replace_generation
-        cache = self._surface_messages
-        if generation != self._surface_generation or len(cache) > len(nodes):
-            cache = self._surface_messages = []
-            self._surface_generation = generation
-        if len(cache) < len(nodes):
-            cache.extend(self.message(seq) for seq in nodes[len(cache) :])
-        return cache
-
-    def message(self, seq: int) -> Message:
-        """The message of surface event ``seq`` (parsed once, then cached)."""
-        message = self._messages.get(seq)
-        if message is None:
-            message = self._manager.event(seq).message
-            if message is None:
-                raise SurfaceError(f"event {seq} is not a surface event")
-            self._messages[seq] = message
-        return message
-
-    def require_balanced(self) -> None:
-        """UnbalancedSurfaceError when a tool result on the surface answers no call on it."""
-        self._manager.require_balanced()
-
     def close_interrupted_calls(self) -> list[Event]:
         """Close the calls a crash left without results (see :mod:`harness.interrupted`):
         one ``tool/result`` each, marked ``interrupted``. Call it when resuming a session,
@@ -429,25 +311,6 @@ class EventLog:
             self.append_message(interrupted_result(call), interrupted=INTERRUPTED_CODE)
             for call in calls
         ]
-
-    def open_compaction(self) -> Event | None:
-        """The live lock: the latest ``compaction/start`` with no later ``compaction/end`` and
-        no later ``session/end-seed`` (a compaction of this process, running or failed to
-        close); None when no compaction holds the lock."""
-        start = self._latest.get("compaction/start", -1)
-        if start > max(self._latest.get("compaction/end", -1), self._latest.get(END_SEED, -1)):
-            return self._manager.event(start)
-        return None
-
-    def stale_compaction(self) -> Event | None:
-        """An unclosed ``compaction/start`` left by an earlier process: the latest bracket
-        event is a start and a ``session/end-seed`` follows it. Reported until the next
-        compaction starts; it never blocks one."""
-        start = self._latest.get("compaction/start", -1)
-        closed = self._latest.get("compaction/end", -1) > start
-        if start >= 0 and not closed and self._latest.get(END_SEED, -1) > start:
-            return self._manager.event(start)
-        return None
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -489,29 +352,6 @@ class EventLog:
             self._recovered_now = [
                 f"{note}, moved to {self.path.name}.corrupt" for note in scan.recovered
             ]
-
-    def _fold(self, path: Path, events: list[Event]) -> None:
-        for event in events:
-            try:
-                self._apply(event)
-            except SurfaceError as exc:
-                raise LogCorruptError(f"{path}:{event.seq + 1}: {exc}") from exc
-
-    def _apply(self, event: Event) -> None:
-        replace = event.replace_range
-        self._manager.apply(event)
-        self._latest[event.type] = event.seq
-        self._index_calls(event)
-        if replace is not None:  # shadowed nodes leave the cache; the log keeps them
-            for seq in event.source_event_seqs:
-                self._messages.pop(seq, None)
-        for listener in self.listeners:
-            listener(event)
-
-    def _index_calls(self, event: Event) -> None:
-        if event.type == "assistant/message":
-            for call in event.data["message"].get("tool_calls") or ():
-                self._calls[str(call.get("id", ""))] = event.seq
 
     def _write(self, event: Event) -> None:
         try:

@@ -1,17 +1,16 @@
 """A snapshot of an event log's folded surface, so a reopen reads O(surface), not O(history).
 
 The snapshot is a side file ``events/<session>.jsonl.snapshot`` beside the log; the log itself
-is never changed by it (older code reads the same log and ignores the file). It is JSONL: a
-header line, then one line per event the fold needs (every surface node and the latest event of
-each type), each exactly as the log writes it. The header names what it covers and how to
-check it:
+is never changed by it (older code reads the same log and ignores the file). Its first line is
+the SHA-256 of everything after it (a file torn by a crash, or a flipped byte anywhere, fails
+it: the snapshot is *torn*); then a JSON header line, then one line per event the fold needs
+(every surface node and the latest event of each type), each as the log writes it. The header
+names what it covers:
 
 * ``seq``: how many events the snapshot covers; ``offset``: where event ``seq`` starts in the
   log (the byte after the newline of event ``seq - 1``);
 * ``guard``: the SHA-256 of the log's last up-to-256 bytes before ``offset`` (a log rewritten,
   truncated by a power cut or replaced since has other bytes there: the snapshot is *stale*);
-* ``body_sha`` and ``body_bytes``: the SHA-256 and length of the lines after the header (a file
-  torn by a crash, or a flipped byte, fails them: the snapshot is *torn*);
 * ``generation``, ``nodes`` (the surface's seqs) and ``latest`` (type → seq).
 
 A snapshot that fails any check is ignored with a warning and the log is replayed from the
@@ -27,17 +26,19 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from harness.errors import LogCorruptError
 from harness.store.eventlog.events import Event
-from harness.store.eventlog.scan import read_at
+from harness.store.eventlog.scan import read_at, scan_bytes
 from harness.workspace_path import WorkspacePath
 
 __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",
     "SNAPSHOT_SUFFIX",
     "Snapshot",
+    "prefix_reader",
     "read_snapshot",
     "snapshot_path",
     "write_snapshot",
@@ -71,38 +72,49 @@ def snapshot_path(log_file: WorkspacePath) -> WorkspacePath:
     return WorkspacePath(log_file.root, log_file.relative + SNAPSHOT_SUFFIX)
 
 
+def prefix_reader(log_file: WorkspacePath, count: int, offset: int) -> Callable[[], list[Event]]:
+    """Reads the ``count`` events in the log's first ``offset`` bytes (an append-only log never
+    rewrites them), for the first access to an event a snapshot let a reopen skip."""
+
+    def read() -> list[Event]:
+        fd = log_file.open_fd(os.O_RDONLY)
+        try:
+            raw = read_at(fd, 0, offset)
+        finally:
+            os.close(fd)
+        events = scan_bytes(log_file.path, raw, first_seq=0).events
+        if len(events) != count:
+            raise LogCorruptError(
+                f"{log_file.path}: {len(events)} events before its snapshot's offset, not {count}"
+            )
+        return events
+
+    return read
+
+
 def _guard(fd: int, offset: int) -> str:
     start = max(0, offset - _GUARD_BYTES)
     return hashlib.sha256(read_at(fd, start, offset - start)).hexdigest()
 
 
-def write_snapshot(
-    log_file: WorkspacePath,
-    fd: int,
-    *,
-    seq: int,
-    offset: int,
-    generation: int,
-    nodes: Sequence[int],
-    latest: Mapping[str, int],
-    events: Iterable[Event],
-) -> None:
-    """Replace the snapshot of ``log_file`` (open as ``fd``, ``offset`` bytes of it folded
-    into ``seq`` events) by one of this fold."""
+def write_snapshot(log_file: WorkspacePath, fd: int, offset: int, fold: Snapshot) -> None:
+    """Replace the snapshot of ``log_file`` (open as ``fd``, its first ``offset`` bytes folded
+    into ``fold``) by one of ``fold``."""
+    seq, generation, nodes, latest = fold.seq, fold.generation, fold.nodes, fold.latest
+    events = (fold.events[s] for s in sorted(fold.events))
     body = "".join(event.to_json() + "\n" for event in events).encode("utf-8")
     header = {
         "format": SNAPSHOT_FORMAT,
         "seq": seq,
         "offset": offset,
         "guard": _guard(fd, offset),
-        "body_sha": hashlib.sha256(body).hexdigest(),
-        "body_bytes": len(body),
         "generation": generation,
         "nodes": list(nodes),
         "latest": dict(latest),
     }
-    line = json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n"
-    snapshot_path(log_file).write_atomic(line + body, sync=False)
+    content = json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n" + body
+    checksum = hashlib.sha256(content).hexdigest().encode("ascii") + b"\n"
+    snapshot_path(log_file).write_atomic(checksum + content, sync=False)
 
 
 def read_snapshot(log_file: WorkspacePath, fd: int) -> Snapshot | None:
@@ -125,7 +137,12 @@ class _Stale(Exception):
 
 
 def _checked(raw: bytes, fd: int) -> Snapshot:
-    end = raw.find(b"\n")
+    first = raw.find(b"\n")
+    content = raw[first + 1 :]
+    if first < 0 or hashlib.sha256(content).hexdigest().encode("ascii") != raw[:first]:
+        raise _Stale("torn: it does not match its checksum")
+    end = content.find(b"\n")
+    raw = content
     try:
         header = json.loads(raw[:end].decode("utf-8"))
     except ValueError:
@@ -133,10 +150,6 @@ def _checked(raw: bytes, fd: int) -> Snapshot:
     if not isinstance(header, dict) or header.get("format") != SNAPSHOT_FORMAT:
         raise _Stale("not a snapshot this version reads")
     body = raw[end + 1 :]
-    if len(body) != header.get("body_bytes") or (
-        hashlib.sha256(body).hexdigest() != header.get("body_sha")
-    ):
-        raise _Stale("torn: its body does not match its checksum")
     seq, offset = header.get("seq"), header.get("offset")
     if not isinstance(seq, int) or not isinstance(offset, int) or seq < 1 or offset < 1:
         raise _Stale("no seq or offset")
