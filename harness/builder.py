@@ -80,10 +80,9 @@ class HarnessAgent:
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         self.workspace = MemoryWorkspace(workspace_root, user_id, clock)
-        hooks_on, tools_on = not disable_memory_hooks, not disable_memory_tools
         self.memory = MemoryRuntime(
-            self.workspace, memory_model or model, memory, hooks_enabled=hooks_on,
-            tools_enabled=tools_on, schedule=schedule,
+            self.workspace, memory_model or model, memory, hooks_enabled=not disable_memory_hooks,
+            tools_enabled=not disable_memory_tools, schedule=schedule,
         )  # fmt: skip
         history = self._resumed(self._history(store, session_id, check_durability(durability)))
         engine = None
