@@ -8,12 +8,12 @@ timed is the framework). Each session is seeded to ``turn - 1`` such turns throu
 public interfaces (the state store saves a state, the event log is written event by event and
 reopened), with the default durability (``per-turn``: one group commit per file per turn).
 One untimed turn follows the reopen (it prices the whole context once, as the reopen reads
-it once). Then 15 turns of each session are timed, the early and the late session's turns alternating,
-so a slow moment of the machine falls on both sides. The garbage collector stays on. Each turn
-is timed twice over: its CPU time (the framework's own work, gated) and its wall time (that
-plus the fsync of the group commit, which on a shared disk is mostly waiting: reported). Each
-row gives the median and p95 beside the fastest; bytes written per turn come from
-``/proc/self/io`` (``wchar``), the median and the worst turn's.
+it once). Then 15 turns of each session are timed, the early and the late session's turns
+alternating, so a slow moment of the machine falls on both sides. The garbage collector stays
+on. Each turn is timed twice over: its CPU time (the framework's own work, gated) and its wall
+time (that plus the fsync of the group commit, which on a shared disk is mostly waiting:
+reported). Each row gives the median and p95 beside the fastest; bytes written per turn come
+from ``/proc/self/io`` (``wchar``), the median and the worst turn's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.check_cost import CONFIG
-from benchmarks.common import Row, cpu_and_wall, spread
+from benchmarks.common import Row, Spread, cpu_and_wall, spread
 from harness.agent import Agent
 from harness.compaction.dsh import DshConfig
 from harness.compaction.factory import make_engine
@@ -131,6 +131,14 @@ def _turn_costs(setup: Setup, engine: str, turns: tuple[int, int]) -> list[Costs
     ]
 
 
+def _time_rows(name: str, turn: int, cpu: Spread, wall: Spread) -> Row:
+    note = (
+        f"CPU min {cpu.low * 1e3:.2f} ms, p95 {cpu.p95 * 1e3:.2f} ms; "
+        f"wall median {wall.median * 1e3:.1f} ms, p95 {wall.p95 * 1e3:.1f} ms"
+    )
+    return Row("agent turn", f"{name}: turn {turn}, CPU median", cpu.median * 1e3, "ms", note=note)
+
+
 def rows(quick: bool) -> list[Row]:
     late = 300 if quick else 2_000
     out = []
@@ -139,18 +147,19 @@ def rows(quick: bool) -> list[Row]:
             setup, engine, (50, late)
         )
         ec, lc, ew, lw = spread(early_c), spread(late_c), spread(early_w), spread(late_w)
-        for turn, c, w in ((50, ec, ew), (late, lc, lw)):
-            out.append(Row("agent turn", f"{name}: turn {turn}, CPU median", c.median * 1e3, "ms",
-                           note=f"CPU min {c.low * 1e3:.2f} ms, p95 {c.p95 * 1e3:.2f} ms; wall "
-                           f"median {w.median * 1e3:.1f} ms, p95 {w.p95 * 1e3:.1f} ms"))  # fmt: skip
-        out.append(Row("agent turn", f"{name}: turn {late} / turn 50, CPU median",
-                       lc.median / ec.median, gate=1.5,
-                       note=f"CPU min {lc.low / ec.low:.2f}×, p95 {lc.p95 / ec.p95:.2f}×; wall "
-                       f"median {lw.median / ew.median:.2f}×, p95 {lw.p95 / ew.p95:.2f}×"))  # fmt: skip
+        out += [_time_rows(name, 50, ec, ew), _time_rows(name, late, lc, lw)]
+        note = (
+            f"CPU min {lc.low / ec.low:.2f}×, p95 {lc.p95 / ec.p95:.2f}×; "
+            f"wall median {lw.median / ew.median:.2f}×, p95 {lw.p95 / ew.p95:.2f}×"
+        )
+        ratio = f"{name}: turn {late} / turn 50, CPU median"
+        out.append(Row("agent turn", ratio, lc.median / ec.median, gate=1.5, note=note))
         if early_b and late_b:
             early_med, late_med = statistics.median(early_b), statistics.median(late_b)
-            out.append(Row("agent turn", f"{name}: bytes written, turn {late} / turn 50, median",
-                           late_med / early_med, gate=1.5,
-                           note=f"median {early_med:,.0f} B → {late_med:,.0f} B; worst turn "
-                           f"{max(early_b):,} B → {max(late_b):,} B"))  # fmt: skip
+            note = (
+                f"median {early_med:,.0f} B → {late_med:,.0f} B; "
+                f"worst turn {max(early_b):,} B → {max(late_b):,} B"
+            )
+            bytes_ = f"{name}: bytes written, turn {late} / turn 50, median"
+            out.append(Row("agent turn", bytes_, late_med / early_med, gate=1.5, note=note))
     return out

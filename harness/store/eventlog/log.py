@@ -140,10 +140,6 @@ class EventLog(LogFold):
     def _load(self) -> None:
         """Under the lock, on an empty log: the newest valid snapshot, then the tail."""
         assert self.file is not None
-        folder, _, name = self.file.relative.rpartition("/")
-        # a snapshot's temp file left by a writer killed mid-write (snapshots are written
-        # under this lock, so none is being written now)
-        self.file.root.remove_temps(folder or ".", prefix=f".{name}{SNAPSHOT_SUFFIX}.")
         snapshot = None
         if self.snapshot_every is not None:
             snapshot = read_snapshot(self.file, self._lock_fd)
@@ -249,7 +245,10 @@ class EventLog(LogFold):
         """Under the lock: replace the snapshot by one of the current fold. A snapshot is a
         cache: a failure to write it is logged, never raised."""
         assert self.file is not None
+        folder, _, name = self.file.relative.rpartition("/")
         try:
+            # a temp file a writer killed mid-snapshot left (they are written under this lock)
+            self.file.root.remove_temps(folder or ".", prefix=f".{name}{SNAPSHOT_SUFFIX}.")
             write_snapshot(self.file, self._lock_fd, self._size, self._snapshot_fold())
         except OSError as exc:
             logger.warning("%s: no snapshot written (%s)", self.path, exc)
