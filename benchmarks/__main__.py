@@ -8,13 +8,21 @@ import math
 import sys
 from pathlib import Path
 
-from benchmarks import check_cost, eventlog_bench, memory_bench, meter_error, turns, wall
+from benchmarks import (
+    check_cost,
+    eventlog_bench,
+    memory_bench,
+    meter_error,
+    reopen_bench,
+    turns,
+    wall,
+)
 from benchmarks.common import Row
 
 ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
-SECTIONS = ("meter", "check", "turns", "eventlog", "memory", "wall")
+SECTIONS = ("meter", "check", "turns", "eventlog", "reopen", "memory", "wall")
 
 
 def _format(row: Row) -> str:
@@ -45,6 +53,8 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
         rows += turns.rows(quick)
     if "eventlog" in chosen:
         rows += eventlog_bench.rows(quick)
+    if "reopen" in chosen:
+        rows += reopen_bench.rows(quick)
     if "memory" in chosen:
         rows += memory_bench.rows(quick)
     if "wall" in chosen:

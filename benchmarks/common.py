@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gc
+import math
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Row", "median_seconds", "timed"]
+__all__ = ["Row", "Spread", "cpu_and_wall", "median_seconds", "spread", "timed"]
 
 
 @dataclass(frozen=True)
@@ -40,17 +41,38 @@ class Row:
 
 
 def timed(function: Callable[[], object]) -> float:
-    """Seconds one call of ``function`` took. The garbage collector is paused for the call, so
-    a collection that the setup's allocations made due is not charged to what is measured."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        function()
-        return time.perf_counter() - start
-    finally:
-        if enabled:
-            gc.enable()
+    """Seconds one call of ``function`` took, the garbage collector on (as a user runs it: a
+    collection that a turn's allocations make due is part of what a turn costs). A full
+    collection runs before, so the setup's garbage is not charged to the first call."""
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def cpu_and_wall(function: Callable[[], object]) -> tuple[float, float]:
+    """``(CPU seconds, wall seconds)`` of one call of ``function`` (the garbage collector on,
+    as in :func:`timed`). The CPU time leaves out waits (an fsync on a shared disk)."""
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    function()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The fastest, median and 95th-percentile of some timings."""
+
+    low: float
+    median: float
+    p95: float
+
+
+def spread(samples: list[float]) -> Spread:
+    """:class:`Spread` of ``samples`` (p95 by the nearest rank)."""
+    ordered = sorted(samples)
+    rank = max(0, math.ceil(0.95 * len(ordered)) - 1)
+    return Spread(ordered[0], statistics.median(ordered), ordered[rank])
 
 
 def median_seconds(function: Callable[[], object], repeat: int) -> float:

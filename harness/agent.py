@@ -29,7 +29,7 @@ from harness.messages import Message, ToolCall
 from harness.meter.ledger import Ledger, same_message
 from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
-from harness.replies import repair_tool_call_ids
+from harness.replies import ToolCallIds
 from harness.results import CallResult, RequestRecord
 from harness.store.history import History, StateHistory
 from harness.store.statefile import JsonStateStore, Transcript
@@ -66,6 +66,7 @@ class Agent:
         max_steps: int = 20,
         max_tool_calls_per_reply: int | None = None,
         request_options: Mapping[str, Any] | None = None,
+        durable_user_message: bool = False,
     ) -> None:
         self.model = model
         self.system_prompt = system_prompt
@@ -88,6 +89,23 @@ class Agent:
             lambda m: message_price(AGENTSCOPE, m), same_message
         )
         self._call_messages: list[Message] = []
+        self.durable_user_message = durable_user_message
+        """Commit the user message (:meth:`commit`) before the model is called, not only at
+        the turn's end (a ``per-turn`` store then makes two group commits per turn)."""
+        self._ids = ToolCallIds()
+        self._header_length = 0  # messages before the history in the last request built
+
+    def commit(self) -> None:
+        """The group commit of the history's appends (a no-op for a history without one;
+        see :mod:`harness.store.durability`). :meth:`call` commits at the end of every turn."""
+        commit = getattr(self.history, "commit", None)
+        if commit is not None:
+            commit()
+
+    def _context_length(self) -> int:
+        """How many messages the history holds, without copying them where it can say."""
+        count = getattr(self.history, "message_count", None)
+        return count() if count is not None else len(self.history.messages())
 
     @property
     def context(self) -> tuple[Message, ...]:
@@ -104,29 +122,36 @@ class Agent:
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
-        context_before = len(self.context)
+        context_before = self._context_length()
         self._call_messages = []
-        self._extend([Message.user(user_text)])
-        records: list[RequestRecord] = []
-        tool_names: list[str] = []
-        while len(records) < self.max_steps:
-            message = self._step(call, records)
-            if not message.tool_calls:
-                result = self._result(message.content, tool_names, records, context_before)
-                for hook in self.hooks:
-                    hook.after_call(call, result)
-                return result
-            tool_names.extend(c.name for c in message.tool_calls)
-            self._extend(self._run_tools(message))
-        partial = self._result("", tool_names, records, context_before)
-        raise StepLimitExceededError(self.max_steps, partial)
+        try:
+            self._extend([Message.user(user_text)])
+            if self.durable_user_message:
+                self.commit()
+            records: list[RequestRecord] = []
+            tool_names: list[str] = []
+            while len(records) < self.max_steps:
+                message = self._step(call, records)
+                if not message.tool_calls:
+                    result = self._result(message.content, tool_names, records, context_before)
+                    self.commit()  # the turn is on the disk before anyone hears of it
+                    for hook in self.hooks:
+                        hook.after_call(call, result)
+                    return result
+                tool_names.extend(c.name for c in message.tool_calls)
+                self._extend(self._run_tools(message))
+            partial = self._result("", tool_names, records, context_before)
+            raise StepLimitExceededError(self.max_steps, partial)
+        finally:
+            self.commit()  # a failed turn keeps what it appended (nothing when committed)
 
     def _step(self, call: CallContext, records: list[RequestRecord]) -> Message:
         """One model request; its reply enters the history (tool-call ids repaired first)."""
-        response, record = self._request(call)
+        request, response, record = self._request(call)
         records.append(record)
-        # A call without an id, or with a used one, would brick the history: repair first.
-        message = repair_tool_call_ids(response.message, self.history.messages())
+        # A call without an id, or with a used one, would brick the history: repair first
+        # (against the history as the request carried it: nothing was appended since).
+        message = self._ids.repair(response.message, request.messages, self._header_length)
         self._extend([message])
         if self.engine is not None and self.engine.overflow_retries_reset_on_reply:
             call.overflow_retries = 0
@@ -140,11 +165,11 @@ class Agent:
             tool_calls=tuple(tool_names),
             requests=tuple(records),
             context_before=before,
-            context_after=len(self.context),
+            context_after=self._context_length(),
             messages=tuple(self._call_messages),
         )
 
-    def _request(self, call: CallContext) -> tuple[ChatResponse, RequestRecord]:
+    def _request(self, call: CallContext) -> tuple[ChatRequest, ChatResponse, RequestRecord]:
         events = self._before_request(call)
         header = self._header(call)
         # An event-log history keeps the head, so a later manual DSH compaction can rebuild
@@ -164,14 +189,14 @@ class Agent:
         record = RequestRecord(
             purpose=request.purpose,
             messages_sent=len(request.messages),
-            context_messages=len(self.context),
+            context_messages=self._context_length(),
             estimated_tokens=self._estimate.sync(request.messages),
             usage=response.usage,
             compactions=tuple(events),
             meter=reading.meter if reading else "",
             metered_tokens=reading.tokens if reading else None,
         )
-        return response, record
+        return request, response, record
 
     def _before_request(self, call: CallContext) -> list[CompactionRecord]:
         for hook in self.hooks:
@@ -189,6 +214,7 @@ class Agent:
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
     def _with_history(self, header: ChatRequest) -> ChatRequest:
+        self._header_length = len(header.messages)
         return replace(header, messages=(*header.messages, *self.history.messages()))
 
     def _build_request(self, call: CallContext) -> ChatRequest:

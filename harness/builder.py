@@ -19,13 +19,18 @@ saved since (:meth:`catch_up` of the store) and closes the tool calls a crashed 
 open; a second caller waits up to ``busy_timeout`` seconds, then gets
 :class:`~harness.errors.SessionBusyError` with nothing written. Reading (``agent.context``,
 ``session_search``) never takes the lock.
+
+``durability`` says when the session's appends reach the disk (:mod:`harness.store.durability`:
+``per-event``, ``per-turn``, the default, or ``os``); a killed process loses nothing in any of
+them, they differ in what a power cut can lose. ``durable_user_message`` commits the user
+message before the model is called.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from harness.agent import Agent
 from harness.compaction.agentscope import ctxlab_profile
@@ -41,6 +46,7 @@ from harness.model import ChatModel, provider_of
 from harness.results import CallResult
 from harness.safe_paths import check_name
 from harness.store.dsh.codec import DshCodec
+from harness.store.durability import DEFAULT_DURABILITY, Durability, check_durability
 from harness.store.eventlog import EventLogHistory
 from harness.store.eventlog.codec import LogFormat
 from harness.store.history import StateHistory
@@ -50,10 +56,28 @@ from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
 from harness.workspace_path import WorkspacePath
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_COMPACTION", "HarnessAgent"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_COMPACTION", "HarnessAgent", "SessionOptions"]
 
 DEFAULT_BUSY_TIMEOUT = 60.0
 """Seconds a call waits for another writer of its session before SessionBusyError."""
+
+
+class SessionOptions(TypedDict, total=False):
+    """How a :class:`HarnessAgent` keeps its session: keyword arguments of its own, each
+    optional (an unknown one is a TypeError, as for any keyword)."""
+
+    store: Literal["state", "eventlog"]
+    """``state`` (checkpoint + journal + transcript, the default) or ``eventlog``."""
+    log_format: LogFormat | None
+    """Event logs: ``"dsh"`` writes DeepSeek-Harness's session file; None keeps a resumed
+    file's format (ctxlab's for a new one)."""
+    durability: Durability
+    """When appends reach the disk (:mod:`harness.store.durability`; ``per-turn`` default)."""
+    durable_user_message: bool
+    """Commit the user message before the model is called (default False)."""
+    busy_timeout: float
+    """Seconds a call waits for another writer (:data:`DEFAULT_BUSY_TIMEOUT`)."""
+
 
 DEFAULT_COMPACTION = ctxlab_profile()
 """ctxlab's own profile: AgentScope 2.0.3's compaction with its defaults plus the
@@ -86,9 +110,7 @@ class HarnessAgent:
         max_steps: int = 20,
         max_tool_calls_per_reply: int | None = None,
         request_options: Mapping[str, Any] | None = None,
-        store: Literal["state", "eventlog"] = "state",
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
-        log_format: LogFormat | None = None,
+        **session: Unpack[SessionOptions],
     ) -> None:
         check_name("session id", session_id)  # before any path is built from it
         with on_disk(Path(workspace_root) / user_id, "set up the workspace in"):  # StorageError
@@ -97,12 +119,13 @@ class HarnessAgent:
                 self.workspace, memory_model or model, memory, schedule=schedule,
                 hooks_enabled=not disable_memory_hooks, tools_enabled=not disable_memory_tools,
             )  # fmt: skip
-            self.history = self._open_session(store, session_id, log_format, model, busy_timeout)
+            self.history = self._open_session(session_id, model, session)
             engine = self._engine(compaction, model, summary_model, windows, disable_compaction)
             self.agent = Agent(
                 model, system_prompt, [*tools, *self.memory.tools()], engine, hooks=[self.memory],
                 history=self.history, workspace=self.workspace.base, max_steps=max_steps,
                 max_tool_calls_per_reply=max_tool_calls_per_reply, request_options=request_options,
+                durable_user_message=session.get("durable_user_message", False),
             )  # fmt: skip
 
     def _engine(
@@ -133,16 +156,15 @@ class HarnessAgent:
         )
 
     def _open_session(
-        self,
-        store: str,
-        session_id: str,
-        log_format: LogFormat | None,
-        model: ChatModel,
-        busy_timeout: float,
+        self, session_id: str, model: ChatModel, options: SessionOptions
     ) -> EventLogHistory | StateHistory:
         """The session's writer lock, then its history, resumed under that lock."""
-        self.busy_timeout, self.session_lock = busy_timeout, self._lock_of(session_id)
-        return self._resumed(self._history(store, session_id, log_format, model))
+        unknown = sorted(set(options) - set(SessionOptions.__annotations__))
+        if unknown:  # what Python says of an unknown keyword, since **session takes any
+            raise TypeError(f"HarnessAgent() got an unexpected keyword argument {unknown[0]!r}")
+        self.busy_timeout = options.get("busy_timeout", DEFAULT_BUSY_TIMEOUT)
+        self.session_lock = self._lock_of(session_id)
+        return self._resumed(self._history(session_id, model, options))
 
     def _lock_of(self, session_id: str) -> WorkspacePath:
         """The session's writer lock (:mod:`harness.store.session_lock`)."""
@@ -156,15 +178,20 @@ class HarnessAgent:
         try:
             with session_lock(self.session_lock, "resume", timeout=0):
                 history.close_interrupted_calls()
+                history.commit()
         except (SessionBusyError, OSError):  # busy, or a read-only workspace: the call will say
             pass
         return history
 
     def _history(
-        self, store: str, session_id: str, log_format: LogFormat | None, model: ChatModel
+        self, session_id: str, model: ChatModel, options: SessionOptions
     ) -> EventLogHistory | StateHistory:
         clock = lambda: format_instant(self.workspace.clock())  # noqa: E731  # transcript stamps
-        history = open_history(self.workspace.fs, session_id, store, clock, log_format)
+        durability = check_durability(options.get("durability", DEFAULT_DURABILITY))
+        history = open_history(
+            self.workspace.fs, session_id, options.get("store", "state"), clock,
+            options.get("log_format"), durability,
+        )  # fmt: skip  # refuses symlinks
         if isinstance(history, EventLogHistory) and isinstance(history.log.codec, DshCodec):
             history.log.codec.provider = provider_of(model)  # what dsh's sources name
             history.log.codec.model = model.model_name

@@ -44,16 +44,19 @@ def write_atomic(path: Path | WorkspacePath, data: str | bytes) -> None:
     _sync_dir(path.parent)
 
 
-def append_text(path: Path | WorkspacePath, text: str) -> None:
-    """Append ``text`` (UTF-8) to ``path`` and flush it to disk; earlier bytes are untouched."""
+def append_text(path: Path | WorkspacePath, text: str, sync: bool = True) -> None:
+    """Append ``text`` (UTF-8) to ``path`` and, with ``sync``, flush it to disk; earlier bytes
+    are untouched. Without ``sync`` the text is in the OS (a killed process loses nothing) and
+    reaches the disk when the OS decides or at the next fsync of the file."""
     if isinstance(path, WorkspacePath):
-        path.append(text)
+        path.append(text, sync)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as handle:
         handle.write(text.encode("utf-8"))
         handle.flush()
-        os.fsync(handle.fileno())
+        if sync:
+            os.fsync(handle.fileno())
 
 
 def _mode_for(path: Path) -> int:

@@ -13,7 +13,9 @@ pairing), so one bad reply would brick the session. Two defences:
   id already used in this reply or in the history, gets a deterministic id
   ``call_<16 hex digits of sha256(index, name, arguments)>`` (with ``_2``, ``_3``, ... added
   until it is unused). The agent applies it to every reply before appending it, whatever the
-  model (HTTP client or scripted).
+  model (HTTP client or scripted), through :class:`ToolCallIds`, which keeps the history's ids
+  as it grows, so a reply is checked against what is new since the last one, never by walking
+  the whole history again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.content_blocks import BlockContent, read_content
@@ -30,7 +32,7 @@ from harness.errors import ContentFormatError, ResponseFormatError
 from harness.messages import Message, ToolCall
 from harness.model import ChatResponse, Usage
 
-__all__ = ["parse_usage", "read_completion", "repair_tool_call_ids"]
+__all__ = ["ToolCallIds", "parse_usage", "read_completion", "repair_tool_call_ids"]
 
 logger = logging.getLogger("harness.client")
 
@@ -176,16 +178,61 @@ def repair_tool_call_ids(message: Message, history: Iterable[Message]) -> Messag
     """
     if not message.tool_calls:
         return message  # the common reply: nothing to check, and no walk over the history
-    taken = {call.id for earlier in history for call in earlier.tool_calls}
+    return _repaired(message, {call.id for earlier in history for call in earlier.tool_calls})
+
+
+class ToolCallIds:
+    """The tool-call ids of a growing history, so :meth:`repair` looks only at what is new.
+
+    The ids are kept for the history last seen; when the next one starts with the same
+    messages (the same objects at its head and at the old end: both stores hand out the
+    messages they keep, and append only) only the messages after them are read. Anything else
+    (a compaction replaced the head, a reply was never appended) reads the history again.
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._seen = 0
+        self._first: Message | None = None
+        self._last: Message | None = None
+
+    def taken(self, history: Sequence[Message], start: int = 0) -> set[str]:
+        """Every tool-call id in ``history[start:]`` (the set is kept: read it, never change
+        it). ``start`` skips a request's header (system prompt, reference messages)."""
+        seen, count = self._seen, len(history) - start
+        if seen and (
+            count < seen
+            or history[start] is not self._first
+            or history[start + seen - 1] is not self._last
+        ):
+            self._ids, seen = set(), 0
+        for index in range(start + seen, len(history)):
+            for call in history[index].tool_calls:
+                self._ids.add(call.id)
+        self._seen = count
+        self._first = history[start] if count > 0 else None
+        self._last = history[-1] if count > 0 else None
+        return self._ids
+
+    def repair(self, message: Message, history: Sequence[Message], start: int = 0) -> Message:
+        """:func:`repair_tool_call_ids` of ``message`` against ``history[start:]``, reading
+        only the messages added since the last call."""
+        if not message.tool_calls:
+            return message
+        return _repaired(message, self.taken(history, start))
+
+
+def _repaired(message: Message, history_ids: Container[str]) -> Message:
+    used: set[str] = set()
     calls: list[ToolCall] = []
     for index, call in enumerate(message.tool_calls):
-        if not call.id or call.id in taken:
-            fresh = _fresh_id(index, call, taken)
+        if not call.id or call.id in used or call.id in history_ids:
+            fresh = _fresh_id(index, call, _Either(used, history_ids))
             logger.warning(
                 "tool call %d (%s) had id %r; using %s", index, call.name, call.id, fresh
             )
             call = ToolCall(fresh, call.name, call.arguments)
-        taken.add(call.id)
+        used.add(call.id)
         calls.append(call)
     if calls == list(message.tool_calls):
         return message
@@ -198,7 +245,17 @@ def repair_tool_call_ids(message: Message, history: Iterable[Message]) -> Messag
     )
 
 
-def _fresh_id(index: int, call: ToolCall, taken: set[str]) -> str:
+class _Either(Container[str]):
+    """In either of two containers (no copy of the history's ids)."""
+
+    def __init__(self, first: Container[str], second: Container[str]) -> None:
+        self.first, self.second = first, second
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.first or item in self.second
+
+
+def _fresh_id(index: int, call: ToolCall, taken: Container[str]) -> str:
     seed = json.dumps([index, call.name, call.arguments], ensure_ascii=False)
     base = "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:16]
     candidate, n = base, 1

@@ -150,8 +150,11 @@ class SafeRoot:
 
     # --- writing -------------------------------------------------------------------------
 
-    def write_atomic(self, relative: str | PurePosixPath, data: str | bytes) -> None:
-        """Replace the file whole (temp file + rename in its folder, fsynced)."""
+    def write_atomic(
+        self, relative: str | PurePosixPath, data: str | bytes, sync: bool = True
+    ) -> None:
+        """Replace the file whole (temp file + rename in its folder, fsynced unless ``sync``
+        is False: then a power cut may leave the old file, the new one, or an empty one)."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         *folders, name = self.parts(relative)
         with self.folder(folders, create=True) as dir_fd:
@@ -163,23 +166,37 @@ class SafeRoot:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(payload)
                     handle.flush()
-                    os.fsync(handle.fileno())
+                    if sync:
+                        os.fsync(handle.fileno())
                 os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             except BaseException:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temp, dir_fd=dir_fd)
                 raise
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)
+            if sync:
+                with contextlib.suppress(OSError):
+                    os.fsync(dir_fd)
 
-    def append(self, relative: str | PurePosixPath, data: str | bytes) -> None:
-        """Append ``data`` (text as UTF-8) and fsync; earlier bytes are untouched."""
+    def append(self, relative: str | PurePosixPath, data: str | bytes, sync: bool = True) -> None:
+        """Append ``data`` (text as UTF-8) and, with ``sync``, fsync; earlier bytes are
+        untouched. Without ``sync`` the bytes are in the OS (a killed process loses nothing)
+        but reach the disk when the OS decides or at the next :meth:`fsync`."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         fd = self.open_fd(relative, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         with os.fdopen(fd, "ab") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
+
+    def fsync(self, relative: str | PurePosixPath) -> None:
+        """Flush the file at ``relative`` to disk (what unsynced appends wrote included);
+        FileNotFoundError when it is missing."""
+        fd = self.open_fd(relative, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def open_fd(self, relative: str | PurePosixPath, flags: int, mode: int = 0o666) -> int:
         """A descriptor of the regular file at ``relative`` opened with ``flags`` (with
@@ -198,12 +215,13 @@ class SafeRoot:
         os.set_blocking(fd, True)
         return fd
 
-    def truncate(self, relative: str | PurePosixPath, size: int) -> None:
-        """Cut the file at ``relative`` to ``size`` bytes and fsync it."""
+    def truncate(self, relative: str | PurePosixPath, size: int, sync: bool = True) -> None:
+        """Cut the file at ``relative`` to ``size`` bytes and (with ``sync``) fsync it."""
         fd = self.open_fd(relative, os.O_WRONLY)
         try:
             os.ftruncate(fd, size)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
 

@@ -96,16 +96,21 @@ class WorkspacePath:
 
     # --- writing -------------------------------------------------------------------------
 
-    def append(self, data: str | bytes) -> None:
-        """Append and fsync (the folders are made if missing)."""
-        self.root.append(self.relative, data)
+    def append(self, data: str | bytes, sync: bool = True) -> None:
+        """Append and, with ``sync``, fsync (the folders are made if missing)."""
+        self.root.append(self.relative, data, sync)
 
-    def write_atomic(self, data: str | bytes) -> None:
-        """Replace the file whole: temp file + rename in its folder, fsynced."""
-        self.root.write_atomic(self.relative, data)
+    def fsync(self) -> None:
+        """Flush the file to disk (FileNotFoundError when it is missing)."""
+        self.root.fsync(self.relative)
 
-    def truncate(self, size: int) -> None:
-        self.root.truncate(self.relative, size)
+    def write_atomic(self, data: str | bytes, sync: bool = True) -> None:
+        """Replace the file whole: temp file + rename in its folder, fsynced unless ``sync``
+        is False (for caches that are checked when read)."""
+        self.root.write_atomic(self.relative, data, sync)
+
+    def truncate(self, size: int, sync: bool = True) -> None:
+        self.root.truncate(self.relative, size, sync)
 
     def unlink(self) -> None:
         self.root.unlink(self.relative)

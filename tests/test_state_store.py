@@ -41,7 +41,7 @@ def test_appends_write_journal_lines_only(tmp_path: Path) -> None:
 def test_a_journal_as_long_as_the_context_becomes_a_checkpoint(tmp_path: Path) -> None:
     store = JsonStateStore(tmp_path)
     state = AgentState("s")
-    for n in range(200):
+    for n in range(600):  # past JOURNAL_FLOOR (256) and the checkpoint
         new = _messages(1, n)
         state.context.extend(new)
         store.append(state, new)
@@ -60,6 +60,20 @@ def test_a_torn_last_journal_line_is_dropped_and_truncated(tmp_path: Path) -> No
     assert journal.read_bytes() == good
     journal.write_bytes(good + b"not json\n")  # the newline landed, the rest did not
     assert JsonStateStore(tmp_path).load("s").context == _messages(2)
+
+
+def test_a_compaction_is_one_journal_line_read_in_place_of_what_came_before(
+    tmp_path: Path,
+) -> None:
+    store = JsonStateStore(tmp_path)
+    state = AgentState("s", _messages(5))
+    store.save(state)
+    state.context = [Message.user("summary"), *state.context[-1:]]
+    store.replace(state)
+    state.context.append(Message.user("after"))
+    store.append(state, state.context[-1:])
+    assert state.epoch == 1  # no new checkpoint for the compaction
+    assert JsonStateStore(tmp_path).load("s").context == state.context
 
 
 def test_a_bad_line_before_the_last_is_an_error(tmp_path: Path) -> None:

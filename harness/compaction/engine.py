@@ -70,7 +70,8 @@ class CompactionEngine(Protocol):
 
 def request_header(history: History, request: ChatRequest) -> ChatRequest:
     """``request`` without its history: system prompt, reference material and tools."""
-    head = len(request.messages) - len(history.messages())
+    count = getattr(history, "message_count", None)  # no copy of the history to count it
+    head = len(request.messages) - (count() if count is not None else len(history.messages()))
     return replace(request, messages=request.messages[:head])
 
 

@@ -85,6 +85,10 @@ class StateHistory:
     def messages(self) -> list[Message]:
         return list(self.state.context)
 
+    def message_count(self) -> int:
+        """How many messages the context holds (no copy)."""
+        return len(self.state.context)
+
     def append(self, messages: Sequence[Message]) -> None:
         self.state.context.extend(messages)
         # a full disk or a read-only mount is one sentence naming the file (StorageError)
@@ -108,7 +112,10 @@ class StateHistory:
         self.state.context = list(compaction.messages)
         if self.transcript is not None:
             self.transcript.append_messages(compaction.messages[:1])  # the new summary
-        self._save()
+        if self.state_store is not None:  # one journal line, committed with the turn
+            with on_disk(self.state_store.journal_path(self.session_id), "save the compaction to"):
+                self.state_store.replace(self.state)
+        self._seen = self._fingerprint()
 
     def record_request(self, header: ChatRequest) -> None:
         """Nothing to keep: the state store has no use for request headers."""
@@ -131,8 +138,13 @@ class StateHistory:
     def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         return search_histories([self], query, limit)
 
-    def _save(self) -> None:
+    def commit(self) -> None:
+        """The turn's group commit: the transcript's and the journal's appends since the
+        last commit reach the disk (one fsync each, ``per-turn`` only; see
+        :mod:`harness.store.durability`)."""
+        if self.transcript is not None:
+            self.transcript.commit()
         if self.state_store is not None:
-            with on_disk(self.state_store.path(self.session_id), "save the session's state to"):
-                self.state_store.save(self.state)
+            with on_disk(self.state_store.journal_path(self.session_id), "save the turn to"):
+                self.state_store.commit(self.state.session_id)
         self._seen = self._fingerprint()

@@ -23,6 +23,7 @@ from typing import Literal
 
 from harness.errors import ConfigError, EventLogError, PathEscapeError
 from harness.safe_paths import SafeRoot
+from harness.store.durability import Durability, check_durability
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.codec import LogFormat
 from harness.store.eventlog.log import StampClock
@@ -56,13 +57,15 @@ def _transcript(fs: SafeRoot, session_id: str) -> WorkspacePath:
     return WorkspacePath(fs, f"sessions/{session_id}.jsonl")
 
 
-def _state_store(fs: SafeRoot) -> JsonStateStore:
-    return JsonStateStore(WorkspacePath(fs, "state"))
+def _state_store(fs: SafeRoot, durability: Durability = "per-event") -> JsonStateStore:
+    return JsonStateStore(WorkspacePath(fs, "state"), durability=durability)
 
 
-def _state_history(fs: SafeRoot, session_id: str, clock: StampClock) -> StateHistory:
-    transcript = Transcript(_transcript(fs, session_id), clock)
-    return StateHistory(session_id, _state_store(fs), transcript)
+def _state_history(
+    fs: SafeRoot, session_id: str, clock: StampClock, durability: Durability = "per-event"
+) -> StateHistory:
+    transcript = Transcript(_transcript(fs, session_id), clock, durability=durability)
+    return StateHistory(session_id, _state_store(fs, durability), transcript)
 
 
 def open_history(
@@ -71,23 +74,26 @@ def open_history(
     store: str,
     clock: StampClock = utc_now,
     log_format: LogFormat | None = None,
+    durability: Durability = "per-event",
 ) -> Stores:
-    """The session's history in ``store`` (``state`` or ``eventlog``), new or resumed. The
+    """The session's history in ``store`` (``state`` or ``eventlog``), new or resumed, whose
+    appends reach the disk as ``durability`` says (:mod:`harness.store.durability`). The
     session folders must be real folders and its own files real files (a planted symlink is
     refused with PathEscapeError before anything is opened); a crashed save's temp files are
     removed first. ``log_format`` (event logs): ``"dsh"`` writes DeepSeek-Harness's session
     file (``docs/dsh-sessions.md``); None keeps a resumed file's format, ctxlab's for a new
     one; a resumed file of another format than the one named is refused."""
+    durability = check_durability(durability)
     _refuse_links(fs, session_id)
     fs.remove_temps("state", prefix=f".{session_id}.json.")  # left by a crashed save
     if store == "eventlog":
         path = _events(fs, session_id)
         if path.kind() is not None:
-            return EventLogHistory(EventLog.open(path, clock, log_format))
-        return EventLogHistory(EventLog(path, clock, log_format or "ctxlab"))
+            return EventLogHistory(EventLog.open(path, clock, log_format, durability=durability))
+        return EventLogHistory(EventLog(path, clock, log_format or "ctxlab", durability=durability))
     if store != "state":
         raise ConfigError(f"unknown session store {store!r}; use 'state' or 'eventlog'")
-    return _state_history(fs, session_id, clock)
+    return _state_history(fs, session_id, clock, durability)
 
 
 def saved_store(fs: SafeRoot, session_id: str) -> Store | None:

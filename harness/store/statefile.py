@@ -4,9 +4,11 @@ everything.
 * :class:`JsonStateStore` keeps the working context (what the model sees, summary included) as
   a **checkpoint** (one compact JSON file, replaced atomically) plus an append-only **journal**
   of the messages added since. A turn appends a few journal lines, so persisting it costs
-  O(what changed), not O(context); a compaction (or a journal grown as long as the checkpoint)
-  writes a new checkpoint. Each checkpoint has an ``epoch`` and journal lines carry theirs, so
-  a crash between writing a checkpoint and emptying the journal leaves lines that are ignored.
+  O(what changed), not O(context); a compaction appends one line holding the new context (read
+  in place of everything before it), and a journal grown longer than the checkpoint (and than
+  :data:`JOURNAL_FLOOR` messages) is folded into a new checkpoint. Each checkpoint has an
+  ``epoch`` and journal lines carry theirs, so a crash between writing a checkpoint and
+  emptying the journal leaves lines that are ignored.
 * :class:`Transcript` is an append-only JSONL log of every message that ever entered the
   context, and of every compaction, so what compaction removes from the context is still on disk.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +32,8 @@ from typing import Any
 from harness.errors import ConfigError, StateStoreError
 from harness.files import append_text, write_atomic
 from harness.messages import Message
+from harness.store.durability import Durability, check_durability, syncs_each_append
+from harness.store.torn import set_aside, torn_tail
 from harness.workspace_path import WorkspacePath
 
 __all__ = ["AgentState", "JsonStateStore", "Transcript", "utc_now"]
@@ -37,6 +42,13 @@ STATE_FORMAT = 2
 """Format 2: compact JSON with an ``epoch``; format 1 (indented, no journal) is still read."""
 
 _READABLE_FORMATS = frozenset({1, 2})
+
+JOURNAL_FLOOR = 256
+"""A journal is folded into a new checkpoint once it holds more messages than this and than
+the checkpoint: amortised O(1) per message, a reopen reads at most twice the context, and a
+short session never pays a fold's fsyncs (the temp file's and the folder's)."""
+
+logger = logging.getLogger("harness.store")
 
 
 def utc_now() -> str:
@@ -75,10 +87,15 @@ class JsonStateStore:
     """A checkpoint file and a journal per session in the folder ``root`` (see the module
     docstring); a plain path is a trusted folder, a WorkspacePath is checked from its root."""
 
-    def __init__(self, root: Path | WorkspacePath) -> None:
+    def __init__(self, root: Path | WorkspacePath, *, durability: Durability = "per-event") -> None:
         self.folder = WorkspacePath.folder(root)
         self.root = self.folder.path
+        self.durability = check_durability(durability)
+        """When journal appends reach the disk (:mod:`harness.store.durability`); with
+        ``per-turn`` the owner calls :meth:`commit` at the end of each turn. A checkpoint is
+        fsynced in every setting."""
         self._journal_lines: dict[str, int] = {}
+        self._unsynced: set[str] = set()
 
     def path(self, session_id: str) -> Path:
         """The checkpoint file."""
@@ -110,13 +127,15 @@ class JsonStateStore:
             state = AgentState(session_id)
         except _MALFORMED as exc:  # any damage is one sentence naming the file, never a traceback
             raise _damaged(file, "checkpoint", exc) from exc
-        records = self._read_journal(session_id, state.epoch)
+        reset, records = self._read_journal(session_id, state.epoch)
         journal = self.journal(session_id)
         try:
+            if reset is not None:
+                state.context = [Message.from_record(r) for r in reset]
             state.context.extend(Message.from_record(r) for r in records)
         except _MALFORMED as exc:
             raise _damaged(journal, "journal", exc) from exc
-        self._journal_lines[session_id] = len(records)
+        self._journal_lines[session_id] = len(records) + len(reset or ())
         return state
 
     def save(self, state: AgentState) -> None:
@@ -124,8 +143,21 @@ class JsonStateStore:
         state.epoch += 1
         write_atomic(self.file(state.session_id), state.to_json())
         with contextlib.suppress(FileNotFoundError):
-            self.journal(state.session_id).truncate(0)
+            # no fsync: lines of an older epoch are ignored, so a cut lost to a power cut costs
+            # nothing but the bytes
+            self.journal(state.session_id).truncate(0, sync=False)
         self._journal_lines[state.session_id] = 0
+        self._unsynced.discard(state.session_id)  # the checkpoint holds what it had
+
+    def commit(self, session_id: str) -> None:
+        """Flush the session's journal appends since the last commit to the disk (one fsync;
+        ``per-turn`` only: ``per-event`` synced each append, ``os`` leaves it to the OS)."""
+        if session_id not in self._unsynced:
+            return
+        self._unsynced.discard(session_id)
+        if self.durability == "per-turn":
+            with contextlib.suppress(FileNotFoundError):
+                self.journal(session_id).fsync()
 
     def append(self, state: AgentState, messages: Sequence[Message]) -> None:
         """Persist ``messages`` (already added to ``state.context``) as journal lines; a
@@ -136,21 +168,41 @@ class JsonStateStore:
             json.dumps({"epoch": state.epoch, "message": m.to_record()}, ensure_ascii=False) + "\n"
             for m in messages
         )
-        append_text(self.journal(state.session_id), lines)
-        count = self._journal_lines.get(state.session_id, 0) + len(messages)
+        self._journal(state, lines, len(messages))
+
+    def replace(self, state: AgentState) -> None:
+        """Persist ``state.context`` whole (a compaction replaced it) as one journal line
+        that a load reads in place of everything before it: a compaction is an append like
+        any other, committed with its turn, not a checkpoint of its own."""
+        context = [m.to_record() for m in state.context]
+        line = json.dumps({"epoch": state.epoch, "context": context}, ensure_ascii=False)
+        self._journal(state, line + "\n", len(context))
+
+    def _journal(self, state: AgentState, lines: str, messages: int) -> None:
+        if syncs_each_append(self.durability):
+            append_text(self.journal(state.session_id), lines)
+        else:
+            append_text(self.journal(state.session_id), lines, sync=False)
+            self._unsynced.add(state.session_id)
+        count = self._journal_lines.get(state.session_id, 0) + messages
         self._journal_lines[state.session_id] = count
-        if count > max(64, len(state.context) - count):  # longer than the checkpoint
+        if count > max(JOURNAL_FLOOR, len(state.context) - count):  # longer than the checkpoint
             self.save(state)
 
-    def _read_journal(self, session_id: str, epoch: int) -> list[dict[str, Any]]:
+    def _read_journal(
+        self, session_id: str, epoch: int
+    ) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
+        """The journal's lines of ``epoch``: the context of its last replace line (None:
+        none) and the messages appended after it."""
         journal = self.journal(session_id)
         try:
             raw = journal.read_bytes()
         except FileNotFoundError:
-            return []
+            return None, []
         lines = raw.split(b"\n")
         tail = lines.pop()
-        records = []
+        reset: list[dict[str, Any]] | None = None
+        records: list[dict[str, Any]] = []
         for number, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line.decode("utf-8"))
@@ -163,13 +215,23 @@ class JsonStateStore:
                 ) from exc
             if not isinstance(entry, dict) or not isinstance(entry.get("message", {}), dict):
                 raise StateStoreError(f"{journal}:{number}: not a journal entry; {_WHAT_TO_DO}")
-            if entry.get("epoch") == epoch:
+            if entry.get("epoch") != epoch:
+                continue
+            if "context" in entry:  # a compaction: the context from here on
+                if not isinstance(entry["context"], list):
+                    raise StateStoreError(f"{journal}:{number}: not a journal entry; {_WHAT_TO_DO}")
+                reset, records = list(entry["context"]), []
+            else:
                 if "message" not in entry:
                     raise StateStoreError(f"{journal}:{number}: no message; {_WHAT_TO_DO}")
                 records.append(entry["message"])
-        if tail:
-            journal.truncate(len(raw) - len(tail))
-        return records
+        if tail:  # moved aside to <journal>.corrupt, then cut: never deleted
+            good = len(raw) - len(tail)
+            set_aside(journal, good, tail, "a torn or unreadable last journal line")
+            logger.warning(
+                "%s: moved a torn or unreadable last line to %s.corrupt", journal, journal.name
+            )
+        return reset, records
 
 
 class Transcript:
@@ -179,11 +241,27 @@ class Transcript:
     ``compaction``) and an ``at`` instant from ``clock``.
     """
 
-    def __init__(self, path: Path | WorkspacePath, clock: Callable[[], str] = utc_now) -> None:
+    def __init__(
+        self,
+        path: Path | WorkspacePath,
+        clock: Callable[[], str] = utc_now,
+        *,
+        durability: Durability = "per-event",
+    ) -> None:
         self.file = WorkspacePath.of(path)
         self.path = self.file.path
         self.clock = clock
-        self._seq = sum(1 for _ in self._lines())
+        self.durability = check_durability(durability)
+        """When appends reach the disk (:mod:`harness.store.durability`)."""
+        self._seq: int | None = None  # read from the file's last line at the first append
+        self._unsynced = False
+
+    def commit(self) -> None:
+        """Flush the appends since the last commit to the disk (``per-turn`` only)."""
+        if self._unsynced:
+            self._unsynced = False
+            if self.durability == "per-turn":
+                self.file.fsync()
 
     def recount(self) -> None:
         """Count the lines again (another writer appended since): the next ``seq`` follows
@@ -221,9 +299,41 @@ class Transcript:
         return found
 
     def _append(self, record: dict[str, Any]) -> None:
+        if self._seq is None:
+            self._seq = self._repair_tail()
         line = {"seq": self._seq, "at": self.clock(), **record}
-        append_text(self.file, json.dumps(line, ensure_ascii=False) + "\n")
+        text = json.dumps(line, ensure_ascii=False) + "\n"
+        if syncs_each_append(self.durability):
+            append_text(self.file, text)
+        else:
+            append_text(self.file, text, sync=False)
+            self._unsynced = True
         self._seq += 1
+
+    def _repair_tail(self) -> int:
+        """Before the first append: move a torn last line (no newline) or an unreadable last
+        line aside to ``<transcript>.corrupt`` (appended onto it, the next line would be
+        unreadable too), and return the next seq (read from the last line, not by counting)."""
+        try:
+            raw = self.file.read_bytes()
+        except FileNotFoundError:
+            return 0
+        cut = torn_tail(raw)
+        lines = raw[: len(raw) - cut].split(b"\n")[:-1]
+        count = len(lines) - (1 if lines and _entry_of(lines[-1]) is None else 0)
+        last = _entry_of(lines[-1]) if lines else None
+        if lines and last is None:
+            cut += len(lines.pop()) + 1
+        if cut:
+            good = len(raw) - cut
+            set_aside(self.file, good, raw[good:], "a torn or unreadable last transcript line")
+            logger.warning(
+                "%s: moved a torn or unreadable last line to %s.corrupt", self.file, self.file.name
+            )
+        while lines and last is None:
+            last = _entry_of(lines.pop())
+        seq = last.get("seq") if last is not None else None
+        return seq + 1 if isinstance(seq, int) and not isinstance(seq, bool) else count
 
     def _lines(self) -> list[str]:
         try:
@@ -231,6 +341,14 @@ class Transcript:
         except FileNotFoundError:
             return []
         return [line for line in text.splitlines() if line]
+
+
+def _entry_of(line: bytes) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _message_of(line: str) -> Message | None:

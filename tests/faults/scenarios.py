@@ -31,6 +31,7 @@ from harness.locks import is_locked
 from harness.memory import Consolidator, FlushPolicy, MemoryConfig, MemoryFlusher, MemoryWorkspace
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
+from harness.store.durability import Durability
 from harness.store.eventlog import read_events
 from harness.testing import FunctionModel, Reply
 from harness.tools import Tool
@@ -146,7 +147,13 @@ def make_agent(
         disable_memory_tools=True,  # their schemas would break `ctxlab compact --engine dsh`
         memory=MemoryConfig(flush_policy=FlushPolicy.never(), background_order="flush_first"),
         store="eventlog" if store == "eventlog" else "state",
+        durability=DURABILITY[0],
     )
+
+
+DURABILITY: list[Durability] = ["per-turn"]
+"""The setting the children's agents use (the default; a test may set another: the child is
+forked, so it sees what the parent set)."""
 
 
 # --- checks (run in the parent) -----------------------------------------------------------

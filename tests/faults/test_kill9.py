@@ -129,6 +129,31 @@ def test_kill9_at_random_points_loses_nothing(
     tally.check(kills)
 
 
+@pytest.mark.parametrize("durability", ["per-event", "os"])
+@pytest.mark.parametrize("name", ["eventlog-append", "agentscope-compaction-state"])
+def test_kill9_loses_nothing_in_every_durability_setting(
+    name: str,
+    durability: Any,
+    tmp_path: Path,
+    kills: int,
+    spread: float,
+    rng: random.Random,
+    report: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other tests run the default, ``per-turn``; a killed process must lose nothing
+    acknowledged in the other two settings too (they differ only on a power cut)."""
+    monkeypatch.setattr(sc, "DURABILITY", [durability])
+    worker, extra, check, max_delay = SCENARIOS[name]
+    tally, acked = Tally(), []
+    for k in range(kills):
+        run = run_and_kill(worker, (tmp_path, str(k), *extra), delay=rng.uniform(0, max_delay))
+        acked += run.acked
+        tally.add(run, check(tmp_path, acked))
+    report(tally.figures())
+    tally.check(kills)
+
+
 @pytest.mark.parametrize(
     ("store", "engine"), [("eventlog", "agentscope"), ("eventlog", "dsh"), ("state", "agentscope")]
 )

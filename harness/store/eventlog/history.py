@@ -64,6 +64,10 @@ class EventLogHistory:
         """The surface as messages."""
         return self.log.messages()
 
+    def message_count(self) -> int:
+        """How many nodes the surface holds (no copy)."""
+        return len(self.log.node_seqs)
+
     def append(self, messages: Sequence[Message]) -> None:
         """Append each message as a surface node (an OSError is a StorageError naming the log)."""
         batch = list(messages)
@@ -94,6 +98,10 @@ class EventLogHistory:
 
     def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         return search_histories([self], query, limit)
+
+    def commit(self) -> None:
+        """The turn's group commit (one fsync, ``per-turn`` only; :meth:`EventLog.commit`)."""
+        self.log.commit()
 
     def record_request(self, header: ChatRequest) -> None:
         """Log a ``request/header`` (system prompt, reference material, tools) when it differs

@@ -16,7 +16,7 @@ copies its event list or surface); a replace costs O(surface) for the lookup.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -38,12 +38,19 @@ class Surface:
 
 class EventsView(Sequence[Event]):
     """A read-only view of a growing event list: O(1) to take, equal to any sequence with the
-    same events (a tuple of them included)."""
+    same events (a tuple of them included). A log reopened from a snapshot has not read the
+    events before it: the first access to one of them reads them (``fill``), once."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_manager")
 
-    def __init__(self, items: list[Event]) -> None:
+    def __init__(self, items: list[Event | None], manager: SurfaceManager | None = None) -> None:
         self._items = items
+        self._manager = manager
+
+    def _all(self) -> list[Event]:
+        if self._manager is not None:
+            self._manager.fill()
+        return self._items  # type: ignore[return-value]  # no holes once filled
 
     @overload
     def __getitem__(self, index: int) -> Event: ...
@@ -51,24 +58,26 @@ class EventsView(Sequence[Event]):
     def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
     def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
         if isinstance(index, slice):
-            return tuple(self._items[index])
-        return self._items[index]
+            return tuple(self._all()[index])
+        item = self._items[index]
+        return self._all()[index] if item is None else item
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._items)
+        return iter(self._all())
 
     def __reversed__(self) -> Iterator[Event]:
-        return reversed(self._items)
+        return reversed(self._all())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, EventsView):
-            return self._items == other._items
+            return self._all() == other._all()
         if isinstance(other, (tuple, list)):
-            return len(other) == len(self._items) and all(
-                a == b for a, b in zip(self._items, other, strict=True)
+            items = self._all()
+            return len(other) == len(items) and all(
+                a == b for a, b in zip(items, other, strict=True)
             )
         return NotImplemented
 
@@ -82,15 +91,53 @@ class SurfaceManager:
     """Holds the events of a log and the surface folded from them; rejects invalid events."""
 
     def __init__(self) -> None:
-        self._events: list[Event] = []
+        self._events: list[Event | None] = []
         self._nodes: list[int] = []
         self._generation = 0
         self._surface: Surface | None = Surface()
+        self._filler: Callable[[], list[Event]] | None = None
+
+    def restore(
+        self,
+        count: int,
+        nodes: Sequence[int],
+        generation: int,
+        known: Mapping[int, Event],
+        filler: Callable[[], list[Event]],
+    ) -> None:
+        """Start from a snapshot: ``count`` events of which only ``known`` (every surface
+        node's, at least) are read; ``filler`` reads all ``count`` of them when one of the
+        others is first asked for. The manager must be empty."""
+        if self._events:
+            raise SurfaceError("a snapshot can only be restored into an empty log")
+        missing = [seq for seq in nodes if seq not in known]
+        if missing or any(not 0 <= seq < count for seq in known):
+            raise SurfaceError(f"the snapshot does not hold its surface nodes {missing[:5]}")
+        self._events = [None] * count
+        for seq, event in known.items():
+            self._events[seq] = event
+        self._nodes = list(nodes)
+        self._generation = generation
+        self._surface = None
+        self._filler = filler
+
+    def fill(self) -> None:
+        """Read the events a snapshot left unread (nothing when there are none)."""
+        filler, self._filler = self._filler, None
+        if filler is None:
+            return
+        found = filler()
+        for seq, event in enumerate(found[: len(self._events)]):
+            if self._events[seq] is None:
+                self._events[seq] = event
+        if any(event is None for event in self._events):
+            self._filler = filler
+            raise SurfaceError(f"the log holds {len(found)} events before its snapshot's tail")
 
     @property
     def events(self) -> EventsView:
         """Every event applied so far; ``events[i].seq == i`` (a view, not a copy)."""
-        return EventsView(self._events)
+        return EventsView(self._events, self if self._filler is not None else None)
 
     @property
     def node_seqs(self) -> Sequence[int]:
@@ -111,7 +158,12 @@ class SurfaceManager:
 
     def event(self, seq: int) -> Event:
         """The event with this seq."""
-        return self._events[seq]
+        event = self._events[seq]
+        if event is None:
+            self.fill()
+            event = self._events[seq]
+            assert event is not None  # fill leaves no hole or raises
+        return event
 
     def __len__(self) -> int:
         return len(self._events)
@@ -171,8 +223,9 @@ class SurfaceManager:
         before it on the surface (DeepSeek-Harness: a negative balance is a corrupt surface)."""
         open_calls: set[str] = set()
         for seq in self._nodes:
-            message = self._events[seq].data["message"]
-            if self._events[seq].type == "tool/result":
+            node = self.event(seq)
+            message = node.data["message"]
+            if node.type == "tool/result":
                 call_id = message.get("tool_call_id")
                 if call_id not in open_calls:
                     raise UnbalancedSurfaceError(
@@ -186,7 +239,7 @@ class SurfaceManager:
     def _check_tool_replace(self, event: Event, shadowed: tuple[int, ...]) -> None:
         # A replacing tool result (a pruned one) stands in for exactly one result of the
         # same call: it may change the content, never which call it answers.
-        old = self._events[shadowed[0]]
+        old = self.event(shadowed[0])
         if len(shadowed) != 1 or old.type != "tool/result":
             raise SurfaceError(
                 f"replacing tool/result {event.seq} must shadow exactly one tool/result, "
