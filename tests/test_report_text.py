@@ -149,3 +149,39 @@ def test_fonts_are_declared(built: Path) -> None:
     html = page(built)
     assert '"Noto Sans CJK SC"' in html.split("</style>")[0]
     assert f"the plots are drawn in {PLOT_FONT}" in html
+
+
+def _sections(html: str) -> dict[str, str]:
+    found = re.findall(r'<section id="([^"]+)"(.*?)</section>', html, re.DOTALL)
+    return {name: body for name, body in found}
+
+
+def test_boilerplate_is_said_once_per_section_not_per_row(built: Path) -> None:
+    sections = _sections(page(built))
+    assert {"exp-E2", "exp-E3", "claims"} <= set(sections)
+    for name, body in sections.items():
+        for phrase in ("model output as recorded", "judged by a rule in", "judged strictly by"):
+            assert body.count(phrase) <= 1, f"{name} says {phrase!r} {body.count(phrase)} times"
+    e3 = sections["exp-E3"]
+    assert "In the notes below:" in e3 and "experiments/e3.py" in e3
+    # The notes keep what is their own.
+    assert "did not reverse the word" in e3
+
+
+def test_split_notes_takes_the_phrases_out_and_says_them_once() -> None:
+    from experiments.report.boilerplate import split_notes
+
+    split = split_notes(
+        [
+            "the model did not answer; judged by a rule in experiments/e3.py; model output as "
+            "recorded (local/small)",
+            "model output as recorded (local/big); judged by a rule in experiments/e2_claims.py",
+            "structural: decided by the harness",
+        ]
+    )
+    assert split.notes == ("The model did not answer", "", "structural: decided by the harness")
+    assert split.once == (
+        "values of a recorded model are its output as recorded in its cassette",
+        "judged by a rule in experiments/e3.py, experiments/e2_claims.py",
+    )
+    assert split_notes(["nothing repeated"]).once == ()

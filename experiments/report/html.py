@@ -72,6 +72,9 @@ SHOWN = (
 )
 """Columns the claims tables place themselves; any other column gets a cell of its own."""
 
+SAME = Markup('<span class="same">same as the article</span>')
+"""A model's value where it reads exactly as the article's (said once, in the Article cell)."""
+
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("experiments.report", "templates"),
     autoescape=True,
@@ -208,7 +211,12 @@ def _claim_rows(
             None
             if (r := by_model.get(m)) is None
             else ValueCell(
-                m, r["status"], _markup(str(r["reproduced_value"])), r.get("reason_class", "")
+                m,
+                r["status"],
+                SAME
+                if str(r["reproduced_value"]) == str(first["article_value"]) != ""
+                else _markup(str(r["reproduced_value"])),
+                r.get("reason_class", ""),
             )
             for m in models
         )
@@ -347,20 +355,27 @@ def _headline(found: Sequence[Verdict]) -> dict[str, int]:
     return {status: sum(v.count(status) for v in found) for status in ("match", "differs", "mixed")}
 
 
-def _table_rows(claims: pd.DataFrame, extras: Sequence[str]) -> list[TableRow]:
+def _table_rows(
+    claims: pd.DataFrame, extras: Sequence[str]
+) -> tuple[list[TableRow], tuple[str, ...]]:
+    """The full table's rows, each note without what :mod:`.boilerplate` says once (returned
+    too)."""
     groups = {(c.experiment, c.claim_id): c.status for c in claim_verdicts(claims)}
-    return [
+    records = claims.to_dict("records")
+    split = split_notes([str(r["note"]) for r in records])
+    rows = [
         TableRow(
             {k: str(v) for k, v in row.items()},
             groups[(row["experiment"], row["claim_id"])],
-            _markup(str(row["note"])),
+            _markup(note),
             _markup(str(row["claim"])),
             _markup(str(row["article_value"]) or "—"),
             _markup(str(row["reproduced_value"])),
             tuple((_label(c), _markup(str(row[c]))) for c in extras),
         )
-        for row in claims.to_dict("records")
+        for row, note in zip(records, split.notes, strict=True)
     ]
+    return rows, split.once
 
 
 def _options(claims: pd.DataFrame, column: str, order: Sequence[str] = ()) -> list[str]:
@@ -383,6 +398,7 @@ def render_index(
     found = verdicts(claims, titles, order)
     columns = recorded_models(claims) or [SCRIPTED_MODEL]
     extras = [c for c in claims.columns if c not in SHOWN]
+    table_rows, table_once = _table_rows(claims, extras)
     context = {
         "title": TITLE,
         "css": Markup(CSS),
@@ -400,7 +416,8 @@ def render_index(
         "sources": SOURCES,
         "reason_classes": REASON_CLASSES,
         "used_reasons": sorted({str(r) for r in claims.get("reason_class", []) if r}),
-        "table_rows": _table_rows(claims, extras),
+        "table_rows": table_rows,
+        "table_once": table_once,
         "extras": [_label(c) for c in extras],
         "filters": {
             "status": ["match", "differs", "mixed"],

@@ -80,6 +80,7 @@ tr.status-mixed { box-shadow: inset 4px 0 0 var(--mixed); }
 th.claim-head { width: 38%; }
 th.model-head { overflow-wrap: anywhere; }
 .model { font-weight: 600; }
+.same { color: var(--muted); font-size: .85rem; }
 details summary { cursor: pointer; color: #0969da; font-size: .82rem; }
 details p { margin: .25rem 0; font-size: .85rem; color: #30363d; }
 td details { margin-top: .2rem; }
@@ -111,7 +112,7 @@ cite { font-style: normal; }
   table.claims, table.claims tbody, #claims-table, #claims-table tbody { display: block; }
   table.claims thead, #claims-table thead { display: none; }
   table.claims tr, #claims-table tr { display: grid;
-    grid-template-columns: repeat(auto-fit, minmax(7rem, 1fr)); border: 1px solid var(--line);
+    grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); border: 1px solid var(--line);
     border-radius: 6px; margin: 0 0 .7rem; padding: .3rem .2rem .3rem .45rem; }
   #claims-table tr[hidden] { display: none; }
   table.claims td, #claims-table td { display: block; border: 0; padding: .2rem .45rem;
@@ -121,6 +122,9 @@ cite { font-style: normal; }
   table.claims td[data-label]::before, #claims-table td[data-label]::before {
     content: attr(data-label); display: block; color: var(--muted); font-size: .72rem;
     font-weight: 600; text-transform: uppercase; letter-spacing: .03em; overflow-wrap: anywhere; }
+  table.claims tr { grid-template-columns: 1fr; }
+  table.claims td[data-label]::before { display: inline; content: attr(data-label) ": ";
+    text-transform: none; letter-spacing: 0; font-size: .78rem; }
   dl.reasons { grid-template-columns: 1fr; } dl.reasons dd { margin: 0 0 .3rem; }
 }
 """
