@@ -71,9 +71,25 @@ function measure(frame) {
     cards.push([Math.round(row.getBoundingClientRect().height),
       row.querySelector(".claim-id").textContent]);
   });
+  var shown = function () {
+    return Array.prototype.filter.call(doc.querySelectorAll("#claims-table tbody tr"),
+      function (row) { return !row.hidden; }).length;
+  };
+  var filtered = {all: shown()};
+  doc.getElementById("only-differs").click();
+  filtered.differs = shown();
+  var status = doc.getElementById("filter-status"), kind = doc.getElementById("filter-kind");
+  status.value = "mixed";
+  status.dispatchEvent(new Event("change"));
+  filtered.mixed = shown();
+  status.value = "";
+  kind.value = "ctxlab";
+  kind.dispatchEvent(new Event("change"));
+  filtered.ctxlab = shown();
   results[frame.width] = {inner: frame.contentWindow.innerWidth, client: width,
     scroll: doc.documentElement.scrollWidth, over: over.slice(0, 15),
-    matrix: {top: matrix.top, bottom: matrix.bottom}, plots: plots, cards: cards};
+    matrix: {top: matrix.top, bottom: matrix.bottom}, plots: plots, cards: cards,
+    filtered: filtered};
   if (Object.keys(results).length === frames.length) {
     var out = document.createElement("pre");
     out.id = "probe";
@@ -147,6 +163,19 @@ def test_the_report_fits_phone_and_desktop_widths(tmp_path: Path) -> None:
     assert phone["cards"] and not tall, f"cards taller than {CARD_HEIGHT} px at 390 px: {tall}"
     # The plots scale down to the phone's column rather than scroll in a box of their own.
     assert any(p["width"] < p["natural"] for p in phone["plots"])
+    # The full claims table's filters, clicked in the browser, show the rows they name.
+    with (folder / "claims.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    groups: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        groups.setdefault((row["experiment"], row["claim_id"]), set()).add(row["status"])
+    mixed = sum(len(groups[(r["experiment"], r["claim_id"])]) > 1 for r in rows)
+    assert results["1280"]["filtered"] == {
+        "all": len(rows),
+        "differs": sum(r["status"] == "differs" for r in rows),
+        "mixed": mixed,
+        "ctxlab": sum(r["kind"] == "ctxlab" for r in rows),
+    }
 
 
 def test_an_extra_claims_column_still_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

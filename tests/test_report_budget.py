@@ -6,8 +6,9 @@ which 182 KB are the six plots as base64 palette PNGs, 130 KB the sections' text
 full claims table; the first 12,293 bytes hold the styles, the intro and the verdict matrix.
 With the third recorded set of ``tests/test_report_sets.py`` it is 559,880 bytes. The budget,
 640,000 bytes, leaves room for that third set and for sections still to come (a mutation
-matrix, a new experiment); over it, the page needs trimming before it grows further. 640 KB is about 2.5 s on a slow 2 Mbit/s phone link, and the verdicts arrive in the
-first 24 KB whatever comes after them.
+matrix, a new experiment); over it, the page needs trimming before it grows further. 640 KB
+is about 2.5 s on a slow 2 Mbit/s phone link, and the verdicts arrive in the first 24 KB
+whatever comes after them.
 """
 
 from __future__ import annotations
