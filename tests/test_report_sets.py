@@ -98,3 +98,19 @@ def test_each_recorded_section_shows_the_third_models_values(three: Path) -> Non
         assert f'<th class="model-head">{THIRD}</th>' in section
         assert f'data-label="{THIRD}"' in section
         assert f"<td>{PROVIDER}</td>" in section  # its provenance row
+
+
+def test_a_plot_made_without_its_experiment_or_size_still_sits_in_its_section() -> None:
+    # A renderer written before Plot had these fields builds Plot(name, caption, png).
+    import io
+
+    from PIL import Image
+
+    from experiments.report.html import figure_of, plot_experiment
+    from experiments.report.plots import Plot
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (12, 7), "white").save(buffer, format="PNG")
+    plot = Plot("X-BENCH_scores", "a caption", buffer.getvalue())
+    assert plot_experiment(plot) == "X-BENCH"
+    assert (figure_of(plot).width, figure_of(plot).height) == (12, 7)

@@ -19,12 +19,14 @@ structure in one readable file instead of string concatenation spread over funct
 from __future__ import annotations
 
 import base64
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import jinja2
 import pandas as pd
 from markupsafe import Markup
+from PIL import Image
 
 from experiments.claims import REASON_CLASSES
 from experiments.registry import EXPERIMENTS
@@ -44,7 +46,7 @@ from experiments.report.tables import (
 )
 from experiments.report.verdicts import Verdict, claim_status, claim_verdicts, plural, verdicts
 
-__all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "render_index"]
+__all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "figure_of", "plot_experiment", "render_index"]
 
 TITLE = "ctxlab: context compaction and memory, reproduced"
 MATRIX_ID = "verdicts"
@@ -177,9 +179,20 @@ class TableRow:
     extras: tuple[tuple[str, Markup], ...] = field(default=())
 
 
-def _figure(plot: Plot) -> Figure:
+def _png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height, from its header."""
+    with Image.open(io.BytesIO(data)) as image:
+        return image.size
+
+
+def plot_experiment(plot: Plot) -> str:
+    """The experiment a plot belongs to: its own, else its name's stem (``E3_context``: E3)."""
+    return plot.experiment or plot.name.rsplit("_", 1)[0]
+
+
+def figure_of(plot: Plot) -> Figure:
     data = base64.b64encode(plot.png).decode("ascii")
-    width, height = plot.size
+    width, height = plot.size if all(plot.size) else _png_size(plot.png)
     return Figure(plot.name, plot.caption, f"data:image/png;base64,{data}", width, height)
 
 
@@ -268,7 +281,7 @@ def _sections(
                 tuple(models),
                 tuple(rows),
                 once,
-                tuple(_figure(p) for p in plots if p.experiment == experiment),
+                tuple(figure_of(p) for p in plots if plot_experiment(p) == experiment),
                 tuple(r for r in provenance if r.experiment == experiment),
                 doc is not None,
                 doc is not None,
