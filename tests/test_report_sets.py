@@ -106,8 +106,8 @@ def test_a_plot_made_without_its_experiment_or_size_still_sits_in_its_section() 
 
     from PIL import Image
 
-    from experiments.report.html import figure_of, plot_experiment
     from experiments.report.plots import Plot
+    from experiments.report.sections import figure_of, plot_experiment
 
     buffer = io.BytesIO()
     Image.new("RGB", (12, 7), "white").save(buffer, format="PNG")

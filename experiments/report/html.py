@@ -10,7 +10,8 @@ article's value and each model's, the note folded away, boilerplate said once by
 :mod:`.boilerplate`) and its cassettes' provenance. The full claims table closes the page,
 filterable by status, kind, experiment and model.
 
-This module gathers what the template shows; every text reaches the template as a plain
+This module gathers the intro, the verdicts and the full table; :mod:`.sections` builds the
+sections. Every text reaches the template as a plain
 string (Jinja2 escapes it) or as :class:`markupsafe.Markup` made by :func:`.glossary.gloss_html`
 (escaped there), so nothing unescaped reaches the page. A template engine keeps the page's
 structure in one readable file instead of string concatenation spread over functions.
@@ -18,23 +19,20 @@ structure in one readable file instead of string concatenation spread over funct
 
 from __future__ import annotations
 
-import base64
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import jinja2
 import pandas as pd
 from markupsafe import Markup
-from PIL import Image
 
 from experiments.claims import REASON_CLASSES
 from experiments.registry import EXPERIMENTS
 from experiments.report.boilerplate import split_notes
-from experiments.report.glossary import SOURCES, gloss_html
+from experiments.report.glossary import SOURCES
 from experiments.report.markdown import and_list, short_sha, shorten
-from experiments.report.per_experiment import about
 from experiments.report.plots import PLOT_FONT, Plot
+from experiments.report.sections import SHOWN, anchor, label, markup, sections
 from experiments.report.style import CSS, SCRIPT
 from experiments.report.tables import (
     SCRIPTED_MODEL,
@@ -44,9 +42,9 @@ from experiments.report.tables import (
     experiment_title,
     recorded_models,
 )
-from experiments.report.verdicts import Verdict, claim_status, claim_verdicts, plural, verdicts
+from experiments.report.verdicts import Verdict, claim_verdicts, plural, verdicts
 
-__all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "figure_of", "plot_experiment", "render_index"]
+__all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "render_index"]
 
 TITLE = "ctxlab: context compaction and memory, reproduced"
 MATRIX_ID = "verdicts"
@@ -58,24 +56,6 @@ INTRO = (
     "moves lasting facts into Markdown files. Each of the articles' claims is set beside the "
     "value measured here and marked match or differs."
 )
-SHOWN = (
-    "experiment",
-    "claim_id",
-    "claim",
-    "source",
-    "kind",
-    "article_source",
-    "model",
-    "article_value",
-    "reproduced_value",
-    "status",
-    "reason_class",
-    "note",
-)
-"""Columns the claims tables place themselves; any other column gets a cell of its own."""
-
-SAME = Markup('<span class="same">same as the article</span>')
-"""A model's value where it reads exactly as the article's (said once, in the Article cell)."""
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("experiments.report", "templates"),
@@ -85,75 +65,6 @@ _ENVIRONMENT = jinja2.Environment(
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
-
-
-def _markup(text: str) -> Markup:
-    """``text`` escaped, its Chinese glossed (:func:`.glossary.gloss_html`), as markup."""
-    return Markup(gloss_html(text))
-
-
-def _label(column: str) -> str:
-    return column.replace("_", " ").capitalize()
-
-
-def _anchor(experiment: str) -> str:
-    return f"exp-{experiment}"
-
-
-@dataclass(frozen=True)
-class ValueCell:
-    """One model's value of a claim."""
-
-    model: str
-    status: str
-    value: Markup
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class ClaimRow:
-    """One claim of a section: its text, the article's value and each model's."""
-
-    claim_id: str
-    claim: Markup
-    kind: str
-    article: Markup
-    cited: Markup
-    status: str
-    """``match``, ``differs`` or ``mixed``."""
-    values: tuple[ValueCell | None, ...]
-    notes: tuple[tuple[str, Markup], ...]
-    """``(model, note)``; one entry with an empty model when every model's note reads the same."""
-    extras: tuple[tuple[str, Markup], ...] = ()
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str
-    caption: str
-    src: str
-    width: int
-    height: int
-
-
-@dataclass(frozen=True)
-class Section:
-    """One experiment's section."""
-
-    id: str
-    anchor: str
-    title: str
-    about: str
-    sentence: str
-    models: tuple[str, ...]
-    rows: tuple[ClaimRow, ...]
-    once: tuple[str, ...]
-    figures: tuple[Figure, ...]
-    provenance: tuple[ProvenanceRow, ...]
-    has_page: bool
-    has_json: bool
-    generic: str
-    extras: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,119 +90,6 @@ class TableRow:
     extras: tuple[tuple[str, Markup], ...] = field(default=())
 
 
-def _png_size(data: bytes) -> tuple[int, int]:
-    """A PNG's width and height, from its header."""
-    with Image.open(io.BytesIO(data)) as image:
-        return image.size
-
-
-def plot_experiment(plot: Plot) -> str:
-    """The experiment a plot belongs to: its own, else its name's stem (``E3_context``: E3)."""
-    return plot.experiment or plot.name.rsplit("_", 1)[0]
-
-
-def figure_of(plot: Plot) -> Figure:
-    data = base64.b64encode(plot.png).decode("ascii")
-    width, height = plot.size if all(plot.size) else _png_size(plot.png)
-    return Figure(plot.name, plot.caption, f"data:image/png;base64,{data}", width, height)
-
-
-def _note_entries(
-    rows: Sequence[Mapping[str, str]], notes: Sequence[str]
-) -> list[tuple[str, Markup]]:
-    """Each model's note; one without a model when all of them read the same."""
-    shown = [(r.get("model", ""), n) for r, n in zip(rows, notes, strict=True) if n]
-    if len(shown) == len(rows) and len({n for _, n in shown}) == 1:
-        return [("", _markup(shown[0][1]))]
-    return [(model, _markup(note)) for model, note in shown]
-
-
-def _claim_rows(
-    own: pd.DataFrame, models: Sequence[str], extras: Sequence[str]
-) -> tuple[list[ClaimRow], tuple[str, ...]]:
-    records = own.to_dict("records")
-    split = split_notes([str(r["note"]) for r in records])
-    for record, note in zip(records, split.notes, strict=True):
-        record["_note"] = note
-    groups: dict[str, list[dict[str, str]]] = {}
-    for record in records:
-        groups.setdefault(record["claim_id"], []).append(record)
-    rows = []
-    for claim_id, group in groups.items():
-        first = group[0]
-        by_model = {r.get("model", ""): r for r in group}
-        values = tuple(
-            None
-            if (r := by_model.get(m)) is None
-            else ValueCell(
-                m,
-                r["status"],
-                SAME
-                if str(r["reproduced_value"]) == str(first["article_value"]) != ""
-                else _markup(str(r["reproduced_value"])),
-                r.get("reason_class", ""),
-            )
-            for m in models
-        )
-        rows.append(
-            ClaimRow(
-                claim_id,
-                _markup(str(first["claim"])),
-                str(first.get("kind", "")),
-                _markup(str(first["article_value"]) or "— (our own check)"),
-                _markup(str(first.get("article_source", ""))),
-                claim_status([r["status"] for r in group]),
-                values,
-                tuple(_note_entries(group, [r["_note"] for r in group])),
-                tuple((_label(c), _markup(str(first[c]))) for c in extras),
-            )
-        )
-    return rows, split.once
-
-
-def _section_models(own: pd.DataFrame) -> list[str]:
-    return list(dict.fromkeys(own["model"])) if "model" in own.columns else [SCRIPTED_MODEL]
-
-
-def _sections(
-    inputs: ReportInputs,
-    order: Sequence[str],
-    found: Mapping[str, Verdict],
-    plots: Sequence[Plot],
-    provenance: Sequence[ProvenanceRow],
-    generic: Mapping[str, str],
-) -> list[Section]:
-    claims = inputs.claims
-    extras = tuple(c for c in claims.columns if c not in SHOWN)
-    docs = {doc.id: doc for doc in inputs.experiments}
-    sections = []
-    for experiment in order:
-        own = claims[claims["experiment"] == experiment]
-        models = _section_models(own) if len(own) else []
-        rows, once = _claim_rows(own, models, extras) if len(own) else ([], ())
-        doc = docs.get(experiment)
-        verdict = found.get(experiment)
-        sections.append(
-            Section(
-                experiment,
-                _anchor(experiment),
-                experiment_title(experiment, doc.data if doc else None),
-                about(experiment),
-                verdict.sentence() if verdict else "No claims were recorded.",
-                tuple(models),
-                tuple(rows),
-                once,
-                tuple(figure_of(p) for p in plots if plot_experiment(p) == experiment),
-                tuple(r for r in provenance if r.experiment == experiment),
-                doc is not None,
-                doc is not None,
-                generic.get(experiment, ""),
-                tuple(_label(c) for c in extras),
-            )
-        )
-    return sections
-
-
 def _order(inputs: ReportInputs) -> list[str]:
     """Experiments in the registry's order, then any other with a JSON or claims."""
     present = {doc.id for doc in inputs.experiments} | set(inputs.claims["experiment"])
@@ -312,7 +110,7 @@ def _matrix(found: Sequence[Verdict], columns: Sequence[str]) -> list[MatrixRow]
         rows.append(
             MatrixRow(
                 verdict.experiment,
-                _anchor(verdict.experiment),
+                anchor(verdict.experiment),
                 verdict.title,
                 verdict.scripted,
                 cells,
@@ -380,11 +178,11 @@ def _table_rows(
         TableRow(
             {k: str(v) for k, v in row.items()},
             groups[(row["experiment"], row["claim_id"])],
-            _markup(note),
-            _markup(str(row["claim"])),
-            _markup(str(row["article_value"]) or "—"),
-            _markup(str(row["reproduced_value"])),
-            tuple((_label(c), _markup(str(row[c]))) for c in extras),
+            markup(note),
+            markup(str(row["claim"])),
+            markup(str(row["article_value"]) or "—"),
+            markup(str(row["reproduced_value"])),
+            tuple((label(c), markup(str(row[c]))) for c in extras),
         )
         for row, note in zip(records, split.notes, strict=True)
     ]
@@ -423,7 +221,7 @@ def render_index(
         "matrix_id": MATRIX_ID,
         "columns": columns,
         "matrix": _matrix(found, columns),
-        "sections": _sections(
+        "sections": sections(
             inputs, order, {v.experiment: v for v in found}, plots, provenance, generic
         ),
         "sources": SOURCES,
@@ -431,7 +229,7 @@ def render_index(
         "used_reasons": sorted({str(r) for r in claims.get("reason_class", []) if r}),
         "table_rows": table_rows,
         "table_once": table_once,
-        "extras": [_label(c) for c in extras],
+        "extras": [label(c) for c in extras],
         "filters": {
             "status": ["match", "differs", "mixed"],
             "kind": _options(claims, "kind"),
