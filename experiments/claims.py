@@ -21,6 +21,7 @@ __all__ = [
     "CLAIM_COLUMNS",
     "DSH_SEED",
     "KINDS",
+    "REASON_CLASSES",
     "Claim",
     "Kind",
     "cite",
@@ -35,6 +36,16 @@ Kind = Literal["article", "article-computed", "ctxlab"]
 KINDS: tuple[str, ...] = ("article", "article-computed", "ctxlab")
 """``article``: a seed states the value; ``article-computed``: a seed computed it or read it from
 bytecode but never ran it; ``ctxlab``: our own check, no seed states a value."""
+
+REASON_CLASSES: dict[str, str] = {
+    "model": "the recorded model answered otherwise than the seeds' deepseek-flash",
+    "recording cap": "the recording capped each answer's tokens and the model's answer was cut",
+    "recording ends": "the recording stops before the effect measured would show",
+    "deliberate deviation": "ctxlab does otherwise on purpose; the note says why",
+    "seed's formula wrong": "the seed's formula, run, gives another value than the harness",
+    "own input": "the seed does not publish its input, so ours is our own",
+}
+"""The main cause of a ``differs`` row, in a few words, and what each class means."""
 
 AS_SEED = "000_57ecd11c05cdd079.txt"
 """The AgentScope Java 2.0.3 lesson (``/work/shared/seeds/``)."""
@@ -51,6 +62,7 @@ CLAIM_COLUMNS = [
     "article_value",
     "reproduced_value",
     "status",
+    "reason_class",
     "source",
     "article_source",
     "note",
@@ -84,12 +96,23 @@ class Claim:
     """The recorded model the value comes from (one row per claim per recorded model), or
     ``scripted``; set by the runner (:func:`experiments.runner.combine_sets`), not by the
     experiment."""
+    reason_class: str = ""
+    """For a ``differs`` row, the main cause in a few words (one of :data:`REASON_CLASSES`);
+    empty for ``match``. Set by the runner from :mod:`experiments.reason_classes` unless the
+    experiment sets it."""
 
     def __post_init__(self) -> None:
         if self.status not in ("match", "differs"):
             raise ValueError(f"status must be 'match' or 'differs', not {self.status!r}")
         if self.status == "differs" and not self.note:
             raise ValueError(f"{self.claim_id} differs and needs a note saying why")
+        if self.reason_class and self.reason_class not in REASON_CLASSES:
+            known = ", ".join(REASON_CLASSES)
+            raise ValueError(
+                f"{self.claim_id}: unknown reason class {self.reason_class!r}; {known}"
+            )
+        if self.reason_class and self.status == "match":
+            raise ValueError(f"{self.claim_id} matches; only a differing claim has a reason class")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
         if self.kind == "ctxlab" and self.article_value:
@@ -184,13 +207,14 @@ def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
 def read_claims(path: Path) -> pd.DataFrame:
     """An existing ``claims.csv``, or an empty frame when there is none.
 
-    A table written before the ``kind``, ``article_source`` and ``model`` columns existed reads
+    A table written before the ``kind``, ``article_source``, ``model`` and ``reason_class``
+    columns existed reads
     with those cells empty (the next ``ctxlab run`` fills them)."""
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        for column in ("kind", "article_source", "model"):
+        for column in ("kind", "article_source", "model", "reason_class"):
             if column not in frame.columns:
                 frame[column] = ""
         return frame[CLAIM_COLUMNS]

@@ -17,6 +17,7 @@ from experiments.base import ExperimentResult, RunSettings, write_json
 from experiments.cassette_sets import model_label
 from experiments.claims import claims_frame, merge_claims, read_claims, write_claims
 from experiments.errors import ExperimentError
+from experiments.reason_classes import classified
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.report import build_reports
 from experiments.report.tables import ClaimCounts, count_claims
@@ -138,7 +139,7 @@ def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSumm
         write_json(out_dir / f"{result.experiment}.json", result.data)
         for label, data in result.per_model:
             write_json(out_dir / f"{result.experiment}@{label}.json", data)
-    fresh = claims_frame(c for r in results for c in r.claims)
+    fresh = claims_frame(classified(c for r in results for c in r.claims))
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)

@@ -7,14 +7,19 @@ from pathlib import Path
 
 from PIL import Image
 
-from experiments.report.plots import DPI, PLOT_SIZES
+from experiments.report.plots import DPI
+from experiments.report.plots.canvas import figure_size
 
 __all__ = ["figure_in", "plot_size", "png_of"]
 
 
-def plot_size(plot: str) -> tuple[int, int]:
-    """The pixel size ``plot`` is drawn at."""
-    width, height = (round(v * DPI) for v in PLOT_SIZES[plot])
+FOOTED = {"E4_cache"}
+"""The plots with a key line under their panels."""
+
+
+def plot_size(plot: str, panels: int = 1) -> tuple[int, int]:
+    """The pixel size ``plot`` is drawn at with ``panels`` recorded sets."""
+    width, height = (round(v * DPI) for v in figure_size(plot, panels, plot in FOOTED))
     return width, height
 
 

@@ -169,17 +169,14 @@ def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path
     write_claims(claims_frame(claims), tmp_path / "claims.csv")
     build_reports(tmp_path)
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
-    assert (
-        '<th class="model-head">Reproduced <span class="model">big</span></th>'
-        '<th class="model-head">Reproduced <span class="model">small</span></th>'
-    ) in html
+    assert ('<th class="model-head">big</th><th class="model-head">small</th>') in html
     row = html[html.index('<tr class="claim') : html.index("</tr>", html.index('<tr class="claim'))]
     assert 'class="claim status-mixed"' in row  # matches for one model, differs for the other
     assert '<td class="value status-match"' in row and '<td class="value status-differs"' in row
     assert '<span class="model">small:</span> small said 2' in row
     markdown = (tmp_path / "claims.md").read_text(encoding="utf-8")
-    assert "| reproduced_value (big) | status (big) | note (big) |" in markdown
-    assert "| 1 | match |  | 2 | differs | small said 2 |" in markdown
+    assert "| reproduced_value (big) | status (big) | reason_class (big) | note (big) |" in markdown
+    assert "| 1 | match |  |  | 2 | differs |  | small said 2 |" in markdown
 
 
 def test_the_local_model_is_chosen_by_short_or_full_name() -> None:

@@ -102,6 +102,7 @@ def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
         "article_value": "0",
         "reproduced_value": "0",
         "status": "match",
+        "reason_class": "",
         "source": "deepseek/deepseek-flash",
         "note": "",
         "kind": "article",

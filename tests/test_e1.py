@@ -42,6 +42,7 @@ def test_writes_e1_json_and_claims_csv(e1_out: Path) -> None:
         "article_value",
         "reproduced_value",
         "status",
+        "reason_class",
         "source",
         "article_source",
         "note",

@@ -264,23 +264,38 @@ def test_index_html_is_one_valid_self_contained_page(reports: Path) -> None:
         for name in ("src", "href"):
             assert not attributes.get(name, "").startswith(("http://", "https://", "//")), tag
     assert not [tag for tag, _ in page.elements if tag == "link"]
-    assert "<style>" in text and "<script>" in text and "experiment-filter" in text
+    assert "<style>" in text and "<script>" in text and 'id="claims-filter"' in text
 
 
 def test_index_html_claims_table_has_one_coloured_row_per_claim(reports: Path) -> None:
     claims = read_claims(reports / "claims.csv")
     page = parse(reports / "index.html")
     rows = [(attrs, text) for table, attrs, text in page.rows if table == "claims-table"]
-    body = [(attrs, text) for attrs, text in rows if "claim" in attrs.get("class", "").split()]
+    body = [(attrs, text) for attrs, text in rows if "row" in attrs.get("class", "").split()]
     assert len(body) == len(claims)
     for (attrs, text), claim in zip(body, claims.to_dict("records"), strict=True):
         assert f"status-{claim['status']}" in attrs["class"].split()
         assert attrs["data-experiment"] == claim["experiment"]
+        assert (attrs["data-status"], attrs["data-kind"]) == (claim["status"], claim["kind"])
         assert claim["claim_id"] in text and claim["note"] in text
     select = [a for tag, a in page.elements if tag == "select"]
-    assert [a.get("id") for a in select] == ["experiment-filter"]
-    options = [a["value"] for tag, a in page.elements if tag == "option"]
-    assert options == ["all", "E1", "E3"]
+    assert [a.get("data-filter") for a in select] == ["status", "kind", "experiment", "model"]
+    html = (reports / "index.html").read_text(encoding="utf-8")
+    experiments = re.search(r'data-filter="experiment".*?</select>', html)
+    assert experiments
+    assert re.findall(r'<option value="([^"]*)">', experiments.group(0)) == ["", "E1", "E3"]
+    assert '<button type="button" id="only-differs">only differs</button>' in html
+
+
+def test_each_experiment_has_its_section_in_the_registry_order(reports: Path) -> None:
+    html = (reports / "index.html").read_text(encoding="utf-8")
+    sections = re.findall(r'<section id="exp-([^"]+)" class="experiment"', html)
+    assert sections == ["E1", "E2", "E3"]
+    e3 = html[html.index('id="exp-E3"') :]
+    assert e3.index('id="plot-E3_context"') < e3.index("E3-FIRST") < e3.index("</section>")
+    matrix = html[html.index('id="verdicts"') : html.index('id="about"')]
+    assert 'href="#exp-E3"' in matrix and 'href="#exp-E1"' in matrix
+    assert html.index('id="verdicts"') < html.index('id="exp-E1"') < html.index('id="claims"')
 
 
 def test_index_html_embeds_one_image_per_plot(reports: Path) -> None:

@@ -1,5 +1,7 @@
 """``index.html`` in a real browser: at phone (390 px) and desktop (1280 px) widths nothing
-makes the page scroll sideways.
+makes the page scroll sideways, no plot is wider than its frame, the verdict matrix sits in the
+first screen (the first 1,000 px at 1280 px, the first two 844 px screens at 390 px) and the
+claim cards stay short.
 
 Uses Debian's ``chromium`` headless (``apt-get install chromium``; ``.ci/run`` installs it) and
 skips, saying so, when it is absent. The page is loaded in an iframe of each width (headless
@@ -16,6 +18,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from report_inputs import built_copy
@@ -24,6 +27,12 @@ from experiments import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = (390, 1280)
+SCREENS = {390: 844, 1280: 1000}
+"""The height of one screen at each width (a 390 px phone shows 844 px)."""
+MATRIX_BOTTOM = {390: 2 * SCREENS[390], 1280: SCREENS[1280]}
+"""Where the verdict matrix must end at the latest: the page's budget for its answer."""
+CARD_HEIGHT = 420
+"""The tallest a section's claim card may be at 390 px (its note folded away)."""
 
 
 def _chromium() -> str | None:
@@ -45,14 +54,42 @@ function measure(frame) {
   var doc = frame.contentDocument, width = doc.documentElement.clientWidth, over = [];
   doc.querySelectorAll("body *").forEach(function (el) {
     var box = el.getBoundingClientRect(), parent = el.parentElement;
-    var scrolls = parent && parent.closest(".scroll, .plot");  // inside a box that scrolls
+    var scrolls = parent && parent.closest(".scroll");  // inside a box that scrolls
     if (box.width && !scrolls && (box.right > width + 0.5 || box.left < -0.5)) {
       over.push(el.tagName.toLowerCase() + "." + el.className + " right=" + Math.round(box.right));
     }
   });
+  var matrix = doc.querySelector("#verdicts table.matrix").getBoundingClientRect();
+  var plots = [];
+  doc.querySelectorAll(".plot img").forEach(function (img) {
+    var box = img.getBoundingClientRect(), frameBox = img.parentElement.getBoundingClientRect();
+    plots.push({name: img.closest("figure").id, width: box.width, frame: frameBox.width,
+      left: box.left, right: box.right, natural: img.naturalWidth});
+  });
+  var cards = [];
+  doc.querySelectorAll("table.claims tr.claim").forEach(function (row) {
+    cards.push([Math.round(row.getBoundingClientRect().height),
+      row.querySelector(".claim-id").textContent]);
+  });
+  var shown = function () {
+    return Array.prototype.filter.call(doc.querySelectorAll("#claims-table tbody tr"),
+      function (row) { return !row.hidden; }).length;
+  };
+  var filtered = {all: shown()};
+  doc.getElementById("only-differs").click();
+  filtered.differs = shown();
+  var status = doc.getElementById("filter-status"), kind = doc.getElementById("filter-kind");
+  status.value = "mixed";
+  status.dispatchEvent(new Event("change"));
+  filtered.mixed = shown();
+  status.value = "";
+  kind.value = "ctxlab";
+  kind.dispatchEvent(new Event("change"));
+  filtered.ctxlab = shown();
   results[frame.width] = {inner: frame.contentWindow.innerWidth, client: width,
     scroll: doc.documentElement.scrollWidth, over: over.slice(0, 15),
-    cards: doc.querySelector("#claims-table tr.claim").getBoundingClientRect().height};
+    matrix: {top: matrix.top, bottom: matrix.bottom}, plots: plots, cards: cards,
+    filtered: filtered};
   if (Object.keys(results).length === frames.length) {
     var out = document.createElement("pre");
     out.id = "probe";
@@ -69,9 +106,9 @@ frames.forEach(function (frame) {
 """
 
 
-def measure(folder: Path) -> dict[str, dict[str, object]]:
+def measure(folder: Path) -> dict[str, dict[str, Any]]:
     frames = "".join(
-        f'<iframe src="index.html" width="{w}" height="900" style="border:0"></iframe>'
+        f'<iframe src="index.html" width="{w}" height="{SCREENS[w]}" style="border:0"></iframe>'
         for w in WIDTHS
     )
     (folder / "probe.html").write_text(PROBE % {"frames": frames}, encoding="utf-8")
@@ -92,21 +129,53 @@ def measure(folder: Path) -> dict[str, dict[str, object]]:
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout)
     assert found, f"chromium printed no measurement (status {done.returncode}): {done.stderr}"
-    data: dict[str, dict[str, object]] = json.loads(found.group(1).replace("&quot;", '"'))
+    data: dict[str, dict[str, Any]] = json.loads(found.group(1).replace("&quot;", '"'))
     return data
 
 
-def assert_fits(results: dict[str, dict[str, object]]) -> None:
+def assert_fits(results: dict[str, dict[str, Any]]) -> None:
     for width in WIDTHS:
         seen = results[str(width)]
         assert seen["inner"] == width, seen
         assert seen["scroll"] == seen["client"], f"at {width} px the page scrolls sideways: {seen}"
         assert seen["over"] == [], f"at {width} px these overflow the viewport: {seen['over']}"
+        assert seen["plots"], f"at {width} px the page shows no plot"
+        for plot in seen["plots"]:
+            assert plot["width"] <= plot["frame"] + 0.5, f"at {width} px {plot} is cropped"
+            assert plot["left"] >= -0.5 and plot["right"] <= seen["client"] + 0.5, plot
+
+
+def assert_answer_first(results: dict[str, dict[str, Any]]) -> None:
+    for width in WIDTHS:
+        matrix = results[str(width)]["matrix"]
+        assert 0 < matrix["top"] < matrix["bottom"] <= MATRIX_BOTTOM[width], (
+            f"at {width} px the verdict matrix spans {matrix}, past {MATRIX_BOTTOM[width]} px"
+        )
 
 
 def test_the_report_fits_phone_and_desktop_widths(tmp_path: Path) -> None:
     folder = built_copy(ROOT / "reports", tmp_path / "reports")
-    assert_fits(measure(folder))
+    results = measure(folder)
+    assert_fits(results)
+    assert_answer_first(results)
+    phone = results["390"]
+    tall = [card for card in phone["cards"] if card[0] > CARD_HEIGHT]
+    assert phone["cards"] and not tall, f"cards taller than {CARD_HEIGHT} px at 390 px: {tall}"
+    # The plots scale down to the phone's column rather than scroll in a box of their own.
+    assert any(p["width"] < p["natural"] for p in phone["plots"])
+    # The full claims table's filters, clicked in the browser, show the rows they name.
+    with (folder / "claims.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    groups: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        groups.setdefault((row["experiment"], row["claim_id"]), set()).add(row["status"])
+    mixed = sum(len(groups[(r["experiment"], r["claim_id"])]) > 1 for r in rows)
+    assert results["1280"]["filtered"] == {
+        "all": len(rows),
+        "differs": sum(r["status"] == "differs" for r in rows),
+        "mixed": mixed,
+        "ctxlab": sum(r["kind"] == "ctxlab" for r in rows),
+    }
 
 
 def test_an_extra_claims_column_still_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

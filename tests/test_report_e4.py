@@ -194,7 +194,7 @@ def test_e4_page_shows_both_summaries_in_full(reports: Path) -> None:
 
 def test_e4_cache_plot_has_the_set_size_and_is_embedded(reports: Path) -> None:
     data = e4_data(reports)
-    width, height = plot_size("E4_cache")
+    width, height = plot_size("E4_cache", 1 + len(list(reports.glob("E4@*.json"))))
     assert png_of(reports / "E4_cache.png") == ("PNG", (width, height))
     index = (reports / "index.html").read_text(encoding="utf-8")
     figure = figure_in(reports, "E4_cache")

@@ -1,10 +1,11 @@
-"""What ``index.html`` says: the two sources, the recording model and its count of differing
-claims, an English gloss beside every Chinese text, and the fonts."""
+"""What ``index.html`` says: the two sources, the seeds' model and the recorded sets, the
+claims' counts, an English gloss beside every Chinese text, and the fonts."""
 
 from __future__ import annotations
 
 import csv
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -88,38 +89,101 @@ def test_the_two_sources_are_named_with_their_titles(built: Path) -> None:
         assert {title for _, title, _ in SOURCES} == firsts
 
 
-def _model_dependent_differing(folder: Path) -> tuple[int, int]:
+def _claim_statuses(folder: Path) -> dict[str, int]:
+    """match / differs / mixed over the claims of ``claims.csv`` (one per experiment and claim
+    id, whatever number of models measured it), counted here independently of the report."""
     with (folder / "claims.csv").open(encoding="utf-8", newline="") as handle:
-        rows = [
-            r
-            for r in csv.DictReader(handle)
-            if r["source"] != "scripted" and not r["note"].startswith("structural")
-        ]
-    return sum(r["status"] != "match" for r in rows), len(rows)
+        rows = list(csv.DictReader(handle))
+    statuses: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        statuses.setdefault((row["experiment"], row["claim_id"]), set()).add(row["status"])
+    counts = {"match": 0, "differs": 0, "mixed": 0}
+    for seen in statuses.values():
+        counts[seen.pop() if len(seen) == 1 else "mixed"] += 1
+    return counts
 
 
-def test_the_model_paragraph_counts_the_differing_claims(built: Path, tmp_path: Path) -> None:
-    differed, total = _model_dependent_differing(built)
-    html = page(built)
-    with (built / "claims.csv").open(encoding="utf-8", newline="") as handle:
-        models = {r["model"] for r in csv.DictReader(handle)} - {"scripted"}
-    named = "a 1.5B local model" if len(models) == 1 else f"{len(models)} local models"
-    assert named in html and "deepseek-flash" in html
-    assert f"{differed} of the {total} model-dependent claims differ" in html
-    # One more differing claim changes the count.
+def _headline(html: str) -> str:
+    found = re.search(r'<p class="headline">(.*?)</p>', html, re.DOTALL)
+    assert found, "no headline"
+    return re.sub(r"<[^>]+>", "", found.group(1))
+
+
+def test_the_headline_counts_claims_in_one_unit(built: Path, tmp_path: Path) -> None:
+    counts = _claim_statuses(built)
+    total = sum(counts.values())
+    line = _headline(page(built))
+    assert line.startswith(
+        f"{total} claims: {counts['match']} match, {counts['differs']} differ, "
+        f"{counts['mixed']} mixed"
+    ), line
+    # One more differing row changes the counts: a claim that matched for both models is mixed.
     folder = tmp_path / "changed"
     folder.mkdir()
     text = (built / "claims.csv").read_text(encoding="utf-8")
+    row = next(r for r in text.splitlines() if ",match,,local/" in r and r.startswith("E2,"))
     (folder / "claims.csv").write_text(
-        text.replace(",match,local/", ",differs,local/", 1), encoding="utf-8"
+        text.replace(row, row.replace(",match,,local/", ",differs,model,local/"), 1),
+        encoding="utf-8",
     )
-    for json_file in built.glob("E*.json"):
+    for json_file in built.glob("*.json"):
         (folder / json_file.name).write_bytes(json_file.read_bytes())
     built_copy(folder, tmp_path / "built")
-    assert f"{differed + 1} of the {total} model-dependent" in page(tmp_path / "built")
+    assert _headline(page(tmp_path / "built")).startswith(
+        f"{total} claims: {counts['match'] - 1} match, {counts['differs']} differ, "
+        f"{counts['mixed'] + 1} mixed"
+    )
+
+
+def test_the_intro_names_the_seeds_model_and_each_recorded_set(built: Path) -> None:
+    html = page(built)
+    intro = unescape(html[html.index("<header>") : html.index("</header>")])
+    assert "The seeds' agents ran on deepseek-flash (DeepSeek)." in intro
+    with (built / "claims.csv").open(encoding="utf-8", newline="") as handle:
+        sets = {(r["source"].split("/")[0], r["model"]) for r in csv.DictReader(handle)}
+    recorded = {(provider, model) for provider, model in sets if model != "scripted"}
+    assert f"replay {len(recorded)} sets of cassettes" in intro
+    for provider, model in recorded:
+        assert f"from {provider} (" in intro and model in intro
 
 
 def test_fonts_are_declared(built: Path) -> None:
     html = page(built)
     assert '"Noto Sans CJK SC"' in html.split("</style>")[0]
     assert f"the plots are drawn in {PLOT_FONT}" in html
+
+
+def _sections(html: str) -> dict[str, str]:
+    found = re.findall(r'<section id="([^"]+)"(.*?)</section>', html, re.DOTALL)
+    return {name: body for name, body in found}
+
+
+def test_boilerplate_is_said_once_per_section_not_per_row(built: Path) -> None:
+    sections = _sections(page(built))
+    assert {"exp-E2", "exp-E3", "claims"} <= set(sections)
+    for name, body in sections.items():
+        for phrase in ("model output as recorded", "judged by a rule in", "judged strictly by"):
+            assert body.count(phrase) <= 1, f"{name} says {phrase!r} {body.count(phrase)} times"
+    e3 = sections["exp-E3"]
+    assert "In the notes below:" in e3 and "experiments/e3.py" in e3
+    # The notes keep what is their own.
+    assert "did not reverse the word" in e3
+
+
+def test_split_notes_takes_the_phrases_out_and_says_them_once() -> None:
+    from experiments.report.boilerplate import split_notes
+
+    split = split_notes(
+        [
+            "the model did not answer; judged by a rule in experiments/e3.py; model output as "
+            "recorded (local/small)",
+            "model output as recorded (local/big); judged by a rule in experiments/e2_claims.py",
+            "structural: decided by the harness",
+        ]
+    )
+    assert split.notes == ("The model did not answer", "", "structural: decided by the harness")
+    assert split.once == (
+        "values of a recorded model are its output as recorded in its cassette",
+        "judged by a rule in experiments/e3.py, experiments/e2_claims.py",
+    )
+    assert split_notes(["nothing repeated"]).once == ()

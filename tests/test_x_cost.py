@@ -118,7 +118,8 @@ def test_the_page_shows_missing_usage_as_missing() -> None:
     view = x_cost_view(page_data(row(cost=None, net=None, usage_missing=1)))
     text = x_cost_section(view, pd.DataFrame())
     assert "usage missing" in text and "not reported" in text
-    assert x_cost_plot(view).png.startswith(b"\x89PNG")
+    plot = x_cost_plot([("a-model", view)])  # one recorded set
+    assert plot.png.startswith(b"\x89PNG") and "a-model" in plot.legend
 
 
 def test_a_json_of_another_shape_is_a_shape_error() -> None:

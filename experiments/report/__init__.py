@@ -7,7 +7,11 @@ deterministically (two builds give byte-identical files):
 - ``<ID>.md``: one page per experiment JSON present (a generic page when its shape is unknown);
 - ``E1_strip.png``, ``E2_files.png``, ``E3_context.png``, ``E4_cache.png``,
   ``E5_cadence.png``: the plots of the experiments present;
-- ``index.html``: one self-contained page with the claims, plots, pages and provenance.
+- ``index.html``: one self-contained page: the verdicts, one section per experiment (its
+  plots, claims and provenance), then every claim, filterable.
+
+A recorded experiment's plot shows every recorded set: ``<ID>.json`` and each
+``<ID>@<model>.json`` (:func:`recorded_views`).
 
 Modules: :mod:`.tables` (inputs, claims, provenance); :mod:`.per_experiment`, one module per
 experiment reading its JSON back into the typed view the experiment wrote it from
@@ -23,11 +27,26 @@ from experiments.base import refuse_secrets
 from experiments.report.html import render_index
 from experiments.report.pages import claims_markdown, experiment_page
 from experiments.report.per_experiment import read_view
-from experiments.report.plots import build_plots
-from experiments.report.tables import count_claims, load_inputs, provenance_rows
+from experiments.report.plots import RecordedSets, build_plots
+from experiments.report.tables import (
+    ReportInputs,
+    count_claims,
+    load_inputs,
+    provenance_rows,
+    set_docs,
+)
 from harness.files import write_atomic
 
-__all__ = ["build_reports"]
+__all__ = ["build_reports", "recorded_views"]
+
+
+def recorded_views(inputs: ReportInputs) -> dict[str, RecordedSets]:
+    """Each experiment's readable views, one per recorded set, with its model's name: every
+    ``<ID>@<model>.json`` beside ``<ID>.json``, so a set recorded later is plotted as it is."""
+    return {
+        key: [(model, view) for model, doc in docs if (view := read_view(doc)[0]) is not None]
+        for key, docs in set_docs(inputs).items()
+    }
 
 
 def build_reports(out_dir: Path) -> list[Path]:
@@ -47,7 +66,7 @@ def build_reports(out_dir: Path) -> list[Path]:
         files[out_dir / f"{doc.id}.md"] = experiment_page(
             doc, view, reason, inputs.claims, provenance
         )
-    plots = build_plots({key: view for key, (view, _) in read.items() if view is not None})
+    plots = build_plots(recorded_views(inputs))
     for plot in plots:
         files[out_dir / f"{plot.name}.png"] = plot.png
     generic = {key: reason for key, (_, reason) in read.items() if reason}

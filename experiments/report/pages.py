@@ -34,6 +34,7 @@ PAGE_CLAIM_COLUMNS = [
     "article_value",
     "reproduced_value",
     "status",
+    "reason_class",
     "article_source",
     "note",
 ]

@@ -1,9 +1,10 @@
 """The CSS and script of ``index.html``, inlined so the page is self-contained.
 
-Wide screens show the claims as a table; below 760 px each claim becomes a card whose cells carry
-their column's name (``data-label``), and the other tables scroll inside their own box, so the
-page never scrolls sideways. Plots scale to the column, and on narrow screens keep a minimum
-width (scrolling in their box) so their text stays readable. Fonts: system UI fonts, then
+Wide screens show the claims as tables; below 760 px each claim becomes a short card whose
+cells carry their column's name (``data-label``), its note folded in a ``<details>``, and the
+provenance tables scroll inside their own box, so the page never scrolls sideways. Plots scale
+to the column (tap one to see it at full size, scrolling in its box). The script filters the
+full claims table by status, kind, experiment and model. Fonts: system UI fonts, then
 CJK-capable ones, so Chinese renders wherever such a font exists.
 """
 
@@ -21,97 +22,147 @@ FONTS = (
 CSS = (
     """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d8dee4; --head: #f3f5f7;
-  --match: #1a7f37; --match-bg: #e9f7ee; --differs: #9a5b00; --differs-bg: #fff4de; }
+  --match: #1a7f37; --match-bg: #e9f7ee; --differs: #b35900; --differs-bg: #fff1dc;
+  --mixed: #6f42c1; --mixed-bg: #f1eafc; }
 * { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff; line-height: 1.55;
-  font: 16px/1.55 """
+body { margin: 0; color: var(--ink); background: #fff;
+  font: 16px/1.5 """
     + FONTS
     + """; }
 :lang(zh) { font-family: "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC",
   "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
-h1 { font-size: 1.9rem; line-height: 1.25; margin: 0 0 .75rem; }
-h2 { font-size: 1.35rem; margin: 2.5rem 0 .75rem; padding-bottom: .3rem;
+main { max-width: 1180px; margin: 0 auto; padding: 1.25rem 1.5rem 4rem; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 .5rem; }
+h2 { font-size: 1.3rem; margin: 2.25rem 0 .6rem; padding-bottom: .3rem;
   border-bottom: 1px solid var(--line); }
-p.intro { max-width: 72ch; color: #30363d; }
-p.summary { font-size: 1.1rem; font-weight: 600; margin: 1rem 0; }
-p.summary .match { color: var(--match); } p.summary .differs { color: var(--differs); }
-nav a { margin-right: 1rem; }
+h3 { font-size: 1.05rem; margin: 1.25rem 0 .4rem; }
+#verdicts h2 { margin-top: 1rem; }
+p { margin: .4rem 0; }
+p.intro, p.models, p.about, p.sources { max-width: 80ch; color: #30363d; }
+p.models { font-size: .92rem; }
+p.headline { font-weight: 600; }
+p.unit, p.once { color: var(--muted); font-size: .85rem; }
 a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-th, td { border-bottom: 1px solid var(--line); padding: .45rem .6rem; text-align: left;
+th, td { border-bottom: 1px solid var(--line); padding: .4rem .55rem; text-align: left;
   vertical-align: top; }
 td { overflow-wrap: anywhere; }
-th { background: var(--head); font-weight: 600; white-space: nowrap; }
+th { background: var(--head); font-weight: 600; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
   font-size: .85em; }
-.claim-id { display: block; font-weight: 600; white-space: nowrap; }
-.source { display: block; color: var(--muted); font-size: .8rem; }
-.claim td.note { color: #30363d; font-size: .85rem; }
+.n { font-weight: 600; white-space: nowrap; }
+.n.match { color: var(--match); } .n.differs { color: var(--differs); }
+.n.mixed { color: var(--mixed); }
+table.matrix { width: auto; min-width: 60%; max-width: 100%; }
+table.matrix th.model-head { font-weight: 600; overflow-wrap: anywhere; min-width: 7rem; }
+table.matrix td, table.matrix th { padding: .35rem .7rem; }
+a.cell { display: block; color: inherit; }
+td.absent { color: var(--muted); }
+ul.verdict-lines { padding-left: 1.1rem; margin: .6rem 0; max-width: 90ch; }
+ul.verdict-lines li { margin: .2rem 0; }
+ul.verdict-lines .what { color: var(--muted); }
+nav { display: flex; flex-wrap: wrap; gap: .25rem .9rem; margin: .6rem 0; font-size: .9rem; }
+dl.reasons { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem;
+  font-size: .9rem; margin: .4rem 0; }
+dl.reasons dt { font-weight: 600; } dl.reasons dd { margin: 0; }
+.claim-id { font-weight: 600; margin-right: .3rem; }
+.source, .reason { display: block; color: var(--muted); font-size: .8rem; }
+.reason { color: var(--differs); }
+.badge { display: inline-block; padding: 0 .5rem; border-radius: 999px; font-size: .78rem;
+  font-weight: 600; white-space: nowrap; overflow-wrap: normal; border: 1px solid; }
+.badge.match { color: var(--match); background: var(--match-bg); }
+.badge.differs { color: var(--differs); background: var(--differs-bg); }
+.badge.mixed { color: var(--mixed); background: var(--mixed-bg); }
 tr.status-match { box-shadow: inset 4px 0 0 var(--match); }
-tr.status-differs { box-shadow: inset 4px 0 0 var(--differs); background: #fffbf2; }
-.badge { display: inline-block; padding: .05rem .55rem; border-radius: 999px;
-  font-size: .8rem; font-weight: 600; white-space: nowrap; overflow-wrap: normal; }
-.status-match .badge { color: var(--match); background: var(--match-bg); }
-.status-differs .badge { color: var(--differs); background: var(--differs-bg); }
-tr.status-mixed { box-shadow: inset 4px 0 0 var(--differs); }
-td.status-match .badge { color: var(--match); background: var(--match-bg); }
-td.status-differs .badge { color: var(--differs); background: var(--differs-bg); }
-.claim .model { font-weight: 600; }
-th.model-head { white-space: normal; overflow-wrap: anywhere; }
-th.model-head .model { display: block; font-weight: 400; color: var(--muted); font-size: .8rem; }
-.filter { display: flex; gap: .75rem; align-items: center; margin: .5rem 0 .75rem; }
-.filter select { font: inherit; padding: .2rem .4rem; }
-.filter .shown { color: var(--muted); font-size: .9rem; }
-figure { margin: 1.5rem 0 2rem; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
-figcaption { color: var(--muted); font-size: .9rem; max-width: 80ch; margin-top: .4rem; }
+tr.status-differs { box-shadow: inset 4px 0 0 var(--differs); }
+tr.status-mixed { box-shadow: inset 4px 0 0 var(--mixed); }
+th.claim-head { width: 38%; }
+th.model-head { overflow-wrap: anywhere; }
+.model { font-weight: 600; }
+.same { color: var(--muted); font-size: .85rem; }
+details summary { cursor: pointer; color: #0969da; font-size: .82rem; }
+details p { margin: .25rem 0; font-size: .85rem; color: #30363d; }
+td details { margin-top: .2rem; }
+details.provenance { margin: .9rem 0 0; }
+details.provenance > summary { font-size: .9rem; }
+p.files { font-size: .85rem; }
+.filter { display: flex; flex-wrap: wrap; gap: .5rem .9rem; align-items: center;
+  margin: .5rem 0 .75rem; font-size: .9rem; }
+.filter select, .filter button { font: inherit; padding: .15rem .4rem; }
+.filter .shown { color: var(--muted); }
+figure { margin: 1rem 0 1.25rem; }
+.plot { max-width: 100%; }
+.plot img { display: block; max-width: 100%; height: auto; border: 1px solid var(--line);
+  cursor: zoom-in; }
+.plot.full { overflow-x: auto; }
+.plot.full img { max-width: none; cursor: zoom-out; }
+figcaption { color: var(--muted); font-size: .88rem; max-width: 90ch; margin-top: .35rem; }
 footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
-p.sources, p.models { max-width: 72ch; }
 .gloss { color: var(--muted); }
 cite { font-style: normal; }
-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; } nav a { margin-right: 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .scroll table { min-width: 640px; }
-.plot { overflow-x: auto; max-width: 100%; }
 @media (max-width: 760px) {
-  main { padding: 1.25rem .9rem 3rem; }
-  h1 { font-size: 1.5rem; }
-  .filter { flex-wrap: wrap; }
-  #claims-table, #claims-table tbody { display: block; width: 100%; }
-  #claims-table thead { display: none; }
-  #claims-table tr { display: grid; grid-template-columns: repeat(auto-fit, minmax(6.5rem, 1fr));
-    border: 1px solid var(--line); border-radius: 6px; margin: 0 0 .9rem;
-    padding: .35rem .2rem .35rem .5rem; }
+  main { padding: 1rem .8rem 3rem; }
+  h1 { font-size: 1.35rem; }
+  table.matrix { width: 100%; min-width: 0; }
+  table.matrix th.model-head { min-width: 0; font-size: .78rem; }
+  table.matrix td, table.matrix th { padding: .3rem .4rem; }
+  table.claims, table.claims tbody, #claims-table, #claims-table tbody { display: block; }
+  table.claims thead, #claims-table thead { display: none; }
+  table.claims tr, #claims-table tr { display: grid;
+    grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); border: 1px solid var(--line);
+    border-radius: 6px; margin: 0 0 .7rem; padding: .3rem .2rem .3rem .45rem; }
   #claims-table tr[hidden] { display: none; }
-  #claims-table td { display: block; width: auto !important; min-width: 0; border: 0;
-    padding: .25rem .5rem; overflow-wrap: break-word; }
-  #claims-table td:first-child, #claims-table td.note { grid-column: 1 / -1; }
-  #claims-table td[data-label]:empty { display: none; }
-  #claims-table td[data-label]::before { content: attr(data-label); display: block;
-    color: var(--muted); font-size: .75rem; font-weight: 600; text-transform: uppercase;
-    letter-spacing: .03em; }
-  .claim-id { white-space: normal; }
-  .plot img { min-width: 600px; }
+  table.claims td, #claims-table td { display: block; border: 0; padding: .2rem .45rem;
+    min-width: 0; overflow-wrap: break-word; }
+  table.claims td.claim-cell, #claims-table td:first-child, #claims-table td.note {
+    grid-column: 1 / -1; }
+  table.claims td[data-label]::before, #claims-table td[data-label]::before {
+    content: attr(data-label); display: block; color: var(--muted); font-size: .72rem;
+    font-weight: 600; text-transform: uppercase; letter-spacing: .03em; overflow-wrap: anywhere; }
+  table.claims tr { grid-template-columns: 1fr; }
+  table.claims td[data-label]::before { display: inline; content: attr(data-label) ": ";
+    text-transform: none; letter-spacing: 0; font-size: .78rem; }
+  dl.reasons { grid-template-columns: 1fr; } dl.reasons dd { margin: 0 0 .3rem; }
 }
 """
 )
 
 SCRIPT = """
 (function () {
-  var select = document.getElementById("experiment-filter");
-  var rows = document.querySelectorAll("#claims-table tbody tr");
-  var shown = document.getElementById("claims-shown");
-  function apply() {
-    var count = 0;
-    rows.forEach(function (row) {
-      row.hidden = select.value !== "all" && row.dataset.experiment !== select.value;
-      if (!row.hidden) { count += 1; }
+  var table = document.getElementById("claims-table");
+  if (table) {
+    var rows = table.querySelectorAll("tbody tr");
+    var selects = document.querySelectorAll("#claims-filter select");
+    var shown = document.getElementById("claims-shown");
+    var apply = function () {
+      var count = 0;
+      rows.forEach(function (row) {
+        var keep = true;
+        selects.forEach(function (select) {
+          var name = select.dataset.filter, value = select.value;
+          if (!value) { return; }
+          var mixed = name === "status" && value === "mixed";
+          keep = keep && (mixed ? row.dataset.group === "mixed" : row.dataset[name] === value);
+        });
+        row.hidden = !keep;
+        if (keep) { count += 1; }
+      });
+      shown.textContent = count + " of " + rows.length + " rows shown";
+    };
+    selects.forEach(function (select) { select.addEventListener("change", apply); });
+    document.getElementById("only-differs").addEventListener("click", function () {
+      selects.forEach(function (select) {
+        select.value = select.dataset.filter === "status" ? "differs" : "";
+      });
+      apply();
     });
-    shown.textContent = count + " of " + rows.length + " claims shown";
+    apply();
   }
-  select.addEventListener("change", apply);
-  apply();
+  document.querySelectorAll(".plot img").forEach(function (img) {
+    img.addEventListener("click", function () { img.parentElement.classList.toggle("full"); });
+  });
 })();
 """

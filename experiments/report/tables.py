@@ -35,6 +35,7 @@ __all__ = [
     "provenance_rows",
     "recorded_models",
     "records_frame",
+    "set_docs",
     "side_by_side",
 ]
 
@@ -128,8 +129,28 @@ def load_inputs(out_dir: Path) -> ReportInputs:
     return ReportInputs(claims_table(out_dir / "claims.csv"), tuple(docs), tuple(other_docs))
 
 
+def set_docs(inputs: ReportInputs) -> dict[str, list[tuple[str, ExperimentDoc]]]:
+    """Each experiment's JSON files, one per recorded set, each with its model's name as the
+    claims name it: ``<ID>.json`` first (the first model of the experiment's claims that no
+    ``<ID>@<model>.json`` names), then each ``<ID>@<model>.json`` in the claims' model order."""
+    found: dict[str, list[tuple[str, ExperimentDoc]]] = {}
+    for doc in inputs.experiments:
+        own = inputs.claims.loc[inputs.claims["experiment"] == doc.id, "model"]
+        models = list(dict.fromkeys(own))
+        others = [o for o in inputs.other_models if o.id.split("@", 1)[0] == doc.id]
+        labels = {o.id.split("@", 1)[1] for o in others}
+        first = next((m for m in models if m not in labels), "")
+        if not first:
+            source = (doc.data or {}).get("source")
+            first = str(source).split("/", 1)[-1] if source else SCRIPTED_MODEL
+        rank = {m: i for i, m in enumerate(models)}
+        others.sort(key=lambda o: (rank.get(o.id.split("@", 1)[1], len(rank)), o.id))
+        found[doc.id] = [(first, doc)] + [(o.id.split("@", 1)[1], o) for o in others]
+    return found
+
+
 SCRIPTED_MODEL = "scripted"
-PER_MODEL = ("reproduced_value", "status", "note")
+PER_MODEL = ("reproduced_value", "status", "reason_class", "note")
 """The columns a claim has once per recorded model; the others are the claim's own."""
 
 

@@ -17,7 +17,14 @@ from experiments.report.markdown import fence, markdown_table, shorten
 from experiments.views import from_data
 from experiments.views.e1 import E1View, MessageRow
 
-__all__ = ["E1View", "MessageRow", "e1_section", "e1_view"]
+__all__ = ["E1_ABOUT", "E1View", "MessageRow", "e1_section", "e1_view"]
+
+E1_ABOUT = (
+    "AgentScope's compaction algorithm on the seed's nine-message history, scripted: where the "
+    "naive cutoff would fall (on a tool result), where the safe cutoff falls instead, and what "
+    "the history holds afterwards."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 COLUMNS = ("index", "role", "kind", "estimated_tokens", "text")
 

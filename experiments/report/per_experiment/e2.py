@@ -17,7 +17,15 @@ from experiments.report.markdown import markdown_table, shorten
 from experiments.views import from_data
 from experiments.views.e2 import E2View, FileState, StepRow
 
-__all__ = ["E2View", "FileState", "StepRow", "e2_section", "e2_view"]
+__all__ = ["E2_ABOUT", "E2View", "FileState", "StepRow", "e2_section", "e2_view"]
+
+E2_ABOUT = (
+    "The memory pipeline in four steps against one workspace, replayed from a recorded model: "
+    "facts reach the daily file without a tool call, consolidation writes MEMORY.md, a new "
+    "session recalls the facts, and after MEMORY.md is deleted they are found again through the "
+    "tools."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 
 def e2_view(data: Mapping[str, Any]) -> E2View:

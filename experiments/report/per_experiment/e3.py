@@ -17,7 +17,14 @@ from experiments.report.markdown import fence, markdown_table, shorten
 from experiments.views import from_data
 from experiments.views.e3 import E3View, RoundRow
 
-__all__ = ["E3View", "RoundRow", "e3_section", "e3_view"]
+__all__ = ["E3_ABOUT", "E3View", "RoundRow", "e3_section", "e3_view"]
+
+E3_ABOUT = (
+    "A real agent over five rounds with trigger 5 / keep 2, replayed from a recorded model: "
+    "compaction fires from round 3 on, the summaries have four sections, and the code word of "
+    "round 1 must survive them."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 
 def e3_view(data: Mapping[str, Any]) -> E3View:

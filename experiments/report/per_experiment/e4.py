@@ -33,6 +33,7 @@ from experiments.views.e4 import (
 )
 
 __all__ = [
+    "E4_ABOUT",
     "ENGINE_TITLES",
     "ConversationRow",
     "E4View",
@@ -43,6 +44,13 @@ __all__ = [
     "e4_section",
     "e4_view",
 ]
+
+E4_ABOUT = (
+    "One recorded conversation compacted once by each engine (AgentScope and DeepSeek-Harness): "
+    "which range each replaces, the events it appends, how much of the summary request the "
+    "server could serve from its cache, and which planted facts each summary keeps."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 
 def e4_view(data: Mapping[str, Any]) -> E4View:

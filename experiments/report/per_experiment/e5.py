@@ -24,7 +24,13 @@ from experiments.report.per_experiment.e5_checks import (
 from experiments.views import from_data
 from experiments.views.e5 import E5View, GridCell
 
-__all__ = ["E5_GRID_CLAIM", "E5View", "GridCell", "e5_section", "e5_view"]
+__all__ = ["E5_ABOUT", "E5_GRID_CLAIM", "E5View", "GridCell", "e5_section", "e5_view"]
+
+E5_ABOUT = (
+    "What the seeds computed or state but never ran, run here with scripted models: the "
+    "compaction cadence grid, tool offloading, consolidation freshness and the event-log lock."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 E5_GRID_CLAIM = "E5-CADENCE-GRID"
 """The claim whose note explains the cells of E5's grid where the formula is wrong."""

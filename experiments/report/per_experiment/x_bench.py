@@ -18,7 +18,13 @@ from experiments.report.markdown import markdown_table
 from experiments.views import from_data
 from experiments.views.x_bench import CellRecord, XBenchView
 
-__all__ = ["XBenchView", "x_bench_section", "x_bench_view"]
+__all__ = ["X_BENCH_ABOUT", "XBenchView", "x_bench_section", "x_bench_view"]
+
+X_BENCH_ABOUT = (
+    "ctxlab's compaction-quality benchmark: which planted facts (identifiers, names, code words, "
+    "decisions, updates, tool-only values) survive a compaction under each condition at one "
+    "budget, and at what cost in tokens."
+)
 
 
 def x_bench_view(data: Mapping[str, Any]) -> XBenchView:

@@ -16,7 +16,13 @@ from experiments.report.markdown import markdown_table
 from experiments.views import from_data
 from experiments.views.x_cost import LedgerRow, XCostView
 
-__all__ = ["LedgerRow", "XCostView", "x_cost_section", "x_cost_view"]
+__all__ = ["X_COST_ABOUT", "LedgerRow", "XCostView", "x_cost_section", "x_cost_view"]
+
+X_COST_ABOUT = (
+    "ctxlab's own ledger of what compaction costs (the summary call's tokens) against what it "
+    "saves (the tokens later requests no longer carry), for E3's and E4's recordings."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 
 def x_cost_view(data: Mapping[str, Any]) -> XCostView:

@@ -16,7 +16,13 @@ from experiments.report.markdown import fence, markdown_table
 from experiments.views import from_data
 from experiments.views.x_thrash import SessionRun, XThrashView
 
-__all__ = ["SessionRun", "XThrashView", "x_thrash_section", "x_thrash_view"]
+__all__ = ["X_THRASH_ABOUT", "SessionRun", "XThrashView", "x_thrash_section", "x_thrash_view"]
+
+X_THRASH_ABOUT = (
+    "ctxlab's own check: a long scripted session under AgentScope's default thresholds, with "
+    "and without ctxlab's thrash guard, counting compactions and summary calls per 100 turns."
+)
+"""What the experiment tests (its section of ``index.html`` opens with it)."""
 
 
 def x_thrash_view(data: Mapping[str, Any]) -> XThrashView:

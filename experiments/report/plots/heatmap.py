@@ -12,7 +12,7 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.report.per_experiment.e5 import E5View, GridCell
-from experiments.report.plots.canvas import COMPACTION, Plot, new_figure, png
+from experiments.report.plots.canvas import COMPACTION, Plot, drawn_plot, new_figure, png
 
 __all__ = ["e5_cadence", "e5_plot"]
 
@@ -154,4 +154,4 @@ def _e5_caption(view: E5View) -> str:
 
 def e5_plot(view: E5View) -> Plot:
     """``E5_cadence`` with its caption."""
-    return Plot("E5_cadence", _e5_caption(view), e5_cadence(view))
+    return drawn_plot("E5_cadence", "E5", _e5_caption(view), e5_cadence(view))

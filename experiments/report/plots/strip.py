@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.report.per_experiment.e1 import E1View, MessageRow
-from experiments.report.plots.canvas import ARTICLE, COMPACTION, Plot, new_figure, png
+from experiments.report.plots.canvas import ARTICLE, COMPACTION, Plot, drawn_plot, new_figure, png
 
 __all__ = ["KIND_COLOURS", "e1_plot", "e1_strip"]
 
@@ -97,4 +97,4 @@ def e1_plot(view: E1View) -> Plot:
         "after (bottom), coloured by kind. A cut at the naive cutoff (dashed) would split a "
         "tool call from its result; the safe cutoff (solid) is where the compactor cut."
     )
-    return Plot("E1_strip", caption, e1_strip(view))
+    return drawn_plot("E1_strip", "E1", caption, e1_strip(view))
