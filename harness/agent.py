@@ -73,11 +73,7 @@ class Agent:
         self.toolbox = ToolBox(tools)
         self.hooks = list(hooks)
         self.max_steps = count("max_steps", max_steps)
-        self.max_tool_calls_per_reply = (
-            self.max_steps
-            if max_tool_calls_per_reply is None
-            else count("max_tool_calls_per_reply", max_tool_calls_per_reply)
-        )
+        self.max_tool_calls_per_reply = _tool_call_cap(self.max_steps, max_tool_calls_per_reply)
         """At most this many tool calls of one reply are run (``max_steps`` unless given); the
         rest are answered with an error result, so every call keeps its result."""
         self.request_options = dict(request_options or {})
@@ -265,3 +261,8 @@ def _not_run(call: ToolCall, asked: int, cap: int) -> str:
         f"Error: {call.name} was not run: the reply asked for {asked} tool calls and at most "
         f"{cap} are run per reply; ask again for the ones still needed."
     )
+
+
+def _tool_call_cap(max_steps: int, given: int | None) -> int:
+    """The most tool calls of one reply that are run: ``given``, or ``max_steps``."""
+    return max_steps if given is None else count("max_tool_calls_per_reply", given)

@@ -213,17 +213,12 @@ class JsonStateStore:
                 raise StateStoreError(
                     f"{journal}:{number}: unreadable journal line; {_WHAT_TO_DO}"
                 ) from exc
-            if not isinstance(entry, dict) or not isinstance(entry.get("message", {}), dict):
-                raise StateStoreError(f"{journal}:{number}: not a journal entry; {_WHAT_TO_DO}")
+            _check_entry(entry, f"{journal}:{number}")
             if entry.get("epoch") != epoch:
                 continue
             if "context" in entry:  # a compaction: the context from here on
-                if not isinstance(entry["context"], list):
-                    raise StateStoreError(f"{journal}:{number}: not a journal entry; {_WHAT_TO_DO}")
                 reset, records = list(entry["context"]), []
             else:
-                if "message" not in entry:
-                    raise StateStoreError(f"{journal}:{number}: no message; {_WHAT_TO_DO}")
                 records.append(entry["message"])
         if tail:  # moved aside to <journal>.corrupt, then cut: never deleted
             good = len(raw) - len(tail)
@@ -380,3 +375,15 @@ def _safe(session_id: str) -> str:
     if not session_id or any(not (c.isalnum() or c in "-_.") for c in session_id):
         raise ConfigError(f"session id {session_id!r} may hold only letters, digits, - _ and .")
     return session_id
+
+
+def _check_entry(entry: Any, where: str) -> None:
+    """A journal line is a message line or a compaction's context line; anything else is
+    one sentence naming the line (never a KeyError or AttributeError later)."""
+    if not isinstance(entry, dict):
+        raise StateStoreError(f"{where}: not a journal entry; {_WHAT_TO_DO}")
+    if "context" in entry:
+        if not isinstance(entry["context"], list):
+            raise StateStoreError(f"{where}: not a journal entry; {_WHAT_TO_DO}")
+    elif not isinstance(entry.get("message"), dict):
+        raise StateStoreError(f"{where}: no message; {_WHAT_TO_DO}")

@@ -93,9 +93,8 @@ class EventLog(LogFold):
         self.clock = clock
         self.codec: Codec = formats.make_codec(format, self.path)  # ctxlab's or dsh's format
         self.durability = check_durability(durability)
-        """When appends reach the disk (:mod:`harness.store.durability`); ``per-event`` for a
-        log made directly, the session's setting when the builder opens it. With
-        ``per-turn`` the owner calls :meth:`commit` at the end of each turn."""
+        """When appends reach the disk (:mod:`harness.store.durability`; ``per-turn``: the
+        owner calls :meth:`commit` at the end of each turn)."""
         self.snapshot_every = snapshot_every
         """Write a snapshot (:mod:`~harness.store.eventlog.snapshot`) at each compaction's end
         and every ``max(snapshot_every, surface size)`` events; None: never."""
@@ -105,8 +104,7 @@ class EventLog(LogFold):
         """Set when a write failed; the log then refuses appends until it is reopened."""
         super().__init__()
         self._size = 0  # bytes of the file this log has folded (written or read)
-        self._lock_depth = 0
-        self._lock_fd = -1  # the locked file, read and truncated through while held
+        self._lock_depth, self._lock_fd = 0, -1  # the locked file, read and cut through while held
         self._recovered_now: list[str] = []  # what the last catch-up dropped
         self._unsynced = False  # appended since the last commit, not yet fsynced
         self._snapshot_seq = 0  # the events the newest snapshot (read or written) covers
