@@ -133,6 +133,9 @@ class Experiment:
     requires: tuple[str, ...] = ()
     """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
     (X-GATE replays the sets that hold ``E3/rounds-gate``)."""
+    reads: tuple[str, ...] = ()
+    """The other experiments whose cassettes this one replays (X-GATE and X-COST read E3's
+    and E4's): recording one of them leaves this one stale until it is replayed."""
 
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""

@@ -172,21 +172,53 @@ def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
+    explicit_out = args.out
     args.out, args.cassettes = folders(args)
     baseline = _read_baseline(args) if args.check else None
+    out = _check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
-    summary = run_experiments(args.experiments, args.out, settings)
+    summary = run_experiments(args.experiments, out, settings)
     print(summary.line())
+    if summary.results or baseline is None:
+        print(f"reports written to {out}")
     for line in summary.failure_lines():
         print(f"ctxlab: {line}", file=sys.stderr)
     if summary.failures:
         return 2
-    return _check(args, baseline, summary) if baseline is not None else 0
+    if baseline is None:
+        return 0
+    status = _check(args, baseline, summary)
+    if status:
+        print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
+    return status
+
+
+def _check_folder(args: argparse.Namespace, explicit_out: Path | None) -> Path:
+    """Where ``run --check`` writes its reports: ``--out``, or a new temporary folder seeded
+    with the project's claims table and measurements (so a partial run merges into the rows a
+    plain run would); never the baseline's folder, which a check only reads."""
+    import shutil
+    import tempfile
+
+    committed = Path(args.baseline).parent
+    if explicit_out is not None:
+        if explicit_out.resolve() == committed.resolve():
+            raise ConfigError(
+                f"--check never writes the baseline's folder {committed}; drop --out or name "
+                "another folder (accepting a change is `ctxlab run` without --check)."
+            )
+        return explicit_out
+    out = Path(tempfile.mkdtemp(prefix="ctxlab-check-"))
+    reports = Path(args.out)
+    for source in [reports / "claims.csv", *sorted(reports.glob("[EX]*.json"))]:
+        if source.is_file():
+            shutil.copyfile(source, out / source.name)
+    return out
 
 
 def _record(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
-    from experiments.recording import Recording, record, replaying_others
+    from experiments.recording import Recording, dependents, record
     from experiments.runner import run_experiments
 
     out, args.cassettes = folders(args)
@@ -201,12 +233,14 @@ def _record(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
-    if recorded and args.variant:
-        recorded = [*recorded, *replaying_others()]
     if recorded:
+        stale = dependents(recorded)
         out = _record_reports(args, out)
-        print(f"replaying what was recorded (reports → {out}):")
-        summary = run_experiments(recorded, out, RunSettings(cassette_root=args.cassettes))
+        also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
+        print(f"replaying what was recorded{also} (reports → {out}):")
+        summary = run_experiments(
+            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes)
+        )
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)

@@ -44,7 +44,7 @@ from experiments.baseline import (
     read_baseline,
     shown,
 )
-from experiments.recording import Recording, record, recordable
+from experiments.recording import Recording, dependents, preflight, record, recordable
 from experiments.registry import EXPERIMENTS, experiment_ids
 from experiments.runner import run_one, write_results
 from harness.errors import CtxlabError
@@ -119,7 +119,30 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--record-mode={mode} is not supported here; use none or rewrite.")
     if mode == "rewrite" and not config.getoption("provider"):
         raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
-    config.stash[SESSION] = ClaimSession(config, mode)
+    session = config.stash[SESSION] = ClaimSession(config, mode)
+    if mode == "rewrite" and not config.option.collectonly:
+        _preflight(session, ())  # a missing key fails before anything is collected
+
+
+def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
+    """One usage error (exit 4, one line) when the recording cannot start: no key, or for a
+    local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
+    ``ids`` only what every recording from the provider needs is checked."""
+    source = claims.source()
+    if not ids and source.provider == "local" and not source.base_url:
+        return  # which local servers are needed depends on the selection: checked later
+    try:
+        preflight(ids or [], source)
+    except CtxlabError as exc:
+        raise pytest.UsageError(f"cannot record: {exc}") from None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    claims = session.config.stash[SESSION]
+    if claims.mode == "rewrite" and not session.config.option.collectonly:
+        wanted = recordable(_needed(session.items))
+        if wanted:
+            _preflight(claims, wanted)
 
 
 # --- collection ----------------------------------------------------------------------------
@@ -185,7 +208,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    lines = terminalreporter.config.stash[SESSION].summary
+    claims = terminalreporter.config.stash[SESSION]
+    lines = [*claims.summary, *claims.stale_lines()]
     if lines:
         terminalreporter.section("ctxlab claims")
         for line in lines:
@@ -206,6 +230,8 @@ class ClaimSession:
         self.errors: dict[str, BaseException] = {}
         self.accepted: list[ClaimChange] = []
         self.summary: list[str] = []
+        self.stale: list[str] = []
+        """Experiments that replay what this run re-recorded but were not selected."""
 
     def baseline(self) -> list[dict[str, str]]:
         if not self.rows:
@@ -229,12 +255,7 @@ class ClaimSession:
 
     def rerecord(self, ids: list[str]) -> None:
         """Record the cassettes of ``ids`` live; a failure is kept for their claims to show."""
-        source = Recording(
-            self.config.getoption("provider"),
-            self.config.getoption("ctxlab_model"),
-            self.config.getoption("ctxlab_base_url"),
-            self.config.getoption("ctxlab_api_key_env"),
-        )
+        source = self.source()
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         say = reporter.write_line if reporter else print
         wanted = recordable(ids)
@@ -246,6 +267,17 @@ class ClaimSession:
         except CtxlabError as exc:
             for experiment_id in wanted:
                 self.errors[experiment_id] = CtxlabError(f"could not be re-recorded: {exc}")
+            return
+        self.stale = [i for i in dependents(wanted) if i not in ids]
+
+    def source(self) -> Recording:
+        """Where ``--record-mode=rewrite`` records from, as the options say."""
+        return Recording(
+            self.config.getoption("provider"),
+            self.config.getoption("ctxlab_model"),
+            self.config.getoption("ctxlab_base_url"),
+            self.config.getoption("ctxlab_api_key_env"),
+        )
 
     def result(self, experiment_id: str) -> ExperimentResult:
         """The experiment's result, run on first use (a failure fails each of its claims)."""
@@ -262,6 +294,18 @@ class ClaimSession:
         if error is not None:
             pytest.fail(f"{experiment_id} {_could_not_run(error)}", pytrace=False)
         return self.results[experiment_id]
+
+    def stale_lines(self) -> list[str]:
+        """What to run next when this run re-recorded cassettes that unselected experiments
+        replay (their claims were not judged, and reports/ still holds their old rows)."""
+        if not self.stale:
+            return []
+        names = ", ".join(self.stale)
+        selection = " or ".join(self.stale)
+        return [
+            f"{names} replay the cassettes re-recorded here and were not judged in this run: "
+            f'run `pytest -k "{selection}"` to judge them, and `ctxlab run` to rewrite reports/'
+        ]
 
     # --- judging
 
