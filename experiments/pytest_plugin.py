@@ -30,24 +30,17 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from experiments.base import ExperimentResult, RunSettings
-from experiments.baseline import (
-    ClaimChange,
-    baseline_changes,
-    claim_change,
-    claim_key,
-    claim_row,
-    read_baseline,
-    shown,
-)
-from experiments.recording import Recording, dependents, preflight, record, recordable
-from experiments.registry import EXPERIMENTS, experiment_ids
-from experiments.runner import run_one, write_results
-from harness.errors import CtxlabError
+if TYPE_CHECKING:
+    from experiments.base import ExperimentResult
+    from experiments.baseline import ClaimChange
+    from experiments.recording import Recording
+
+# The suite (pandas, the experiments) is imported where it is used, not here: a record mode
+# that cannot start must fail before it is loaded (issue 27: within seconds, one line).
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RECORD_MODES = ("none", "rewrite")
@@ -128,11 +121,14 @@ def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
     """One usage error (exit 4, one line) when the recording cannot start: no key, or for a
     local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
     ``ids`` only what every recording from the provider needs is checked."""
-    source = claims.source()
-    if not ids and source.provider == "local" and not source.base_url:
+    from experiments.preflight import preflight
+    from harness.errors import CtxlabError
+
+    options = claims.recording_options()
+    if not ids and options[0] == "local" and not options[2]:
         return  # which local servers are needed depends on the selection: checked later
     try:
-        preflight(ids or [], source)
+        preflight(ids, *options)
     except CtxlabError as exc:
         raise pytest.UsageError(f"cannot record: {exc}") from None
 
@@ -140,6 +136,8 @@ def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     claims = session.config.stash[SESSION]
     if claims.mode == "rewrite" and not session.config.option.collectonly:
+        from experiments.recording import recordable
+
         wanted = recordable(_needed(session.items))
         if wanted:
             _preflight(claims, wanted)
@@ -149,6 +147,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    from experiments.baseline import claim_key
+    from experiments.registry import experiment_ids
+
     session = metafunc.config.stash[SESSION]
     if CLAIM_PARAM in metafunc.fixturenames:
         rows = session.baseline()
@@ -191,6 +192,8 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 
 
 def _needed(items: list[pytest.Item]) -> list[str]:
+    from experiments.registry import experiment_ids
+
     wanted: set[str] = set()
     for item in items:
         params = getattr(item, "callspec", None)
@@ -234,6 +237,8 @@ class ClaimSession:
         """Experiments that replay what this run re-recorded but were not selected."""
 
     def baseline(self) -> list[dict[str, str]]:
+        from experiments.baseline import read_baseline
+
         if not self.rows:
             self.rows = read_baseline(self.baseline_path)
         return self.rows
@@ -255,6 +260,9 @@ class ClaimSession:
 
     def rerecord(self, ids: list[str]) -> None:
         """Record the cassettes of ``ids`` live; a failure is kept for their claims to show."""
+        from experiments.recording import dependents, record, recordable
+        from harness.errors import CtxlabError
+
         source = self.source()
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         say = reporter.write_line if reporter else print
@@ -272,7 +280,13 @@ class ClaimSession:
 
     def source(self) -> Recording:
         """Where ``--record-mode=rewrite`` records from, as the options say."""
-        return Recording(
+        from experiments.recording import Recording
+
+        return Recording(*self.recording_options())
+
+    def recording_options(self) -> tuple[str, str | None, str | None, str | None]:
+        """``--provider``, ``--model``, ``--base-url`` and ``--api-key-env``."""
+        return (
             self.config.getoption("provider"),
             self.config.getoption("ctxlab_model"),
             self.config.getoption("ctxlab_base_url"),
@@ -281,6 +295,11 @@ class ClaimSession:
 
     def result(self, experiment_id: str) -> ExperimentResult:
         """The experiment's result, run on first use (a failure fails each of its claims)."""
+        from experiments.base import RunSettings
+        from experiments.registry import EXPERIMENTS
+        from experiments.runner import run_one
+        from harness.errors import CtxlabError
+
         if experiment_id not in self.results and experiment_id not in self.errors:
             if experiment_id not in EXPERIMENTS:
                 self.errors[experiment_id] = CtxlabError("is not a registered experiment")
@@ -311,6 +330,8 @@ class ClaimSession:
 
     def check(self, row: dict[str, str]) -> None:
         """Judge one claim against its baseline row (the body of ``test_claim``)."""
+        from experiments.baseline import ClaimChange, claim_change, claim_key, claim_row, shown
+
         result = self.result(row["experiment"])
         fresh = {claim_key(claim_row(claim)): claim_row(claim) for claim in result.claims}
         new = fresh.get(claim_key(row))
@@ -332,6 +353,8 @@ class ClaimSession:
 
     def check_complete(self, experiment_id: str) -> None:
         """Fail when the experiment produces claims the baseline does not list."""
+        from experiments.baseline import baseline_changes, claim_row
+
         result = self.result(experiment_id)
         new = [claim_row(c) for c in result.claims]
         rows = [r for r in self.baseline() if r["experiment"] == experiment_id]
@@ -346,6 +369,8 @@ class ClaimSession:
         """Write the reports of what ran: into the baseline's folder with --update-baseline,
         into --report-dir when given, else into a temporary folder compared with the
         baseline's folder (which is never written without --update-baseline)."""
+        from experiments.runner import write_results
+
         if not self.results:
             return
         committed = self.baseline_path.parent

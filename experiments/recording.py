@@ -9,13 +9,13 @@ llama.cpp's own ``llama-server`` for E4, which reports cached prompt tokens).
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from experiments.base import RunSettings
+from experiments.preflight import preflight
 from experiments.registry import EXPERIMENTS
 from experiments.runner import record_experiments, select
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from experiments.recorder import ProviderSpec
     from harness.timeouts import Timeouts
 
-__all__ = ["Recording", "dependents", "preflight", "record", "recordable"]
+__all__ = ["Recording", "dependents", "record", "recordable"]
 
 
 @dataclass(frozen=True)
@@ -72,40 +72,8 @@ def dependents(recorded: Sequence[str]) -> list[str]:
     until replayed."""
     done = set(recorded)
     return [
-        i
-        for i, experiment in EXPERIMENTS.items()
-        if i not in done and done & set(experiment.reads)
+        i for i, experiment in EXPERIMENTS.items() if i not in done and done & set(experiment.reads)
     ]
-
-
-def preflight(ids: Sequence[str], source: Recording) -> None:
-    """Raise :class:`~harness.errors.CtxlabError`, in one sentence, when recording ``ids``
-    from ``source`` cannot start: no API key in the provider's variable, or, for ``local``
-    without a base URL, no llama_cpp (the ``record`` extra), no model part packages or, for
-    E4, no llama-server binary. Imports nothing heavy and sends nothing, so
-    ``pytest --record-mode=rewrite`` can refuse before any test runs."""
-    from experiments.recorder import provider_spec
-    from harness.errors import MissingAPIKeyError
-
-    if source.provider != "local" or source.base_url:
-        spec = provider_spec(
-            source.provider,
-            model=source.model,
-            base_url=source.base_url,
-            api_key_env=source.api_key_env,
-        )
-        if spec.api_key_env is not None and not os.environ.get(spec.api_key_env, "").strip():
-            raise MissingAPIKeyError(spec.api_key_env)
-        return
-    from experiments.recorder.localserver import SERVER_NAME, check_llama_cpp, find_llama_server
-    from experiments.recorder.modelfile import check_parts, local_model
-
-    check_parts(local_model(source.model))
-    servers = {EXPERIMENTS[i].local_server for i in recordable(ids)}
-    if SERVER_NAME in servers:
-        check_llama_cpp()
-    if "llama-server" in servers:
-        find_llama_server()
 
 
 def record(
@@ -121,7 +89,7 @@ def record(
     from experiments.recorder import local_server, provider_spec
     from experiments.recorder.modelfile import local_model
 
-    preflight(ids, source)
+    preflight(ids, source.provider, source.model, source.base_url, source.api_key_env)
     if source.provider != "local" or source.base_url:
         spec = source.spec(
             provider_spec(

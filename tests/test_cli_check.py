@@ -105,7 +105,15 @@ def test_check_refuses_to_write_into_the_baselines_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.copy(BASELINE, tmp_path / "claims.csv")
-    argv = ["run", "E1", "--check", "--out", str(tmp_path), "--baseline", str(tmp_path / "claims.csv")]
+    argv = [
+        "run",
+        "E1",
+        "--check",
+        "--out",
+        str(tmp_path),
+        "--baseline",
+        str(tmp_path / "claims.csv"),
+    ]
     assert main(argv) == 2
     assert "--check never writes the baseline's folder" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["claims.csv"]

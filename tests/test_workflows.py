@@ -239,8 +239,13 @@ def scratch_repo(tmp_path: Path) -> Path:
     return repo
 
 
-NEW_SET = "mkdir -p cassettes/E3/deepseek-deepseek-flash && echo '{}' > cassettes/E3/deepseek-deepseek-flash/rounds.json"
-CHECK_STUB = 'if [ "$2" = "--check" ]; then echo "1 claim changed against reports/claims.csv:"; exit 1; fi'
+NEW_SET = (
+    "mkdir -p cassettes/E3/deepseek-deepseek-flash"
+    " && echo '{}' > cassettes/E3/deepseek-deepseek-flash/rounds.json"
+)
+CHECK_STUB = (
+    'if [ "$2" = "--check" ]; then echo "1 claim changed against reports/claims.csv:"; exit 1; fi'
+)
 RERECORD_VALUES = {
     "secrets.DEEPSEEK_API_KEY": "sk-test-not-a-real-key",
     "inputs.selection || 'E2 or E3 or E4'": "E3",
@@ -342,5 +347,9 @@ def test_both_workflows_install_with_the_constraints_and_cache_on_them() -> None
         setup = [s for s in steps(workflow(path)) if "setup-python" in str(s.get("uses", ""))]
         assert setup and setup[0]["with"]["cache"] == "pip", path
         assert "constraints.txt" in setup[0]["with"]["cache-dependency-path"], path
-        installs = [line for line in commands(workflow(path)).splitlines() if "pip install -" in line and "--upgrade pip" not in line]
+        installs = [
+            line
+            for line in commands(workflow(path)).splitlines()
+            if "pip install -" in line and "--upgrade pip" not in line
+        ]
         assert installs and all("-c constraints.txt" in line for line in installs), path
