@@ -269,8 +269,10 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
     assert not (cassettes / "E2").exists()  # only what the selected claims need
     # X-GATE and X-COST replay E3's cassettes and were not selected: the run says what to run
     result.stdout.fnmatch_lines(
-        ['X-GATE, X-COST replay the cassettes re-recorded here and were not judged in this run: '
-         'run `pytest -k "X-GATE or X-COST"` to judge them, and `ctxlab run` to rewrite reports/']
+        [
+            "X-GATE, X-COST replay the cassettes re-recorded here and were not judged in this run: "
+            'run `pytest -k "X-GATE or X-COST"` to judge them, and `ctxlab run` to rewrite reports/'
+        ]
     )
 
 
