@@ -178,9 +178,9 @@ def _run(args: argparse.Namespace) -> int:
     out = _check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, out, settings)
-    print(summary.line())
-    if summary.results or baseline is None:
+    if summary.results:
         print(f"reports written to {out}")
+    print(summary.line())
     for line in summary.failure_lines():
         print(f"ctxlab: {line}", file=sys.stderr)
     if summary.failures:
@@ -400,6 +400,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ctxlab: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if exc.name not in SUITE_MODULES:
+            raise
+        print(
+            f"ctxlab: {exc.name} is not installed; the ctxlab command needs the suite extra: "
+            "from your ctxlab clone, pip install -c constraints.txt -e '.[suite]'.",
+            file=sys.stderr,
+        )
+        return 2
+
+
+SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
+"""The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""
 
 
 if __name__ == "__main__":

@@ -64,8 +64,8 @@ def test_check_exits_1_with_the_per_claim_diff(
         f"- {row['claim_id']}: status changed: baseline match ('{value}'), now differs ('{value}')",
         f"{tmp_path} was not written; accept the change with `ctxlab run`.",
     ]
-    assert lines[-6].startswith("claims: ")  # the usual output comes first
-    assert lines[-5] == f"reports written to {out_dir}"
+    assert lines[-5].startswith("claims: ")  # the usual output comes first
+    assert lines[-6] == f"reports written to {out_dir}"
     assert (out_dir / "claims.csv").is_file()  # the check's own reports, where --out said
 
 
