@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from experiments.cli_check import check, check_folder, read_baseline
 from experiments.cli_options import (
     at_least_one,
     cassettes_parser,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from harness.model import ChatModel
 
 if TYPE_CHECKING:
-    from experiments.runner import RunSummary
+    pass
 
 __all__ = ["main"]
 
@@ -149,33 +150,14 @@ API_KEY_HELP = (
 )
 
 
-def _read_baseline(args: argparse.Namespace) -> list[dict[str, str]]:
-    from experiments.baseline import read_baseline
-    from experiments.project import find_project
-
-    if args.baseline is None:
-        args.baseline = find_project(args.project) / "reports" / "claims.csv"
-    return read_baseline(args.baseline)  # read before the run rewrites it
-
-
-def _check(args: argparse.Namespace, baseline: list[dict[str, str]], summary: RunSummary) -> int:
-    from experiments.baseline import baseline_changes, claim_row, diff_lines
-
-    fresh = [claim_row(claim) for result in summary.results for claim in result.claims]
-    ran = [result.experiment for result in summary.results]
-    changes = baseline_changes(baseline, fresh, ran)
-    print("\n".join(diff_lines(changes, args.baseline)))
-    return 1 if changes else 0
-
-
 def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
     explicit_out = args.out
     args.out, args.cassettes = folders(args)
-    baseline = _read_baseline(args) if args.check else None
-    out = _check_folder(args, explicit_out) if args.check else args.out
+    baseline = read_baseline(args) if args.check else None
+    out = check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
     summary = run_experiments(args.experiments, out, settings)
     if summary.results:
@@ -187,33 +169,10 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     if baseline is None:
         return 0
-    status = _check(args, baseline, summary)
+    status = check(args, baseline, summary)
     if status:
         print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
     return status
-
-
-def _check_folder(args: argparse.Namespace, explicit_out: Path | None) -> Path:
-    """Where ``run --check`` writes its reports: ``--out``, or a new temporary folder seeded
-    with the project's claims table and measurements (so a partial run merges into the rows a
-    plain run would); never the baseline's folder, which a check only reads."""
-    import shutil
-    import tempfile
-
-    committed = Path(args.baseline).parent
-    if explicit_out is not None:
-        if explicit_out.resolve() == committed.resolve():
-            raise ConfigError(
-                f"--check never writes the baseline's folder {committed}; drop --out or name "
-                "another folder (accepting a change is `ctxlab run` without --check)."
-            )
-        return explicit_out
-    out = Path(tempfile.mkdtemp(prefix="ctxlab-check-"))
-    reports = Path(args.out)
-    for source in [reports / "claims.csv", *sorted(reports.glob("[EX]*.json"))]:
-        if source.is_file():
-            shutil.copyfile(source, out / source.name)
-    return out
 
 
 def _record(args: argparse.Namespace) -> int:

@@ -24,7 +24,6 @@ folder, as ``ctxlab run`` does.
 
 from __future__ import annotations
 
-import contextlib
 import filecmp
 import re
 import shutil
@@ -34,17 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from experiments.pytest_options import RECORD_MODES, pytest_addoption
+
 if TYPE_CHECKING:
     from experiments.base import ExperimentResult
     from experiments.baseline import ClaimChange
     from experiments.recording import Recording
 
-# The suite (pandas, the experiments) is imported where it is used, not here: a record mode
-# that cannot start must fail before it is loaded (issue 27: within seconds, one line).
+# The suite (pandas, experiments) is imported where used: a record mode that cannot run fails first.
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-RECORD_MODES = ("none", "rewrite")
-PROVIDERS = ("local", "deepseek", "openai-compatible")
 CLAIM_PARAM = "claim_row"
 EXPERIMENT_PARAM = "claims_experiment"
 
@@ -53,57 +50,9 @@ class KnownDifference(AssertionError):
     """A claim the baseline lists as ``differs`` still differs (the expected failure)."""
 
 
-# --- options -------------------------------------------------------------------------------
+# --- options: experiments/pytest_options.py (pluggy finds pytest_addoption by its name here)
 
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ctxlab", "ctxlab claims (judged against the committed baseline)")
-    # pytest-recording, when installed, adds the same option to the same group first: a
-    # ValueError then, and its option (same name, same dest) serves.
-    with contextlib.suppress(ValueError):
-        parser.getgroup("recording").addoption(
-            "--record-mode",
-            dest="record_mode",
-            default=None,
-            choices=RECORD_MODES,
-            help="none (default): replay cassettes, network blocked; rewrite: re-record the "
-            "selected experiments' cassettes from --provider, then judge them",
-        )
-    group.addoption("--provider", choices=PROVIDERS, help="where --record-mode=rewrite records")
-    group.addoption(
-        "--model", dest="ctxlab_model", metavar="NAME", help="model to record (default: provider's)"
-    )
-    group.addoption(
-        "--base-url", dest="ctxlab_base_url", metavar="URL", help="server base URL for recording"
-    )
-    group.addoption(
-        "--api-key-env", dest="ctxlab_api_key_env", metavar="VAR", help="variable holding the key"
-    )
-    group.addoption(
-        "--cassettes",
-        type=Path,
-        default=PROJECT_ROOT / "cassettes",
-        metavar="DIR",
-        help="cassette folder",
-    )
-    group.addoption(
-        "--baseline",
-        type=Path,
-        metavar="PATH",
-        default=PROJECT_ROOT / "reports" / "claims.csv",
-        help="the claims table the claims are judged against (default: reports/claims.csv)",
-    )
-    group.addoption(
-        "--update-baseline",
-        action="store_true",
-        help="accept changed claims: rewrite the baseline's folder from this run",
-    )
-    group.addoption(
-        "--report-dir",
-        type=Path,
-        metavar="DIR",
-        help="write this run's reports here (default: a temporary folder)",
-    )
+__all__ = ["pytest_addoption"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -113,6 +62,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode == "rewrite" and not config.getoption("provider"):
         raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
     session = config.stash[SESSION] = ClaimSession(config, mode)
+    whole_run = [
+        name
+        for name, given in (
+            ("--record-mode=rewrite", mode == "rewrite"),
+            ("--update-baseline", session.update),
+            ("--report-dir", config.getoption("report_dir") is not None),
+        )
+        if given
+    ]
+    if session.distributed and whole_run:
+        raise pytest.UsageError(
+            f"{', '.join(whole_run)} works on the whole run, which no pytest-xdist worker has: "
+            "run it without -n."
+        )
+    if not config.pluginmanager.hasplugin("xdist"):  # the marker is xdist's own
+        config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker")
     if mode == "rewrite" and not config.option.collectonly:
         _preflight(session, ())  # a missing key fails before anything is collected
 
@@ -158,7 +123,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if EXPERIMENT_PARAM in metafunc.fixturenames:
         listed = [row["experiment"] for row in session.baseline()]
         ids = list(dict.fromkeys([*experiment_ids(), *listed]))
-        metafunc.parametrize(EXPERIMENT_PARAM, ids)
+        params = [pytest.param(i, id=i, marks=[_together(i)]) for i in ids]
+        metafunc.parametrize(EXPERIMENT_PARAM, params)
+
+
+def _together(experiment_id: str) -> pytest.MarkDecorator:
+    """Under pytest-xdist's ``--dist loadgroup``, an experiment's items run on one worker, so
+    each experiment runs once per session, not once per worker."""
+    return pytest.mark.xdist_group(experiment_id)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -234,6 +206,11 @@ class ClaimSession:
         self.accepted: list[ClaimChange] = []
         self.summary: list[str] = []
         self.stale: list[str] = []
+        self.distributed = bool(getattr(config.option, "numprocesses", None)) or hasattr(
+            config, "workerinput"
+        )
+        """Under pytest-xdist each worker runs part of the claims: no worker has the whole
+        run's reports, so none are written or compared (``ctxlab run`` writes them)."""
         """Experiments that replay what this run re-recorded but were not selected."""
 
     def baseline(self) -> list[dict[str, str]]:
@@ -246,7 +223,7 @@ class ClaimSession:
     def marks(self, row: dict[str, str]) -> list[pytest.MarkDecorator]:
         """The claim's kind as a marker (when the table has kinds), and the expected failure
         of a known difference."""
-        marks = []
+        marks = [_together(row["experiment"])]
         kind = re.sub(r"\W+", "_", row.get("kind", "").strip()).strip("_").lower()
         if kind:
             self.config.addinivalue_line("markers", f"{kind}: claims of kind {row['kind']}")
@@ -371,6 +348,8 @@ class ClaimSession:
         baseline's folder (which is never written without --update-baseline)."""
         from experiments.runner import write_results
 
+        if self.distributed:
+            return
         if not self.results:
             return
         committed = self.baseline_path.parent

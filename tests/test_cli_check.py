@@ -92,7 +92,7 @@ def test_check_never_writes_the_baselines_folder(
     before = snapshot(root / "reports")
     monkeypatch.chdir(root)
     cassettes = str(PROJECT_ROOT / "cassettes")
-    for _ in range(2):  # the second check finds what the first found
+    for _ in range(2 if changed else 1):  # a second check finds what the first found
         assert main(["run", "E1", "--check", "--cassettes", cassettes]) == int(changed)
         assert snapshot(root / "reports") == before
     out = capsys.readouterr().out

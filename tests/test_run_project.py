@@ -100,6 +100,7 @@ def _setuptools_major() -> int:
         return 0
 
 
+@pytest.mark.slow  # builds a wheel and a venv: `pytest -m slow` (.ci/run and CI run it)
 @pytest.mark.skipif(
     os.environ.get("CTXLAB_SKIP_INSTALL_TEST") == "1", reason="CTXLAB_SKIP_INSTALL_TEST=1"
 )
