@@ -193,7 +193,7 @@ def _record(args: argparse.Namespace) -> int:
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:
-        stale = dependents(recorded)
+        stale = dependents(recorded, Path(args.cassettes))
         out = _record_reports(args, out)
         also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
         print(f"replaying what was recorded{also} (reports → {out}):")

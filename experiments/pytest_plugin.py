@@ -253,7 +253,7 @@ class ClaimSession:
             for experiment_id in wanted:
                 self.errors[experiment_id] = CtxlabError(f"could not be re-recorded: {exc}")
             return
-        self.stale = [i for i in dependents(wanted) if i not in ids]
+        self.stale = [i for i in dependents(wanted, self.cassettes) if i not in ids]
 
     def source(self) -> Recording:
         """Where ``--record-mode=rewrite`` records from, as the options say."""

@@ -66,13 +66,18 @@ def recordable(ids: Sequence[str]) -> list[str]:
     ]
 
 
-def dependents(recorded: Sequence[str]) -> list[str]:
+def dependents(recorded: Sequence[str], cassettes: Path | None = None) -> list[str]:
     """The experiments, not among ``recorded``, that replay the cassettes of one of them
     (X-GATE and X-COST read E3's and E4's), in report order: after a recording they are stale
-    until replayed."""
+    until replayed. With ``cassettes``, only those with a set to replay there (X-GATE needs a
+    set recorded with the gate variant)."""
     done = set(recorded)
     return [
-        i for i, experiment in EXPERIMENTS.items() if i not in done and done & set(experiment.reads)
+        i
+        for i, experiment in EXPERIMENTS.items()
+        if i not in done
+        and done & set(experiment.reads)
+        and (cassettes is None or experiment.sets(cassettes))
     ]
 
 

@@ -267,13 +267,19 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
     assert recorded["provenance"]["provider"] == "openai-compatible"
     assert recorded["provenance"]["model"] == BASELINE_MODEL
     assert not (cassettes / "E2").exists()  # only what the selected claims need
-    # X-GATE and X-COST replay E3's cassettes and were not selected: the run says what to run
-    result.stdout.fnmatch_lines(
-        [
-            "X-GATE, X-COST replay the cassettes re-recorded here and were not judged in this run: "
-            'run `pytest -k "X-GATE or X-COST"` to judge them, and `ctxlab run` to rewrite reports/'
-        ]
-    )
+    # nothing else replays this folder's one set (X-GATE and X-COST need E3's gate variant or
+    # E4 in the same set), so nothing is named stale
+    assert "were not judged in this run" not in result.stdout.str()
+
+
+def test_experiments_that_replay_what_was_recorded_are_named(tmp_path: Path) -> None:
+    from experiments.recording import dependents
+
+    assert dependents(["E3"]) == ["X-GATE", "X-COST"]
+    assert dependents(["E4"], PROJECT_ROOT / "cassettes") == ["X-GATE", "X-COST"]
+    assert dependents(["E3", "X-GATE"], PROJECT_ROOT / "cassettes") == ["X-COST"]
+    assert dependents(["E2"]) == []
+    assert dependents(["E3"], tmp_path) == []  # no set there for them to replay
 
 
 def test_a_missing_key_is_one_usage_error_before_any_test_runs(
