@@ -18,9 +18,10 @@ def preflight(
     api_key_env: str | None = None,
 ) -> None:
     """Raise :class:`~harness.errors.CtxlabError`, in one sentence, when recording ``ids``
-    (all recordable experiments when empty) from ``provider`` cannot start: no API key in the
-    provider's variable, or, for ``local`` without a base URL, no model part packages, no
-    llama_cpp (the ``record`` extra) or, for E4, no llama-server binary. Sends nothing."""
+    from ``provider`` cannot start: no API key in the provider's variable, or, for ``local``
+    without a base URL, no model part packages (the ``record`` extra), and for the experiments
+    ``ids`` no llama_cpp or (E4) no llama-server binary. With no ``ids`` only what every
+    recording from the provider needs is checked. Sends nothing."""
     from experiments.recorder.providers import provider_spec
     from harness.errors import MissingAPIKeyError
 
@@ -29,12 +30,15 @@ def preflight(
         if spec.api_key_env is not None and not os.environ.get(spec.api_key_env, "").strip():
             raise MissingAPIKeyError(spec.api_key_env)
         return
-    from experiments.recorder.localserver import SERVER_NAME, check_llama_cpp, find_llama_server
     from experiments.recorder.modelfile import check_parts, local_model
+
+    check_parts(local_model(model))
+    if not ids:
+        return  # what the servers need depends on the experiments: checked with them
+    from experiments.recorder.localserver import SERVER_NAME, check_llama_cpp, find_llama_server
     from experiments.recording import recordable
     from experiments.registry import EXPERIMENTS
 
-    check_parts(local_model(model))
     servers = {EXPERIMENTS[i].local_server for i in recordable(ids)}
     if SERVER_NAME in servers:
         check_llama_cpp()

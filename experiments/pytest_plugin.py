@@ -90,8 +90,6 @@ def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
     from harness.errors import CtxlabError
 
     options = claims.recording_options()
-    if not ids and options[0] == "local" and not options[2]:
-        return  # which local servers are needed depends on the selection: checked later
     try:
         preflight(ids, *options)
     except CtxlabError as exc:

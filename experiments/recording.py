@@ -94,7 +94,8 @@ def record(
     from experiments.recorder import local_server, provider_spec
     from experiments.recorder.modelfile import local_model
 
-    preflight(ids, source.provider, source.model, source.base_url, source.api_key_env)
+    chosen = list(ids) or select(ids)  # empty: all of them
+    preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
     if source.provider != "local" or source.base_url:
         spec = source.spec(
             provider_spec(
