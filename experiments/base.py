@@ -144,6 +144,10 @@ class Experiment:
         """Whether ``ctxlab record`` has anything to record for it."""
         return (self.needs_cassettes or self.records) and not self.cassettes_of
 
+    reads: tuple[str, ...] = ()
+    """The other experiments whose cassettes this one replays (X-GATE and X-COST read E3's
+    and E4's): recording one of them leaves this one stale until it is replayed."""
+
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""
         found = list_sets(cassette_root, self.cassette_folder)

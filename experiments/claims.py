@@ -14,6 +14,7 @@ from typing import Literal
 import pandas as pd
 
 from experiments.errors import ExperimentError
+from experiments.seeds import AS_SEED, DSH_SEED, SEEDS, citation, parse_citation
 from harness.files import write_atomic
 
 __all__ = [
@@ -47,11 +48,8 @@ REASON_CLASSES: dict[str, str] = {
 }
 """The main cause of a ``differs`` row, in a few words, and what each class means."""
 
-AS_SEED = "000_57ecd11c05cdd079.txt"
-"""The AgentScope Java 2.0.3 lesson (``/work/shared/seeds/``)."""
-DSH_SEED = "002_734e80116f68ef08.txt"
-"""The DeepSeek-Harness compaction-basic reading."""
-SEEDS = (AS_SEED, DSH_SEED)
+# The seeds (experiments/seeds.py): AS_SEED, the AgentScope Java 2.0.3 lesson; DSH_SEED, the
+# DeepSeek-Harness compaction-basic reading.
 
 CLAIM_COLUMNS = [
     "experiment",
@@ -90,8 +88,9 @@ class Claim:
     kind: Kind = "article"
     """Whose value :attr:`article_value` is; see :data:`KINDS`."""
     article_source: str = ""
-    """For ``article`` and ``article-computed`` rows: the seed file and a short quote stating
-    the value (made by :func:`cite`); for ``ctxlab`` rows, optionally the seed passage checked."""
+    """For ``article`` and ``article-computed`` rows: the seed's title and section and a short
+    quote stating the value (made by :func:`cite`); for ``ctxlab`` rows, optionally the seed
+    passage checked."""
     model: str = ""
     """The recorded model the value comes from (one row per claim per recorded model), or
     ``scripted``; set by the runner (:func:`experiments.runner.combine_sets`), not by the
@@ -117,8 +116,8 @@ class Claim:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
         if self.kind == "ctxlab" and self.article_value:
             raise ValueError(f"{self.claim_id} is our own check; it has no article value")
-        if self.article_source and not self.article_source.startswith(SEEDS):
-            raise ValueError(f"{self.claim_id}: article_source must name a seed file")
+        if self.article_source and parse_citation(self.article_source) is None:
+            raise ValueError(f"{self.claim_id}: article_source must cite a seed (cite())")
 
     @classmethod
     def compare(
@@ -189,14 +188,15 @@ class Claim:
 
 
 def cite(seed: str, quote: str) -> str:
-    """``<seed file>: "<quote>"``: where a seed states a value, for :attr:`Claim.article_source`.
+    """``<title>, §<section>: "<quote>"``: where a seed states a value, for
+    :attr:`Claim.article_source` (:func:`experiments.seeds.citation`).
 
-    The quote is copied from the seed text (tests check it occurs there)."""
+    The quote is copied from the seed text (tests check it occurs there, in that section)."""
     if seed not in SEEDS:
         raise ValueError(f"unknown seed {seed!r}; known: {', '.join(SEEDS)}")
     if not quote.strip():
         raise ValueError("a citation needs a quote from the seed")
-    return f'{seed}: "{quote}"'
+    return citation(seed, quote)
 
 
 def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from experiments.cli_check import check, check_folder, read_baseline
 from experiments.cli_options import (
     at_least_one,
     cassettes_parser,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from harness.model import ChatModel
 
 if TYPE_CHECKING:
-    from experiments.runner import RunSummary
+    pass
 
 __all__ = ["main"]
 
@@ -164,44 +165,34 @@ API_KEY_HELP = (
 )
 
 
-def _read_baseline(args: argparse.Namespace) -> list[dict[str, str]]:
-    from experiments.baseline import read_baseline
-    from experiments.project import find_project
-
-    if args.baseline is None:
-        args.baseline = find_project(args.project) / "reports" / "claims.csv"
-    return read_baseline(args.baseline)  # read before the run rewrites it
-
-
-def _check(args: argparse.Namespace, baseline: list[dict[str, str]], summary: RunSummary) -> int:
-    from experiments.baseline import baseline_changes, claim_row, diff_lines
-
-    fresh = [claim_row(claim) for result in summary.results for claim in result.claims]
-    ran = [result.experiment for result in summary.results]
-    changes = baseline_changes(baseline, fresh, ran)
-    print("\n".join(diff_lines(changes, args.baseline)))
-    return 1 if changes else 0
-
-
 def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
+    explicit_out = args.out
     args.out, args.cassettes = folders(args)
-    baseline = _read_baseline(args) if args.check else None
+    baseline = read_baseline(args) if args.check else None
+    out = check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
-    summary = run_experiments(args.experiments, args.out, settings)
+    summary = run_experiments(args.experiments, out, settings)
+    if summary.results:
+        print(f"reports written to {out}")
     print(summary.line())
     for line in summary.failure_lines():
         print(f"ctxlab: {line}", file=sys.stderr)
     if summary.failures:
         return 2
-    return _check(args, baseline, summary) if baseline is not None else 0
+    if baseline is None:
+        return 0
+    status = check(args, baseline, summary)
+    if status:
+        print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
+    return status
 
 
 def _record(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
-    from experiments.recording import Recording, record, replaying_others
+    from experiments.recording import Recording, dependents, record
     from experiments.runner import run_experiments
 
     out, args.cassettes = folders(args)
@@ -217,12 +208,14 @@ def _record(args: argparse.Namespace) -> int:
         slice=args.slice,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
-    if recorded and args.variant:
-        recorded = [*recorded, *replaying_others()]
     if recorded:
+        stale = dependents(recorded, Path(args.cassettes))
         out = _record_reports(args, out)
-        print(f"replaying what was recorded (reports → {out}):")
-        summary = run_experiments(recorded, out, RunSettings(cassette_root=args.cassettes))
+        also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
+        print(f"replaying what was recorded{also} (reports → {out}):")
+        summary = run_experiments(
+            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes)
+        )
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)
@@ -373,6 +366,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ctxlab: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if exc.name not in SUITE_MODULES:
+            raise
+        print(
+            f"ctxlab: {exc.name} is not installed; the ctxlab command needs the suite extra: "
+            "from your ctxlab clone, pip install -c constraints.txt -e '.[suite]'.",
+            file=sys.stderr,
+        )
+        return 2
+
+
+SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
+"""The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""
 
 
 if __name__ == "__main__":

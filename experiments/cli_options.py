@@ -156,7 +156,9 @@ def check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="exit 1 and print the per-claim diff when claims changed against the baseline",
+        help="read only: run into a temporary folder (or --out), print the per-claim diff "
+        "against the baseline and exit 1 when a claim changed; the baseline's folder is "
+        "never written",
     )
     parser.add_argument(
         "--baseline",

@@ -24,34 +24,24 @@ folder, as ``ctxlab run`` does.
 
 from __future__ import annotations
 
-import contextlib
 import filecmp
 import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from experiments.base import ExperimentResult, RunSettings
-from experiments.baseline import (
-    ClaimChange,
-    baseline_changes,
-    claim_change,
-    claim_key,
-    claim_row,
-    read_baseline,
-    shown,
-)
-from experiments.recording import Recording, record, recordable
-from experiments.registry import EXPERIMENTS, experiment_ids
-from experiments.runner import run_one, write_results
-from harness.errors import CtxlabError
+from experiments.pytest_options import RECORD_MODES, pytest_addoption
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-RECORD_MODES = ("none", "rewrite")
-PROVIDERS = ("local", "deepseek", "openai-compatible")
+if TYPE_CHECKING:
+    from experiments.base import ExperimentResult
+    from experiments.baseline import ClaimChange
+    from experiments.recording import Recording
+
+# The suite (pandas, experiments) is imported where used: a record mode that cannot run fails first.
+
 CLAIM_PARAM = "claim_row"
 EXPERIMENT_PARAM = "claims_experiment"
 
@@ -60,57 +50,9 @@ class KnownDifference(AssertionError):
     """A claim the baseline lists as ``differs`` still differs (the expected failure)."""
 
 
-# --- options -------------------------------------------------------------------------------
+# --- options: experiments/pytest_options.py (pluggy finds pytest_addoption by its name here)
 
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ctxlab", "ctxlab claims (judged against the committed baseline)")
-    # pytest-recording, when installed, adds the same option to the same group first: a
-    # ValueError then, and its option (same name, same dest) serves.
-    with contextlib.suppress(ValueError):
-        parser.getgroup("recording").addoption(
-            "--record-mode",
-            dest="record_mode",
-            default=None,
-            choices=RECORD_MODES,
-            help="none (default): replay cassettes, network blocked; rewrite: re-record the "
-            "selected experiments' cassettes from --provider, then judge them",
-        )
-    group.addoption("--provider", choices=PROVIDERS, help="where --record-mode=rewrite records")
-    group.addoption(
-        "--model", dest="ctxlab_model", metavar="NAME", help="model to record (default: provider's)"
-    )
-    group.addoption(
-        "--base-url", dest="ctxlab_base_url", metavar="URL", help="server base URL for recording"
-    )
-    group.addoption(
-        "--api-key-env", dest="ctxlab_api_key_env", metavar="VAR", help="variable holding the key"
-    )
-    group.addoption(
-        "--cassettes",
-        type=Path,
-        default=PROJECT_ROOT / "cassettes",
-        metavar="DIR",
-        help="cassette folder",
-    )
-    group.addoption(
-        "--baseline",
-        type=Path,
-        metavar="PATH",
-        default=PROJECT_ROOT / "reports" / "claims.csv",
-        help="the claims table the claims are judged against (default: reports/claims.csv)",
-    )
-    group.addoption(
-        "--update-baseline",
-        action="store_true",
-        help="accept changed claims: rewrite the baseline's folder from this run",
-    )
-    group.addoption(
-        "--report-dir",
-        type=Path,
-        metavar="DIR",
-        help="write this run's reports here (default: a temporary folder)",
-    )
+__all__ = ["pytest_addoption"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -119,13 +61,58 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--record-mode={mode} is not supported here; use none or rewrite.")
     if mode == "rewrite" and not config.getoption("provider"):
         raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
-    config.stash[SESSION] = ClaimSession(config, mode)
+    session = config.stash[SESSION] = ClaimSession(config, mode)
+    whole_run = [
+        name
+        for name, given in (
+            ("--record-mode=rewrite", mode == "rewrite"),
+            ("--update-baseline", session.update),
+            ("--report-dir", config.getoption("report_dir") is not None),
+        )
+        if given
+    ]
+    if session.distributed and whole_run:
+        raise pytest.UsageError(
+            f"{', '.join(whole_run)} works on the whole run, which no pytest-xdist worker has: "
+            "run it without -n."
+        )
+    if not config.pluginmanager.hasplugin("xdist"):  # the marker is xdist's own
+        config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker")
+    if mode == "rewrite" and not config.option.collectonly:
+        _preflight(session, ())  # a missing key fails before anything is collected
+
+
+def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
+    """One usage error (exit 4, one line) when the recording cannot start: no key, or for a
+    local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
+    ``ids`` only what every recording from the provider needs is checked."""
+    from experiments.preflight import preflight
+    from harness.errors import CtxlabError
+
+    options = claims.recording_options()
+    try:
+        preflight(ids, *options)
+    except CtxlabError as exc:
+        raise pytest.UsageError(f"cannot record: {exc}") from None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    claims = session.config.stash[SESSION]
+    if claims.mode == "rewrite" and not session.config.option.collectonly:
+        from experiments.recording import recordable
+
+        wanted = recordable(_needed(session.items))
+        if wanted:
+            _preflight(claims, wanted)
 
 
 # --- collection ----------------------------------------------------------------------------
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    from experiments.baseline import claim_key
+    from experiments.registry import experiment_ids
+
     session = metafunc.config.stash[SESSION]
     if CLAIM_PARAM in metafunc.fixturenames:
         rows = session.baseline()
@@ -134,7 +121,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if EXPERIMENT_PARAM in metafunc.fixturenames:
         listed = [row["experiment"] for row in session.baseline()]
         ids = list(dict.fromkeys([*experiment_ids(), *listed]))
-        metafunc.parametrize(EXPERIMENT_PARAM, ids)
+        params = [pytest.param(i, id=i, marks=[_together(i)]) for i in ids]
+        metafunc.parametrize(EXPERIMENT_PARAM, params)
+
+
+def _together(experiment_id: str) -> pytest.MarkDecorator:
+    """Under pytest-xdist's ``--dist loadgroup``, an experiment's items run on one worker, so
+    each experiment runs once per session, not once per worker."""
+    return pytest.mark.xdist_group(experiment_id)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -168,6 +162,8 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 
 
 def _needed(items: list[pytest.Item]) -> list[str]:
+    from experiments.registry import experiment_ids
+
     wanted: set[str] = set()
     for item in items:
         params = getattr(item, "callspec", None)
@@ -185,7 +181,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    lines = terminalreporter.config.stash[SESSION].summary
+    claims = terminalreporter.config.stash[SESSION]
+    lines = [*claims.summary, *claims.stale_lines()]
     if lines:
         terminalreporter.section("ctxlab claims")
         for line in lines:
@@ -206,8 +203,17 @@ class ClaimSession:
         self.errors: dict[str, BaseException] = {}
         self.accepted: list[ClaimChange] = []
         self.summary: list[str] = []
+        self.stale: list[str] = []
+        self.distributed = bool(getattr(config.option, "numprocesses", None)) or hasattr(
+            config, "workerinput"
+        )
+        """Under pytest-xdist each worker runs part of the claims: no worker has the whole
+        run's reports, so none are written or compared (``ctxlab run`` writes them)."""
+        """Experiments that replay what this run re-recorded but were not selected."""
 
     def baseline(self) -> list[dict[str, str]]:
+        from experiments.baseline import read_baseline
+
         if not self.rows:
             self.rows = read_baseline(self.baseline_path)
         return self.rows
@@ -215,7 +221,7 @@ class ClaimSession:
     def marks(self, row: dict[str, str]) -> list[pytest.MarkDecorator]:
         """The claim's kind as a marker (when the table has kinds), and the expected failure
         of a known difference."""
-        marks = []
+        marks = [_together(row["experiment"])]
         kind = re.sub(r"\W+", "_", row.get("kind", "").strip()).strip("_").lower()
         if kind:
             self.config.addinivalue_line("markers", f"{kind}: claims of kind {row['kind']}")
@@ -229,12 +235,10 @@ class ClaimSession:
 
     def rerecord(self, ids: list[str]) -> None:
         """Record the cassettes of ``ids`` live; a failure is kept for their claims to show."""
-        source = Recording(
-            self.config.getoption("provider"),
-            self.config.getoption("ctxlab_model"),
-            self.config.getoption("ctxlab_base_url"),
-            self.config.getoption("ctxlab_api_key_env"),
-        )
+        from experiments.recording import dependents, record, recordable
+        from harness.errors import CtxlabError
+
+        source = self.source()
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         say = reporter.write_line if reporter else print
         wanted = recordable(ids)
@@ -246,9 +250,31 @@ class ClaimSession:
         except CtxlabError as exc:
             for experiment_id in wanted:
                 self.errors[experiment_id] = CtxlabError(f"could not be re-recorded: {exc}")
+            return
+        self.stale = [i for i in dependents(wanted, self.cassettes) if i not in ids]
+
+    def source(self) -> Recording:
+        """Where ``--record-mode=rewrite`` records from, as the options say."""
+        from experiments.recording import Recording
+
+        return Recording(*self.recording_options())
+
+    def recording_options(self) -> tuple[str, str | None, str | None, str | None]:
+        """``--provider``, ``--model``, ``--base-url`` and ``--api-key-env``."""
+        return (
+            self.config.getoption("provider"),
+            self.config.getoption("ctxlab_model"),
+            self.config.getoption("ctxlab_base_url"),
+            self.config.getoption("ctxlab_api_key_env"),
+        )
 
     def result(self, experiment_id: str) -> ExperimentResult:
         """The experiment's result, run on first use (a failure fails each of its claims)."""
+        from experiments.base import RunSettings
+        from experiments.registry import EXPERIMENTS
+        from experiments.runner import run_one
+        from harness.errors import CtxlabError
+
         if experiment_id not in self.results and experiment_id not in self.errors:
             if experiment_id not in EXPERIMENTS:
                 self.errors[experiment_id] = CtxlabError("is not a registered experiment")
@@ -263,10 +289,24 @@ class ClaimSession:
             pytest.fail(f"{experiment_id} {_could_not_run(error)}", pytrace=False)
         return self.results[experiment_id]
 
+    def stale_lines(self) -> list[str]:
+        """What to run next when this run re-recorded cassettes that unselected experiments
+        replay (their claims were not judged, and reports/ still holds their old rows)."""
+        if not self.stale:
+            return []
+        names = ", ".join(self.stale)
+        selection = " or ".join(self.stale)
+        return [
+            f"{names} replay the cassettes re-recorded here and were not judged in this run: "
+            f'run `pytest -k "{selection}"` to judge them, and `ctxlab run` to rewrite reports/'
+        ]
+
     # --- judging
 
     def check(self, row: dict[str, str]) -> None:
         """Judge one claim against its baseline row (the body of ``test_claim``)."""
+        from experiments.baseline import ClaimChange, claim_change, claim_key, claim_row, shown
+
         result = self.result(row["experiment"])
         fresh = {claim_key(claim_row(claim)): claim_row(claim) for claim in result.claims}
         new = fresh.get(claim_key(row))
@@ -288,6 +328,8 @@ class ClaimSession:
 
     def check_complete(self, experiment_id: str) -> None:
         """Fail when the experiment produces claims the baseline does not list."""
+        from experiments.baseline import baseline_changes, claim_row
+
         result = self.result(experiment_id)
         new = [claim_row(c) for c in result.claims]
         rows = [r for r in self.baseline() if r["experiment"] == experiment_id]
@@ -302,6 +344,10 @@ class ClaimSession:
         """Write the reports of what ran: into the baseline's folder with --update-baseline,
         into --report-dir when given, else into a temporary folder compared with the
         baseline's folder (which is never written without --update-baseline)."""
+        from experiments.runner import write_results
+
+        if self.distributed:
+            return
         if not self.results:
             return
         committed = self.baseline_path.parent

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from experiments.base import RunSettings
+from experiments.preflight import preflight
 from experiments.registry import EXPERIMENTS
 from experiments.runner import record_experiments, select
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from experiments.recorder import ProviderSpec
     from harness.timeouts import Timeouts
 
-__all__ = ["Recording", "record", "recordable"]
+__all__ = ["Recording", "dependents", "record", "recordable"]
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,19 @@ def recordable(ids: Sequence[str]) -> list[str]:
     return [i for i in select(ids) if EXPERIMENTS[i].recordable]
 
 
-def replaying_others() -> list[str]:
-    """The experiments that replay other experiments' cassettes (X-GATE replays E3's and E4's)."""
-    return [i for i in EXPERIMENTS if EXPERIMENTS[i].cassettes_of]
+def dependents(recorded: Sequence[str], cassettes: Path | None = None) -> list[str]:
+    """The experiments, not among ``recorded``, that replay the cassettes of one of them
+    (X-GATE and X-COST read E3's and E4's), in report order: after a recording they are stale
+    until replayed. With ``cassettes``, only those with a set to replay there (X-GATE needs a
+    set recorded with the gate variant)."""
+    done = set(recorded)
+    return [
+        i
+        for i, experiment in EXPERIMENTS.items()
+        if i not in done
+        and done & set(experiment.reads)
+        and (cassettes is None or experiment.sets(cassettes))
+    ]
 
 
 def record(
@@ -83,6 +94,8 @@ def record(
     from experiments.recorder import local_server, provider_spec
     from experiments.recorder.modelfile import local_model
 
+    chosen = list(ids) or select(ids)  # empty: all of them
+    preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
     if source.provider != "local" or source.base_url:
         spec = source.spec(
             provider_spec(

@@ -33,6 +33,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         True,
         cassettes_of="E3",
         requires=("E3/rounds-gate",),
+        reads=("E3", "E4"),
     ),
 }
 EXPERIMENTS["X-THRASH"] = Experiment(
@@ -48,6 +49,7 @@ EXPERIMENTS["X-COST"] = Experiment(
     True,
     cassettes_of="E3",  # replays E3's and E4's cassettes, once per set that holds both
     requires=("E3/rounds", "E4/compactions"),
+    reads=("E3", "E4"),
 )
 EXPERIMENTS["X-BENCH"] = Experiment(
     "X-BENCH",

@@ -7,8 +7,10 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback import QuietHTTPServer
 
 ANSWER = "夜莺"
 
@@ -45,7 +47,7 @@ class FixedModel(BaseHTTPRequestHandler):
 @contextmanager
 def fixed_model_server() -> Iterator[str]:
     """Serve :class:`FixedModel` on a free loopback port; yields its base URL (``.../v1``)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FixedModel)
+    server = QuietHTTPServer(("127.0.0.1", 0), FixedModel)  # never prints to stderr
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -47,6 +47,26 @@ def say(text: str) -> Reply:
     return json_reply(completion({"role": "assistant", "content": text}, usage))
 
 
+class QuietHTTPServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer that never writes to stderr: a handler's error (a client that hung
+    up mid-answer: ``BrokenPipeError``) is kept in :attr:`errors` instead of printed, so a test
+    that reads its own stderr never reads a server thread's (issue 27: one seal test failed so
+    under load)."""
+
+    daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.errors: list[BaseException] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        error = sys.exc_info()[1]
+        if error is not None:
+            self.errors.append(error)
+
+
 class ScriptedHTTPServer:
     """Answers each POST with the next queued reply; once the queue is empty, with
     ``answer(body)`` when given, else ``say("ok")``."""
@@ -59,7 +79,7 @@ class ScriptedHTTPServer:
         self.replies = list(replies or [])
         self.answer = answer
         self.bodies: list[dict[str, Any]] = []
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = QuietHTTPServer(("127.0.0.1", 0), self._handler())
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 

@@ -4,12 +4,22 @@ and the deviations from the seeds that issue 11 settled (offload path, summary p
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
 
 from experiments.claims import AS_SEED, DSH_SEED, KINDS, Claim, cite, read_claims
 from experiments.recorder.textcalls import TextToolCalls
+from experiments.seed_sections import SECTIONS
+from experiments.seeds import (
+    SEED_TITLES,
+    parse_citation,
+    section_at,
+    sections_of,
+    seeds_folder,
+    where_seeds_are_looked_for,
+)
 from harness.client import ChatClient
 from harness.compaction.dsh import DshEngine
 from harness.messages import Message
@@ -18,8 +28,7 @@ from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = Path("/work/shared/seeds")
-QUOTED = '{seed}: "{quote}"'
+SEEDS = seeds_folder()
 
 
 def shipped() -> list[dict[str, str]]:
@@ -41,22 +50,67 @@ def test_article_rows_cite_a_seed_and_ctxlab_rows_carry_no_article_value() -> No
             assert row["article_value"] == "", row["claim_id"]
             assert "own check" in row["note"], row["claim_id"]
             continue
-        seed, _, quote = row["article_source"].partition(": ")
-        assert seed in (AS_SEED, DSH_SEED), row["claim_id"]
-        assert quote.startswith('"') and quote.endswith('"') and len(quote) > 4, row["claim_id"]
+        cited = parse_citation(row["article_source"])
+        assert cited is not None and cited.seed in (AS_SEED, DSH_SEED), row["claim_id"]
+        assert len(cited.quote) > 2, row["claim_id"]
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
-def test_every_quote_occurs_in_its_seed() -> None:
-    texts = {name: (SEEDS / name).read_text(encoding="utf-8") for name in (AS_SEED, DSH_SEED)}
-    missing = []
+def test_citations_name_the_seed_by_title_and_section_never_by_its_file() -> None:
     for row in shipped():
-        if not row["article_source"]:
+        source = row["article_source"]
+        if not source:
             continue
-        seed, _, quote = row["article_source"].partition(": ")
-        if quote[1:-1] not in texts[seed]:
-            missing.append(row["claim_id"])
-    assert missing == []
+        assert not any(seed in source for seed in (AS_SEED, DSH_SEED)), row["claim_id"]
+        title = SEED_TITLES[parse_citation(source).seed]  # type: ignore[union-attr]
+        assert re.match(rf"{re.escape(title)}, §(\d+(\.\d+)?|opening): \"", source), source
+
+
+needs_seeds = pytest.mark.skipif(
+    SEEDS is None,
+    reason=f"quote checks not run: no seed texts at {where_seeds_are_looked_for()}",
+)
+
+
+@needs_seeds
+def test_every_quote_occurs_in_its_seed_in_the_section_cited() -> None:
+    assert SEEDS is not None
+    texts = {name: (SEEDS / name).read_text(encoding="utf-8") for name in (AS_SEED, DSH_SEED)}
+    wrong = []
+    for row in shipped():
+        cited = parse_citation(row["article_source"])
+        if cited is None:
+            continue
+        if cited.section not in sections_of(cited.seed, texts[cited.seed], cited.quote):
+            wrong.append((row["claim_id"], cited.section, cited.quote))
+    assert wrong == [], "run `python -m experiments.seeds`, then `ctxlab run`"
+
+
+@needs_seeds
+def test_the_section_finder_reads_both_seeds_headings() -> None:
+    assert SEEDS is not None
+    lesson = (SEEDS / AS_SEED).read_text(encoding="utf-8")
+    reading = (SEEDS / DSH_SEED).read_text(encoding="utf-8")
+    assert section_at(AS_SEED, lesson, lesson.index("3.6 E1：") + 10) == "3.6"
+    assert section_at(AS_SEED, lesson, 10) == "opening"
+    assert section_at(DSH_SEED, reading, reading.index("二、") + 5) == "2"
+    assert section_at(DSH_SEED, reading, len(reading)) == "7"
+
+
+def test_seeds_are_found_by_variable_or_beside_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    beside = tmp_path / "shared" / "seeds"
+    beside.mkdir(parents=True)
+    for name in (AS_SEED, DSH_SEED):
+        (beside / name).write_text("x", encoding="utf-8")
+    monkeypatch.delenv("CTXLAB_SEEDS", raising=False)
+    assert seeds_folder(tmp_path / "ctxlab") == beside
+    assert seeds_folder(tmp_path / "elsewhere" / "ctxlab") is None
+    monkeypatch.setenv("CTXLAB_SEEDS", str(beside))
+    assert seeds_folder(tmp_path / "elsewhere" / "ctxlab") == beside
+    monkeypatch.setenv("CTXLAB_SEEDS", str(tmp_path / "none"))
+    assert seeds_folder(tmp_path / "ctxlab") is None
+    assert where_seeds_are_looked_for() == f"$CTXLAB_SEEDS = {tmp_path / 'none'}"
 
 
 def test_a_claim_refuses_unknown_kinds_ctxlab_values_and_uncited_sources() -> None:
@@ -65,13 +119,18 @@ def test_a_claim_refuses_unknown_kinds_ctxlab_values_and_uncited_sources() -> No
         Claim(*base, kind="paper")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no article value"):
         Claim(*base, kind="ctxlab")
-    with pytest.raises(ValueError, match="seed file"):
+    with pytest.raises(ValueError, match="cite a seed"):
         Claim(*base, article_source="a blog post")
     assert Claim(*base, article_source=cite(AS_SEED, "E1 的输入 9 条")).kind == "article"
 
 
 def test_cite_needs_a_known_seed_and_a_quote() -> None:
-    assert cite(DSH_SEED, "截断即失败") == QUOTED.format(seed=DSH_SEED, quote="截断即失败")
+    assert cite(DSH_SEED, "截断即失败") == (
+        f'DeepSeek-Harness source reading 13, §{SECTIONS[DSH_SEED]["截断即失败"]}: "截断即失败"'
+    )
+    assert cite(AS_SEED, "a quote nobody sectioned yet") == (
+        'AgentScope Java v2 lesson 10: "a quote nobody sectioned yet"'
+    )
     with pytest.raises(ValueError, match="unknown seed"):
         cite("notes.txt", "x")
     with pytest.raises(ValueError, match="quote"):

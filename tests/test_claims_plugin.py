@@ -267,15 +267,71 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
     assert recorded["provenance"]["provider"] == "openai-compatible"
     assert recorded["provenance"]["model"] == BASELINE_MODEL
     assert not (cassettes / "E2").exists()  # only what the selected claims need
+    # nothing else replays this folder's one set (X-GATE and X-COST need E3's gate variant or
+    # E4 in the same set), so nothing is named stale
+    assert "were not judged in this run" not in result.stdout.str()
+
+
+def test_experiments_that_replay_what_was_recorded_are_named(tmp_path: Path) -> None:
+    from experiments.recording import dependents
+
+    assert dependents(["E3"]) == ["X-GATE", "X-COST"]
+    assert dependents(["E4"], PROJECT_ROOT / "cassettes") == ["X-GATE", "X-COST"]
+    assert dependents(["E3", "X-GATE"], PROJECT_ROOT / "cassettes") == ["X-COST"]
+    assert dependents(["E2"]) == []
+    assert dependents(["E3"], tmp_path) == []  # no set there for them to replay
+
+
+def test_a_missing_key_is_one_usage_error_before_any_test_runs(
+    pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: 40 identical failures after 104 s; now exit 4 and one line, nothing run."""
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    result = run_claims(
+        pytester, baseline, "-k", "E3", "--record-mode=rewrite",
+        "--provider", "deepseek", "--cassettes", str(pytester.path / "scratch"),
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == [
+        "ERROR: cannot record: No API key: set the environment variable DEEPSEEK_API_KEY."
+    ]
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+    assert not (pytester.path / "scratch").exists()
+
+
+def test_a_missing_record_extra_is_one_usage_error(
+    pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import experiments.recorder.localserver as localserver
+    import experiments.recorder.modelfile as modelfile
+
+    monkeypatch.setattr(modelfile, "check_parts", lambda model: None)  # as if the parts were in
+    monkeypatch.setattr(localserver.importlib.util, "find_spec", lambda name: None)  # no llama_cpp
+    result = run_claims(
+        pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",
+        "--provider", "local", "--cassettes", str(pytester.path / "scratch"),
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [error] = [line for line in result.stderr.lines if line.strip()]
+    assert error.startswith("ERROR: cannot record: llama_cpp is not installed")
+    assert "'.[record]'" in error
 
 
 def test_a_failed_rerecording_fails_each_claim_with_the_reason(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    import experiments.recording as recording
+    from harness.errors import CtxlabError
+
+    def fails(ids: object, settings: object) -> list[str]:
+        raise CtxlabError("Request 2 of the recording got no answer; nothing was written.")
+
+    monkeypatch.setattr(recording, "record_experiments", fails)
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-fake-key-0123456789abcdef")
     result = run_claims(
         pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",
         "--provider", "deepseek", "--cassettes", str(pytester.path / "scratch"),
     )  # fmt: skip
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*E3 could not be re-recorded: *DEEPSEEK_API_KEY*"])
+    result.stdout.fnmatch_lines(["*E3 could not be re-recorded: Request 2 *got no answer*"])

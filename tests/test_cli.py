@@ -46,6 +46,7 @@ def test_run_e1_prints_the_summary_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["run", "E1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("E1  ")
+    assert out[-2] == f"reports written to {tmp_path}"  # where, before the counts
     matched, differed, total = summary_counts(out[-1])
     table = rows(tmp_path / "claims.csv")
     assert matched + differed == total == len(table)
@@ -154,3 +155,26 @@ def test_missing_command_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as info:
         main([])
     assert info.value.code == 2
+
+
+def test_without_the_suite_extra_ctxlab_says_which_extra_in_one_sentence(tmp_path: Path) -> None:
+    """The library needs only httpx; the ctxlab command needs the `suite` extra (pandas …)."""
+    script = (
+        "import sys; sys.modules['pandas'] = None\n"  # as if pandas were not installed
+        "from experiments.cli import main\n"
+        f"sys.exit(main(['run', 'E1', '--out', {str(tmp_path / 'r')!r}]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "ctxlab: pandas is not installed; the ctxlab command needs the suite extra: from your "
+        "ctxlab clone, pip install -c constraints.txt -e '.[suite]'."
+    ]
+    assert not (tmp_path / "r").exists()

@@ -58,13 +58,65 @@ def test_check_exits_1_with_the_per_claim_diff(
     assert main(["run", "E1", "--out", str(out_dir), "--check", "--baseline", str(baseline)]) == 1
     lines = capsys.readouterr().out.strip().splitlines()
     value = row["reproduced_value"]
-    assert lines[-3:] == [
+    assert lines[-4:] == [
         f"1 claim changed against {baseline}:",
         "",
         f"- {row['claim_id']}: status changed: baseline match ('{value}'), now differs ('{value}')",
+        f"{tmp_path} was not written; accept the change with `ctxlab run`.",
     ]
-    assert lines[-4].startswith("claims: ")  # the usual output comes first
-    assert (out_dir / "claims.csv").is_file()  # and the run still wrote its reports
+    assert lines[-5].startswith("claims: ")  # the usual output comes first
+    assert lines[-6] == f"reports written to {out_dir}"
+    assert (out_dir / "claims.csv").is_file()  # the check's own reports, where --out said
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["unchanged", "changed"])
+def test_check_never_writes_the_baselines_folder(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    changed: bool,
+) -> None:
+    """Whatever it finds, ``run --check`` leaves the reports folder byte for byte as it was
+    (issue 27: the first check rewrote it, so the second passed)."""
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT_ROOT / "reports", root / "reports")
+    (root / "pyproject.toml").write_text('[project]\nname = "ctxlab"\n', encoding="utf-8")
+    if changed:  # a baseline the run disagrees with, in the project's own reports/
+        edited = copy_with(tmp_path, e1_differs()["claim_id"], status="match")
+        shutil.copy(edited, root / "reports" / "claims.csv")
+        (root / "reports" / "E1.json").write_text("{}\n", encoding="utf-8")
+    before = snapshot(root / "reports")
+    monkeypatch.chdir(root)
+    cassettes = str(PROJECT_ROOT / "cassettes")
+    for _ in range(2 if changed else 1):  # a second check finds what the first found
+        assert main(["run", "E1", "--check", "--cassettes", cassettes]) == int(changed)
+        assert snapshot(root / "reports") == before
+    out = capsys.readouterr().out
+    written = Path(out.split("reports written to ", 1)[1].splitlines()[0])
+    assert written != root / "reports" and (written / "E1.json").is_file()
+    shutil.rmtree(written)
+
+
+def test_check_refuses_to_write_into_the_baselines_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(BASELINE, tmp_path / "claims.csv")
+    argv = [
+        "run",
+        "E1",
+        "--check",
+        "--out",
+        str(tmp_path),
+        "--baseline",
+        str(tmp_path / "claims.csv"),
+    ]
+    assert main(argv) == 2
+    assert "--check never writes the baseline's folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claims.csv"]
 
 
 def test_without_check_the_exit_status_ignores_the_claims(tmp_path: Path) -> None:

@@ -10,11 +10,12 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import pytest
+from loopback import QuietHTTPServer
 
 from harness.client import (
     DEFAULT_BASE_URL,
@@ -670,7 +671,7 @@ class LoopbackServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.replies: list[tuple[int, dict[str, str], bytes]] = []
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.httpd = QuietHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -773,3 +774,21 @@ def test_closed_port_raises_connection_error_naming_the_url() -> None:
     assert f"could not reach {url}" in str(info.value)
     assert "sk-test" not in str(info.value)
     assert isinstance(info.value.__cause__, httpx.ConnectError)
+
+
+def test_a_loopback_servers_handler_error_never_reaches_stderr(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A test reading its own stderr must not read a server thread's traceback (issue 27: a
+    client that hung up mid-answer put a BrokenPipeError on a seal test's stderr)."""
+    from loopback import ScriptedHTTPServer
+
+    def hung_up(body: dict[str, Any]) -> Any:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with ScriptedHTTPServer(answer=hung_up) as server:
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(server.base_url + "/chat/completions", json={"messages": []}, timeout=10)
+        errors = server.httpd.errors
+    assert [type(e) for e in errors] == [BrokenPipeError]
+    assert capfd.readouterr().err == ""

@@ -27,7 +27,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import event
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -389,4 +389,18 @@ def _key(message: Message) -> str:
     return json.dumps(message.to_record(), sort_keys=True, ensure_ascii=False)
 
 
-TestEventLogMachine = EventLogMachine.TestCase
+QUICK = settings(
+    max_examples=15, stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck)
+)
+"""Few runs, short ones: the rules and invariants are the full profile's."""
+
+
+class TestEventLogMachine(EventLogMachine.TestCase):
+    """The quick profile, in the default run: 15 runs of up to 30 steps."""
+
+    settings = QUICK
+
+
+@pytest.mark.slow
+class TestEventLogMachineLong(EventLogMachine.TestCase):
+    """The full profile (the hypothesis profile's examples, 50 steps each): ``pytest -m slow``."""

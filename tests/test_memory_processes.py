@@ -22,7 +22,8 @@ from pathlib import Path
 from harness.memory import Consolidator, MemoryTools, MemoryWorkspace
 from harness.testing import FunctionModel
 
-role, root, marker, pause = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
+role, root, marker, held = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4] == "held"
+go = Path(str(marker) + ".go")
 workspace = MemoryWorkspace(root, "u1")
 calls = []
 
@@ -30,7 +31,9 @@ def merge(request):
     calls.append(1)
     if len(calls) == 1:
         marker.write_text("in the model call")
-        time.sleep(pause)
+        deadline = time.monotonic() + 120
+        while held and not go.exists() and time.monotonic() < deadline:  # until the test says go
+            time.sleep(0.01)
     lines = [l.strip() for m in request.messages for l in m.content.splitlines()]
     return "# Memory\n" + "\n".join(dict.fromkeys(l for l in lines if l.startswith("- ")))
 
@@ -42,11 +45,17 @@ else:
 """
 
 
-def start(role: str, root: Path, marker: Path, pause: float = 0.0) -> subprocess.Popen[str]:
-    args = [sys.executable, "-c", CHILD, role, str(root), str(marker), str(pause)]
+def start(role: str, root: Path, marker: Path, held: bool = False) -> subprocess.Popen[str]:
+    """A child process; a ``held`` consolidation writes ``marker`` in its model call and waits
+    there until :func:`release` (the event, not a fixed pause: issue 27)."""
+    args = [sys.executable, "-c", CHILD, role, str(root), str(marker), "held" if held else "-"]
     return subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
     )
+
+
+def release(marker: Path) -> None:
+    Path(str(marker) + ".go").touch()
 
 
 def wait_for(path: Path, timeout: float = 30.0) -> None:
@@ -71,10 +80,12 @@ def test_a_second_consolidation_waits_and_merges_what_the_first_did_not_see(
 ) -> None:
     workspace = MemoryWorkspace(tmp_path, "u1")
     workspace.append_entry("Memory Flush", "- fact-A")
-    slow = start("consolidate", tmp_path, tmp_path / "slow-is-thinking", pause=2.0)
-    wait_for(tmp_path / "slow-is-thinking")  # the slow one has read MEMORY.md and the entries
+    thinking = tmp_path / "slow-is-thinking"
+    slow = start("consolidate", tmp_path, thinking, held=True)
+    wait_for(thinking)  # the slow one has read MEMORY.md and the entries
     workspace.append_entry("Memory Flush", "- fact-B")
     fast = start("consolidate", tmp_path, tmp_path / "fast-is-thinking")
+    release(thinking)  # the fast one waits for its lock, or comes after it: either way it merges
     slow_out, fast_out = finish(slow), finish(fast)
 
     assert slow_out.startswith("written"), slow_out
@@ -87,12 +98,14 @@ def test_a_second_consolidation_waits_and_merges_what_the_first_did_not_see(
 def test_a_memory_save_during_a_consolidation_is_not_overwritten(tmp_path: Path) -> None:
     workspace = MemoryWorkspace(tmp_path, "u1")
     workspace.append_entry("Memory Flush", "- fact-A")
-    slow = start("consolidate", tmp_path, tmp_path / "slow-is-thinking", pause=2.0)
-    wait_for(tmp_path / "slow-is-thinking")
+    thinking = tmp_path / "slow-is-thinking"
+    slow = start("consolidate", tmp_path, thinking, held=True)
+    wait_for(thinking)
     saver = start("- fact-S", tmp_path, tmp_path / "unused")
-    assert "Saved 1 memory" in finish(saver)
+    assert "Saved 1 memory" in finish(saver)  # saved while the consolidation's model thinks
     assert "fact-S" in workspace.read_memory()
-    slow_out = finish(slow)
+    release(thinking)  # only now does the consolidation go on (issue 27: a fixed 2 s pause
+    slow_out = finish(slow)  # ended first on a loaded machine, before the save)
 
     # The compare-and-swap saw MEMORY.md change under it and merged again (a second model call).
     assert slow_out.startswith("written 2"), slow_out

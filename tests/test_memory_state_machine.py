@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from hypothesis import event
+import pytest
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from memory_invariants import (
@@ -287,4 +288,18 @@ class MemoryStoreMachine(RuleBasedStateMachine):
         check_daily_files_only_grow(self.model, self.base)
 
 
-TestMemoryStore = MemoryStoreMachine.TestCase
+QUICK = settings(
+    max_examples=15, stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck)
+)
+"""Few runs, short ones: the rules and invariants are the full profile's."""
+
+
+class TestMemoryStore(MemoryStoreMachine.TestCase):
+    """The quick profile, in the default run: 15 runs of up to 30 steps."""
+
+    settings = QUICK
+
+
+@pytest.mark.slow
+class TestMemoryStoreLong(MemoryStoreMachine.TestCase):
+    """The full profile (the hypothesis profile's examples, 50 steps each): ``pytest -m slow``."""

@@ -5,6 +5,7 @@ recorded as usual. Against real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,17 @@ class SlowFirst:
         return say(f"answer to {text}")
 
 
-def record(server: ScriptedHTTPServer, path: Path, prompts: list[str]) -> list[str]:
+def record(
+    server: ScriptedHTTPServer,
+    path: Path,
+    prompts: list[str],
+    progress: Callable[[str], None] | None = None,
+) -> list[str]:
     spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
     answers = []
-    with cassette_client(path, mode="record", provider=spec, timeouts=QUICK) as cassette:
+    with cassette_client(
+        path, mode="record", provider=spec, timeouts=QUICK, progress=progress
+    ) as cassette:
         for prompt in prompts:
             request = ChatRequest(messages=(Message.user(prompt),))
             try:
@@ -72,3 +80,19 @@ def test_a_request_answered_on_a_retry_is_recorded_and_replays(tmp_path: Path) -
             for p in ["one", "slow", "two"]
         ]
     assert replayed == answers
+
+
+def test_a_retry_is_shown_as_an_attempt_of_its_request_not_as_a_new_request(
+    tmp_path: Path,
+) -> None:
+    lines: list[str] = []
+    with ScriptedHTTPServer(answer=SlowFirst()) as server:
+        record(server, tmp_path / "c.json", ["one", "slow", "two", "one"], lines.append)
+    shown = [line.split(" in ")[0] for line in lines]
+    assert shown == [
+        "  request 1 → 200",
+        "  request 2, attempt 1: no answer; retrying",  # shown without -v
+        "  request 2, attempt 2 → 200",
+        "  request 3 → 200",
+        "  request 4 → 200",  # the same body again after an answer: a new request
+    ]

@@ -255,7 +255,7 @@ def test_record_stores_server_info_in_the_provenance(tmp_path: Path, serve: Any)
         "base_url": "http://127.0.0.1:9/v1",
         "server": "llama-cpp-python",
         "server_version": "0.3.36",
-        "model_file": "/root/.cache/ctxlab/models/q.gguf",
+        "model_file": str(Path.home() / ".cache" / "ctxlab" / "models" / "q.gguf"),
         "model_sha256": "ab" * 32,
         "flags": ["--n_ctx", "8192", "--seed", "42"],
     }

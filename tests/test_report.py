@@ -158,12 +158,19 @@ def write_inputs(folder: Path, *extra: str) -> None:
     write_claims(claims_frame(claims), folder / "claims.csv")
 
 
-@pytest.fixture
-def reports(tmp_path: Path) -> Path:
-    folder = tmp_path / "reports"
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once for the module: the tests only read it (one that builds again copies it)."""
+    folder = tmp_path_factory.mktemp("report") / "reports"
     write_inputs(folder, "E2", "E3")
     build_reports(folder)
     return folder
+
+
+@pytest.fixture
+def own_reports(reports: Path, tmp_path: Path) -> Path:
+    """A copy of the module's built report for a test that builds again in it."""
+    return Path(shutil.copytree(reports, tmp_path / "own-reports"))
 
 
 class PageCollector(HTMLParser):
@@ -213,8 +220,8 @@ def parse(path: Path) -> PageCollector:
     return collector
 
 
-def test_build_writes_every_report_file(reports: Path) -> None:
-    written = build_reports(reports)
+def test_build_writes_every_report_file(own_reports: Path) -> None:
+    written = build_reports(own_reports)
     names = sorted(p.name for p in written)
     assert names == sorted(
         [
@@ -228,7 +235,7 @@ def test_build_writes_every_report_file(reports: Path) -> None:
             "index.html",
         ]
     )
-    assert all(p.parent == reports and p.stat().st_size > 0 for p in written)
+    assert all(p.parent == own_reports and p.stat().st_size > 0 for p in written)
 
 
 def test_claims_md_summary_line_counts_the_csv_rows(reports: Path) -> None:
@@ -244,14 +251,15 @@ def test_claims_md_summary_line_counts_the_csv_rows(reports: Path) -> None:
     assert "Summary \\| lengths." in text  # a | in a cell is escaped, not a column break
 
 
-def test_two_builds_give_identical_bytes(reports: Path, tmp_path: Path) -> None:
-    first = {p.name: p.read_bytes() for p in build_reports(reports)}
-    again = {p.name: p.read_bytes() for p in build_reports(reports)}
+def test_two_builds_give_identical_bytes(own_reports: Path, tmp_path: Path) -> None:
+    first = {p.name: p.read_bytes() for p in build_reports(own_reports)}
+    again = {p.name: p.read_bytes() for p in build_reports(own_reports)}
     elsewhere = tmp_path / "elsewhere"
-    shutil.copytree(reports, elsewhere)
+    shutil.copytree(own_reports, elsewhere)
     moved = {p.name: p.read_bytes() for p in build_reports(elsewhere)}
     assert first == again == moved
-    assert set(first) == {p.name for p in reports.iterdir() if p.suffix in {".md", ".png", ".html"}}
+    built = {p.name for p in own_reports.iterdir() if p.suffix in {".md", ".png", ".html"}}
+    assert set(first) == built
 
 
 def test_index_html_is_one_valid_self_contained_page(reports: Path) -> None:

@@ -41,11 +41,14 @@ def _chromium() -> str | None:
 
 
 CHROMIUM = _chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no chromium: install Debian's package (apt-get install chromium) to run the "
-    "browser test; .ci/run installs it",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser, twice: `pytest -m slow` (.ci/run and CI run it)
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no chromium: install Debian's package (apt-get install chromium) to run the "
+        "browser test; .ci/run installs it",
+    ),
+]
 
 PROBE = """<!DOCTYPE html><html><body style="margin:0">%(frames)s
 <script>

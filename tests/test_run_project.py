@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import venv
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def _setuptools_major() -> int:
         return 0
 
 
+@pytest.mark.slow  # builds a wheel and a venv: `pytest -m slow` (.ci/run and CI run it)
 @pytest.mark.skipif(
     os.environ.get("CTXLAB_SKIP_INSTALL_TEST") == "1", reason="CTXLAB_SKIP_INSTALL_TEST=1"
 )
@@ -119,6 +121,15 @@ def test_a_non_editable_install_uses_the_checkout_it_is_run_from(tmp_path: Path)
     venv.create(env_dir, with_pip=True, system_site_packages=False)
     python = env_dir / "bin" / "python"
     wheel = next((tmp_path / "dist").glob("ctxlab-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "harness/py.typed" in names  # PEP 561: the library is typed, and says so
+    requires = [line for line in meta.splitlines() if line.startswith("Requires-Dist: ")]
+    plain = [line for line in requires if "extra ==" not in line]
+    assert plain == ["Requires-Dist: httpx<1,>=0.27"]  # the library needs only httpx
+    assert 'Requires-Dist: pandas>=2.2; extra == "suite"' in requires
+    assert not any("==" in line.split(";")[0] for line in requires if "record" not in line)
     _pip([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)])
     site = subprocess.check_output(
         [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], text=True

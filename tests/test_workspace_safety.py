@@ -260,8 +260,10 @@ def test_read_file_never_returns_an_outside_file_while_a_folder_is_swapped_for_a
     tools = MemoryTools(workspace)
     counts = {"inside": 0, "outside": 0, "refused": 0}
     try:
-        deadline = time.monotonic() + 30
-        while sum(counts.values()) < 20_000 and time.monotonic() < deadline:
+        # Until the swap has been seen both ways often enough (the event), not a fixed count of
+        # reads; the deadline only ends a race that never runs (the assertion then says so).
+        deadline = time.monotonic() + 60
+        while min(counts["inside"], counts["refused"]) < 50 and time.monotonic() < deadline:
             try:
                 text = tools.read_file("docs/note.txt")
             except (PathEscapeError, OSError):  # a refusal, or the folder is being swapped
@@ -273,4 +275,4 @@ def test_read_file_never_returns_an_outside_file_while_a_folder_is_swapped_for_a
         stop.touch()
         swapper.wait(timeout=30)
     assert counts["outside"] == 0, counts
-    assert counts["inside"] > 0 and counts["refused"] > 0, f"the race never ran: {counts}"
+    assert min(counts["inside"], counts["refused"]) >= 50, f"the race did not run: {counts}"

@@ -25,32 +25,71 @@ _KEY = "ctxlab_attempt"
 
 
 class AttemptLog:
-    """httpx event hooks (:attr:`hooks`) that count attempts and their answers."""
+    """httpx event hooks (:attr:`hooks`) that count requests, their attempts and answers.
+
+    Requests are numbered as the experiment sent them; a retry of a request (the same body
+    again after an attempt that got no answer or an error status) is an attempt of that
+    request, never a new request, and the progress shows it without ``-v``:
+    ``request 3, attempt 1: no answer; retrying`` then ``request 3, attempt 2 → 200 in 0.4 s``.
+    """
 
     def __init__(self, progress: Callable[[str], None] | None = None) -> None:
         self.progress = progress
-        self._numbers = itertools.count(1)
-        self._unanswered: dict[int, str] = {}
-        """Attempt number → digest of its body, for attempts no answer came back to yet."""
+        self._attempt_ids = itertools.count(1)
+        self._requests = itertools.count(1)
+        self._unanswered: dict[int, tuple[str, int]] = {}
+        """Attempt id → (digest of its body, its request's number), for attempts no answer
+        came back to yet."""
         self._answered: set[str] = set()
+        self._retrying: dict[str, tuple[int, int]] = {}
+        """Digest → (request number, attempts so far) of a request whose last attempt failed
+        (no answer, or an error status): the next attempt with that body is its retry."""
+        self._last_attempt: dict[str, int] = {}
 
     @property
     def hooks(self) -> dict[str, list[Any]]:
         return {"request": [self._on_request], "response": [self._on_response]}
 
     def never_answered(self) -> list[int]:
-        """The attempts that got no answer and whose request was never answered on a later
-        attempt either (a retry that succeeded makes its failed attempts harmless)."""
-        return [n for n, body in sorted(self._unanswered.items()) if body not in self._answered]
+        """The requests (by number) none of whose attempts got an answer (a retry that
+        succeeded makes its failed attempts harmless)."""
+        numbers = {
+            number for body, number in self._unanswered.values() if body not in self._answered
+        }
+        return sorted(numbers)
 
     def _on_request(self, request: httpx.Request) -> None:
-        number = next(self._numbers)
-        request.extensions[_KEY] = (number, time.perf_counter())
-        self._unanswered[number] = hashlib.sha256(request.content).hexdigest()
+        digest = hashlib.sha256(request.content).hexdigest()
+        previous = self._last_attempt.get(digest)
+        if previous is not None and previous in self._unanswered:  # it never got an answer
+            number, attempts = self._unanswered_request(digest)
+            self._say(f"  request {number}, attempt {attempts}: no answer; retrying")
+        if digest in self._retrying:
+            number, attempts = self._retrying[digest]
+            attempt = attempts + 1
+        else:
+            number, attempt = next(self._requests), 1
+        self._retrying[digest] = (number, attempt)  # until an answer says otherwise
+        attempt_id = next(self._attempt_ids)
+        self._last_attempt[digest] = attempt_id
+        request.extensions[_KEY] = (attempt_id, number, attempt, time.perf_counter())
+        self._unanswered[attempt_id] = (digest, number)
+
+    def _unanswered_request(self, digest: str) -> tuple[int, int]:
+        return self._retrying[digest]
 
     def _on_response(self, response: httpx.Response) -> None:
-        number, start = response.request.extensions[_KEY]
-        self._answered.add(self._unanswered.pop(number))
+        attempt_id, number, attempt, start = response.request.extensions[_KEY]
+        digest, _ = self._unanswered.pop(attempt_id)
+        self._answered.add(digest)
+        failed = response.status_code == 429 or response.status_code >= 500
+        if not failed:
+            self._retrying.pop(digest, None)  # the same body again is a new request
+        label = f"request {number}" + (f", attempt {attempt}" if attempt > 1 else "")
+        elapsed = time.perf_counter() - start
+        note = " (the client may retry)" if failed else ""
+        self._say(f"  {label} → {response.status_code} in {elapsed:.1f} s{note}")
+
+    def _say(self, line: str) -> None:
         if self.progress is not None:
-            elapsed = time.perf_counter() - start
-            self.progress(f"  request {number} → {response.status_code} in {elapsed:.1f} s")
+            self.progress(line)

@@ -10,6 +10,7 @@ server when the block ends. Nothing here is needed to replay cassettes.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import socket
 import subprocess
@@ -37,6 +38,8 @@ __all__ = [
     "LocalModel",
     "ServerInfo",
     "assemble_model",
+    "check_llama_cpp",
+    "find_llama_server",
     "local_server",
     "server_command",
 ]
@@ -220,14 +223,25 @@ def local_server(
         )
 
 
+def check_llama_cpp() -> None:
+    """Raise :class:`LocalServerError` in one sentence when llama_cpp (the ``record`` extra) is
+    not installed; imports nothing (a check before recording starts)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise _no_llama_cpp()
+
+
+def _no_llama_cpp() -> LocalServerError:
+    return LocalServerError(
+        f"llama_cpp is not installed; to serve a local model, install the record extra from "
+        f"your ctxlab clone with {RECORD_EXTRA}."
+    )
+
+
 def _llama_cpp_version() -> str:
     try:
         llama_cpp = importlib.import_module("llama_cpp")
     except ImportError:
-        raise LocalServerError(
-            f"llama_cpp is not installed; to serve a local model, install the record extra from "
-            f"your ctxlab clone with {RECORD_EXTRA}."
-        ) from None
+        raise _no_llama_cpp() from None
     return str(getattr(llama_cpp, "__version__", "unknown"))
 
 

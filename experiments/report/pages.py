@@ -80,9 +80,10 @@ def _table_columns(claims: pd.DataFrame) -> list[str]:
 
 
 KINDS_NOTE = (
-    "`kind`: **article** — a seed states the value (`article_source` cites the seed file and "
-    "quotes it); **article-computed** — a seed computed it or read it from bytecode but never "
-    "ran it; **ctxlab** — our own check, no seed value (`article_value` is empty).\n\n"
+    "`kind`: **article** — a seed states the value (`article_source` cites the seed by title "
+    "and section and quotes it); **article-computed** — a seed computed it or read it from "
+    "bytecode but never ran it; **ctxlab** — our own check, no seed value (`article_value` is "
+    "empty).\n\n"
 )
 
 
