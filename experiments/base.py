@@ -15,6 +15,7 @@ from harness.files import write_atomic
 
 if TYPE_CHECKING:
     from experiments.recorder import CassetteClient, ProviderSpec
+    from experiments.recorder.order_replay import CassetteMatch
     from harness.timeouts import Timeouts
 
 __all__ = [
@@ -56,6 +57,9 @@ class RunSettings:
     None = the provider's own set when recording, else the default set."""
     variant: str = ""
     """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
+    cassette_match: CassetteMatch = "body"
+    """``order``: recorded answers served in order, requests not matched (mutation testing,
+    never a reproduction; :mod:`experiments.recorder.order_replay`)."""
 
     def configure(self, config: Config) -> Config:
         """``config`` with this run's variant switched on (:mod:`experiments.variants`)."""
@@ -95,6 +99,7 @@ class RunSettings:
             rerecord_hint=hint,
             progress=self.progress if self.mode == "record" else None,
             timeouts=self.timeouts,
+            match=self.cassette_match,
         ) as cassette:
             yield cassette
 

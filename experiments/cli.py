@@ -21,6 +21,8 @@ from experiments.cli_options import (
     folder,
     folder_options,
     folders,
+    match_options,
+    order_replay_out,
     timeout_options,
     timeouts,
 )
@@ -58,6 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
     folder_options(run, "the folder the reports are written to")
     check_options(run)
+    match_options(run)
+    mutations = command(
+        "mutations",
+        "judge every claim under every mutation of the harness (order replay, not a "
+        "reproduction) and write the matrix mutations.csv",
+    )
+    mutations.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
+    mutations.add_argument("--jobs", type=at_least_one, default=2, help="runs side by side")
+    folder_options(mutations, "the folder mutations.csv is written to")
     record = command(
         "record", "run experiments live and write their cassettes", experiments_epilog()
     )
@@ -172,6 +183,8 @@ def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
+    if args.cassette_match == "order":
+        return _run_in_order(args)
     args.out, args.cassettes = folders(args)
     baseline = _read_baseline(args) if args.check else None
     settings = RunSettings(cassette_root=args.cassettes)
@@ -182,6 +195,52 @@ def _run(args: argparse.Namespace) -> int:
     if summary.failures:
         return 2
     return _check(args, baseline, summary) if baseline is not None else 0
+
+
+def _run_in_order(args: argparse.Namespace) -> int:
+    """``ctxlab run --cassette-match order``: never into reports/, every line marked."""
+    from experiments.base import RunSettings
+    from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+    from experiments.runner import run_experiments
+
+    if args.check:
+        raise ConfigError("--check judges a reproduction; --cassette-match order is none.")
+    out = order_replay_out(args)
+    args.out = out
+    _, cassettes = folders(args)
+
+    def say(line: str) -> None:
+        print(f"[{NOT_A_REPRODUCTION}] {line}")
+
+    say(f"writing to {out}")
+    settings = RunSettings(cassette_root=cassettes, progress=say, cassette_match="order")
+    summary = run_experiments(args.experiments, out, settings)
+    say(summary.line())
+    for line in summary.failure_lines():
+        print(f"ctxlab: [{NOT_A_REPRODUCTION}] {line}", file=sys.stderr)
+    return 2 if summary.failures else 0
+
+
+def _mutations(args: argparse.Namespace) -> int:
+    """``ctxlab mutations``: the matrix of :mod:`experiments.mutations.matrix`."""
+    from experiments.mutations.matrix import compute_matrix, write_matrix
+    from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+
+    out, cassettes = folders(args)
+    started = time.monotonic()
+
+    def say(line: str) -> None:
+        print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
+
+    matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
+    path = write_matrix(matrix, out)
+    rows = matrix.rows()
+    unflipped = [r for r in rows if r["flipped_by"] == "0"]
+    say(
+        f"{len(matrix.mutations)} mutations × {len(rows)} claims → {path} "
+        f"({len(unflipped)} claims no mutation flips; {time.monotonic() - started:.0f} s)"
+    )
+    return 0
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -339,6 +398,7 @@ def _cassettes(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "run": _run,
+    "mutations": _mutations,
     "record": _record,
     "compact": _compact,
     "cassettes": _cassettes,
