@@ -234,6 +234,10 @@ def _mutations(args: argparse.Namespace) -> int:
 
     matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
     path = write_matrix(matrix, out)
+    if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
+        from experiments.report import build_reports
+
+        build_reports(out)
     rows = matrix.rows()
     unflipped = [r for r in rows if r["flipped_by"] == "0"]
     say(

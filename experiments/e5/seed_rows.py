@@ -30,8 +30,10 @@ def _prune_row(data: SeedMemory, source: str) -> Verdict:
     return Verdict(
         f"on; protect {p.protect_tokens}, at least {p.minimum_tokens}, "
         f"{p.max_output_chars} preview; {p.messages_before} → {p.messages_after} "
-        f"messages, {p.pruned} results pruned to ≤ {p.pruned_chars} chars",
+        f"messages, {p.pruned} results pruned to ≤ {p.pruned_chars} chars "
+        f"(previews of {', '.join(map(str, p.preview_chars))} chars)",
         (p.protect_tokens, p.minimum_tokens, p.max_output_chars) == (40_000, 20_000, 2_000)
+        and p.preview_chars == (2_000,)  # the seed's 2K preview, head and tail together
         and p.messages_before == p.messages_after
         and p.pruned > 0
         and p.newest_kept_whole,

@@ -36,6 +36,9 @@ class Mutation:
     apply: Patch
     must_flip: tuple[str, ...]
     """Claims whose status must change (``ID`` for every model, ``ID@model`` for one)."""
+    gap: str = ""
+    """Why no claim catches this mutation yet (its test is then an expected failure, strict:
+    it fails the day a claim starts catching it, so the gap is closed on purpose)."""
 
 
 def patch_everywhere(module: str, name: str, new: object) -> ExitStack:
@@ -195,6 +198,25 @@ def _flush_after_maintenance(original: Any) -> Any:
     return after_call
 
 
+def _save_memory_only(_original: Any) -> Any:
+    def memory_save(self: Any, content: str) -> str:
+        text = content.strip()
+        if not text:
+            return "Error: nothing to save"
+        self.workspace.append_memory(text)  # today's ledger never gets its Memory Save entry
+        return "Saved to MEMORY.md"
+
+    return memory_save
+
+
+def _summary_without_usage(original: Any) -> Any:
+    def summary_data(self: Any, *args: Any) -> dict[str, object]:
+        data: dict[str, object] = original(self, *args)
+        return {key: value for key, value in data.items() if key != "usage"}
+
+    return summary_data
+
+
 @contextmanager
 def _many(*patches: Patch) -> Iterator[None]:
     with ExitStack() as stack:
@@ -215,97 +237,117 @@ MUTATIONS: tuple[Mutation, ...] = (
         "CUTOFF_IGNORES_PAIRING",
         "the safe cutoff ignores tool pairing (the naive cutoff is used as is)",
         _wrap(f"{_AS}.cutoff", "find_safe_cutoff", _cutoff_ignores_pairing),
-        (),
+        ("X-THRASH-PAIRS",),
     ),
     Mutation(
         "E3_TRIGGER_6",
         "E3's message trigger is 6 instead of 5",
         _e3_trigger_six,
-        (),
+        ("E3-FIRST", "E3-EVERY", "E3-VISIBLE", "E3-FINAL-MSGS"),
     ),
     Mutation(
         "TRIGGER_STRICT",
         "the count and token triggers fire on > instead of >=",
         _attr(f"{_AS}.compactor.Compactor", "trigger", _trigger_strictly_above),
-        (),
+        (
+            "E1-TRIGGER-EDGE",
+            "E5-CADENCE-5-2",
+            "E5-CADENCE-13-2",
+            "X-THRASH-REFILL",
+            "E3-FIRST",
+            "E3-EVERY",
+        ),
     ),
     Mutation(
         "ZERO_TRIGGER_FIRES",
         "triggerMessages=0 fires on every request instead of turning the count trigger off",
         _attr(f"{_AS}.compactor.Compactor", "trigger", _zero_trigger_fires),
-        (),
+        ("E1-TRIGGER-OFF",),
     ),
     Mutation(
         "EMPTY_SUMMARY",
         "the summary text is empty (whatever the model answered)",
         _wrap(f"{_AS}.summary", "_strip_prefix", _empty_summary),
-        (),
+        ("E1-AFTER", "E3-SUMMARY-MSG"),
     ),
     Mutation(
         "NO_WATERMARK",
         "consolidation never writes the watermark",
         _attr("harness.memory.workspace.MemoryWorkspace", "write_watermark", _nothing),
-        (),
+        ("E2-S2-WATERMARK", "E5-CONSOLIDATE-FAIL", "AS-CONSOLIDATE-FRESHNESS"),
     ),
     Mutation(
         "DSH_SKIPS_HEAD",
         "the DSH replace skips the head node (replaces positions 1..end)",
         _wrap("harness.compaction.dsh.selection", "select_compactable_range", _dsh_skips_head),
-        (),
+        ("DSH-OVERFLOW", "DSH-RANGE@qwen2.5-coder-1.5b-instruct-q4_k_m", "DSH-CACHE"),
     ),
     Mutation(
         "NO_REPLY_IGNORED",
         "a flush answering NO_REPLY is written to the ledger",
         lambda: mock.patch("harness.memory.flush.NO_REPLY", "\x00never"),
-        (),
+        ("AS-FLUSH-NO-REPLY",),
     ),
     Mutation(
         "INJECTION_UNCAPPED",
         "MEMORY.md is injected whole, the injection cap ignored",
         _wrap("harness.memory.injection", "cut_memory", lambda _o: lambda text, cap: text),
-        (),
+        ("AS-INJECT",),
     ),
     Mutation(
         "DSH_PRESSURE_0_9",
         "the DSH pressure threshold is 0.9 of the window instead of 0.8",
         _ratio_property("threshold", 0.9),
-        (),
+        ("DSH-PRESSURE",),
     ),
     Mutation(
         "DSH_RETAIN_0_2",
         "the DSH retain budget is 0.2 of the window instead of 0.16",
         _ratio_property("retain", 0.2),
-        (),
+        ("DSH-PRESSURE",),
     ),
     Mutation(
         "SUMMARY_NESTED",
         "an old summary is nested inside the new one instead of merged into it",
         _attr(f"{_AS}.compactor.Compactor", "build", _nested_summary),
-        (),
+        ("X-THRASH-TOKENS",),
     ),
     Mutation(
         "PRUNE_OFF_BY_ONE",
         "a tool result of exactly the prune limit is pruned (> became >=)",
         _wrap(f"{_AS}.prune", "prune_tool_results", _prune_at_limit),
-        (),
+        ("AS-PRUNE-DEFAULTS",),
     ),
     Mutation(
         "OFFLOAD_OFF_BY_ONE",
         "a tool result of exactly the offload threshold is offloaded (> became >=)",
         _attr("harness.tool_offload.LargeResultOffloader", "apply", _offload_at_limit),
         (),
+        gap=(
+            "E5-OFFLOAD offloads a 300,000-character result, far above the 80,000 threshold; "
+            "no row probes the threshold itself (the seed built no large sample: "
+            "本课没构造大工具结果样本)"
+        ),
     ),
     Mutation(
         "INTERRUPTED_LEFT_OPEN",
         "a tool call a crash interrupted is left open (no synthetic result)",
         _wrap("harness.interrupted", "pending_calls", lambda _o: lambda messages: []),
         (),
+        gap=(
+            "closing an interrupted call is crash hardening of ctxlab; no claim replays a "
+            "crashed session (tests/test_interrupted_calls.py guards it)"
+        ),
     ),
     Mutation(
         "LOCK_UNCHECKED",
         "the compaction lock (an unclosed compaction/start) is not checked",
         _wrap("harness.store.eventlog.bracket", "refuse_if_busy", _nothing),
         (),
+        gap=(
+            "the DSH lock probe of E5 raises (SummaryError) instead of judging, so the "
+            "mutation stops E5 before DSH-LOCK is judged: caught, but as an abort"
+        ),
     ),
     Mutation(
         "GATE_OFF",
@@ -314,31 +356,35 @@ MUTATIONS: tuple[Mutation, ...] = (
             _wrap("harness.compaction.gate", "gated_summary", _gate_off_summary),
             _wrap("harness.compaction.gate", "gated_checkpoint", _gate_off_summary),
         ),
-        (),
+        ("X-GATE-E4-AS-ON", "X-GATE-E4-DSH-ON@qwen2.5-coder-1.5b-instruct-q4_k_m"),
     ),
     Mutation(
         "FLUSH_AFTER_MAINTENANCE",
         "the flush runs after maintenance when the order says flush first",
         _attr("harness.memory.background.BackgroundTasks", "after_call", _flush_after_maintenance),
-        (),
+        ("E5-ORDER-FLUSH-FIRST",),
     ),
     Mutation(
         "KEEP_ONE_MORE",
         "the compactor keeps one message more than keep_messages",
         _wrap(f"{_AS}.cutoff", "find_safe_cutoff", _keep_one_more),
-        (),
+        ("E1-NAIVE", "E1-REASON", "E3-EVERY", "E5-CADENCE-6-2"),
     ),
     Mutation(
         "FLUSH_SKIPPED",
         "the pre-compaction memory flush never runs",
         _attr("harness.memory.runtime.MemoryRuntime", "flush_prefix", _nothing),
         (),
+        gap=(
+            "no row covers the pre-compaction flush yet (flushBeforeCompact of the seed, best"
+            " effort): the flushes of E2 are the after-call ones"
+        ),
     ),
     Mutation(
         "THRASH_GUARD_OFF",
         "the thrash guard lets every compaction run",
         _wrap("harness.compaction.thrash", "allows", lambda _o: lambda *args: True),
-        (),
+        ("X-THRASH-GUARDED", "X-THRASH-REFILL", "X-THRASH-SKIPS"),
     ),
     Mutation(
         "CONSOLIDATION_SKIPPED",
@@ -348,7 +394,7 @@ MUTATIONS: tuple[Mutation, ...] = (
             "try_claim",
             lambda _o: lambda self: False,
         ),
-        (),
+        ("AS-CONSOLIDATE-CADENCE", "E2-S1-SKIP-LOG", "E5-ORDER-MAINTENANCE-FIRST"),
     ),
     Mutation(
         "PAIRING_CHECK_OFF",
@@ -358,7 +404,23 @@ MUTATIONS: tuple[Mutation, ...] = (
             "tool_pairing_balanced_before",
             lambda _o: lambda messages, cut: True,
         ),
-        (),
+        ("DSH-RANGE-BACKOFF",),
+    ),
+)
+
+
+MUTATIONS += (
+    Mutation(
+        "MEMORY_SAVE_NO_LEDGER",
+        "memory_save writes MEMORY.md but not today's ledger",
+        _attr("harness.memory.tools.MemoryTools", "memory_save", _save_memory_only),
+        ("AS-MEMORY-SAVE",),
+    ),
+    Mutation(
+        "DSH_SUMMARY_NO_USAGE",
+        "the DSH compaction/summary event leaves out the summary call's usage",
+        _attr("harness.compaction.dsh.engine.DshEngine", "_summary_data", _summary_without_usage),
+        ("DSH-SUMMARY-EVENT@qwen2.5-coder-1.5b-instruct-q4_k_m",),
     ),
 )
 

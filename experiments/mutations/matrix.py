@@ -26,7 +26,7 @@ from pathlib import Path
 
 from experiments.errors import ExperimentError
 from experiments.mutations.catalogue import MUTATIONS, Mutation
-from experiments.mutations.guards import GUARDS
+from experiments.mutations.guards import guard_reason
 
 __all__ = [
     "MATRIX_FILE",
@@ -133,12 +133,13 @@ class Matrix:
         rows = []
         for claim in self.claims():
             claim_id, _, model = claim.partition("@")
-            status, _value, kind, _experiment = self.baseline[claim]
-            row = {"claim_id": claim_id, "model": model, "kind": kind, "status": status}
+            status, _value, kind, experiment = self.baseline[claim]
+            row = {"experiment": experiment, "claim_id": claim_id, "model": model}
+            row |= {"kind": kind, "status": status}
             row |= {m.name: self.cell(m.name, claim) for m in self.mutations}
             caught = self.caught_by(claim)
             row["flipped_by"] = str(len(caught))
-            row["guard"] = "" if caught else GUARDS.get(claim_id, "")
+            row["guard"] = "" if caught else guard_reason(claim_id, status)
             rows.append(row)
         return rows
 
@@ -173,7 +174,8 @@ def write_matrix(matrix: Matrix, out_dir: Path) -> Path:
     from harness.files import write_atomic
 
     rows = matrix.rows()
-    columns = ["claim_id", "model", "kind", "status", *(m.name for m in matrix.mutations)]
+    columns = ["experiment", "claim_id", "model", "kind", "status"]
+    columns += [m.name for m in matrix.mutations]
     columns += ["flipped_by", "guard"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")

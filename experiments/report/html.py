@@ -37,8 +37,9 @@ INTRO = (
     "model's replies recorded in cassettes, and each of the articles' claims is set beside the "
     "value ctxlab measured, marked match or differs, with the reason when it differs."
 )
-STRUCTURAL = "structural"
-"""How a claim's note starts when the harness, not the model, decides it."""
+STRUCTURAL_NOTE = "structural: decided by the harness"
+"""What a claim's note says (anywhere in it, not only at its start) when the harness, not the
+model, decides it."""
 
 
 def _e(value: object) -> str:
@@ -57,7 +58,7 @@ def _sources() -> str:
 def model_dependent(claims: pd.DataFrame) -> pd.Series:
     """Which claims depend on what a model said: those from a cassette whose note does not call
     them structural (``kind`` says whether a seed states the value, not who decides it)."""
-    structural = claims["note"].str.startswith(STRUCTURAL)
+    structural = claims["note"].str.contains(STRUCTURAL_NOTE, regex=False)
     return (claims["source"] != "scripted") & ~structural
 
 
@@ -296,8 +297,10 @@ def render_index(
     plots: Sequence[Plot],
     provenance: Sequence[ProvenanceRow],
     generic: Mapping[str, str],
+    mutations: str = "",
 ) -> str:
-    """The whole ``index.html``; ``generic`` maps experiment ids to why their page is generic."""
+    """The whole ``index.html``; ``generic`` maps experiment ids to why their page is generic;
+    ``mutations`` is the mutation matrix's section (empty without ``mutations.csv``)."""
     counts = count_claims(inputs.claims)
     figures = "\n".join(_figure(p) for p in plots) or "<p>No plots: no plottable experiment.</p>"
     body = "\n".join(
@@ -313,6 +316,7 @@ def render_index(
             _claims_section(inputs.claims),
             f'<section id="plots"><h2>Plots</h2>\n{figures}\n</section>',
             _experiments_section(inputs, generic),
+            mutations,
             _provenance_section(provenance),
             "<footer>Built from <code>claims.csv</code> and the experiments' JSON files in this "
             "folder; each experiment's page and data are linked above. Fonts: Chinese text uses "
