@@ -160,7 +160,20 @@ def measure() -> E1View:
         after=_describe(after),
         after_estimated_tokens=estimate_tokens(after),
         trigger_probes=_trigger_probes(before),
+        default_removed=_default_removed(),
     )
+
+
+def _default_removed() -> int:
+    """How many of 50 plain messages AgentScope 2.0.3's defaults (trigger 50, keep 20) remove."""
+    history = [
+        Message.user(f"第 {n // 2 + 1} 问") if n % 2 == 0 else Message.assistant("好的")
+        for n in range(50)
+    ]
+    config = CompactionConfig(meter=ARTICLE_METER, prune=None)
+    thresholds = resolve_thresholds(config, MODEL, AGENTSCOPE_2_0_3_WINDOWS)
+    plan = Compactor(config, thresholds, ScriptedModel([], model_name="scripted")).plan(history)
+    return 0 if plan is None else plan.cutoff.index
 
 
 def _trigger_probes(history: list[Message]) -> tuple[TriggerProbe, ...]:
@@ -332,6 +345,16 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
         _reason,
         "切在索引 7 会让 tool_result 失去配对的 tool_use，所以前移到 6",
         cite(AS_SEED, "切在索引 7 会让 tool_result 失去配对的 tool_use，所以前移到 6"),
+    ),
+    ClaimSpec(
+        "E1-DEFAULT-REMOVES",
+        "AgentScope's defaults (trigger 50, keep 20) remove about thirty messages at a time: "
+        "50 plain messages lose 30.",
+        lambda v, _: Verdict(f"{v.default_removed} of 50"),
+        "30 of 50",
+        cite(AS_SEED, "50 触发、20 保留，默认一次压掉三十条上下"),
+        kind="article-computed",
+        note="the seed computes it from the defaults; run here on 50 messages with no tool call",
     ),
     ClaimSpec(
         "E1-TRIGGER-EDGE",

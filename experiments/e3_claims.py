@@ -160,6 +160,43 @@ def _summary_keeps(view: E3View, source: str) -> Verdict:
     )
 
 
+def _merged(view: E3View, source: str) -> Verdict:
+    """Each round's summary message carries the fixed opening once: the old summary was
+    recognised and merged into the new one, not nested inside it."""
+    openings = [
+        (r.round, sum(m.text.count(SUMMARY_PREFIX) for m in r.context_after if m.kind == "summary"))
+        for r in view.rounds
+        if r.compaction
+    ]
+    merged = len(openings) >= 2 and all(count == 1 for _, count in openings)
+    return Verdict(
+        "; ".join(f"round {n}: {count} opening(s)" for n, count in openings) or "no compaction",
+        merged,
+        note=f"judged on the context after each compacting round; {STRUCTURAL}",
+        differs_note="a summary message nests an earlier one (its opening twice), or fewer than "
+        "two compactions ran, so no old summary was there to merge",
+    )
+
+
+def _at_compaction(view: E3View, source: str) -> Verdict:
+    """Round 3's context at the compaction: the summary, A2 (round 2's answer), U3."""
+    if len(view.rounds) < 3:
+        return Verdict("fewer than 3 rounds", False)
+    third, second = view.rounds[2], view.rounds[1]
+    head = third.context_after[:3]
+    names = []
+    for message in head:
+        if message.kind == "summary":
+            names.append("summary")
+        elif message.role == "assistant" and message.text == second.answer:
+            names.append("A2")
+        elif message.role == "user" and message.text == third.user:
+            names.append("U3")
+        else:
+            names.append(f"{message.role} (other)")
+    return Verdict(", ".join(names), note=f"read from the context after round 3; {STRUCTURAL}")
+
+
 def _reverse(view: E3View, source: str) -> Verdict:
     answer = view.round(3).answer
     return Verdict(
@@ -228,6 +265,22 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
             "conversation to date: 开头",
         ),
         note=STRUCTURAL,
+    ),
+    ClaimSpec(
+        "E3-AT-COMPACTION",
+        "At round 3's compaction the context is the summary plus a tail of 2: the summary, A2 "
+        "(round 2's answer) and U3 (round 3's user message, not the previous answer).",
+        _at_compaction,
+        "summary, A2, U3",
+        cite(AS_SEED, "那 3 条是摘要、A2、U3"),
+    ),
+    ClaimSpec(
+        "E3-SUMMARY-MERGED",
+        "The old summary is recognised by its name and merged into the new one, not nested: "
+        "every summary message carries the fixed opening once.",
+        _merged,
+        "merged, not nested",
+        cite(AS_SEED, "起名是为了下次压缩能认出旧摘要，把它合并进新摘要，不至于层层套娃"),
     ),
     ClaimSpec(
         "E3-FINAL-MSGS",

@@ -310,7 +310,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "SUMMARY_NESTED",
         "an old summary is nested inside the new one instead of merged into it",
         _attr(f"{_AS}.compactor.Compactor", "build", _nested_summary),
-        ("X-THRASH-TOKENS",),
+        ("X-THRASH-TOKENS", "E3-SUMMARY-MERGED"),
     ),
     Mutation(
         "PRUNE_OFF_BY_ONE",
@@ -368,7 +368,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "KEEP_ONE_MORE",
         "the compactor keeps one message more than keep_messages",
         _wrap(f"{_AS}.cutoff", "find_safe_cutoff", _keep_one_more),
-        ("E1-NAIVE", "E1-REASON", "E3-EVERY", "E5-CADENCE-6-2"),
+        (
+            "E1-NAIVE",
+            "E1-REASON",
+            "E1-DEFAULT-REMOVES",
+            "E3-EVERY",
+            "E3-AT-COMPACTION",
+            "E5-CADENCE-6-2",
+        ),
     ),
     Mutation(
         "FLUSH_SKIPPED",

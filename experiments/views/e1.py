@@ -107,6 +107,9 @@ class E1View:
     summary_requests: int
     after: tuple[MessageRow, ...]
     after_estimated_tokens: int
+    default_removed: int = 0
+    """Messages AgentScope's default config (trigger 50, keep 20) removes from 50 plain
+    messages (no tool call)."""
     trigger_probes: tuple[TriggerProbe, ...] = ()
     """The count trigger at its edge (5 and 6 messages under trigger 6) and off (trigger 0)."""
     rerun: Rerun | None = None
