@@ -22,7 +22,6 @@ from experiments.cli_options import (
     folder_options,
     folders,
     match_options,
-    order_replay_out,
     timeout_options,
     timeouts,
 )
@@ -184,7 +183,9 @@ def _run(args: argparse.Namespace) -> int:
     from experiments.runner import run_experiments
 
     if args.cassette_match == "order":
-        return _run_in_order(args)
+        from experiments.cli_mutations import run_in_order
+
+        return run_in_order(args)
     args.out, args.cassettes = folders(args)
     baseline = _read_baseline(args) if args.check else None
     settings = RunSettings(cassette_root=args.cassettes)
@@ -197,54 +198,10 @@ def _run(args: argparse.Namespace) -> int:
     return _check(args, baseline, summary) if baseline is not None else 0
 
 
-def _run_in_order(args: argparse.Namespace) -> int:
-    """``ctxlab run --cassette-match order``: never into reports/, every line marked."""
-    from experiments.base import RunSettings
-    from experiments.recorder.order_replay import NOT_A_REPRODUCTION
-    from experiments.runner import run_experiments
-
-    if args.check:
-        raise ConfigError("--check judges a reproduction; --cassette-match order is none.")
-    out = order_replay_out(args)
-    args.out = out
-    _, cassettes = folders(args)
-
-    def say(line: str) -> None:
-        print(f"[{NOT_A_REPRODUCTION}] {line}")
-
-    say(f"writing to {out}")
-    settings = RunSettings(cassette_root=cassettes, progress=say, cassette_match="order")
-    summary = run_experiments(args.experiments, out, settings)
-    say(summary.line())
-    for line in summary.failure_lines():
-        print(f"ctxlab: [{NOT_A_REPRODUCTION}] {line}", file=sys.stderr)
-    return 2 if summary.failures else 0
-
-
 def _mutations(args: argparse.Namespace) -> int:
-    """``ctxlab mutations``: the matrix of :mod:`experiments.mutations.matrix`."""
-    from experiments.mutations.matrix import compute_matrix, write_matrix
-    from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+    from experiments.cli_mutations import mutations
 
-    out, cassettes = folders(args)
-    started = time.monotonic()
-
-    def say(line: str) -> None:
-        print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
-
-    matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
-    path = write_matrix(matrix, out)
-    if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
-        from experiments.report import build_reports
-
-        build_reports(out)
-    rows = matrix.rows()
-    unflipped = [r for r in rows if r["flipped_by"] == "0"]
-    say(
-        f"{len(matrix.mutations)} mutations × {len(rows)} claims → {path} "
-        f"({len(unflipped)} claims no mutation flips; {time.monotonic() - started:.0f} s)"
-    )
-    return 0
+    return mutations(args)
 
 
 def _record(args: argparse.Namespace) -> int:

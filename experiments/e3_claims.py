@@ -323,9 +323,9 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
     ),
     ClaimSpec(
         "E3-SUMMARY-KEEPS",
-        "The seed infers from the answers (从回答看, it shows no summary text) that the "
-        "summaries kept the code word 夜莺 (the conclusion survives, not the wording); we read "
-        "the three summaries themselves.",
+        "The summaries keep the code word 夜莺 (the conclusion survives, not the wording): the "
+        "seed infers it from the answers and shows no summary text; we read the three "
+        "summaries themselves.",
         _summary_keeps,
         f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”"),

@@ -60,7 +60,9 @@ def _seed(out_dir: Path, folder: Path) -> None:
     """Copy what a run merges into: the claims table and every experiment's JSON."""
     if not out_dir.is_dir():
         return
-    for source in [out_dir / "claims.csv", *sorted(out_dir.glob("[EX]*.json"))]:
+    # mutations.csv too: the page shows the matrix (``ctxlab mutations`` writes it)
+    seeded = [out_dir / "claims.csv", out_dir / "mutations.csv"]
+    for source in [*seeded, *sorted(out_dir.glob("[EX]*.json"))]:
         if source.is_file():
             shutil.copyfile(source, folder / source.name)
 

@@ -12,7 +12,7 @@ from experiments.claims import DSH_SEED
 from experiments.judge_names import JUDGES, named_judges
 
 CLAIMS = Path(__file__).resolve().parent.parent / "reports" / "claims.csv"
-FILE_NAME = re.compile(r"[\w./-]+\.(?:py|json|csv|md|txt)\b")
+FILE_NAME = re.compile(r"[\w./-]+\.py\b")
 SEED_FILE = re.compile(r"\b\d{3}_[0-9a-f]{16}\.txt\b")
 
 
@@ -22,10 +22,9 @@ def rows() -> list[dict[str, str]]:
 
 
 def files_named(note: str) -> list[str]:
-    """The file names in a note, leaving out the ones reports are made of (``E4.json``: the
-    experiment's own data, which does not move with the code)."""
-    found = FILE_NAME.findall(SEED_FILE.sub("", note))
-    return [name for name in found if not re.fullmatch(r"[A-Z][\w@.-]*\.json", name)]
+    """The source files a note names (data files such as ``E4.json`` or ``MEMORY.md`` are what
+    the claims are about, not where a judge lives)."""
+    return FILE_NAME.findall(SEED_FILE.sub("", note))
 
 
 def test_no_note_names_a_source_file() -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from experiments.errors import ExperimentError
 from experiments.mutations.catalogue import MUTATIONS, Mutation
-from experiments.mutations.guards import guard_reason
+from experiments.mutations.guards import guard_reason, uncovered
 
 __all__ = [
     "MATRIX_FILE",
@@ -140,6 +140,7 @@ class Matrix:
             caught = self.caught_by(claim)
             row["flipped_by"] = str(len(caught))
             row["guard"] = "" if caught else guard_reason(claim_id, status)
+            row["uncovered"] = "" if caught or row["guard"] else uncovered(claim)
             rows.append(row)
         return rows
 
@@ -176,7 +177,7 @@ def write_matrix(matrix: Matrix, out_dir: Path) -> Path:
     rows = matrix.rows()
     columns = ["experiment", "claim_id", "model", "kind", "status"]
     columns += [m.name for m in matrix.mutations]
-    columns += ["flipped_by", "guard"]
+    columns += ["flipped_by", "guard", "uncovered"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()

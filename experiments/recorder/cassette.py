@@ -63,7 +63,7 @@ from experiments.recorder.matching import (
     describe_difference,
     json_body_matcher,
 )
-from experiments.recorder.order_replay import CassetteMatch, OrderTransport
+from experiments.recorder.order_replay import CassetteMatch, replay_in_order
 from experiments.recorder.providers import ProviderSpec, is_loopback_url
 from experiments.recorder.scrubbing import (
     FILTERED_QUERY_PARAMETERS,
@@ -240,15 +240,10 @@ def cassette_client(
     ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
     line per recorded request; ``timeouts`` bound each recorded request (None: the defaults
     and ``CTXLAB_*TIMEOUT``). See the module docstring for what each mode guarantees.
-    ``match="order"`` replays the answers in recorded order without matching the requests
-    (mutation testing only, never a reproduction: :mod:`~experiments.recorder.order_replay`).
     """
     path = Path(path)
-    if mode == "replay" and match == "order":
-        with _replay_in_order(path, rerecord_hint) as handle:
-            yield handle
-    elif mode == "replay":
-        with _replay(path, rerecord_hint) as handle:
+    if mode == "replay":
+        with (_replay if match == "body" else replay_in_order)(path, rerecord_hint) as handle:
             yield handle
     elif mode == "record":
         if provider is None:
@@ -297,24 +292,6 @@ def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
         with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
             yield CassetteClient(client, path, provenance)
     check_all_played(cassette, path, _hint(rerecord_hint))
-
-
-@contextmanager
-def _replay_in_order(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
-    if not path.is_file():
-        raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
-    check_cassette(path)
-    provenance = read_provenance(path)
-    with httpx.Client(transport=OrderTransport(path), trust_env=False) as http:
-        client = ChatClient(
-            model=provenance.model,
-            base_url=provenance.base_url,
-            api_key=REPLAY_KEY,
-            params=provenance.params,
-            retry=RetryPolicy(max_retries=0),
-            http_client=http,
-        )
-        yield CassetteClient(client, path, provenance)
 
 
 # --- record --------------------------------------------------------------------------------

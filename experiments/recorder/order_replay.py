@@ -14,15 +14,26 @@ A run that asks for more answers than the recording holds raises
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from experiments.errors import CassetteMismatchError
 from experiments.recorder.format import decode_body, load_cassette_json
 
-__all__ = ["MATCH_MODES", "NOT_A_REPRODUCTION", "CassetteMatch", "OrderTransport"]
+if TYPE_CHECKING:
+    from experiments.recorder.cassette import CassetteClient
+
+__all__ = [
+    "MATCH_MODES",
+    "NOT_A_REPRODUCTION",
+    "CassetteMatch",
+    "OrderTransport",
+    "replay_in_order",
+]
 
 CassetteMatch = Literal["body", "order"]
 MATCH_MODES: tuple[str, ...] = ("body", "order")
@@ -65,3 +76,29 @@ class OrderTransport(httpx.BaseTransport):
         return httpx.Response(
             int(answer["status"]["code"]), headers=headers, content=content, request=request
         )
+
+
+@contextmanager
+def replay_in_order(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
+    """A chat client answering from the cassette at ``path`` in order (the seal still checked);
+    ``rerecord_hint`` (the record command) ends the error when there is no cassette."""
+    from experiments.errors import CassetteMissingError
+    from experiments.recorder.cassette import REPLAY_KEY, CassetteClient, read_provenance
+    from experiments.recorder.seal import check_cassette
+    from harness.client import ChatClient, RetryPolicy
+
+    if not path.is_file():
+        hint = f"record it with `{rerecord_hint}`" if rerecord_hint else "record it"
+        raise CassetteMissingError(f"No cassette at {path}; {hint}.")
+    check_cassette(path)
+    provenance = read_provenance(path)
+    with httpx.Client(transport=OrderTransport(path), trust_env=False) as http:
+        client = ChatClient(
+            model=provenance.model,
+            base_url=provenance.base_url,
+            api_key=REPLAY_KEY,
+            params=provenance.params,
+            retry=RetryPolicy(max_retries=0),
+            http_client=http,
+        )
+        yield CassetteClient(client, path, provenance)

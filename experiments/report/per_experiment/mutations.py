@@ -17,7 +17,7 @@ from pathlib import Path
 __all__ = ["CELL_MEANINGS", "FIXED_COLUMNS", "mutations_section", "read_matrix"]
 
 FIXED_COLUMNS = ("experiment", "claim_id", "model", "kind", "status")
-TRAILING_COLUMNS = ("flipped_by", "guard")
+TRAILING_COLUMNS = ("flipped_by", "guard", "uncovered")
 CELL_MEANINGS = {
     "flip": "its status changed",
     "abort": "its experiment raised before judging it",
@@ -55,6 +55,12 @@ def _mutation_row(name: str, rows: Sequence[dict[str, str]]) -> str:
     )
 
 
+def _why(row: dict[str, str]) -> str:
+    if row["guard"]:
+        return row["guard"]
+    return "not flipped by any mutation yet: " + (row.get("uncovered") or "no reason given")
+
+
 def mutations_section(rows: Sequence[dict[str, str]]) -> str:
     """The ``<section id="mutations">`` of the page."""
     names = _mutations(rows)
@@ -63,9 +69,7 @@ def mutations_section(rows: Sequence[dict[str, str]]) -> str:
     guards = [r for r in unflipped if r["guard"]]
     table = "\n".join(_mutation_row(name, rows) for name in names)
     listed = "\n".join(
-        f"<li><code>{_e(_key(r))}</code> ({_e(r['kind'])}): "
-        f"{_e(r['guard'] or 'not flipped by any mutation yet (no guard reason)')}</li>"
-        for r in unflipped
+        f"<li><code>{_e(_key(r))}</code> ({_e(r['kind'])}): {_e(_why(r))}</li>" for r in unflipped
     )
     return (
         '<section id="mutations"><h2>Mutations</h2>\n'
