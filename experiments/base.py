@@ -15,6 +15,7 @@ from harness.files import write_atomic
 
 if TYPE_CHECKING:
     from experiments.recorder import CassetteClient, ProviderSpec
+    from experiments.recorder.order_replay import CassetteMatch
     from harness.timeouts import Timeouts
 
 __all__ = [
@@ -58,6 +59,9 @@ class RunSettings:
     """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
     slice: tuple[int, int] | None = None
     """When recording X-BENCH: record only part ``K`` of ``N`` of its cassettes (1-based)."""
+    cassette_match: CassetteMatch = "body"
+    """``order``: recorded answers served in order, requests not matched (mutation testing,
+    never a reproduction; :mod:`experiments.recorder.order_replay`)."""
 
     def configure(self, config: Config) -> Config:
         """``config`` with this run's variant switched on (:mod:`experiments.variants`)."""
@@ -97,6 +101,7 @@ class RunSettings:
             rerecord_hint=hint,
             progress=self.progress if self.mode == "record" else None,
             timeouts=self.timeouts,
+            match=self.cassette_match,
         ) as cassette:
             yield cassette
 

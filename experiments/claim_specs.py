@@ -18,10 +18,10 @@ function calls them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from experiments.claims import Claim, Kind
+from experiments.claims import DSH_SEED, Claim, Kind
 
 __all__ = ["ClaimSpec", "Verdict", "evaluate", "every", "yes"]
 
@@ -85,7 +85,16 @@ def evaluate(
     return tuple(_claim(experiment, spec, view, source) for spec in specs)
 
 
+def _kind(spec: ClaimSpec[V]) -> Kind:
+    """Seed 002 only reads DeepSeek-Harness's source, never runs it: every row citing it as
+    the article's value is ``article-computed``."""
+    if spec.kind == "article" and spec.article_source.startswith(DSH_SEED):
+        return "article-computed"
+    return spec.kind
+
+
 def _claim(experiment: str, spec: ClaimSpec[V], view: V, source: str) -> Claim:
+    spec = replace(spec, kind=_kind(spec))
     verdict = spec.measure(view, source)
     ours = spec.kind == "ctxlab"
     article = verdict.article or spec.article_value

@@ -22,6 +22,7 @@ from experiments.cli_options import (
     folder,
     folder_options,
     folders,
+    match_options,
     slice_option,
     timeout_options,
     timeouts,
@@ -61,6 +62,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
     folder_options(run, "the folder the reports are written to")
     check_options(run)
+    match_options(run)
+    mutations = command(
+        "mutations",
+        "judge every claim under every mutation of the harness (order replay, not a "
+        "reproduction) and write the matrix mutations.csv",
+    )
+    mutations.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
+    mutations.add_argument("--jobs", type=at_least_one, default=2, help="runs side by side")
+    folder_options(mutations, "the folder mutations.csv is written to")
     record = command(
         "record", "run experiments live and write their cassettes", experiments_epilog()
     )
@@ -169,6 +179,11 @@ def _run(args: argparse.Namespace) -> int:
     from experiments.base import RunSettings
     from experiments.runner import run_experiments
 
+    if args.cassette_match == "order":
+        from experiments.cli_mutations import run_in_order
+
+        return run_in_order(args)
+
     explicit_out = args.out
     args.out, args.cassettes = folders(args)
     baseline = read_baseline(args) if args.check else None
@@ -188,6 +203,12 @@ def _run(args: argparse.Namespace) -> int:
     if status:
         print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
     return status
+
+
+def _mutations(args: argparse.Namespace) -> int:
+    from experiments.cli_mutations import mutations
+
+    return mutations(args)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -337,6 +358,7 @@ def _cassettes(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "run": _run,
+    "mutations": _mutations,
     "record": _record,
     "compact": _compact,
     "show": show_session,

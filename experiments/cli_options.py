@@ -165,3 +165,37 @@ def check_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the claims table --check compares with (default: reports/claims.csv of the project)",
     )
+
+
+def match_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cassette-match",
+        choices=("body", "order"),
+        default="body",
+        help="body: each request must equal the recorded one (a reproduction); order: the "
+        "recorded answers in recorded order, requests not matched (mutation testing only, "
+        "never a reproduction: never writes reports/, default --out a scratch folder)",
+    )
+
+
+def order_replay_out(args: argparse.Namespace) -> Path:
+    """Where an order replay writes: ``--out`` unless it is a ``reports/`` folder (refused),
+    else a new scratch folder."""
+    import tempfile
+
+    from experiments.project import find_project
+    from harness.errors import ConfigError
+
+    if args.out is None:
+        return Path(tempfile.mkdtemp(prefix="ctxlab-order-replay-"))
+    out = Path(args.out)
+    try:
+        project_reports = (find_project(args.project) / "reports").resolve()
+    except ConfigError:  # outside a checkout only the folder's name can say
+        project_reports = None
+    if out.name == "reports" or out.resolve() == project_reports:
+        raise ConfigError(
+            f"--cassette-match order never writes {out}: it is not a reproduction; give a "
+            "scratch folder as --out, or none (a new temporary folder)."
+        )
+    return out

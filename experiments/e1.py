@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from experiments.base import ARTICLE_METER, ExperimentResult, RunSettings, dump_json
 from experiments.claim_specs import ClaimSpec, Verdict, evaluate
 from experiments.claims import AS_SEED, cite
 from experiments.views import from_data, to_data
-from experiments.views.e1 import CutoffMessage, E1Config, E1View, MessageRow, Rerun, WireCall
+from experiments.views.e1 import (
+    CutoffMessage,
+    E1Config,
+    E1View,
+    MessageRow,
+    Rerun,
+    TriggerProbe,
+    WireCall,
+)
 from harness.compaction.agentscope import (
+    SUMMARY_PREFIX,
     CompactionConfig,
     Compactor,
     PruneConfig,
@@ -148,7 +159,33 @@ def measure() -> E1View:
         summary_requests=len(summariser.requests),
         after=_describe(after),
         after_estimated_tokens=estimate_tokens(after),
+        trigger_probes=_trigger_probes(before),
+        default_removed=_default_removed(),
     )
+
+
+def _default_removed() -> int:
+    """How many of 50 plain messages AgentScope 2.0.3's defaults (trigger 50, keep 20) remove."""
+    history = [
+        Message.user(f"第 {n // 2 + 1} 问") if n % 2 == 0 else Message.assistant("好的")
+        for n in range(50)
+    ]
+    config = CompactionConfig(meter=ARTICLE_METER, prune=None)
+    thresholds = resolve_thresholds(config, MODEL, AGENTSCOPE_2_0_3_WINDOWS)
+    plan = Compactor(config, thresholds, ScriptedModel([], model_name="scripted")).plan(history)
+    return 0 if plan is None else plan.cutoff.index
+
+
+def _trigger_probes(history: list[Message]) -> tuple[TriggerProbe, ...]:
+    """The count trigger alone (a token trigger of 10⁹ never fires), at its edge and off (0)."""
+    probes = []
+    for trigger, count in ((6, 5), (6, 6), (0, len(history))):
+        config = replace(CONFIG, trigger_messages=trigger, trigger_tokens=10**9, keep_messages=1)
+        thresholds = resolve_thresholds(config, MODEL, AGENTSCOPE_2_0_3_WINDOWS)
+        compactor = Compactor(config, thresholds, ScriptedModel([], model_name="scripted"))
+        fires = compactor.plan(history[:count]) is not None
+        probes.append(TriggerProbe(trigger, count, fires))
+    return tuple(probes)
 
 
 def _measured_json(view: E1View) -> str:
@@ -171,7 +208,61 @@ def _naive(view: E1View, source: str) -> Verdict:
 
 
 def _after(view: E1View, source: str) -> Verdict:
-    return Verdict(f"{len(view.after)}: {', '.join(m.kind for m in view.after)}")
+    kinds = [
+        "empty summary" if m.kind == "summary" and not _summary_body(m.text) else m.kind
+        for m in view.after
+    ]  # a summary message with nothing after the fixed opening summarises nothing
+    return Verdict(f"{len(view.after)}: {', '.join(kinds)}")
+
+
+def _summary_body(text: str) -> str:
+    return text.removeprefix(SUMMARY_PREFIX).strip()
+
+
+def _probes(view: E1View, source: str) -> Verdict:
+    return Verdict(
+        "; ".join(
+            f"trigger {p.trigger}, {p.messages} msgs: {'compacts' if p.fires else 'no compaction'}"
+            for p in view.trigger_probes
+        )
+    )
+
+
+def _probes_at(start: int, end: int) -> Callable[[E1View, str], Verdict]:
+    def measure(view: E1View, source: str) -> Verdict:
+        probes = replace(view, trigger_probes=view.trigger_probes[start:end])
+        return _probes(probes, source)
+
+    return measure
+
+
+def _masked(line: str) -> str:
+    return re.sub(r"/ \d+ tokens", "/ N tokens", line.strip())
+
+
+def _log_line(view: E1View, source: str) -> Verdict:
+    ours = view.log_lines[0] if view.log_lines else ""
+    return Verdict(
+        ours,
+        _masked(ours) == _masked(ARTICLE_LOG_LINE),
+        note="judged word for word with the token figure masked (E1-TOKENS judges the figure)",
+        differs_note="the log line is worded otherwise than the seed's (token figure masked)",
+    )
+
+
+def _reason(view: E1View, source: str) -> Verdict:
+    said = view.reason
+    holds = all(
+        re.search(pattern, said)
+        for pattern in (r"index 7 is a tool result", r"moved back\s+to 6", r"keep the call")
+    )
+    return Verdict(
+        said,
+        holds,
+        note="judged by judge `e1-reason`: the reason must say index 7 is a tool result, that "
+        "the cutoff moved back to 6, and why (the call kept with its result)",
+        differs_note="the cutoff reason does not say what the seed's JSON says",
+    )
 
 
 def _rerun(view: E1View, source: str) -> Verdict:
@@ -184,6 +275,8 @@ def _rerun(view: E1View, source: str) -> Verdict:
         "day with another build is not something a test can repeat",
     )
 
+
+ARTICLE_LOG_LINE = "Compaction triggered: total=9 msgs / 305 tokens, cutoff=6, keeping=3 msgs"
 
 SPECS: tuple[ClaimSpec[E1View], ...] = (
     ClaimSpec(
@@ -237,5 +330,47 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
         cite(AS_SEED, "total=9 msgs / 305 tokens"),
         differs_note="the article does not publish its 9 messages; ours are our own freight "
         "dialogue, estimated with the same rule (2.5 chars/token plus per-message overheads)",
+    ),
+    ClaimSpec(
+        "E1-LOG-LINE",
+        "The compactor logs AgentScope's trigger line: total, tokens, cutoff and kept messages.",
+        _log_line,
+        ARTICLE_LOG_LINE,
+        cite(AS_SEED, ARTICLE_LOG_LINE),
+    ),
+    ClaimSpec(
+        "E1-REASON",
+        "The cutoff's reason says that cutting at index 7 would leave the tool_result without "
+        "its tool_use, so the cutoff moved to 6.",
+        _reason,
+        "切在索引 7 会让 tool_result 失去配对的 tool_use，所以前移到 6",
+        cite(AS_SEED, "切在索引 7 会让 tool_result 失去配对的 tool_use，所以前移到 6"),
+    ),
+    ClaimSpec(
+        "E1-DEFAULT-REMOVES",
+        "AgentScope's defaults (trigger 50, keep 20) remove about thirty messages at a time: "
+        "50 plain messages lose 30.",
+        lambda v, _: Verdict(f"{v.default_removed} of 50"),
+        "30 of 50",
+        cite(AS_SEED, "50 触发、20 保留，默认一次压掉三十条上下"),
+        kind="article-computed",
+        note="the seed computes it from the defaults; run here on 50 messages with no tool call",
+    ),
+    ClaimSpec(
+        "E1-TRIGGER-EDGE",
+        "The count trigger fires at triggerMessages itself (AgentScope returns early only while "
+        "msgs < triggerMessages): 5 messages under trigger 6 do not compact, 6 do.",
+        _probes_at(0, 2),
+        "trigger 6, 5 msgs: no compaction; trigger 6, 6 msgs: compacts",
+        cite(AS_SEED, "if (msgs < triggerMessages && tokens < triggerTokens) return;"),
+        kind="article-computed",
+    ),
+    ClaimSpec(
+        "E1-TRIGGER-OFF",
+        "triggerMessages=0 turns the count trigger off: 9 messages (a token trigger of 10⁹ tokens) "
+        "never compact.",
+        _probes_at(2, 3),
+        "trigger 0, 9 msgs: no compaction",
+        cite(AS_SEED, 'triggerMessages=0 才是"关掉条数触发"'),
     ),
 )

@@ -11,7 +11,7 @@ from collections import Counter
 
 from experiments.claim_specs import ClaimSpec, Verdict, evaluate, yes
 from experiments.claims import AS_SEED, Claim, cite
-from experiments.judges import invented_codes, verbatim_copy
+from experiments.judges import call_attempts, invented_codes, verbatim_copy
 from experiments.views.e2 import E2View
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
@@ -31,9 +31,8 @@ def has_facts(text: str) -> bool:
 def _rule(source: str) -> str:
     return (
         f"model output as recorded ({source}); it writes tool calls as JSON text, not API "
-        "tool_calls, and the harness reads them (experiments/recorder/textcalls.py); "
-        "judged by a rule in "
-        "experiments/e2_claims.py"
+        "tool_calls, and the harness reads them (judge `text-call-reader`); "
+        "judged by judge `e2-rules`"
     )
 
 
@@ -44,10 +43,15 @@ def claims(view: E2View, source: str) -> tuple[Claim, ...]:
 
 def _s1_tools(view: E2View, source: str) -> Verdict:
     s1 = view.steps[0]
+    unread = len(call_attempts(s1.answer)) - len(s1.tool_calls)
+    value = str(len(s1.tool_calls))
+    if unread > 0:  # a call written so badly the reader skipped it is still a call tried
+        value = f"{value} read, {unread} more tried in text ({', '.join(call_attempts(s1.answer))})"
     return Verdict(
-        str(len(s1.tool_calls)),
+        value,
         note=_rule(source),
-        differs_note=f"the model called {list(s1.tool_calls)}; {_rule(source)}",
+        differs_note=f"the model tried to call a tool (read: {list(s1.tool_calls)}; answer "
+        f"{s1.answer[:80]!r}); judge `call_attempts`; {_rule(source)}",
     )
 
 
@@ -208,27 +212,30 @@ def _extra_calls(view: E2View, source: str) -> Verdict:
 
 
 def _flush_invents(view: E2View, source: str) -> Verdict:
+    """The seed: a date "never in the conversation" — so the whole conversation counts, the
+    model's answers included, not only what the user said."""
     said = "\n".join(s.user for s in view.steps)
-    answers = "\n".join(s.answer for s in view.steps)
-    invented = invented_codes(_section(view.final_daily_text, "Memory Flush"), said)
-    if not invented:
+    conversation = "\n".join(f"{s.user}\n{s.answer}" for s in view.steps)
+    flushed = _section(view.final_daily_text, "Memory Flush")
+    invented = invented_codes(flushed, conversation)
+    if invented:
         return Verdict(
-            "no invented customer code in this run",
-            False,
-            differs_note=f"this run's flushes only wrote codes the user said; {_rule(source)}",
+            f"a flush wrote customer code(s) never in the conversation: {', '.join(invented)}",
+            True,
+            note="caught live: neither the user nor any answer said the flushed code; judged "
+            f"by judge `invented_codes` on the whole conversation; {_rule(source)}",
         )
-    by_answer = [code for code in invented if code in answers]
+    from_answers = [c for c in invented_codes(flushed, said) if c in conversation]
     how = (
-        f" ({', '.join(by_answer)} first appears in a model answer, which the flush then "
-        "stored as a fact)"
-        if by_answer
-        else " and no answer did either"
+        f"the flush stored {', '.join(from_answers)}, which the user never said but a model "
+        "answer did, so it was in the conversation: extraction, not invention"
+        if from_answers
+        else "this run's flushes only wrote codes the conversation holds"
     )
     return Verdict(
-        f"a flush wrote customer code(s) never said: {', '.join(invented)}",
-        True,
-        note=f"caught live: the user never said the flushed code{how}; judged by "
-        f"experiments/judges.py:invented_codes; {_rule(source)}",
+        "no flushed customer code that the conversation never held",
+        False,
+        differs_note=f"{how}; judge `invented_codes` on the whole conversation; {_rule(source)}",
     )
 
 
@@ -270,7 +277,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _header,
         SEED_FLUSH_HEADER,
         cite(AS_SEED, "## Memory Flush — 2026-10-30T12:33:04Z"),
-        differs_note="deviation kept on purpose (harness/memory/clock.py): ctxlab stamps entries "
+        differs_note="deviation kept on purpose (harness.memory.clock): ctxlab stamps entries "
         "to the nanosecond because consolidation decides freshness per entry from this "
         "stamp, and a seconds-only stamp would tie a later entry of the same second with the "
         "watermark and lose it; AgentScope can use seconds because it decides per file (mtime). "

@@ -23,13 +23,15 @@ REVERSED = "莺夜"
 STRUCTURAL = "structural: decided by the harness, whatever the model says"
 SECTIONS = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
 ARTICLE_SUMMARY_CHARS = (698, 874, 168)
+ARTICLE_SUMMARIES = len(ARTICLE_SUMMARY_CHARS)
+"""The seed's run compacted three times (rounds 3, 4, 5): three summaries."""
 # Round 4 "admits the round-1 wording is gone" when the answer says so in one of these ways.
 WORDING_GONE = re.compile(
     r"不在|已不|不再|已经没有|没有保留|无法(还原|复述|看到|确认)|看不到|只(剩|有)[^。]*摘要"
     r"|no longer|not (in|available)|only (a|the) summary",
     re.IGNORECASE,
 )
-RULE = "judged by a rule in experiments/e3.py; model output as recorded"
+RULE = "judged by judge `e3-rules`; model output as recorded"
 
 
 def claims(view: E3View, source: str) -> tuple[Claim, ...]:
@@ -69,7 +71,10 @@ def _summary_message(view: E3View, source: str) -> Verdict:
     summary = view.final_summary_message
     role, name = (summary.role, summary.name) if summary else (None, None)
     opening = summary is not None and summary.text.startswith(SUMMARY_PREFIX)
-    return Verdict(f"{role} {name}" + (", starts with the fixed opening" if opening else ""))
+    value = f"{role} {name}" + (", starts with the fixed opening" if opening else "")
+    if summary is not None and not summary.text.removeprefix(SUMMARY_PREFIX).strip():
+        value += ", but nothing after it (an empty summary)"  # a summary must summarise
+    return Verdict(value)
 
 
 def _final_messages(view: E3View, source: str) -> Verdict:
@@ -81,7 +86,7 @@ def _final_tokens(view: E3View, source: str) -> Verdict:
         str(view.rounds[-1].estimated_tokens_after),
         differs_note="the estimate prices the summary and the answers, which are model "
         f"output ({source}, not the article's deepseek-flash); same estimator as "
-        "compaction (harness/tokens.py)",
+        "compaction (harness.tokens)",
     )
 
 
@@ -94,13 +99,12 @@ def _sections(view: E3View, source: str) -> Verdict:
     total = len(summaries)
     return Verdict(
         f"{complete} of {total}",
-        article=f"{total} of {total}",
         note=f"every section of every summary has content; {RULE}",
         differs_note=f"{headed} of {total} summaries carry the four headings, but only "
         f"{complete} fill all four (filled per summary: "
         f"{'; '.join(', '.join(f) or 'none' for f in filled)}); the rest is only 'None' "
         f"(the model, {source}, summarised nothing; see E3-SUMMARY-KEEPS); "
-        f"judged by experiments/judges.py:filled_sections; {RULE}",
+        f"judged by judge `filled_sections`; {RULE}",
     )
 
 
@@ -148,13 +152,49 @@ def _summary_keeps(view: E3View, source: str) -> Verdict:
     keeps_word = sum(CODE_WORD in text for text in summaries)
     return Verdict(
         f"{keeps_word} of {len(summaries)}",
-        article=f"{len(summaries)} of {len(summaries)}",
         note=RULE,
         differs_note=f"the model ({source}) wrote summaries without the code word "
         f"(the first: {summaries[0][:80]!r}); {RULE}"
         if summaries
         else f"no summaries; {RULE}",
     )
+
+
+def _merged(view: E3View, source: str) -> Verdict:
+    """Each round's summary message carries the fixed opening once: the old summary was
+    recognised and merged into the new one, not nested inside it."""
+    openings = [
+        (r.round, sum(m.text.count(SUMMARY_PREFIX) for m in r.context_after if m.kind == "summary"))
+        for r in view.rounds
+        if r.compaction
+    ]
+    merged = len(openings) >= 2 and all(count == 1 for _, count in openings)
+    return Verdict(
+        "; ".join(f"round {n}: {count} opening(s)" for n, count in openings) or "no compaction",
+        merged,
+        note=f"judged on the context after each compacting round; {STRUCTURAL}",
+        differs_note="a summary message nests an earlier one (its opening twice), or fewer than "
+        "two compactions ran, so no old summary was there to merge",
+    )
+
+
+def _at_compaction(view: E3View, source: str) -> Verdict:
+    """Round 3's context at the compaction: the summary, A2 (round 2's answer), U3."""
+    if len(view.rounds) < 3:
+        return Verdict("fewer than 3 rounds", False)
+    third, second = view.rounds[2], view.rounds[1]
+    head = third.context_after[:3]
+    names = []
+    for message in head:
+        if message.kind == "summary":
+            names.append("summary")
+        elif message.role == "assistant" and message.text == second.answer:
+            names.append("A2")
+        elif message.role == "user" and message.text == third.user:
+            names.append("U3")
+        else:
+            names.append(f"{message.role} (other)")
+    return Verdict(", ".join(names), note=f"read from the context after round 3; {STRUCTURAL}")
 
 
 def _reverse(view: E3View, source: str) -> Verdict:
@@ -227,6 +267,22 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         note=STRUCTURAL,
     ),
     ClaimSpec(
+        "E3-AT-COMPACTION",
+        "At round 3's compaction the context is the summary plus a tail of 2: the summary, A2 "
+        "(round 2's answer) and U3 (round 3's user message, not the previous answer).",
+        _at_compaction,
+        "summary, A2, U3",
+        cite(AS_SEED, "那 3 条是摘要、A2、U3"),
+    ),
+    ClaimSpec(
+        "E3-SUMMARY-MERGED",
+        "The old summary is recognised by its name and merged into the new one, not nested: "
+        "every summary message carries the fixed opening once.",
+        _merged,
+        "merged, not nested",
+        cite(AS_SEED, "起名是为了下次压缩能认出旧摘要，把它合并进新摘要，不至于层层套娃"),
+    ),
+    ClaimSpec(
         "E3-FINAL-MSGS",
         "After round 5 the context holds 4 messages.",
         _final_messages,
@@ -246,7 +302,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "Each summary fills the four sections SESSION INTENT / SUMMARY / ARTIFACTS / NEXT STEPS "
         "(a heading alone, or 'None' under it, is an empty section).",
         _sections,
-        "every summary",  # the verdict gives it as "<n> of <n>"
+        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
         cite(AS_SEED, "后面四段：SESSION INTENT、SUMMARY、ARTIFACTS、NEXT STEPS"),
     ),
     ClaimSpec(
@@ -258,18 +314,21 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
     ),
     ClaimSpec(
         "E3-RECALL-ROUTE",
-        "The code word reaches rounds 4 and 5 through the compaction summary (the "
-        "conclusion survives compaction).",
+        "The seed infers from the answers (从回答看) that the code word reaches rounds 4 and 5 "
+        "through the compaction summary (the conclusion survives compaction); we trace the "
+        "route in the requests.",
         _recall_route,
         "round 4: summary; round 5: summary",
-        cite(AS_SEED, "摘要保住了“夜莺”和“倒过来念”这条规矩"),
+        cite(AS_SEED, "从回答看，摘要保住了“夜莺”和“倒过来念”这条规矩"),
     ),
     ClaimSpec(
         "E3-SUMMARY-KEEPS",
-        "The summaries keep the code word 夜莺 (the conclusion survives, not the wording).",
+        "The summaries keep the code word 夜莺 (the conclusion survives, not the wording): the "
+        "seed infers it from the answers and shows no summary text; we read the three "
+        "summaries themselves.",
         _summary_keeps,
-        "every summary",  # the verdict gives it as "<n> of <n>"
-        cite(AS_SEED, "摘要保住了“夜莺”"),
+        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
+        cite(AS_SEED, "从回答看，摘要保住了“夜莺”"),
     ),
     ClaimSpec(
         "E3-REVERSE",

@@ -245,14 +245,16 @@ def _compact_dsh(
         raise AssertionError("E4: the DSH engine found nothing to compact")
     checkpoint = log.events[result.checkpoint_seq]
     summary_data = log.events[result.summary_seq].data
+    # the range as the log's replace event names it, not as the engine reports it
+    start, end = _positions(checkpoint, nodes) or (-1, -1)
     return _Compacted(
         log,
         result.event.summary,
         _events(log, first, nodes),
         range=ReplacedRange(
-            start=0,
-            end=result.event.cut - 1,
-            kept=result.event.keeping,
+            start=start,
+            end=end,
+            kept=len(nodes) - end - 1,
             sources_cover_shadowed=set(checkpoint.source_event_seqs)
             >= {result.start_seq, result.summary_seq},
         ),

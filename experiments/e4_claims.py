@@ -28,7 +28,7 @@ def claims(view: E4View, source: str) -> tuple[Claim, ...]:
 
 
 def _rule(view: E4View, source: str) -> str:
-    return f"model output as recorded ({source}); judged by a rule in experiments/e4.py{_cap(view)}"
+    return f"model output as recorded ({source}); judged by judge `e4-rules`{_cap(view)}"
 
 
 def _cap(view: E4View) -> str:
@@ -57,6 +57,13 @@ def _replay(view: E4View, source: str) -> Verdict:
         f"DSH: {'equal' if dsh.replay_equals_live else 'different'} (AgentScope on the same "
         f"store: {'equal' if agentscope.replay_equals_live else 'different'})"
     )
+    if dsh.range is None:  # a log with no replace in it replays trivially: nothing to show
+        return Verdict(
+            f"{replay}; nothing folded (no compaction: {dsh.error})",
+            False,
+            differs_note="the DSH engine replaced nothing (its summary was refused), so the "
+            f"replay folded no replace and shows nothing{_cap(view)}",
+        )
     return Verdict(replay, bool(dsh.replay_equals_live))
 
 
@@ -68,7 +75,7 @@ def _summary_event(view: E4View, source: str) -> Verdict:
         ", ".join(present),
         note=f"provider {event.provider!r} (the API host the cassette replays), model "
         f"{event.model!r}; {STRUCTURAL}",
-        differs_note=f"the event lacks {missing} (harness/compaction/dsh/engine.py)",
+        differs_note=f"the event lacks {missing} (harness.compaction.dsh's engine)",
     )
 
 
@@ -112,7 +119,7 @@ def _sections(view: E4View, source: str) -> Verdict:
         differs_note=f"the summary has {len(headed)} of the 8 as markdown headings "
         f"({len(filled)} with content under them){_labels(summary, named)}, so it is not the "
         "sectioned markdown the directive asks for; judged by "
-        f"experiments/judges.py:filled_sections; {_rule(view, source)}",
+        f"judge `filled_sections`; {_rule(view, source)}",
     )
 
 
@@ -184,7 +191,8 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         _range,
         "starts at the first surface node; oldest contiguous block",
         cite(DSH_SEED, "压缩边界永远从表面第一个节点开始"),
-        note=f"judged: the span starts at node 0 and ends right before the kept tail; {STRUCTURAL}",
+        note="judged from the log: the replace event's start and end seqs sit at surface "
+        f"positions 0 and right before the kept tail; {STRUCTURAL}",
         differs_note="the replaced span is not the head block before the tail; see E4.json",
     ),
     ClaimSpec(

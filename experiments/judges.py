@@ -99,3 +99,12 @@ def invented_codes(flushed: str, conversation: str) -> list[str]:
     """Customer codes a flush wrote that the conversation never said, in order of appearance."""
     found = dict.fromkeys(m.group(1) for m in CODE_PATTERN.finditer(flushed))
     return [code for code in found if code not in conversation]
+
+
+CALL_NAME = re.compile(r'"name"\s*:\s*"([A-Za-z_][\w-]*)"')
+
+
+def call_attempts(answer: str) -> list[str]:
+    """Tool names an answer tried to call in text (``"name": "memory_save"``, JSON or not): a
+    call the text-call reader could not read (a brace missing, say) is still an attempt."""
+    return [m.group(1) for m in CALL_NAME.finditer(answer)]

@@ -58,6 +58,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="accept changed claims: rewrite the baseline's folder from this run",
     )
     group.addoption(
+        "--cassette-match",
+        choices=("body", "order"),
+        default="body",
+        help="order: the recorded answers in recorded order, requests not matched (mutation "
+        "testing, NOT a reproduction; refuses --update-baseline and a --report-dir that is the "
+        "baseline's folder)",
+    )
+    group.addoption(
         "--report-dir",
         type=Path,
         metavar="DIR",

@@ -19,7 +19,10 @@ network blocked) or ``rewrite`` with ``--provider`` re-records the selected expe
 cassettes before judging them (the option names pytest-recording uses); ``--report-dir`` writes
 the reports of the run (default: a temporary folder, compared with the baseline's folder and
 never written over it); ``--update-baseline`` accepts the changes by rewriting the baseline's
-folder, as ``ctxlab run`` does.
+folder, as ``ctxlab run`` does. ``--cassette-match order`` serves the recorded answers in
+recorded order without matching the requests (mutation testing, :mod:`experiments.mutations`):
+not a reproduction, so it refuses ``--update-baseline`` and a ``--report-dir`` that is the
+baseline's folder, and its header and summary lines say so.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--record-mode={mode} is not supported here; use none or rewrite.")
     if mode == "rewrite" and not config.getoption("provider"):
         raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
+    if config.getoption("cassette_match") == "order":
+        _refuse_order_writes(config)
     session = config.stash[SESSION] = ClaimSession(config, mode)
     whole_run = [
         name
@@ -180,6 +185,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     session.config.stash[SESSION].write_reports()
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.getoption("cassette_match") == "order":
+        from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+
+        return f"ctxlab: {NOT_A_REPRODUCTION}"
+    return None
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     claims = terminalreporter.config.stash[SESSION]
     lines = [*claims.summary, *claims.stale_lines()]
@@ -279,7 +292,11 @@ class ClaimSession:
             if experiment_id not in EXPERIMENTS:
                 self.errors[experiment_id] = CtxlabError("is not a registered experiment")
             else:
-                settings = RunSettings(cassette_root=self.cassettes, progress=lambda line: None)
+                settings = RunSettings(
+                    cassette_root=self.cassettes,
+                    progress=lambda line: None,
+                    cassette_match=self.config.getoption("cassette_match"),
+                )
                 try:
                     self.results[experiment_id] = run_one(experiment_id, settings)
                 except CtxlabError as exc:
@@ -362,6 +379,12 @@ class ClaimSession:
             shutil.copytree(committed, out, dirs_exist_ok=True)  # the rows of what did not run
         summary = write_results([self.results[i] for i in sorted(self.results)], out)
         self.summary.append(f"{summary.line()} (after this run's {len(self.results)} experiments)")
+        if self.config.getoption("cassette_match") == "order":
+            from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+
+            self.summary = [f"[{NOT_A_REPRODUCTION}] {line}" for line in self.summary]
+            self.summary.append(f"[{NOT_A_REPRODUCTION}] reports written to {out}")
+            return
         if self.update:
             self.summary.append(f"baseline updated: {out} rewritten from this run")
             self.summary += [f"  accepted {change.line()}" for change in self.accepted]
@@ -378,6 +401,22 @@ class ClaimSession:
         shown = ", ".join(differing[:8]) + (" …" if len(differing) > 8 else "")
         self.summary.append(f"reports written to {out} differ from {committed} in: {shown}")
         self.summary.append("accept a deliberate change with `ctxlab run` or --update-baseline")
+
+
+def _refuse_order_writes(config: pytest.Config) -> None:
+    """An order replay is no reproduction: it never rewrites the baseline or its folder."""
+    if config.getoption("update_baseline"):
+        raise pytest.UsageError(
+            "--cassette-match order is not a reproduction; it cannot --update-baseline."
+        )
+    chosen = config.getoption("report_dir")
+    committed = Path(config.getoption("baseline")).resolve().parent
+    if chosen is not None and (Path(chosen).resolve() == committed or chosen.name == "reports"):
+        raise pytest.UsageError(
+            f"--cassette-match order never writes {chosen}: give a scratch --report-dir."
+        )
+    if config.getoption("record_mode") == "rewrite":
+        raise pytest.UsageError("--cassette-match order replays; it cannot record.")
 
 
 def _differing_files(out: Path, committed: Path) -> list[str]:

@@ -38,7 +38,7 @@ __all__ = ["E3_FACTS", "claims", "gate_added", "measure", "run"]
 E3_FACTS = {"code word": CODE_WORD}
 """What E3 plants and later asks for again."""
 STRICT = (
-    "judged strictly by experiments/x_gate.py: a fact counts only when it appears verbatim in "
+    "judged strictly by judge `x-gate-verbatim`: a fact counts only when it appears verbatim in "
     "the summary message the conversation goes on with; model output as recorded"
 )
 ENGINES = {"agentscope": "AS", "dsh": "DSH"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -30,7 +30,7 @@ from experiments.views.x_thrash import (
     SessionRun,
     XThrashView,
 )
-from experiments.x_thrash_claims import claims
+from experiments.x_thrash_claims import REFILL_TRIGGER, claims
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.compaction.engine import AgentScopeEngine
@@ -130,12 +130,20 @@ def _guard_lines() -> Iterator[_GuardLines]:
         logger.setLevel(level)
 
 
+def _paired(messages: Sequence[Message]) -> bool:
+    try:
+        validate_pairing(list(messages))
+    except PairingError:
+        return False
+    return True
+
+
 def _session(config: CompactionConfig, turns: int) -> SessionRun:
     """Run ``turns`` turns under ``config``; what compaction did."""
     model = FunctionModel(_reply, model_name=MODEL)
     agent = Agent(model, SYSTEM_PROMPT, tools=[TOOL], engine=make_engine(config, model))
     triggers: Counter[str] = Counter()
-    requests = largest = broken = sent = 0
+    requests = largest = sent = 0
     with _guard_lines() as lines:
         for n in range(1, turns + 1):
             result = agent.call(_question(n))
@@ -143,10 +151,9 @@ def _session(config: CompactionConfig, turns: int) -> SessionRun:
             triggers.update(c.trigger for c in result.compactions)
             metered = [r.metered_tokens or 0 for r in result.requests]
             largest, sent = max([largest, *metered]), sent + sum(metered)
-            try:
-                validate_pairing(agent.context)
-            except PairingError:
-                broken += 1
+    # every request the model got, not only the context at the end of a turn: a compaction
+    # that splits a pair mid-turn is sent broken and mended by the turn's end
+    broken = sum(not _paired(r.messages) for r in model.requests if r.purpose != "summary")
     assert isinstance(agent.engine, AgentScopeEngine)
     guard = agent.engine.compactor.guard
     compactions = sum(triggers.values())
@@ -183,7 +190,7 @@ def _guard_record(guard: ThrashGuard, lines: int) -> GuardRecord:
 
 
 REFILL_CONFIG = CompactionConfig(
-    trigger_messages=4,
+    trigger_messages=REFILL_TRIGGER,
     keep_messages=1,
     keep_tokens=0,
     trigger_tokens=None,

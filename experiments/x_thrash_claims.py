@@ -9,6 +9,9 @@ from experiments.views.x_thrash import SessionRun, XThrashView
 
 __all__ = ["GUARD_CUT", "THRASH_SHARE", "claims"]
 
+REFILL_TRIGGER = 4
+"""The refill session's message trigger (keep 1): every call after the first compaction
+reaches it again."""
 THRASH_SHARE = 0.9
 """Without the guard, at least this share of requests must compact for the thrash to count as
 reproduced ("before almost every request")."""
@@ -146,10 +149,11 @@ def _pairs(bare: SessionRun, guarded: SessionRun) -> Claim:
     total = bare.compactions + guarded.compactions
     return _check(
         "X-THRASH-PAIRS",
-        "No compaction in either run separates a tool call from its result.",
-        f"{broken} pairing errors after {total:,} compactions",
+        "No request in either run separates a tool call from its result.",
+        f"{broken} of {bare.requests + guarded.requests:,} requests with a broken pair after "
+        f"{total:,} compactions",
         broken == 0 and total > 0,
-        "our own check, judged by validate_pairing on the context after every turn of both runs",
+        "our own check, judged by validate_pairing on every agent request of both runs",
         "a tool call was separated from its result",
     )
 
@@ -158,7 +162,15 @@ def _refill(view: XThrashView) -> Claim:
     refill = view.refill
     bound = view.guard_config.max_refills
     error = refill.error or ""
-    ok = error.startswith("CompactionThrashError") and refill.compactions == bound
+    # a call adds a user message and an answer: the request of call n holds 2n − 1 messages,
+    # so the first compaction is at call ceil((trigger + 1) / 2) and the bound stops the session
+    # that many calls later (each call a refill)
+    first = -(-(REFILL_TRIGGER + 1) // 2)
+    ok = (
+        error.startswith("CompactionThrashError")
+        and refill.compactions == bound
+        and refill.stopped_at_call == first + bound
+    )
     return _check(
         "X-THRASH-REFILL",
         "When the context refills right after compacting, the guard stops the session with "
@@ -168,7 +180,8 @@ def _refill(view: XThrashView) -> Claim:
         if refill.stopped_at_call
         else f"{refill.compactions} compactions, never stopped",
         ok,
-        f"our own check, judged by CompactionThrashError after exactly {bound} compactions "
+        f"our own check, judged by CompactionThrashError after exactly {bound} compactions, at "
+        f"call {first} + {bound} "
         "(count mode, trigger 4 / keep 1, every call refills)",
         "the refill bound did not stop the session as expected",
     )

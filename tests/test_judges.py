@@ -187,9 +187,14 @@ def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> No
     shipped = judged("E2", data)
     assert shipped["E2-S4-SAVE"].status == "differs"
     assert "it did in step(s) 3" in shipped["E2-S4-SAVE"].note
-    assert shipped["E2-FLUSH-INVENTS"].status == "match"
-    assert "1234567890" in shipped["E2-FLUSH-INVENTS"].reproduced_value
+    # the flushed 1234567890 came from the step-4 answer: in the conversation, not invented
+    assert shipped["E2-FLUSH-INVENTS"].status == "differs"
+    assert "1234567890" in shipped["E2-FLUSH-INVENTS"].note
     assert shipped["E2-S3-SEARCHES"].status == "match"
+    invented = copy.deepcopy(data)
+    for step in invented["steps"]:
+        step["answer"] = step["answer"].replace("1234567890", "（略）")
+    assert judged("E2", invented)["E2-FLUSH-INVENTS"].status == "match"
     edited = copy.deepcopy(data)
     edited["steps"][3]["daily_added"] = (
         "\n## Memory Save — 2026-10-30T12:33:04.030000000Z\n- 客户代号 ALPHA\n"

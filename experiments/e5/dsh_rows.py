@@ -169,8 +169,8 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         cite(DSH_SEED, "下次进来扫一眼就知道上回有个没做完的压缩"),
         differs_note="ctxlab follows DeepSeek-Harness's code, not the seed's wording: a start "
         "left before the newest session/end-seed belongs to a dead process, so "
-        "EventLog.stale_compaction() reports it but it does not block (harness/store/eventlog/"
-        "log.py); only a start of the live process is busy (DSH-LOCK)",
+        "EventLog.stale_compaction() reports it but it does not block (harness.store.eventlog); "
+        "only a start of the live process is busy (DSH-LOCK)",
     ),
     ClaimSpec(
         "DSH-MANUAL-ERRORS",

@@ -171,6 +171,7 @@ def measure_consolidation_failure() -> ConsolidationWriteFailure:
         failed = _consolidate_on_full_disk(consolidator, workspace)
         redone = consolidator.consolidate()
         memory = workspace.read_memory()
+        third = consolidator.consolidate()
     return ConsolidationWriteFailure(
         failed_status=failed.status,
         watermark_after_failure=failed.watermark_after,
@@ -178,6 +179,8 @@ def measure_consolidation_failure() -> ConsolidationWriteFailure:
         redone_status=redone.status,
         same_batch=inputs[0] == inputs[1],
         facts_in_memory=tuple(f for f in ("fact-1", "fact-2") if f in memory),
+        advanced_after_write=redone.watermark_after != redone.watermark_before
+        and third.status == "skipped",
     )
 
 
@@ -187,7 +190,8 @@ def _consolidation_failure(view: E5View, source: str) -> Verdict:
     watermark = "kept" if consolidation.watermark_unchanged else "moved"
     batch = "same batch redone" if consolidation.same_batch else "different batch"
     facts = "nothing lost" if len(consolidation.facts_in_memory) == 2 else "facts lost"
-    return Verdict(f"watermark {watermark}, {batch}, {facts}")
+    after = "advanced after the write" if consolidation.advanced_after_write else "never advanced"
+    return Verdict(f"watermark {watermark}, {batch}, {facts}; {after}")
 
 
 SUMMARY_FAILED = f"compacted, {SUMMARY_UNAVAILABLE}"
@@ -215,11 +219,11 @@ FAILURE_SPECS: tuple[ClaimSpec[E5View], ...] = (
     ),
     ClaimSpec(
         "E5-CONSOLIDATE-FAIL",
-        "A consolidation whose write fails leaves the watermark; "
-        "the next run redoes the same batch with nothing lost.",
+        "The watermark advances only once MEMORY.md is written: a consolidation whose write "
+        "fails leaves it, the next run redoes the same batch with nothing lost and then moves it.",
         _consolidation_failure,
-        "watermark kept, same batch redone, nothing lost",
-        cite(AS_SEED, "写失败水位不动，下一轮重跑同一批——不漏条目"),
+        "watermark kept, same batch redone, nothing lost; advanced after the write",
+        cite(AS_SEED, "写完 MEMORY.md 才推进水位，写失败水位不动，下一轮重跑同一批——不漏条目"),
         kind="article-computed",
     ),
 )

@@ -8,6 +8,7 @@ judged against the seed's words.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,9 @@ from harness.model import ChatRequest
 from harness.testing import FunctionModel
 from harness.tokens import CHARS_PER_TOKEN, RESERVED_TOKENS, estimate_message_tokens
 from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
+
+PRUNE_MARKER = re.compile(r"\n\n\.\.\.\(\d+ chars pruned\)\.\.\.\n\n")
+"""The marker a pruned tool result carries between its head and its tail."""
 
 __all__ = ["measure_seed_memory"]
 
@@ -99,6 +103,7 @@ def _prune() -> PruneRun:
         newest_kept_whole=pruned[-1] == history[-1],
         pruned_chars=max((len(pruned[i].content) for i in shrunk), default=0),
         result_tokens=estimate_message_tokens(history[-1]),
+        preview_chars=tuple(sorted({len(PRUNE_MARKER.sub("", pruned[i].content)) for i in shrunk})),
     )
 
 

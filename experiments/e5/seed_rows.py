@@ -30,8 +30,10 @@ def _prune_row(data: SeedMemory, source: str) -> Verdict:
     return Verdict(
         f"on; protect {p.protect_tokens}, at least {p.minimum_tokens}, "
         f"{p.max_output_chars} preview; {p.messages_before} → {p.messages_after} "
-        f"messages, {p.pruned} results pruned to ≤ {p.pruned_chars} chars",
+        f"messages, {p.pruned} results pruned to ≤ {p.pruned_chars} chars "
+        f"(previews of {', '.join(map(str, p.preview_chars))} chars)",
         (p.protect_tokens, p.minimum_tokens, p.max_output_chars) == (40_000, 20_000, 2_000)
+        and p.preview_chars == (2_000,)  # the seed's 2K preview, head and tail together
         and p.messages_before == p.messages_after
         and p.pruned > 0
         and p.newest_kept_whole,
@@ -119,7 +121,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "50 / keep 20 / tokens dynamic / reserve 20000",
         cite(AS_SEED, "50 触发、20 保留"),
         kind="article-computed",
-        differs_note="harness/compaction/agentscope/config.py's defaults are not the seed's",
+        differs_note="harness.compaction.agentscope.config's defaults are not the seed's",
     ),
     ClaimSpec(
         "AS-PRUNE-DEFAULTS",
@@ -141,7 +143,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "large_tool_results/<hash>.txt",
         cite(AS_SEED, "中间换成 large_tool_results/<hash>.txt 的路径"),
         kind="article-computed",
-        note="follows the seed (harness/tool_offload.py); AgentScope's released code "
+        note="follows the seed (harness.tool_offload); AgentScope's released code "
         "writes large_tool_results/<agent>/<callId>-<16 hex> without .txt instead",
         differs_note="the path is not large_tool_results/<hex>.txt",
     ),
@@ -152,7 +154,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "7 tools, read_file and memory_search among them",
         cite(AS_SEED, "read_file、memory_search 这类工具本身不参与"),
         kind="article-computed",
-        differs_note="deviation kept on purpose (harness/tool_offload.py): the seed "
+        differs_note="deviation kept on purpose (harness.tool_offload): the seed "
         "gives the count and names only two of its seven, so there is no seed list to "
         "follow; ctxlab keeps the nine of AgentScope's source (read_file, write_file, "
         "edit_file, grep_files, glob_files, list_files, memory_search, memory_get, "
@@ -170,6 +172,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         ),
         note="the cap is in the estimator's tokens (2.5 chars each), plus the wrapper",
         differs_note="MEMORY.md reached the request elsewhere or uncut; see E5.json",
+        kind="article-computed",  # the seed read it from the AgentScope memory docs, never ran it
     ),
     ClaimSpec(
         "AS-FLUSH-NO-REPLY",
@@ -178,6 +181,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "NO_REPLY: nothing written",
         cite(AS_SEED, "没东西可记就回 NO_REPLY"),
         differs_note="a NO_REPLY flush wrote to the ledger",
+        kind="article-computed",  # read from the flush prompt's convention, never ran
     ),
     ClaimSpec(
         "AS-MEMORY-SAVE",
@@ -186,6 +190,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "both files",
         cite(AS_SEED, "调用 memory_save，同时写 MEMORY.md（追加）和当日台账"),
         differs_note="memory_save missed one of the two files",
+        kind="article-computed",  # the seed read it from the docs of the memory tools, never ran it
     ),
     ClaimSpec(
         "AS-CONSOLIDATE-CADENCE",
@@ -194,8 +199,9 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "first at once, then at most every 30 minutes",
         cite(AS_SEED, "consolidation：首次立即，之后 30 分钟，有新台账才跑"),
         note="our probe minutes; granted exactly when 30 minutes have passed since the last grant",
-        differs_note="harness/memory/consolidation.py's MaintenanceSchedule grants claims at "
+        differs_note="harness.memory.consolidation's MaintenanceSchedule grants claims at "
         "other minutes than 0, 30, 61",
+        kind="article-computed",  # the seed read it from the defaults, read, never ran it
     ),
     ClaimSpec(
         "AS-CONSOLIDATE-FRESHNESS",
@@ -205,7 +211,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "per file: daily files modified after the watermark",
         cite(AS_SEED, "consolidation 只读水位之后被改过的日记账"),
         note="per file, as the seed says",
-        differs_note="deviation kept on purpose (harness/memory/consolidation.py): ctxlab "
+        differs_note="deviation kept on purpose (harness.memory.consolidation): ctxlab "
         "decides freshness per entry from the entry header's instant, so a run sends only the "
         "entries after the watermark, not the whole day again, and does not depend on file "
         "modification times; nothing is lost either way",
@@ -218,5 +224,6 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         cite(AS_SEED, "L2 写入上限 4000 token（consolidationMaxTokens）"),
         note="the consolidation request caps the output at max_tokens; a cut answer is not written",
         differs_note="the consolidation cap is not 4,000 tokens",
+        kind="article-computed",  # the seed read it from the bytecode default, never ran it
     ),
 )

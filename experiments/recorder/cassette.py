@@ -63,6 +63,7 @@ from experiments.recorder.matching import (
     describe_difference,
     json_body_matcher,
 )
+from experiments.recorder.order_replay import CassetteMatch, replay_in_order
 from experiments.recorder.providers import ProviderSpec, is_loopback_url
 from experiments.recorder.recording_lock import recording_lock
 from experiments.recorder.scrubbing import (
@@ -232,6 +233,7 @@ def cassette_client(
     rerecord_hint: str = "",
     progress: Callable[[str], None] | None = None,
     timeouts: Timeouts | None = None,
+    match: CassetteMatch = "body",
 ) -> Iterator[CassetteClient]:
     """A chat client that replays the cassette at ``path``, or records it from ``provider``.
 
@@ -242,7 +244,7 @@ def cassette_client(
     """
     path = Path(path)
     if mode == "replay":
-        with _replay(path, rerecord_hint) as handle:
+        with (_replay if match == "body" else replay_in_order)(path, rerecord_hint) as handle:
             yield handle
     elif mode == "record":
         if provider is None:

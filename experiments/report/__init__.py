@@ -27,6 +27,7 @@ from experiments.base import refuse_secrets
 from experiments.report.html import render_index
 from experiments.report.pages import claims_markdown, experiment_page
 from experiments.report.per_experiment import read_view
+from experiments.report.per_experiment.mutations import mutations_section, read_matrix
 from experiments.report.plots import RecordedSets, build_plots
 from experiments.report.tables import (
     ReportInputs,
@@ -63,14 +64,19 @@ def build_reports(out_dir: Path) -> list[Path]:
     }
     for doc in inputs.experiments:
         view, reason = read[doc.id]
+        # E4's page shows each recorded model's measurements (the 0.5B model left no DSH
+        # compaction); the other pages show the first model's, the rest is in claims.md
+        others = [o for o in inputs.other_models if o.id.split("@", 1)[0] == doc.id == "E4"]
         files[out_dir / f"{doc.id}.md"] = experiment_page(
-            doc, view, reason, inputs.claims, provenance
+            doc, view, reason, inputs.claims, provenance, others
         )
     plots = build_plots(recorded_views(inputs))
     for plot in plots:
         files[out_dir / f"{plot.name}.png"] = plot.png
     generic = {key: reason for key, (_, reason) in read.items() if reason}
-    files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic)
+    matrix = read_matrix(out_dir)
+    section = mutations_section(matrix) if matrix else ""
+    files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic, section)
     for path, data in files.items():
         if isinstance(data, str):
             refuse_secrets(path, data)

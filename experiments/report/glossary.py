@@ -14,6 +14,8 @@ from html import escape
 
 import pandas as pd
 
+from experiments.report.glossary_more import MORE_GLOSSES
+
 __all__ = [
     "GLOSSES",
     "SOURCES",
@@ -41,6 +43,10 @@ SOURCES: tuple[tuple[str, str, str], ...] = (
 """The two seed articles: what the report calls each, its Chinese title, the title in English."""
 
 GLOSSES: dict[str, str] = {
+    "写完 MEMORY.md 才推进水位，写失败水位不动，下一轮重跑同一批": (
+        "the watermark advances only after MEMORY.md is written; a failed write leaves it, and "
+        "the next round reruns the same batch"
+    ),
     # code words
     "夜莺": "nightingale",
     "莺夜": "nightingale, its two characters reversed",
@@ -295,6 +301,7 @@ GLOSSES: dict[str, str] = {
     ),
     "六种": "six kinds",
 }
+GLOSSES.update(MORE_GLOSSES)
 """Each Chinese text the reports quote, exactly as quoted, with its English meaning."""
 
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef“”‘’"

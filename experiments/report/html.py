@@ -200,8 +200,10 @@ def render_index(
     plots: Sequence[Plot],
     provenance: Sequence[ProvenanceRow],
     generic: Mapping[str, str],
+    mutations: str = "",
 ) -> str:
-    """The whole ``index.html``; ``generic`` maps experiment ids to why their page is generic."""
+    """The whole ``index.html``; ``generic`` maps experiment ids to why their page is generic;
+    ``mutations`` is the mutation matrix's section (empty without ``mutations.csv``)."""
     claims = inputs.claims
     order = _order(inputs)
     titles = {e: experiment_title(e, None) for e in order}
@@ -224,6 +226,7 @@ def render_index(
         "sections": sections(
             inputs, order, {v.experiment: v for v in found}, plots, provenance, generic
         ),
+        "mutations": Markup(mutations),
         "sources": SOURCES,
         "reason_classes": REASON_CLASSES,
         "used_reasons": sorted({str(r) for r in claims.get("reason_class", []) if r}),

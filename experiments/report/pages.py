@@ -7,15 +7,16 @@ Computes nothing of its own beyond choosing display columns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from experiments.base import dump_json
-from experiments.report.glossary import gloss_text
+from experiments.report.glossary import english_column
 from experiments.report.markdown import escape_html, fence, markdown_table, short_sha, shorten
-from experiments.report.per_experiment import View, measurements_section
+from experiments.report.per_experiment import View, measurements_section, read_view
 from experiments.report.tables import (
     ClaimCounts,
     ExperimentDoc,
@@ -58,7 +59,7 @@ def claims_markdown(claims: pd.DataFrame, counts: ClaimCounts) -> str:
     else:
         body = "\n".join(
             f"## {experiment}\n\n"
-            + markdown_table(_glossed(side_by_side(own, _table_columns(own))))
+            + markdown_table(_english(side_by_side(own, _table_columns(own))))
             for experiment, own in claims.groupby("experiment", sort=False)
         )
     return escape_html(
@@ -94,9 +95,10 @@ def _first_model(claims: pd.DataFrame) -> pd.DataFrame:
     return claims[claims["model"] == claims["model"].iloc[0]]
 
 
-def _glossed(claims: pd.DataFrame) -> pd.DataFrame:
-    """The claims with an English gloss beside each Chinese text they quote."""
-    return claims.apply(lambda column: column.map(lambda v: gloss_text(str(v))))
+def _english(claims: pd.DataFrame) -> pd.DataFrame:
+    """The claims with their quotes left whole and an ``English`` column glossing the Chinese
+    they quote (a gloss inside a quote would garble it)."""
+    return english_column(claims, list(claims.columns))
 
 
 def _source_section(rows: list[ProvenanceRow]) -> str:
@@ -151,8 +153,11 @@ def experiment_page(
     reason: str,
     claims: pd.DataFrame,
     provenance: list[ProvenanceRow],
+    others: Sequence[ExperimentDoc] = (),
 ) -> str:
-    """``<ID>.md``: title, source, the experiment's claims, then what it measured.
+    """``<ID>.md``: title, source, the experiment's claims, then what it measured, once per
+    recorded model: the first model's measurements, then those of each ``<ID>@<model>.json``
+    in ``others`` under their own heading (a reader must see what every model produced).
 
     ``view`` and ``reason`` come from :func:`.per_experiment.read_view`; without a view the
     measurements are rendered generically, saying ``reason``.
@@ -160,7 +165,7 @@ def experiment_page(
     title = experiment_title(doc.id, doc.data)
     every = claims.loc[claims["experiment"] == doc.id]
     shown = side_by_side(every, PAGE_CLAIM_COLUMNS)
-    claims_text = markdown_table(_glossed(shown)) if len(every) else "_No claims recorded._\n"
+    claims_text = markdown_table(_english(shown)) if len(every) else "_No claims recorded._\n"
     own = _first_model(every).loc[:, PAGE_CLAIM_COLUMNS]
     page = "\n".join(
         [
@@ -172,7 +177,20 @@ def experiment_page(
             claims_text,
             "## Measurements\n",
             _config_line(doc.data) + _measurements(doc, view, reason, own),
+            *(_other_model(doc, other, every) for other in others),
         ]
     )
     # model output and recorded text are in it: no HTML of theirs may be live on the page
     return escape_html(page)
+
+
+def _other_model(doc: ExperimentDoc, other: ExperimentDoc, claims: pd.DataFrame) -> str:
+    """The measurements of one more recorded model (``<ID>@<model>.json``)."""
+    model = other.id.split("@", 1)[1]
+    as_own = dataclasses.replace(other, id=doc.id)
+    view, reason = read_view(as_own)
+    own = claims.loc[claims["model"] == model, PAGE_CLAIM_COLUMNS] if "model" in claims else claims
+    return (
+        f"## Measurements: {model}\n\nData: [{other.id}.json]({other.id}.json)\n\n"
+        + _measurements(as_own, view, reason, own)
+    )

@@ -75,6 +75,16 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class TriggerProbe:
+    """One check of the count trigger alone: does a history of ``messages`` messages compact
+    under ``trigger`` (0 = the count trigger off)?"""
+
+    trigger: int
+    messages: int
+    fires: bool
+
+
+@dataclass(frozen=True)
 class E1View:
     """E1: the history before and after one compaction, and where the cut fell."""
 
@@ -97,6 +107,11 @@ class E1View:
     summary_requests: int
     after: tuple[MessageRow, ...]
     after_estimated_tokens: int
+    default_removed: int = 0
+    """Messages AgentScope's default config (trigger 50, keep 20) removes from 50 plain
+    messages (no tool call)."""
+    trigger_probes: tuple[TriggerProbe, ...] = ()
+    """The count trigger at its edge (5 and 6 messages under trigger 6) and off (trigger 0)."""
     rerun: Rerun | None = None
     """Set by :func:`experiments.e1.run`; None for a single :func:`~experiments.e1.measure`."""
 

@@ -130,6 +130,8 @@ class ConsolidationWriteFailure:
     redone_status: str
     same_batch: bool
     facts_in_memory: tuple[str, ...]
+    advanced_after_write: bool = False
+    """The redone write moved the watermark: a third run finds nothing fresh and skips."""
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ class PruneRun:
     newest_kept_whole: bool
     pruned_chars: int
     result_tokens: int
+    preview_chars: tuple[int, ...] = ()
+    """The head-and-tail sizes of the pruned results, the marker taken out (2,000 each)."""
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ class SessionRun:
     """Agent and summary requests' prompt tokens (AgentScope's estimator) per 100 turns."""
     context_messages_at_end: int
     pairing_errors: int
+    """Agent requests sent with a tool call separated from its result (every request is
+    checked, not only the context at the end of a turn)."""
     guard: GuardRecord | None
     """None for the run without a guard."""
 
