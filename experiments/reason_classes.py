@@ -38,6 +38,10 @@ BY_CLAIM: dict[str, str] = {
     "E2-S3-SEARCHES": MODEL,
     "E2-S4-REBUILD": MODEL,
     "E2-S4-SAVE": MODEL,
+    # the flush stored a value a model answer gave (extraction, not invention), and the 0.5B
+    # model wrote its memory_save call as broken JSON text
+    "E2-FLUSH-INVENTS": MODEL,
+    "E2-S1-TOOLS": MODEL,
     # E3: the summaries and answers are model output.
     "E3-FINAL-TOKENS": MODEL,
     "E3-SUMMARY": MODEL,
@@ -80,6 +84,7 @@ SMALL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 BY_SET: dict[tuple[str, str], str] = {
     # The 0.5B model's DSH summary hit the 1,024-token cap: DSH refused it and did not compact.
     ("X-GATE-E4-DSH-OFF", SMALL): CAP,
+    ("DSH-REPLAY", SMALL): CAP,
     ("X-GATE-E4-DSH-ON", SMALL): CAP,
     ("X-COST-E4-DSH-SHRINK", SMALL): CAP,
     ("X-COST-E4-DSH-BREAKEVEN", SMALL): CAP,
