@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from experiments.claims import DSH_SEED, Claim, Kind
+from experiments.seeds import parse_citation
 
 __all__ = ["ClaimSpec", "Verdict", "evaluate", "every", "yes"]
 
@@ -88,7 +89,8 @@ def evaluate(
 def _kind(spec: ClaimSpec[V]) -> Kind:
     """Seed 002 only reads DeepSeek-Harness's source, never runs it: every row citing it as
     the article's value is ``article-computed``."""
-    if spec.kind == "article" and spec.article_source.startswith(DSH_SEED):
+    cited = parse_citation(spec.article_source)
+    if spec.kind == "article" and cited is not None and cited.seed == DSH_SEED:
         return "article-computed"
     return spec.kind
 

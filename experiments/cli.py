@@ -6,15 +6,15 @@ Commands import what they need when they run, so ``ctxlab --help`` imports no pa
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from experiments.cli_check import check, check_folder, read_baseline
+from experiments.cli_models import live_model as _live_model
+from experiments.cli_models import no_model as _no_model
 from experiments.cli_options import (
     at_least_one,
     cassettes_parser,
@@ -28,10 +28,7 @@ from experiments.cli_options import (
     timeouts,
 )
 from experiments.cli_session import saved_session, session_options, show_session
-from harness.errors import CtxlabError, MissingAPIKeyError
-
-if TYPE_CHECKING:
-    from harness.model import ChatModel
+from harness.errors import CtxlabError
 
 if TYPE_CHECKING:
     pass
@@ -305,43 +302,6 @@ def _sigterm_as_interrupt() -> None:
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, interrupt)
-
-
-def _no_model() -> ChatModel:
-    from harness.testing import ScriptedModel
-
-    return ScriptedModel([], model_name="none")  # undo never calls a model
-
-
-@contextlib.contextmanager
-def _live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
-    from experiments.recorder import local_server, provider_spec
-    from harness.client import ChatClient
-
-    if args.provider == "local" and not args.base_url:
-        with local_server() as server:
-            spec = provider_spec(
-                "local", model=args.model or server.model, base_url=server.base_url
-            )
-            with ChatClient(
-                spec.model,
-                base_url=spec.base_url,
-                api_key="no-key",
-                params=spec.params,
-                timeout=timeouts(args),
-            ) as client:
-                yield client
-        return
-    spec = provider_spec(
-        args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
-    )
-    key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else "no-key"
-    if not key:
-        raise MissingAPIKeyError(spec.api_key_env or "")
-    with ChatClient(
-        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=timeouts(args)
-    ) as client:
-        yield client
 
 
 def _bench(args: argparse.Namespace) -> int:

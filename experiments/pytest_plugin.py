@@ -27,7 +27,6 @@ baseline's folder, and its header and summary lines say so.
 
 from __future__ import annotations
 
-import filecmp
 import re
 import shutil
 import tempfile
@@ -36,6 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from experiments.pytest_checks import (
+    could_not_run,
+    differing_files,
+    preflight_or_usage_error,
+    refuse_order_writes,
+)
 from experiments.pytest_options import RECORD_MODES, pytest_addoption
 
 if TYPE_CHECKING:
@@ -65,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode == "rewrite" and not config.getoption("provider"):
         raise pytest.UsageError("--record-mode=rewrite needs --provider local|deepseek|...")
     if config.getoption("cassette_match") == "order":
-        _refuse_order_writes(config)
+        refuse_order_writes(config)
     session = config.stash[SESSION] = ClaimSession(config, mode)
     whole_run = [
         name
@@ -84,21 +89,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.hasplugin("xdist"):  # the marker is xdist's own
         config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker")
     if mode == "rewrite" and not config.option.collectonly:
-        _preflight(session, ())  # a missing key fails before anything is collected
-
-
-def _preflight(claims: ClaimSession, ids: tuple[str, ...] | list[str]) -> None:
-    """One usage error (exit 4, one line) when the recording cannot start: no key, or for a
-    local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
-    ``ids`` only what every recording from the provider needs is checked."""
-    from experiments.preflight import preflight
-    from harness.errors import CtxlabError
-
-    options = claims.recording_options()
-    try:
-        preflight(ids, *options)
-    except CtxlabError as exc:
-        raise pytest.UsageError(f"cannot record: {exc}") from None
+        preflight_or_usage_error(
+            session.recording_options(), ()
+        )  # a missing key fails before anything is collected
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -108,7 +101,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
         wanted = recordable(_needed(session.items))
         if wanted:
-            _preflight(claims, wanted)
+            preflight_or_usage_error(claims.recording_options(), wanted)
 
 
 # --- collection ----------------------------------------------------------------------------
@@ -303,7 +296,7 @@ class ClaimSession:
                     self.errors[experiment_id] = exc
         error = self.errors.get(experiment_id)
         if error is not None:
-            pytest.fail(f"{experiment_id} {_could_not_run(error)}", pytrace=False)
+            pytest.fail(f"{experiment_id} {could_not_run(error)}", pytrace=False)
         return self.results[experiment_id]
 
     def stale_lines(self) -> list[str]:
@@ -392,7 +385,7 @@ class ClaimSession:
         self._compare(out, committed, temporary=chosen is None)
 
     def _compare(self, out: Path, committed: Path, *, temporary: bool) -> None:
-        differing = _differing_files(out, committed)
+        differing = differing_files(out, committed)
         if not differing:
             self.summary.append(f"reports of this run are identical to {committed}")
             if temporary:
@@ -401,37 +394,6 @@ class ClaimSession:
         shown = ", ".join(differing[:8]) + (" …" if len(differing) > 8 else "")
         self.summary.append(f"reports written to {out} differ from {committed} in: {shown}")
         self.summary.append("accept a deliberate change with `ctxlab run` or --update-baseline")
-
-
-def _refuse_order_writes(config: pytest.Config) -> None:
-    """An order replay is no reproduction: it never rewrites the baseline or its folder."""
-    if config.getoption("update_baseline"):
-        raise pytest.UsageError(
-            "--cassette-match order is not a reproduction; it cannot --update-baseline."
-        )
-    chosen = config.getoption("report_dir")
-    committed = Path(config.getoption("baseline")).resolve().parent
-    if chosen is not None and (Path(chosen).resolve() == committed or chosen.name == "reports"):
-        raise pytest.UsageError(
-            f"--cassette-match order never writes {chosen}: give a scratch --report-dir."
-        )
-    if config.getoption("record_mode") == "rewrite":
-        raise pytest.UsageError("--cassette-match order replays; it cannot record.")
-
-
-def _differing_files(out: Path, committed: Path) -> list[str]:
-    names = sorted({p.name for p in out.iterdir()} | {p.name for p in committed.iterdir()})
-    return [
-        name
-        for name in names
-        if not ((out / name).is_file() and (committed / name).is_file())
-        or not filecmp.cmp(out / name, committed / name, shallow=False)
-    ]
-
-
-def _could_not_run(error: BaseException) -> str:
-    text = str(error)
-    return text if text.startswith("could not") else f"could not run: {text}"
 
 
 SESSION = pytest.StashKey[ClaimSession]()

@@ -4,20 +4,18 @@
 
 * ``replay`` first checks the cassette is whole and sealed (the digest of its interactions in
   its provenance matches; see :mod:`~experiments.recorder.seal`), then serves every request from
-  the file, never touching the network. Requests are
-  matched on method, path and the *parsed* JSON body, each recorded answer is played once, in
-  order, and a request the recording does not hold, or a recorded one never asked for, raises
-  :class:`CassetteMismatchError` with the command that re-records the cassette (see
-  :mod:`~experiments.recorder.matching`).
+  the file, never touching the network. Requests are matched on method, path and the *parsed*
+  JSON body, each recorded answer is played once, in order, and a request the recording does
+  not hold, or a recorded one never asked for, raises :class:`CassetteMismatchError` with the
+  command that re-records it (:mod:`~experiments.recorder.matching`).
 * ``record`` sends the requests to a live provider and writes the cassette only when the block
   ends without error: secrets are filtered from headers and query strings, loopback addresses
   are replaced by the provider's public URL, the finished file is scanned for anything that
   still looks like a secret, and a ``provenance`` block says which provider and model (and, for
   the local server, which model file and flags) produced it.
 
-Cassettes are JSON: bodies that are JSON are stored parsed, so they are readable and diffable
-(Chinese text stays Chinese), and turned back into the exact bytes on load (see
-:mod:`~experiments.recorder.format`).
+Cassettes are JSON: JSON bodies are stored parsed, readable and diffable (Chinese text stays
+Chinese), and turned back into the exact bytes on load (:mod:`~experiments.recorder.format`).
 """
 
 from __future__ import annotations

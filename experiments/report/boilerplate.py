@@ -25,22 +25,25 @@ class Phrase:
     once: str
 
 
+JUDGE = r"(?:judge `[\w-]+`|experiments/[\w/]+\.py)"
+"""How a note names its judge: by its stable name (or, in older notes, by a file)."""
+
 PHRASES: tuple[Phrase, ...] = (
     Phrase(
         re.compile(r"model output as recorded(?: \(([^()]*)\))?"),
         "values of a recorded model are its output as recorded in its cassette",
     ),
     Phrase(
-        re.compile(r"judged (?:strictly )?by a rule in (experiments/[\w/]+\.py)"),
+        re.compile(r"judged (?:strictly )?by (?:a rule in )?(JUDGE)(?!:)".replace("JUDGE", JUDGE)),
         "judged by a rule in {0}",
     ),
     Phrase(
         re.compile(
             r"it writes tool calls as JSON text, not API tool_calls, and the harness reads them"
-            r"(?: \((experiments/[\w/]+\.py)\))?"
+            r"(?: \((JUDGE)\))?".replace("JUDGE", JUDGE)
         ),
         "the model writes tool calls as JSON text, not API tool_calls, and the harness reads "
-        "them (experiments/recorder/textcalls.py)",
+        "them (judge `text-call-reader`)",
     ),
     Phrase(
         re.compile(r"ctxlab's own check \(no seed states a value\)"),
@@ -48,8 +51,8 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     Phrase(
         re.compile(
-            r"judged strictly by (experiments/[\w/]+\.py): a fact counts only when it appears "
-            r"verbatim in the summary message the conversation goes on with"
+            r"judged strictly by (JUDGE): a fact counts only when it appears verbatim in the "
+            r"summary message the conversation goes on with".replace("JUDGE", JUDGE)
         ),
         "judged strictly by {0}: a fact counts only when it appears verbatim in the summary "
         "message the conversation goes on with",
