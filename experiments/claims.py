@@ -29,6 +29,7 @@ __all__ = [
     "claims_frame",
     "merge_claims",
     "read_claims",
+    "scripted_check",
     "write_claims",
 ]
 
@@ -185,6 +186,16 @@ class Claim:
             "ctxlab",
             article_source,
         )
+
+
+def scripted_check(
+    experiment: str, claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str
+) -> Claim:
+    """A ``ctxlab`` row of a scripted experiment: ``match`` when ``ok``; the note says the
+    rule, and why when it fails."""
+    note = rule if ok else f"{why}; {rule}"
+    status: Status = "match" if ok else "differs"
+    return Claim(experiment, claim_id, claim, "", value, status, "scripted", note, kind="ctxlab")
 
 
 def cite(seed: str, quote: str) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from experiments.claims import Claim
+from experiments.claims import Claim, scripted_check
 from experiments.views.x_bench import BudgetRecord, RunRecord, XBenchView
 
 __all__ = ["FULL_FLOOR", "REGEX_KINDS", "claims"]
@@ -33,18 +33,7 @@ REGEX_KINDS = frozenset({"identifier", "near_duplicate", "tool_only"})
 
 
 def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str) -> Claim:
-    note = rule if ok else f"{why}; {rule}"
-    return Claim(
-        "X-BENCH",
-        claim_id,
-        claim,
-        "",
-        value,
-        "match" if ok else "differs",
-        "scripted",
-        note,
-        kind="ctxlab",
-    )
+    return scripted_check("X-BENCH", claim_id, claim, value, ok, rule, why)
 
 
 def _runs(view: XBenchView, condition: str) -> list[RunRecord]:

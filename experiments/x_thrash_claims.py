@@ -4,7 +4,7 @@ X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE."
 
 from __future__ import annotations
 
-from experiments.claims import Claim
+from experiments.claims import Claim, scripted_check
 from experiments.views.x_thrash import SessionRun, XThrashView
 
 __all__ = ["GUARD_CUT", "THRASH_SHARE", "claims"]
@@ -34,19 +34,7 @@ def _summary_rate(run: SessionRun) -> str:
 
 
 def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str) -> Claim:
-    """A ``ctxlab`` row: ``match`` when ``ok``; the note says the rule, and why when it fails."""
-    note = rule if ok else f"{why}; {rule}"
-    return Claim(
-        "X-THRASH",
-        claim_id,
-        claim,
-        "",
-        value,
-        "match" if ok else "differs",
-        "scripted",
-        note,
-        kind="ctxlab",
-    )
+    return scripted_check("X-THRASH", claim_id, claim, value, ok, rule, why)
 
 
 def claims(view: XThrashView) -> tuple[Claim, ...]:
