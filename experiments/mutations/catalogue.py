@@ -235,8 +235,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the DSH pairing back-off is off (a cut may separate a call from its result)",
         wrap(
             "harness.compaction.dsh.selection",
-            "tool_pairing_balanced_before",
-            lambda _o: lambda messages, cut: True,
+            "cut_balance",
+            lambda _o: lambda nodes: [True] * (len(nodes) + 1),
         ),
         ("DSH-RANGE-BACKOFF",),
     ),
