@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # One test per claim of reports/claims.csv, record modes, reports (see the plugin's docstring).
-pytest_plugins = ["experiments.pytest_plugin", "pytester"]
+pytest_plugins = ["experiments.lab.pytest_plugin", "pytester"]
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(

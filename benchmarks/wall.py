@@ -14,7 +14,11 @@ from benchmarks.common import Row, timed
 
 __all__ = ["rows"]
 
-CTXLAB = [sys.executable, "-c", "import sys; from experiments.cli import main; sys.exit(main())"]
+CTXLAB = [
+    sys.executable,
+    "-c",
+    "import sys; from experiments.lab.cli import main; sys.exit(main())",
+]
 
 
 def _run(command: list[str]) -> None:

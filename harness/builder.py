@@ -45,10 +45,10 @@ from harness.memory.workspace import MemoryWorkspace
 from harness.model import ChatModel, provider_of
 from harness.results import CallResult
 from harness.safe_paths import check_name
-from harness.store.dsh.codec import DshCodec
 from harness.store.durability import DEFAULT_DURABILITY, Durability, check_durability
 from harness.store.eventlog import EventLogHistory
 from harness.store.eventlog.codec import LogFormat
+from harness.store.eventlog.dsh_format import DshCodec
 from harness.store.history import StateHistory
 from harness.store.session_lock import session_lock
 from harness.store.sessions import open_history

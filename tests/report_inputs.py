@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from experiments.base import ExperimentResult, write_json
-from experiments.claims import claims_frame, write_claims
-from experiments.report import build_reports
+from experiments.lab.claims import claims_frame, write_claims
+from experiments.lab.experiment import ExperimentResult, write_json
+from experiments.lab.report import build_reports
 
 
 def write_inputs(folder: Path, result: ExperimentResult) -> Path:

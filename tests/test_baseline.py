@@ -1,4 +1,4 @@
-"""experiments.baseline: reading the claims table by column name, what counts as a change."""
+"""experiments.lab.baseline: reading the claims table by column name, what counts as a change."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from experiments.baseline import (
+from experiments.lab.baseline import (
     baseline_changes,
     claim_change,
     diff_lines,
     is_structural,
     read_baseline,
 )
-from experiments.errors import ExperimentError
+from experiments.lab.errors import ExperimentError
 
 
 def row(claim_id: str = "E9-A", status: str = "match", value: str = "3", **extra: str) -> dict:  # type: ignore[type-arg]

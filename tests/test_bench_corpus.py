@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from experiments.bench import corpus
-from experiments.bench.corpus import SEEDS, SIZES, conversation_text, generate, turn_messages
-from experiments.bench.schema import (
+
+from experiments.x_bench.corpus import SEEDS, SIZES, conversation_text, generate, turn_messages
+from experiments.x_bench.schema import (
     FACT_KINDS,
     BenchFileError,
     Conversation,
@@ -58,7 +58,15 @@ def test_two_runs_of_the_module_with_one_seed_write_identical_bytes(tmp_path: Pa
     outs = []
     for n in (1, 2):
         out = tmp_path / f"c{n}.json"
-        command = [sys.executable, "-m", "experiments.bench.corpus", "--seed", "7", "--size", "2k"]
+        command = [
+            sys.executable,
+            "-m",
+            "experiments.x_bench.corpus",
+            "--seed",
+            "7",
+            "--size",
+            "2k",
+        ]
         subprocess.run([*command, "--lang", "zh", "--out", str(out)], check=True, cwd=ROOT)
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
@@ -67,7 +75,7 @@ def test_two_runs_of_the_module_with_one_seed_write_identical_bytes(tmp_path: Pa
 
 
 def test_the_module_refuses_an_unknown_size_in_one_line(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "experiments.bench.corpus", "--seed", "1", "--size", "3k"]
+    command = [sys.executable, "-m", "experiments.x_bench.corpus", "--seed", "1", "--size", "3k"]
     done = subprocess.run([*command, "--lang", "zh"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2
     assert "invalid choice: '3k'" in done.stderr

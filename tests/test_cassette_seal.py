@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from experiments.cassette_sets import DEFAULT_SET
-from experiments.cli import main
-from experiments.errors import CassetteError, CassetteTamperedError
-from experiments.recorder.seal import (
+from experiments.lab.cassette_sets import DEFAULT_SET
+from experiments.lab.cli import main
+from experiments.lab.errors import CassetteError, CassetteTamperedError
+from experiments.lab.recorder.seal import (
     DIGEST_KEY,
     check_cassette,
     interactions_digest,

@@ -11,14 +11,14 @@ import pandas as pd
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.base import RunSettings
-from experiments.baseline import baseline_changes, claim_key, claim_row, read_baseline
-from experiments.cassette_sets import DEFAULT_SET, list_sets, model_label, set_name
-from experiments.claims import Claim, claims_frame
-from experiments.errors import CassetteExistsError, ExperimentError
-from experiments.recording import Recording, record
-from experiments.report.tables import recorded_models, side_by_side
-from experiments.runner import run_one
+from experiments.lab.baseline import baseline_changes, claim_key, claim_row, read_baseline
+from experiments.lab.cassette_sets import DEFAULT_SET, list_sets, model_label, set_name
+from experiments.lab.claims import Claim, claims_frame
+from experiments.lab.errors import CassetteExistsError, ExperimentError
+from experiments.lab.experiment import RunSettings
+from experiments.lab.recording import Recording, record
+from experiments.lab.report.tables import recorded_models, side_by_side
+from experiments.lab.runner import run_one
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CASSETTES = PROJECT_ROOT / "cassettes"
@@ -162,8 +162,8 @@ def test_side_by_side_shows_each_model_with_its_own_reason() -> None:
 
 
 def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path) -> None:
-    from experiments.claims import write_claims
-    from experiments.report import build_reports
+    from experiments.lab.claims import write_claims
+    from experiments.lab.report import build_reports
 
     claims = [_claim("big", "match"), _claim("small", "differs", "small said 2")]
     write_claims(claims_frame(claims), tmp_path / "claims.csv")
@@ -180,8 +180,8 @@ def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path
 
 
 def test_the_local_model_is_chosen_by_short_or_full_name() -> None:
-    from experiments.errors import LocalServerError
-    from experiments.recorder.modelfile import QWEN_0_5B, QWEN_1_5B, local_model
+    from experiments.lab.errors import LocalServerError
+    from experiments.lab.recorder.modelfile import QWEN_0_5B, QWEN_1_5B, local_model
 
     assert local_model(None) is QWEN_1_5B and local_model("qwen1.5b") is QWEN_1_5B
     assert local_model("qwen0.5b") is local_model(QWEN_0_5B.name) is QWEN_0_5B

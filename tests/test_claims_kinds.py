@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.claims import AS_SEED, DSH_SEED, KINDS, Claim, cite, read_claims
-from experiments.recorder.textcalls import TextToolCalls
-from experiments.seed_sections import SECTIONS
-from experiments.seeds import (
+from experiments.lab.claims import AS_SEED, DSH_SEED, KINDS, Claim, cite, read_claims
+from experiments.lab.recorder.textcalls import TextToolCalls
+from experiments.lab.seed_sections import SECTIONS
+from experiments.lab.seeds import (
     SEED_TITLES,
     parse_citation,
     section_at,
@@ -82,7 +82,7 @@ def test_every_quote_occurs_in_its_seed_in_the_section_cited() -> None:
             continue
         if cited.section not in sections_of(cited.seed, texts[cited.seed], cited.quote):
             wrong.append((row["claim_id"], cited.section, cited.quote))
-    assert wrong == [], "run `python -m experiments.seeds`, then `ctxlab run`"
+    assert wrong == [], "run `python -m experiments.lab.seeds`, then `ctxlab run`"
 
 
 @needs_seeds

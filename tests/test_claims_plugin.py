@@ -1,4 +1,4 @@
-"""The claims plugin (experiments/pytest_plugin.py), run as pytest itself on a temporary copy of
+"""The claims plugin (experiments/lab/pytest_plugin.py), run as pytest itself on a temporary copy of
 the committed baseline: items per row, failures naming the claim, expected failures for known
 differences, the kind column, --update-baseline, reports that never overwrite the baseline, and
 --record-mode=rewrite against a real HTTP server on 127.0.0.1."""
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.baseline import claim_key, is_structural
-from experiments.cli import main
+from experiments.lab.baseline import claim_key, is_structural
+from experiments.lab.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REPORTS = PROJECT_ROOT / "reports"
@@ -74,8 +74,8 @@ def run_claims(
     if not temporary_reports and "--report-dir" not in args:
         args = (*args, "--report-dir", str(pytester.path / "run-reports"))
     return pytester.runpytest(
-        "-p", "experiments.pytest_plugin", "-p", "no:cacheprovider", "--baseline", str(baseline),
-        "-rfEx", *args,
+        "-p", "experiments.lab.pytest_plugin", "-p", "no:cacheprovider",
+        "--baseline", str(baseline), "-rfEx", *args,
     )  # fmt: skip
 
 
@@ -273,7 +273,7 @@ def test_rewrite_records_the_selected_experiment_then_judges_it(
 
 
 def test_experiments_that_replay_what_was_recorded_are_named(tmp_path: Path) -> None:
-    from experiments.recording import dependents
+    from experiments.lab.recording import dependents
 
     assert dependents(["E3"]) == ["X-GATE", "X-COST"]
     assert dependents(["E4"], PROJECT_ROOT / "cassettes") == ["X-GATE", "X-COST"]
@@ -303,8 +303,8 @@ def test_a_missing_key_is_one_usage_error_before_any_test_runs(
 def test_a_missing_record_extra_is_one_usage_error(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import experiments.recorder.localserver as localserver
-    import experiments.recorder.modelfile as modelfile
+    import experiments.lab.recorder.localserver as localserver
+    import experiments.lab.recorder.modelfile as modelfile
 
     monkeypatch.setattr(modelfile, "check_parts", lambda model: None)  # as if the parts were in
     monkeypatch.setattr(localserver.importlib.util, "find_spec", lambda name: None)  # no llama_cpp
@@ -321,7 +321,7 @@ def test_a_missing_record_extra_is_one_usage_error(
 def test_a_failed_rerecording_fails_each_claim_with_the_reason(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import experiments.recording as recording
+    import experiments.lab.recording as recording
     from harness.errors import CtxlabError
 
     def fails(ids: object, settings: object) -> list[str]:

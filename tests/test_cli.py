@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.claims import CLAIM_COLUMNS
-from experiments.cli import main
+from experiments.lab.claims import CLAIM_COLUMNS
+from experiments.lab.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def summary_counts(line: str) -> tuple[int, int, int]:
 
 def run_module(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "experiments.cli", *args],
+        [sys.executable, "-m", "experiments.lab.cli", *args],
         cwd=PROJECT_ROOT,
         capture_output=True,
         text=True,
@@ -161,7 +161,7 @@ def test_without_the_suite_extra_ctxlab_says_which_extra_in_one_sentence(tmp_pat
     """The library needs only httpx; the ctxlab command needs the `suite` extra (pandas …)."""
     script = (
         "import sys; sys.modules['pandas'] = None\n"  # as if pandas were not installed
-        "from experiments.cli import main\n"
+        "from experiments.lab.cli import main\n"
         f"sys.exit(main(['run', 'E1', '--out', {str(tmp_path / 'r')!r}]))\n"
     )
     done = subprocess.run(

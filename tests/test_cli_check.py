@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.cli import main
+from experiments.lab.cli import main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BASELINE = PROJECT_ROOT / "reports" / "claims.csv"

@@ -12,7 +12,7 @@ from loopback import SilentServer
 from sessions import run_turns
 from summary_server import KEY_ENV, compact_args
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 

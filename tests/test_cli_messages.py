@@ -10,9 +10,9 @@ import pytest
 from summary_server import SummaryServer
 from test_manual import saved_session, server  # noqa: F401  (server is a fixture)
 
-from experiments.cli import _parser, main
-from experiments.cli_help import EXPERIMENT_SUMMARIES
-from experiments.registry import EXPERIMENTS
+from experiments.lab.cli import _parser, main
+from experiments.lab.registry import EXPERIMENTS
+from experiments.manifest import MANIFEST
 
 COMMANDS = ("run", "record", "compact", "serve-local")
 
@@ -56,7 +56,7 @@ def test_run_help_lists_the_experiments_and_defaults(capsys: pytest.CaptureFixtu
 
 
 def test_the_help_list_is_the_registry() -> None:
-    assert {key: e.title for key, e in EXPERIMENTS.items()} == EXPERIMENT_SUMMARIES
+    assert [(key, e.title) for key, e in EXPERIMENTS.items()] == [(m.id, m.title) for m in MANIFEST]
 
 
 def _actions(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.Action]]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from experiments import e1
-from experiments.claims import CLAIM_COLUMNS
-from experiments.cli import main
+from experiments.lab.claims import CLAIM_COLUMNS
+from experiments.lab.cli import main
 from harness.messages import validate_pairing
 from harness.tokens import estimate_tokens
 

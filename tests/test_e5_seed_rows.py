@@ -10,10 +10,10 @@ import pytest
 
 from experiments.e5.dsh_mechanics import measure_dsh_mechanics
 from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.dsh_view import DshMechanics
 from experiments.e5.seed_memory import measure_seed_memory
 from experiments.e5.seed_rows import seed_memory_claims
-from experiments.views.e5_dsh import DshMechanics
-from experiments.views.e5_seed import SeedMemory
+from experiments.e5.seed_view import SeedMemory
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from experiments import e2, e3, e5
-from experiments.base import RunSettings
-from experiments.errors import CassetteMismatchError, CassetteMissingError
+from experiments.lab.errors import CassetteMismatchError, CassetteMissingError
+from experiments.lab.experiment import RunSettings
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
 SETTINGS = RunSettings(cassette_root=CASSETTES, progress=lambda line: None)

@@ -34,7 +34,7 @@ from harness.testing import FunctionModel, ScriptedModel, Step
 
 METER = build_meter("ctxlab-anchored")
 
-# E4's planted facts, in E4's own words (experiments/e4.py): a code word in Chinese quotes, an
+# E4's planted facts, in E4's own words (experiments/e4/): a code word in Chinese quotes, an
 # order id, an amount, a path.
 E4_SPAN = [
     Message.user("这票货的暗号定为“蓝鲸”，请记住。只回复“收到”。"),

@@ -8,9 +8,9 @@ import csv
 import re
 from pathlib import Path
 
-from experiments.claims import DSH_SEED
-from experiments.judge_names import JUDGES, named_judges
-from experiments.seeds import parse_citation
+from experiments.lab.claims import DSH_SEED
+from experiments.lab.claims.judge_names import JUDGES, named_judges
+from experiments.lab.seeds import parse_citation
 
 CLAIMS = Path(__file__).resolve().parent.parent / "reports" / "claims.csv"
 FILE_NAME = re.compile(r"[\w./-]+\.py\b")
@@ -44,7 +44,7 @@ def test_every_judge_a_note_names_exists() -> None:
 
 
 def test_a_note_naming_a_file_is_caught() -> None:
-    assert files_named("judged by a rule in experiments/e3.py; model output as recorded")
+    assert files_named("judged by a rule in experiments/e3/__init__.py; model output as recorded")
     assert files_named("see harness/tool_offload.py") == ["harness/tool_offload.py"]
     assert not files_named("judged by judge `e3-rules`; see E4.json")
 

@@ -1,5 +1,5 @@
-"""The rules that judge recorded model output (experiments/judges.py) and the E2/E3/E4 claims
-built on them: each rule is shown failing and passing on hand-made inputs."""
+"""The rules that judge recorded model output (experiments/lab/claims/judges.py) and the E2/E3/E4
+claims built on them: each rule is shown failing and passing on hand-made inputs."""
 
 from __future__ import annotations
 
@@ -11,11 +11,17 @@ from typing import Any
 
 import pytest
 
-from experiments import e2_claims, e3_claims, e4_claims
-from experiments.judges import filled_sections, invented_codes, recall_route, verbatim_copy
-from experiments.report.per_experiment.e2 import e2_view
-from experiments.report.per_experiment.e3 import e3_view
-from experiments.report.per_experiment.e4 import e4_view
+from experiments.e2 import claims as e2_claims
+from experiments.e2 import e3_claims, e4_claims
+from experiments.e2.page import PAGE as E2_PAGE
+from experiments.e3.page import PAGE as E3_PAGE
+from experiments.e4.page import PAGE as E4_PAGE
+from experiments.lab.claims.judges import (
+    filled_sections,
+    invented_codes,
+    recall_route,
+    verbatim_copy,
+)
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 FOUR = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
@@ -101,9 +107,9 @@ def test_invented_codes() -> None:
 
 
 JUDGES: dict[str, tuple[Callable[[dict[str, Any]], Any], Callable[[Any, str], tuple[Any, ...]]]] = {
-    "E2": (e2_view, e2_claims.claims),
-    "E3": (e3_view, e3_claims.claims),
-    "E4": (e4_view, e4_claims.claims),
+    "E2": (E2_PAGE.read, e2_claims.claims),
+    "E3": (E3_PAGE.read, e3_claims.claims),
+    "E4": (E4_PAGE.read, e4_claims.claims),
 }
 
 

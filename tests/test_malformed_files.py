@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.baseline import read_baseline
-from experiments.errors import ExperimentError
+from experiments.lab.baseline import read_baseline
+from experiments.lab.errors import ExperimentError
 from harness.builder import HarnessAgent
 from harness.errors import CtxlabError
 from harness.testing import FunctionModel

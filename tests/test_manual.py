@@ -12,7 +12,7 @@ import pytest
 from sessions import run_turns
 from summary_server import KEY_ENV, SummaryServer, compact_args
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.compaction.agentscope import Compactor
 from harness.compaction.dsh import DshEngine
 from harness.compaction.manual import ManualCompaction

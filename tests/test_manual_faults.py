@@ -16,7 +16,7 @@ import pytest
 from summary_server import KEY_ENV, SummaryServer, compact_args
 from test_manual import _messages, answer, saved_session, server  # noqa: F401
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.builder import HarnessAgent
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
@@ -26,7 +26,7 @@ from harness.testing import FunctionModel
 SLOW_COMPACT = """
 import sys, time
 from pathlib import Path
-from experiments.cli import _sigterm_as_interrupt
+from experiments.lab.cli import _sigterm_as_interrupt
 from harness.compaction.manual import ManualCompaction
 from harness.testing import FunctionModel
 

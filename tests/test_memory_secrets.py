@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from loopback import ScriptedHTTPServer, completion, json_reply, say
 
-from experiments.base import write_json
-from experiments.errors import ExperimentError
-from experiments.recorder import secrets as recording_secrets
+from experiments.lab.errors import ExperimentError
+from experiments.lab.experiment import write_json
+from experiments.lab.recorder import secrets as recording_secrets
 from harness import secrets
 from harness.builder import HarnessAgent
 from harness.client import ChatClient, RetryPolicy

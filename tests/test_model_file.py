@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_recording_localserver import fake_parts  # noqa: F401  (a fixture)
 
-from experiments.errors import LocalServerError
-from experiments.recorder.modelfile import MODEL_FILE_ENV, LocalModel, assemble_model
+from experiments.lab.errors import LocalServerError
+from experiments.lab.recorder.modelfile import MODEL_FILE_ENV, LocalModel, assemble_model
 
 
 def test_assembling_says_where_and_how_big(

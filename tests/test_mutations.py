@@ -1,6 +1,6 @@
 """Every claim can fail: the mutation catalogue, run as ``pytest -m mutations``.
 
-The matrix (:mod:`experiments.mutations.matrix`) judges every claim under every mutation of the
+The matrix (:mod:`experiments.lab.mutations.matrix`) judges every claim under every mutation of the
 harness, each run in its own process and temporary folder, the recorded answers replayed in
 order. A mutation fails its test when a claim it names does not flip, or when it flips nothing;
 a seed row (``article``, ``article-computed``) no mutation flips must be a listed guard; and the
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.mutations.catalogue import MUTATIONS, Mutation
-from experiments.mutations.guards import GUARDS, UNCOVERED, uncovered
-from experiments.mutations.matrix import MATRIX_FILE, Matrix, compute_matrix, write_matrix
-from experiments.report.per_experiment.mutations import mutations_section
+from experiments.lab.mutations.catalogue import MUTATIONS, Mutation
+from experiments.lab.mutations.guards import GUARDS, UNCOVERED, uncovered
+from experiments.lab.mutations.matrix import MATRIX_FILE, Matrix, compute_matrix, write_matrix
+from experiments.lab.report.mutations import mutations_section
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REPORTS = PROJECT_ROOT / "reports"

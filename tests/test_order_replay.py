@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import main
-from experiments.errors import CassetteMismatchError
-from experiments.recorder import cassette_client
-from experiments.recorder.order_replay import NOT_A_REPRODUCTION
+from experiments.lab.cli import main
+from experiments.lab.errors import CassetteMismatchError
+from experiments.lab.recorder import cassette_client
+from experiments.lab.recorder.order_replay import NOT_A_REPRODUCTION
 from harness.messages import Message
 from harness.model import ChatRequest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-COMMAND = (sys.executable, "-m", "experiments.cli")
+COMMAND = (sys.executable, "-m", "experiments.lab.cli")
 CASSETTE = next((PROJECT_ROOT / "cassettes" / "E3").glob("*/rounds.json"))
 
 
@@ -94,7 +94,7 @@ def test_run_in_order_marks_every_line_and_writes_a_scratch_folder(tmp_path: Pat
 
 def test_pytest_option_refuses_to_update_the_baseline(pytester: pytest.Pytester) -> None:
     done = pytester.runpytest_subprocess(
-        "-p", "experiments.pytest_plugin", "--cassette-match", "order", "--update-baseline"
+        "-p", "experiments.lab.pytest_plugin", "--cassette-match", "order", "--update-baseline"
     )
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     assert "not a reproduction" in "\n".join(done.errlines)

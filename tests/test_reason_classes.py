@@ -1,5 +1,5 @@
 """``claims.csv``'s ``reason_class``: every ``differs`` row says its main cause in a few words
-(a class of :data:`experiments.claims.REASON_CLASSES`), and no ``match`` row has one."""
+(a class of :data:`experiments.lab.claims.REASON_CLASSES`), and no ``match`` row has one."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.claims import REASON_CLASSES, Claim, claims_frame, read_claims, write_claims
-from experiments.reason_classes import BY_CLAIM, BY_SET, classified, reason_class
+from experiments.lab.claims import REASON_CLASSES, Claim, claims_frame, read_claims, write_claims
+from experiments.lab.claims.reason_classes import BY_CLAIM, BY_SET, classified, reason_class
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "reports" / "claims.csv"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fixed_model import fixed_model_server
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.client import ChatClient
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -65,9 +65,9 @@ def test_a_bad_cap_is_refused_naming_the_option(
 
 
 def e4_claims_of(report: str) -> dict[str, Any]:
-    from experiments import e4_claims
-    from experiments.views import from_data
-    from experiments.views.e4 import E4View
+    from experiments.e4 import claims as e4_claims
+    from experiments.e4.view import E4View
+    from experiments.lab.views import from_data
 
     data = json.loads((PROJECT_ROOT / "reports" / report).read_text(encoding="utf-8"))
     view = from_data(E4View, data)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from loopback import Reply, ScriptedHTTPServer, say
 
-from experiments.errors import RecordingIncompleteError
-from experiments.recorder import cassette_client, provider_spec
+from experiments.lab.errors import RecordingIncompleteError
+from experiments.lab.recorder import cassette_client, provider_spec
 from harness.errors import ModelError
 from harness.messages import Message
 from harness.model import ChatRequest

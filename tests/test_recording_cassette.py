@@ -1,5 +1,5 @@
-"""Tests of experiments.recorder.cassette and .secrets: record against a scripted loopback server,
-replay with the server gone, mismatches, secret filtering and the JSON cassette format."""
+"""Tests of experiments.lab.recorder.cassette and .secrets: record against a scripted loopback
+server, replay with the server gone, mismatches, secret filtering and the JSON cassette format."""
 
 from __future__ import annotations
 
@@ -20,14 +20,14 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import deserialize as vcr_deserialize
 from vcr.serialize import serialize as vcr_serialize
 
-from experiments.errors import (
+from experiments.lab.errors import (
     CassetteError,
     CassetteExistsError,
     CassetteMismatchError,
     CassetteMissingError,
     SecretLeakError,
 )
-from experiments.recorder import (
+from experiments.lab.recorder import (
     Provenance,
     ProviderSpec,
     cassette_client,
@@ -36,14 +36,14 @@ from experiments.recorder import (
     scan_file,
     scan_text,
 )
-from experiments.recorder.cassette import (
+from experiments.lab.recorder.cassette import (
     CassetteSerializer,
     decode_body,
     describe_difference,
     encode_body,
     json_body_matcher,
 )
-from experiments.recorder.seal import check_cassette, interactions_digest
+from experiments.lab.recorder.seal import check_cassette, interactions_digest
 from harness.errors import ConfigError, MissingAPIKeyError
 from harness.messages import Message
 from harness.model import ChatRequest

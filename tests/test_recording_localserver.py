@@ -1,4 +1,4 @@
-"""Tests of experiments.recorder.localserver and .det_server that need no llama_cpp: the command
+"""Tests of experiments.lab.recorder.localserver and .det_server that need no llama_cpp: the command
 line, model assembly from fake part modules, and the server lifecycle with a stand-in server."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from experiments.errors import LocalServerError
-from experiments.recorder import (
+from experiments.lab.errors import LocalServerError
+from experiments.lab.recorder import (
     QWEN_1_5B,
     LocalModel,
     ServerInfo,
@@ -25,7 +25,7 @@ from experiments.recorder import (
     local_server,
     localserver,
 )
-from experiments.recorder.det_server import (
+from experiments.lab.recorder.det_server import (
     NO_REPACK,
     install_fresh_context,
     keep_weights_unpacked,
@@ -60,7 +60,7 @@ def test_server_command_runs_the_deterministic_launcher() -> None:
     command = localserver.server_command(
         Path("/m/q.gguf"), "q", port=8011, n_ctx=8192, seed=42, threads=2
     )
-    assert command[:3] == [sys.executable, "-m", "experiments.recorder.det_server"]
+    assert command[:3] == [sys.executable, "-m", "experiments.lab.recorder.det_server"]
     assert command[-1] == "--no-repack"  # the launcher's own switch, a lone flag
     flags = dict(zip(command[3:-1:2], command[4:-1:2], strict=True))
     assert flags == {

@@ -1,11 +1,11 @@
-"""Tests of experiments.recorder.providers: defaults, overrides, public URLs and errors."""
+"""Tests of experiments.lab.recorder.providers: defaults, overrides, public URLs and errors."""
 
 from __future__ import annotations
 
 import pytest
 
-from experiments.recorder import PROVIDERS, provider_spec
-from experiments.recorder.providers import is_loopback_url, public_url
+from experiments.lab.recorder import PROVIDERS, provider_spec
+from experiments.lab.recorder.providers import is_loopback_url, public_url
 from harness.errors import ConfigError
 
 

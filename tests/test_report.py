@@ -1,7 +1,7 @@
 """The reports: claims.md, experiment pages, plots and index.html, built from a reports folder.
 
 Inputs are the real E1 (run here, scripted) plus SYNTHETIC E3 and E2 JSON files shaped like the
-real ones (E3 after ``experiments/e3.py``; E2 after the shape agreed for it). The synthetic
+real ones (E3 after ``experiments/e3/__init__.py``; E2 after the shape agreed for it). The synthetic
 fixtures exist only to exercise the rendering: their numbers are made up, not measured.
 """
 
@@ -20,14 +20,8 @@ import pytest
 from report_plots import plot_size, png_of
 
 from experiments import e1
-from experiments.base import RunSettings, write_json
-from experiments.claims import Claim, claims_frame, read_claims, write_claims
-from experiments.recorder.cassette import Provenance
-from experiments.report import build_reports
-from experiments.report.markdown import fence, markdown_table
-from experiments.views import to_data
-from experiments.views.e2 import E2View, FileState, StepRow
-from experiments.views.e3 import (
+from experiments.e2.view import E2View, FileState, StepRow
+from experiments.e3.view import (
     CompactionRecord,
     ContextMessage,
     E3Config,
@@ -36,6 +30,12 @@ from experiments.views.e3 import (
     SummaryMessage,
     UsageRecord,
 )
+from experiments.lab.claims import Claim, claims_frame, read_claims, write_claims
+from experiments.lab.experiment import RunSettings, write_json
+from experiments.lab.recorder.provenance import Provenance
+from experiments.lab.report import build_reports
+from experiments.lab.report.markdown import fence, markdown_table
+from experiments.lab.views import to_data
 
 SYNTHETIC_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 VOID_TAGS = {"meta", "img", "br", "link", "input", "hr", "source", "wbr"}
@@ -88,7 +88,7 @@ def _synthetic_round(number: int, user: str, before: int, after: int) -> RoundRo
 
 
 def synthetic_e3() -> dict[str, Any]:
-    """A SYNTHETIC E3.json, written from an E3 view as ``experiments/e3.py`` writes it; the
+    """A SYNTHETIC E3.json, written from an E3 view as ``experiments/e3/__init__.py`` writes it; the
     values are invented."""
     sizes = [(0, 2), (2, 4), (4, 4), (4, 4), (4, 4)]
     users = [

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from report_inputs import built_copy
 
-from experiments import claims
+from experiments.lab import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = (390, 1280)

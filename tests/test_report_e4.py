@@ -20,7 +20,7 @@ from report_inputs import assert_generic_page, built_copy, edited_build, two_bui
 from report_plots import figure_in, plot_size, png_of
 
 from experiments import e4
-from experiments.base import RunSettings
+from experiments.lab.experiment import RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}

@@ -19,8 +19,8 @@ from report_inputs import assert_generic_page, built_copy, edited_build, two_bui
 from report_plots import figure_in, plot_size, png_of
 
 from experiments import e5
-from experiments.base import RunSettings, write_json
-from experiments.report import build_reports
+from experiments.lab.experiment import RunSettings, write_json
+from experiments.lab.report import build_reports
 
 GRID_HEADER = "| trigger | keep 1 | keep 2 | keep 3 | keep 4 | keep 5 | keep 6 |"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 from test_report import synthetic_e3, write_inputs
 
-from experiments.base import write_json
-from experiments.claims import Claim, claims_frame, read_claims, write_claims
-from experiments.report import build_reports
-from experiments.report.markdown import escape_html
+from experiments.lab.claims import Claim, claims_frame, read_claims, write_claims
+from experiments.lab.experiment import write_json
+from experiments.lab.report import build_reports
+from experiments.lab.report.markdown import escape_html
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> a & b'
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from report_plots import plot_size, png_of
 
-from experiments.base import write_json
-from experiments.report import build_reports, recorded_views
-from experiments.report.plots import build_plots
-from experiments.report.tables import load_inputs
+from experiments.lab.experiment import write_json
+from experiments.lab.report import build_reports, recorded_views
+from experiments.lab.report.experiments import build_plots
+from experiments.lab.report.tables import load_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 SECOND = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -106,8 +106,8 @@ def test_a_plot_made_without_its_experiment_or_size_still_sits_in_its_section() 
 
     from PIL import Image
 
-    from experiments.report.plots import Plot
-    from experiments.report.sections import figure_of, plot_experiment
+    from experiments.lab.report.plots import Plot
+    from experiments.lab.report.sections import figure_of, plot_experiment
 
     buffer = io.BytesIO()
     Image.new("RGB", (12, 7), "white").save(buffer, format="PNG")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from report_inputs import built_copy
 
-from experiments.report.glossary import (
+from experiments.lab.report.glossary import (
     GLOSSES,
     SOURCES,
     chinese_runs,
@@ -19,9 +19,9 @@ from experiments.report.glossary import (
     gloss_text,
     unglossed,
 )
-from experiments.report.markdown import escape_html
-from experiments.report.plots import PLOT_FONT
-from experiments.seeds import seeds_folder
+from experiments.lab.report.markdown import escape_html
+from experiments.lab.report.plots import PLOT_FONT
+from experiments.lab.seeds import seeds_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -184,19 +184,19 @@ def test_boilerplate_is_said_once_per_section_not_per_row(built: Path) -> None:
 
 
 def test_split_notes_takes_the_phrases_out_and_says_them_once() -> None:
-    from experiments.report.boilerplate import split_notes
+    from experiments.lab.report.boilerplate import split_notes
 
     split = split_notes(
         [
             "the model did not answer; judged by a rule in experiments/e3.py; model output as "
             "recorded (local/small)",
-            "model output as recorded (local/big); judged by a rule in experiments/e2_claims.py",
+            "model output as recorded (local/big); judged by a rule in experiments/e2/claims.py",
             "structural: decided by the harness",
         ]
     )
     assert split.notes == ("The model did not answer", "", "structural: decided by the harness")
     assert split.once == (
         "values of a recorded model are its output as recorded in its cassette",
-        "judged by a rule in experiments/e3.py, experiments/e2_claims.py",
+        "judged by a rule in experiments/e3.py, experiments/e2/claims.py",
     )
     assert split_notes(["nothing repeated"]).once == ()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import experiments.runner
-from experiments.cli import main
-from experiments.project import find_project, is_project
+import experiments.lab.runner
+from experiments.lab.cli import main
+from experiments.lab.project import find_project, is_project
 from harness.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ def test_reports_are_written_all_or_nothing(
         (folder / "index.html").write_text("half")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(experiments.runner, "build_reports", broken)
+    monkeypatch.setattr(experiments.lab.runner, "build_reports", broken)
     assert main(["run", "E1", "E5", "--out", str(out)]) == 2
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left

@@ -16,7 +16,7 @@ from loopback import ScriptedHTTPServer, json_reply, text_reply
 from sessions import run_turns
 from summary_server import KEY_ENV, SummaryServer, compact_args
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
 from harness.errors import AuthenticationError, BadRequestError, ResponseFormatError

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.staging import staged
+from experiments.lab.staging import staged
 
 OLD = {"E1.md": "old E1\n", "index.html": "old index\n", "claims.csv": "old claims\n"}
 NEW = {"E1.md": "new E1\n", "index.html": "new index\n", "claims.csv": "new claims\n"}
@@ -24,7 +24,7 @@ NEW = {"E1.md": "new E1\n", "index.html": "new index\n", "claims.csv": "new clai
 KILLED_COMMIT = """
 import os, signal, sys
 from pathlib import Path
-from experiments import staging
+from experiments.lab import staging
 
 out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 renames = 0
@@ -52,7 +52,7 @@ print(renames)
 HELD_RUN = """
 import signal, sys, time
 from pathlib import Path
-from experiments import staging
+from experiments.lab import staging
 
 out, ready = Path(sys.argv[1]), Path(sys.argv[2])
 with staging.staged(out) as stage:
@@ -152,7 +152,7 @@ def _claims_by_experiment(path: Path) -> dict[str, list[dict[str, str]]]:
 @pytest.mark.parametrize("subsets", [("E1", "E2")])
 def test_two_runs_into_one_out_keep_both_results(tmp_path: Path, subsets: tuple[str, str]) -> None:
     out = tmp_path / "reports"
-    ctxlab = [sys.executable, "-m", "experiments.cli"]
+    ctxlab = [sys.executable, "-m", "experiments.lab.cli"]
     runs = [
         subprocess.Popen(
             [*ctxlab, "run", experiment, "--out", str(out)],

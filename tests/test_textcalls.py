@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from experiments.recorder.textcalls import TextToolCalls, parse_text_tool_calls
+from experiments.lab.recorder.textcalls import TextToolCalls, parse_text_tool_calls
 from harness.agent import Agent
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest, ChatResponse

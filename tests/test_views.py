@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from experiments import e1, e2, e3, e4, e5
-from experiments.base import RunSettings, dump_json
-from experiments.views import ShapeError, from_data, to_data
-from experiments.views.e1 import E1View
-from experiments.views.e2 import E2View
-from experiments.views.e3 import E3View
-from experiments.views.e4 import E4View
-from experiments.views.e5 import E5View
+from experiments.e1.view import E1View
+from experiments.e2.view import E2View
+from experiments.e3.view import E3View
+from experiments.e4.view import E4View
+from experiments.e5.view import E5View
+from experiments.lab.experiment import RunSettings, dump_json
+from experiments.lab.views import ShapeError, from_data, to_data
 
 ROOT = Path(__file__).resolve().parents[1]
 

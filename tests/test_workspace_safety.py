@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import main
+from experiments.lab.cli import main
 from harness.builder import HarnessAgent
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError, PathEscapeError

@@ -8,12 +8,14 @@ import dataclasses
 
 import pytest
 
-from experiments.base import RunSettings
-from experiments.bench.conditions import BUDGETS, CONDITIONS, Budget
-from experiments.bench.corpus import generate, turn_messages
-from experiments.bench.replay import run_conversation
-from experiments.bench.schema import Conversation, Fact
-from experiments.bench.scoring import (
+from experiments.lab.experiment import RunSettings
+from experiments.x_bench import measure
+from experiments.x_bench.claims import claims
+from experiments.x_bench.conditions import BUDGETS, CONDITIONS, Budget
+from experiments.x_bench.corpus import generate, turn_messages
+from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.schema import Conversation, Fact
+from experiments.x_bench.scoring import (
     bootstrap,
     correct,
     invented_identifiers,
@@ -22,10 +24,8 @@ from experiments.bench.scoring import (
     parse_answers,
     score_run,
 )
-from experiments.bench.suite import bench_conversations
-from experiments.views.x_bench import XBenchView
-from experiments.x_bench import measure
-from experiments.x_bench_claims import claims
+from experiments.x_bench.suite import bench_conversations
+from experiments.x_bench.view import XBenchView
 from harness.errors import ScriptError
 from harness.messages import Message
 from harness.testing import FunctionModel

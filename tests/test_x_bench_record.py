@@ -11,12 +11,12 @@ import pytest
 from loopback import ScriptedHTTPServer
 from test_bench_cli import _answer
 
-from experiments.base import RunSettings
-from experiments.bench.conditions import CONDITIONS
-from experiments.cli import main
-from experiments.recorder import provider_spec
-from experiments.report.per_experiment.x_bench import x_bench_view
+from experiments.lab.cli import main
+from experiments.lab.experiment import RunSettings
+from experiments.lab.recorder import provider_spec
 from experiments.x_bench import plan_slice, record, recording_plan
+from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.page import PAGE as X_BENCH_PAGE
 
 
 def test_the_plan_is_sliced_contiguously_and_completely() -> None:
@@ -47,7 +47,7 @@ def test_record_a_slice_then_replay_it(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"X-BENCH [{len(part)}/{len(part)}] zh-2k-s01--agentscope: " in first
     assert " s\n" in first and "X-BENCH slice 1/36 recorded in " in first
     assert sum("kept (already recorded)" in line for line in lines) == len(part)
-    view = x_bench_view(json.loads((reports / "X-BENCH.json").read_text(encoding="utf-8")))
+    view = X_BENCH_PAGE.read(json.loads((reports / "X-BENCH.json").read_text(encoding="utf-8")))
     recorded = [r for r in view.runs if r.model != "none"]
     assert {r.condition for r in recorded} == {n for _, n in part}
     assert all(r.conversation == "zh-2k-s01" and r.answered for r in recorded)

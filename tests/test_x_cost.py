@@ -1,5 +1,5 @@
 """X-COST: the judges are strict (they fail), the report reads its JSON back into the typed view
-(:mod:`experiments.views.x_cost`), and the ledger of the recorded E3/E4 runs charges exactly the
+(:mod:`experiments.x_cost.view`), and the ledger of the recorded E3/E4 runs charges exactly the
 summary calls the cassettes hold."""
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from experiments.base import RunSettings
-from experiments.report.per_experiment.x_cost import x_cost_section, x_cost_view
-from experiments.report.plots.cost import x_cost_plot
-from experiments.views import ShapeError, from_data
-from experiments.views.x_cost import LedgerRow
+from experiments.lab.experiment import RunSettings
+from experiments.lab.views import ShapeError, from_data
 from experiments.x_cost import run
-from experiments.x_cost_claims import x_cost_claims
+from experiments.x_cost.claims import x_cost_claims
+from experiments.x_cost.page import PAGE as X_COST_PAGE
+from experiments.x_cost.page import x_cost_section
+from experiments.x_cost.plot import x_cost_plot
+from experiments.x_cost.view import LedgerRow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +116,7 @@ def test_two_recordings_of_one_experiment_and_engine_get_their_own_ids() -> None
 
 
 def test_the_page_shows_missing_usage_as_missing() -> None:
-    view = x_cost_view(page_data(row(cost=None, net=None, usage_missing=1)))
+    view = X_COST_PAGE.read(page_data(row(cost=None, net=None, usage_missing=1)))
     text = x_cost_section(view, pd.DataFrame())
     assert "usage missing" in text and "not reported" in text
     plot = x_cost_plot([("a-model", view)])  # one recorded set
@@ -126,13 +127,13 @@ def test_a_json_of_another_shape_is_a_shape_error() -> None:
     broken = row()
     del broken["ledger"]["cumulative_with"]
     with pytest.raises(ShapeError, match="lacks the key 'cumulative_with'"):
-        x_cost_view(page_data(broken))
+        X_COST_PAGE.read(page_data(broken))
     with pytest.raises(ShapeError, match="should not be a boolean"):
-        x_cost_view(page_data(row(compactions=True)))
+        X_COST_PAGE.read(page_data(row(compactions=True)))
     stretched = row()
     stretched["ledger"]["compactions"][0]["later"] = [[1, 75, 3]]
     with pytest.raises(ShapeError, match=r"later\[0\] should hold 2 items"):
-        x_cost_view(page_data(stretched))
+        X_COST_PAGE.read(page_data(stretched))
 
 
 def _summary_tokens(cassette: Path) -> list[int]:
@@ -149,7 +150,7 @@ def _summary_tokens(cassette: Path) -> list[int]:
 
 def test_the_recorded_ledgers_charge_exactly_the_cassettes_summary_calls() -> None:
     result = run(RunSettings(cassette_root=ROOT / "cassettes", progress=lambda line: None))
-    by_key = {(r.experiment, r.engine): r for r in x_cost_view(result.data).ledgers}
+    by_key = {(r.experiment, r.engine): r for r in X_COST_PAGE.read(result.data).ledgers}
     assert by_key[("E3", "agentscope")].cost == sum(
         _summary_tokens(ROOT / "cassettes/E3" / SET / "rounds.json")
     )

@@ -14,13 +14,13 @@ import pytest
 from fixed_model import fixed_model_server
 
 from experiments import e4
-from experiments.base import RunSettings
-from experiments.cassette_sets import list_sets
-from experiments.errors import CassetteMissingError
-from experiments.recording import Recording, record, recordable
-from experiments.registry import EXPERIMENTS
-from experiments.runner import run_one
-from experiments.variants import with_variant
+from experiments.lab.cassette_sets import list_sets
+from experiments.lab.errors import CassetteMissingError
+from experiments.lab.experiment import RunSettings
+from experiments.lab.recording import Recording, record, recordable
+from experiments.lab.registry import EXPERIMENTS
+from experiments.lab.runner import run_one
+from experiments.lab.variants import with_variant
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.gate import GateConfig
 

@@ -1,4 +1,4 @@
-"""Tests of X-THRASH (experiments/x_thrash.py): the scripted session does what X-THRASH says, and
+"""Tests of X-THRASH (experiments/x_thrash/): the scripted session does what X-THRASH says, and
 every judge fails on measurements that should fail it (a guard that does not cut the rate, a guard
 that turns compaction off, silent skips, a split pair, a refill loop that is not stopped)."""
 
@@ -14,13 +14,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from experiments.cli_help import EXPERIMENT_SUMMARIES
-from experiments.registry import EXPERIMENTS
-from experiments.report.per_experiment.x_thrash import x_thrash_section, x_thrash_view
-from experiments.views import ShapeError, from_data
-from experiments.views.x_thrash import XThrashView
+from experiments.lab.registry import EXPERIMENTS
+from experiments.lab.views import ShapeError, from_data
+from experiments.manifest import entry
 from experiments.x_thrash import CONFIG, GUARD, _refill_session, _session, lookup_order
-from experiments.x_thrash_claims import claims
+from experiments.x_thrash.claims import claims
+from experiments.x_thrash.page import PAGE as X_THRASH_PAGE
+from experiments.x_thrash.page import x_thrash_section
+from experiments.x_thrash.view import XThrashView
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 
@@ -155,7 +156,7 @@ def test_refill_session_stops_with_the_typed_error() -> None:
 
 
 def test_registered_with_its_summary() -> None:
-    assert EXPERIMENTS["X-THRASH"].title == EXPERIMENT_SUMMARIES["X-THRASH"]
+    assert EXPERIMENTS["X-THRASH"].title == entry("X-THRASH").title
     assert not EXPERIMENTS["X-THRASH"].needs_cassettes
 
 
@@ -169,7 +170,7 @@ def test_lookup_is_deterministic() -> None:
 
 def test_page_sets_both_runs_side_by_side() -> None:
     data = json.loads((REPORTS / "X-THRASH.json").read_text(encoding="utf-8"))
-    view = x_thrash_view(data)
+    view = X_THRASH_PAGE.read(data)
     assert view.without_guard.compactions > 100 * view.with_guard.compactions
     section = x_thrash_section(view, pd.DataFrame())
     per_100 = "| compactions per 100 turns | "
@@ -187,7 +188,7 @@ def test_page_refuses_a_json_of_another_shape(missing: str) -> None:
     data = json.loads((REPORTS / "X-THRASH.json").read_text(encoding="utf-8"))
     del data[missing]
     with pytest.raises(ShapeError, match=f"lacks the key '{missing}'"):
-        x_thrash_view(data)
+        X_THRASH_PAGE.read(data)
 
 
 @pytest.mark.parametrize(
@@ -203,4 +204,4 @@ def test_page_names_where_a_nested_value_has_another_shape(
     path: str, value: Any, where: str
 ) -> None:
     with pytest.raises(ShapeError, match=re.escape(where)):
-        x_thrash_view(changed(path, value))
+        X_THRASH_PAGE.read(changed(path, value))

@@ -1,4 +1,4 @@
-"""The X experiments' typed views (experiments/views/x_gate.py, x_thrash.py, x_cost.py): each
+"""The X experiments' typed views (experiments/x_gate/view.py, x_thrash.py, x_cost.py): each
 reads the committed report back into the equal view and writes the same bytes again, the
 replayed experiments write what is committed, and a JSON of another shape is a ShapeError that
 the reports turn into the generic page instead of a crash."""
@@ -16,12 +16,14 @@ from typing import Any
 import pytest
 
 from experiments import x_cost, x_gate
-from experiments.base import RunSettings, dump_json, write_json
-from experiments.report import build_reports
-from experiments.report.per_experiment import XCostView, XThrashView, read_view
-from experiments.report.tables import ExperimentDoc
-from experiments.views import ShapeError, from_data, to_data
-from experiments.views.x_gate import XGateView
+from experiments.lab.experiment import RunSettings, dump_json, write_json
+from experiments.lab.report import build_reports
+from experiments.lab.report.experiments import read_view
+from experiments.lab.report.tables import ExperimentDoc
+from experiments.lab.views import ShapeError, from_data, to_data
+from experiments.x_cost.view import XCostView
+from experiments.x_gate.view import XGateView
+from experiments.x_thrash.view import XThrashView
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "reports"

@@ -4,9 +4,9 @@ Every model in this experiment is scripted (the claims are about the harness's m
 a model's wording), and the claims say ``scripted`` in their source column.
 
 Each mechanism has a module with a function that measures its part of the typed
-:class:`~experiments.views.e5.E5View` and a table of :class:`~experiments.claim_specs.ClaimSpec`
+:class:`~experiments.e5.view.E5View` and a table of :class:`~experiments.lab.claims.specs.ClaimSpec`
 that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` and
-:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~experiments.claim_specs.evaluate`:
+:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~experiments.lab.claims.specs.evaluate`:
 
 * :mod:`~experiments.e5.grid`: the compaction cadence over trigger × keep;
 * :mod:`~experiments.e5.tool_calls`: a tool-heavy round and a large tool result;
@@ -25,9 +25,6 @@ bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` 
 
 from __future__ import annotations
 
-from experiments.base import ExperimentResult, RunSettings
-from experiments.claim_specs import evaluate
-from experiments.claims import Claim
 from experiments.e5.common import SOURCE, START
 from experiments.e5.dsh_mechanics import measure_dsh_mechanics
 from experiments.e5.dsh_rows import dsh_mechanics_claims
@@ -38,10 +35,13 @@ from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_g
 from experiments.e5.seed_memory import measure_seed_memory
 from experiments.e5.seed_rows import seed_memory_claims
 from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
-from experiments.views import to_data
-from experiments.views.e5 import E5View
+from experiments.e5.view import E5View
+from experiments.lab.claims import Claim
+from experiments.lab.claims.specs import evaluate
+from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
+from experiments.lab.views import to_data
 
-__all__ = ["START", "cadence", "claims", "formula_interval", "measure", "run"]
+__all__ = ["EXPERIMENT", "START", "cadence", "claims", "formula_interval", "measure", "run"]
 
 
 def measure() -> E5View:
@@ -76,3 +76,6 @@ def claims(view: E5View) -> tuple[Claim, ...]:
 
 SPECS = (*GRID_SPECS, *TOOL_SPECS, *FAILURE_SPECS, *ORDER_SPECS, *FALLBACK_SPECS)
 """The claims of the grid, tool, failure, flush-order and fallback mechanisms."""
+
+
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False)

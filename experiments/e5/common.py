@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments.base import ARTICLE_METER
+from experiments.lab.experiment import ARTICLE_METER
 from harness.compaction.agentscope import CompactionConfig
 from harness.memory import parse_instant
 

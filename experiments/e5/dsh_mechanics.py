@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.views.e5_dsh import (
+from experiments.e5.dsh_view import (
     Attempt,
     Backoff,
     DshMechanics,

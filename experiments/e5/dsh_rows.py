@@ -1,13 +1,13 @@
 """The DeepSeek-Harness rows of E5 as data: what the seed states about the DSH engine, judged
-on :class:`~experiments.views.e5_dsh.DshMechanics` (measured by
+on :class:`~experiments.e5.dsh_view.DshMechanics` (measured by
 :mod:`experiments.e5.dsh_mechanics`)."""
 
 from __future__ import annotations
 
-from experiments.claim_specs import ClaimSpec, Verdict, evaluate, yes
-from experiments.claims import DSH_SEED, Claim, cite
 from experiments.e5.common import SOURCE
-from experiments.views.e5_dsh import Attempt, DshMechanics
+from experiments.e5.dsh_view import Attempt, DshMechanics
+from experiments.lab.claims import DSH_SEED, Claim, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DSH_SPECS", "dsh_mechanics_claims"]
 

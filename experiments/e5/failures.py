@@ -12,12 +12,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from experiments.base import ARTICLE_METER
-from experiments.claim_specs import ClaimSpec, Verdict
-from experiments.claims import AS_SEED, cite
 from experiments.e5.common import START, qa_config
-from experiments.views import to_data
-from experiments.views.e5 import (
+from experiments.e5.view import (
     ConsolidationWriteFailure,
     E5View,
     Failures,
@@ -25,6 +21,10 @@ from experiments.views.e5 import (
     OverflowOnce,
     SummaryFailure,
 )
+from experiments.lab.claims import AS_SEED, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict
+from experiments.lab.experiment import ARTICLE_METER
+from experiments.lab.views import to_data
 from harness.agent import Agent
 from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig, PruneConfig
 from harness.compaction.factory import make_engine

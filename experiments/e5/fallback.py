@@ -6,9 +6,9 @@ falls back to 160,000 with a 20-message retention; ctxlab's table knows the 1M w
 
 from __future__ import annotations
 
-from experiments.claim_specs import ClaimSpec, Verdict
-from experiments.claims import AS_SEED, cite
-from experiments.views.e5 import E5View, FallbackProfile
+from experiments.e5.view import E5View, FallbackProfile
+from experiments.lab.claims import AS_SEED, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 

@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.claim_specs import ClaimSpec, Verdict
-from experiments.claims import AS_SEED, cite
 from experiments.e5.common import START
-from experiments.views.e5 import E5View, FlushOutcome
+from experiments.e5.view import E5View, FlushOutcome
+from experiments.lab.claims import AS_SEED, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness.builder import HarnessAgent
 from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
 from harness.model import ChatRequest

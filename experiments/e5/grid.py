@@ -10,10 +10,10 @@ import itertools
 import math
 from collections.abc import Callable
 
-from experiments.claim_specs import ClaimSpec, Verdict
-from experiments.claims import AS_SEED, cite
 from experiments.e5.common import qa_config
-from experiments.views.e5 import E5View, GridCell
+from experiments.e5.view import E5View, GridCell
+from experiments.lab.claims import AS_SEED, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness.agent import Agent
 from harness.compaction.factory import make_engine
 from harness.model import ChatRequest

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.e5.common import START
-from experiments.views.e5_seed import (
+from experiments.e5.seed_view import (
     ConsolidationCap,
     Defaults,
     Freshness,

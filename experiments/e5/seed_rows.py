@@ -1,13 +1,13 @@
 """The AgentScope rows of E5 as data: what the seed states about compaction and memory mechanics,
-judged on :class:`~experiments.views.e5_seed.SeedMemory` (measured by
+judged on :class:`~experiments.e5.seed_view.SeedMemory` (measured by
 :mod:`experiments.e5.seed_memory`)."""
 
 from __future__ import annotations
 
-from experiments.claim_specs import ClaimSpec, Verdict, evaluate, every, yes
-from experiments.claims import AS_SEED, Claim, cite
 from experiments.e5.common import SOURCE
-from experiments.views.e5_seed import SeedMemory
+from experiments.e5.seed_view import SeedMemory
+from experiments.lab.claims import AS_SEED, Claim, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
 
 __all__ = ["SEED_SPECS", "seed_memory_claims"]
 

@@ -12,12 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from experiments.claim_specs import ClaimSpec, Verdict
-from experiments.claims import AS_SEED, cite
+from experiments.e3.view import CompactionRecord
 from experiments.e5.common import START, qa_config
-from experiments.views import from_data, to_data
-from experiments.views.e3 import CompactionRecord
-from experiments.views.e5 import E5View, LargeResult, ToolHeavy
+from experiments.e5.view import E5View, LargeResult, ToolHeavy
+from experiments.lab.claims import AS_SEED, cite
+from experiments.lab.claims.specs import ClaimSpec, Verdict
+from experiments.lab.views import from_data, to_data
 from harness.agent import Agent
 from harness.compaction.factory import make_engine
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock

@@ -46,7 +46,6 @@ __all__ = [
     "apply_gate",
     "extract_identifiers",
     "gate_checkpoint",
-    "gated_checkpoint",
     "gated_summary",
     "span_texts",
     "survives",
@@ -379,22 +378,3 @@ def gated_summary(
         return summary, None
     result = apply_gate(config, summary, span, meter)
     return result.text, result.to_record()
-
-
-def gated_checkpoint(
-    config: GateConfig | None,
-    summary: str,
-    checkpoint: Message,
-    span: Sequence[Message],
-    meter: TokenMeter,
-    shadowed_tokens: int,
-) -> tuple[str, Message, dict[str, object]]:
-    """The DSH engine's call: the summary and checkpoint to commit, and what to add to the
-    ``compaction/summary`` event's data (``{"gate": record}``; ``{}`` when the gate is off)."""
-    if config is None:
-        return summary, checkpoint, {}
-    # imported here: the dsh package imports this module (DshConfig.gate)
-    from harness.compaction.dsh.summarizer import frame_checkpoint
-
-    result, gated = gate_checkpoint(config, summary, span, meter, frame_checkpoint, shadowed_tokens)
-    return result.text, gated, {"gate": result.to_record()}

@@ -29,8 +29,11 @@ from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
-from harness.compaction.dsh.summarizer import build_summary_request, summarize_span
-from harness.compaction.gate import gated_checkpoint
+from harness.compaction.dsh.summarizer import (
+    build_summary_request,
+    gated_checkpoint,
+    summarize_span,
+)
 from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter

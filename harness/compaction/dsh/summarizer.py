@@ -13,8 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from harness.compaction.dsh.meter import price_message
+from harness.compaction.gate import GateConfig, gate_checkpoint
 from harness.errors import SummaryError
 from harness.messages import CHECKPOINT_NAME, Message
+from harness.meter import TokenMeter
 from harness.meter.dsh_heuristic import is_empty_assistant
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.summary_outcome import SummaryPolicy, request_summary
@@ -24,6 +26,7 @@ __all__ = [
     "DIRECTIVE",
     "build_summary_request",
     "frame_checkpoint",
+    "gated_checkpoint",
     "summarize_span",
 ]
 
@@ -105,3 +108,19 @@ def summarize_span(
             f"({price(checkpoint)} ≥ {shadowed_tokens} tokens)"
         )
     return outcome.text, checkpoint, outcome.response
+
+
+def gated_checkpoint(
+    config: GateConfig | None,
+    summary: str,
+    checkpoint: Message,
+    span: Sequence[Message],
+    meter: TokenMeter,
+    shadowed_tokens: int,
+) -> tuple[str, Message, dict[str, object]]:
+    """The DSH engine's call: the summary and checkpoint to commit, and what to add to the
+    ``compaction/summary`` event's data (``{"gate": record}``; ``{}`` when the gate is off)."""
+    if config is None:
+        return summary, checkpoint, {}
+    result, gated = gate_checkpoint(config, summary, span, meter, frame_checkpoint, shadowed_tokens)
+    return result.text, gated, {"gate": result.to_record()}

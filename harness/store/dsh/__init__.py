@@ -1,8 +1,8 @@
 """DeepSeek-Harness's own session files, read and written by ctxlab's event log.
 
-* :mod:`~harness.store.dsh.codec` — :class:`DshCodec`, dsh's JSONL session file as an
-  event-log format (``EventLog(path, format="dsh")``; ``EventLog.open`` and ``replay`` tell
-  the formats apart by the first line);
+* :mod:`~harness.store.eventlog.dsh_format` — ``DshCodec``, dsh's JSONL session file as an
+  event-log format, kept beside the codec seam it implements (``EventLog(path, format="dsh")``;
+  ``EventLog.open`` and ``replay`` tell the formats apart by the first line);
 * :mod:`~harness.store.dsh.messages` — dsh's content-block messages and ctxlab's
   :class:`~harness.messages.Message`, and dsh's price of a message's blocks;
 * :mod:`~harness.store.eventlog.turns` — the ``turn/*`` and ``step/*`` events ctxlab's history
@@ -12,7 +12,3 @@
 
 See ``docs/dsh-sessions.md``.
 """
-
-from harness.store.dsh.codec import DSH_FORMAT_VERSION, DshCodec
-
-__all__ = ["DSH_FORMAT_VERSION", "DshCodec"]

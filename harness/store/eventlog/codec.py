@@ -12,10 +12,12 @@ session header line). :func:`detect` tells the formats apart by the first line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 from harness.errors import ConfigError, EventLogError
+from harness.store.eventlog.dsh_format import DshCodec, is_header
 from harness.store.eventlog.events import Event
+from harness.store.eventlog.formats import FORMATS, LogFormat
 from harness.store.eventlog.scan import Scan, scan_bytes
 from harness.workspace_path import WorkspacePath
 
@@ -30,9 +32,6 @@ __all__ = [
     "read_events",
     "scan_with",
 ]
-
-LogFormat = Literal["ctxlab", "dsh"]
-FORMATS: tuple[LogFormat, ...] = ("ctxlab", "dsh")
 
 
 class Codec(Protocol):
@@ -72,8 +71,6 @@ class JsonlCodec:
 def detect(head: bytes) -> LogFormat:
     """The format of a file starting with ``head``: dsh when its first line is a session
     header (``{"type": "session", ...}``), else ctxlab's."""
-    from harness.store.dsh.codec import is_header
-
     return "dsh" if is_header(head.split(b"\n", 1)[0]) else "ctxlab"
 
 
@@ -82,8 +79,6 @@ def make_codec(format: str, path: Path | None) -> Codec:
     if format == "ctxlab":
         return JsonlCodec()
     if format == "dsh":
-        from harness.store.dsh.codec import DshCodec
-
         return DshCodec(path)
     raise ConfigError(f"unknown event-log format {format!r}; use one of {', '.join(FORMATS)}")
 

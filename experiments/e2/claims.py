@@ -1,0 +1,364 @@
+"""E2's claims, judged from what :mod:`experiments.e2` recorded (model output as recorded).
+
+Every ``article`` row cites the AgentScope seed (:data:`~experiments.lab.claims.AS_SEED`). Rules
+about model output live in :mod:`experiments.lab.claims.judges`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from experiments.e2.view import E2View
+from experiments.lab.claims import AS_SEED, Claim, cite
+from experiments.lab.claims.judges import call_attempts, invented_codes, verbatim_copy
+from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+
+__all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
+
+DAILY = "memory/2026-10-30.md"
+FACTS = ("上海港", "ALPHA")
+SEED_FLUSH_HEADER = "## Memory Flush — 2026-10-30T12:33:04Z"
+"""The daily entry header as the seed shows it (seconds, no fraction)."""
+STRUCTURAL = "structural: decided by the harness, whatever the model says"
+FRACTION = re.compile(r"(## Memory (?:Flush|Save) — \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)Z")
+
+
+def has_facts(text: str) -> bool:
+    return all(fact in text for fact in FACTS)
+
+
+def _rule(source: str) -> str:
+    return (
+        f"model output as recorded ({source}); it writes tool calls as JSON text, not API "
+        "tool_calls, and the harness reads them (judge `text-call-reader`); "
+        "judged by judge `e2-rules`"
+    )
+
+
+def claims(view: E2View, source: str) -> tuple[Claim, ...]:
+    """E2's claims: :data:`SPECS` judged on ``view``."""
+    return evaluate("E2", SPECS, view, source)
+
+
+def _s1_tools(view: E2View, source: str) -> Verdict:
+    s1 = view.steps[0]
+    unread = len(call_attempts(s1.answer)) - len(s1.tool_calls)
+    value = str(len(s1.tool_calls))
+    if unread > 0:  # a call written so badly the reader skipped it is still a call tried
+        value = f"{value} read, {unread} more tried in text ({', '.join(call_attempts(s1.answer))})"
+    return Verdict(
+        value,
+        note=_rule(source),
+        differs_note=f"the model tried to call a tool (read: {list(s1.tool_calls)}; answer "
+        f"{s1.answer[:80]!r}); judge `call_attempts`; {_rule(source)}",
+    )
+
+
+def _s1_flush(view: E2View, source: str) -> Verdict:
+    first_flush = view.final_daily_text.split("## Memory Flush")[1:2]
+    return Verdict(
+        yes(bool(first_flush) and has_facts(first_flush[0])),
+        note=_rule(source),
+        differs_note=f"the flush model ({source}) did not name both facts; {_rule(source)}",
+    )
+
+
+def _s1_no_memory(view: E2View, source: str) -> Verdict:
+    return Verdict("present" if view.steps[0].files["MEMORY.md"].exists else "absent")
+
+
+def _s1_skip_log(view: E2View, source: str) -> Verdict:
+    maintenance = view.steps[0].maintenance
+    return Verdict(maintenance[0] if maintenance else "no maintenance ran")
+
+
+def _header(view: E2View, source: str) -> Verdict:
+    lines = view.final_daily_text.splitlines()
+    return Verdict(next((line for line in lines if line.startswith("## Memory")), "none"))
+
+
+def _s2_memory(view: E2View, source: str) -> Verdict:
+    s2 = view.steps[1]
+    memory = s2.memory_text or ""
+    copy = verbatim_copy(memory, s2.consolidation_input)
+    reproduced = (
+        "no MEMORY.md"
+        if not memory
+        else f"both facts: {yes(has_facts(memory))}; "
+        + ("verbatim copy of the consolidation input" if copy else "rewritten")
+    )
+    why = (
+        f"MEMORY.md is a verbatim copy of the daily entry it was built from: {copy}; the "
+        "seed says consolidation is a rewrite, not the daily file appended"
+        if copy
+        else "the consolidation model dropped a fact"
+    )
+    return Verdict(
+        reproduced,
+        has_facts(memory) and copy is None,
+        note=_rule(source),
+        differs_note=f"{why}; {_rule(source)}",
+    )
+
+
+def _s2_watermark(view: E2View, source: str) -> Verdict:
+    return Verdict(f"{view.steps[1].size('memory/.consolidation_state')} B")
+
+
+def _s2_daily(view: E2View, source: str) -> Verdict:
+    return Verdict("unchanged" if view.steps[1].daily_unchanged else "changed")
+
+
+def _header_bytes(text: str) -> int:
+    """Bytes the entry headers' fraction digits add over the seed's seconds-only format."""
+    return sum(len(m.group(2)) for m in FRACTION.finditer(text))
+
+
+def _sizes(view: E2View, source: str) -> Verdict:
+    s2 = view.steps[1]
+    sizes = (
+        " / ".join(f"{name} {s2.size(name)} B" for name in (DAILY, "MEMORY.md"))
+        + f" / watermark {s2.size('memory/.consolidation_state')} B"
+    )
+    daily_extra = _header_bytes(s2.consolidation_input)
+    memory_extra = _header_bytes(s2.memory_text or "")
+    return Verdict(
+        sizes,
+        differs_note="daily and MEMORY.md hold model-written text, so their sizes follow the "
+        f"model ({source}); of the gap, our header format (nine fraction digits, see "
+        f"E2-FLUSH-HEADER) adds {daily_extra} B to the daily file and {memory_extra} B to "
+        "MEMORY.md (which copies the header, see E2-S2-MEMORY); the rest is the model's "
+        "wording; the watermark size is fixed by its format",
+    )
+
+
+def _s3_recall(view: E2View, source: str) -> Verdict:
+    s3 = view.steps[2]
+    found = s3.tool_result_facts
+    saved = _section(s3.daily_added, "Memory Save")
+    injected = "with both facts" if has_facts(s3.memory_at_start) else "without them"
+    had = (
+        f"MEMORY.md injected {injected}; "
+        f"memory_search returned {', '.join(found) or 'neither'}; memory_save "
+        f"{'saved both' if has_facts(saved) else 'saved neither' if not saved else 'saved part'}"
+    )
+    empty = "an empty completion" if not s3.answer.strip() else repr(s3.answer[:100])
+    return Verdict(
+        yes(has_facts(s3.answer)),
+        note=_rule(source),
+        differs_note=f"the model had the facts ({had}) and then returned {empty}; {_rule(source)}",
+    )
+
+
+def _s3_searches(view: E2View, source: str) -> Verdict:
+    s3 = view.steps[2]
+    tools = Counter(s3.tool_calls)
+    searches = f"memory_search×{tools['memory_search']}; sources: " + (
+        ", ".join(s3.sources) or "none"
+    )
+    return Verdict(
+        searches,
+        "MEMORY.md" in s3.sources,
+        note=f"judged by MEMORY.md being among the cited sources; {_rule(source)}",
+        differs_note=f"no Source line points to MEMORY.md; {_rule(source)}",
+    )
+
+
+def _section(text: str, kind: str) -> str:
+    """The bodies of the ``## <kind> — …`` sections of a daily text, joined."""
+    parts = text.split("\n## ")
+    return "\n".join(p for p in parts if p.lstrip("#").lstrip().startswith(kind))
+
+
+def _s4_rebuild(view: E2View, source: str) -> Verdict:
+    s4 = view.steps[3]
+    tools4 = Counter(s4.tool_calls)
+    from_daily = any(src.startswith("memory/") for src in s4.sources)
+    evidence = (
+        f"answer has both facts: {yes(has_facts(s4.answer))}; tools: "
+        f"{', '.join(f'{k}×{v}' for k, v in sorted(tools4.items())) or 'none'}; sources: "
+        f"{', '.join(s4.sources) or 'none'}; MEMORY.md rebuilt: {yes(bool(s4.memory_rebuilt))}"
+    )
+    return Verdict(
+        evidence,
+        has_facts(s4.answer) and bool(tools4) and from_daily,
+        note=_rule(source),
+        differs_note=f"the evidence chain is incomplete; {_rule(source)}",
+    )
+
+
+def _s4_save(view: E2View, source: str) -> Verdict:
+    s3, s4 = view.steps[2], view.steps[3]
+    saved = bool(_section(s4.daily_added, "Memory Save"))
+    kept = s4.watermark == s3.watermark
+    elsewhere = [str(s.step) for s in view.steps if _section(s.daily_added, "Memory Save")]
+    return Verdict(
+        f"## Memory Save added: {yes(saved)}, watermark {'unchanged' if kept else 'moved'}",
+        saved and kept,
+        note=_rule(source),
+        differs_note=f"the model did not call memory_save in step 4 (it did in step(s) "
+        f"{', '.join(elsewhere) or 'none'}); the watermark is "
+        f"{'unchanged' if kept else 'moved'}, which the harness decides; {_rule(source)}",
+    )
+
+
+def _extra_calls(view: E2View, source: str) -> Verdict:
+    calls = view.model_calls
+    return Verdict(
+        f"flush {calls.get('flush', 0)} + consolidation {calls.get('consolidation', 0)}",
+        note=f"counted from the requests' purposes ({calls}); {STRUCTURAL}",
+    )
+
+
+def _flush_invents(view: E2View, source: str) -> Verdict:
+    """The seed: a date "never in the conversation" — so the whole conversation counts, the
+    model's answers included, not only what the user said."""
+    said = "\n".join(s.user for s in view.steps)
+    conversation = "\n".join(f"{s.user}\n{s.answer}" for s in view.steps)
+    flushed = _section(view.final_daily_text, "Memory Flush")
+    invented = invented_codes(flushed, conversation)
+    if invented:
+        return Verdict(
+            f"a flush wrote customer code(s) never in the conversation: {', '.join(invented)}",
+            True,
+            note="caught live: neither the user nor any answer said the flushed code; judged "
+            f"by judge `invented_codes` on the whole conversation; {_rule(source)}",
+        )
+    from_answers = [c for c in invented_codes(flushed, said) if c in conversation]
+    how = (
+        f"the flush stored {', '.join(from_answers)}, which the user never said but a model "
+        "answer did, so it was in the conversation: extraction, not invention"
+        if from_answers
+        else "this run's flushes only wrote codes the conversation holds"
+    )
+    return Verdict(
+        "no flushed customer code that the conversation never held",
+        False,
+        differs_note=f"{how}; judge `invented_codes` on the whole conversation; {_rule(source)}",
+    )
+
+
+SPECS: tuple[ClaimSpec[E2View], ...] = (
+    ClaimSpec(
+        "E2-S1-TOOLS",
+        "Step 1 makes 0 tool calls.",
+        _s1_tools,
+        "0",
+        cite(AS_SEED, "0 次工具调用，daily 140 B"),
+    ),
+    ClaimSpec(
+        "E2-S1-FLUSH",
+        "After step 1 the daily file has a Memory Flush section naming both facts.",
+        _s1_flush,
+        "yes",
+        cite(AS_SEED, "出现 ## Memory Flush — 2026-10-30T12:33:04Z"),
+    ),
+    ClaimSpec(
+        "E2-S1-NO-MEMORY",
+        "MEMORY.md does not exist after step 1 (maintenance ran before the flush and skipped).",
+        _s1_no_memory,
+        "absent",
+        cite(AS_SEED, "MEMORY.md 不存在"),
+        note=STRUCTURAL,
+    ),
+    ClaimSpec(
+        "E2-S1-SKIP-LOG",
+        "The first maintenance finds no fresh daily entry, skips without a model call and "
+        "logs the article's line.",
+        _s1_skip_log,
+        "No fresh daily entries since 1970-01-01T00:00:00Z — skipping consolidation",
+        cite(AS_SEED, "No fresh daily entries since 1970-01-01T00:00:00Z — skipping consolidation"),
+        note=STRUCTURAL,
+    ),
+    ClaimSpec(
+        "E2-FLUSH-HEADER",
+        "A flush section starts with the header '## Memory Flush — <ISO instant>'.",
+        _header,
+        SEED_FLUSH_HEADER,
+        cite(AS_SEED, "## Memory Flush — 2026-10-30T12:33:04Z"),
+        differs_note="deviation kept on purpose (harness.memory.clock): ctxlab stamps entries "
+        "to the nanosecond because consolidation decides freshness per entry from this "
+        "stamp, and a seconds-only stamp would tie a later entry of the same second with the "
+        "watermark and lose it; AgentScope can use seconds because it decides per file (mtime). "
+        "The header is also part of the recorded consolidation and search requests, so "
+        "changing it needs a new E2 recording",
+    ),
+    ClaimSpec(
+        "E2-S2-MEMORY",
+        "Consolidation rewrites MEMORY.md whole, holding both facts; it does not append "
+        "the daily entries to it.",
+        _s2_memory,
+        "rewritten: a heading and the two facts",
+        cite(AS_SEED, "正文是 ## 业务与物流 加两条事实：出口港口、客户代号"),
+    ),
+    ClaimSpec(
+        "E2-S2-WATERMARK",
+        "The watermark file is 30 bytes.",
+        _s2_watermark,
+        "30 B",
+        cite(AS_SEED, "水位 30 B"),
+        note=STRUCTURAL,
+    ),
+    ClaimSpec(
+        "E2-S2-DAILY",
+        "Consolidation leaves the daily file unchanged.",
+        _s2_daily,
+        "unchanged",
+        cite(AS_SEED, "daily 140 B 原样"),
+        note=STRUCTURAL,
+    ),
+    ClaimSpec(
+        "E2-SIZES",
+        "File sizes after consolidation: daily / MEMORY.md / watermark.",
+        _sizes,
+        f"{DAILY} 140 B / MEMORY.md 158 B / watermark 30 B",
+        cite(AS_SEED, "MEMORY.md 从无到 158 B，整篇重写；daily 140 B 原样；水位 30 B"),
+    ),
+    ClaimSpec(
+        "E2-S3-RECALL",
+        "A new session answers both facts.",
+        _s3_recall,
+        "yes",
+        cite(AS_SEED, "3 次搜索、Source 指向 MEMORY.md，答对"),
+    ),
+    ClaimSpec(
+        "E2-S3-SEARCHES",
+        "Step 3 searches memory and the search's Source lines point to MEMORY.md (the "
+        "number of searches is not the result).",
+        _s3_searches,
+        "3 searches (0 in the other run); Source: MEMORY.md",
+        cite(AS_SEED, "两次窗口分别 3 次和 0 次搜索，Source 都指向 MEMORY.md"),
+    ),
+    ClaimSpec(
+        "E2-S4-REBUILD",
+        "With MEMORY.md deleted, the answer is recovered from the "
+        "daily file through tools (MEMORY.md rebuilt in one of the article's runs).",
+        _s4_rebuild,
+        "both facts, via tools, from the daily file",
+        cite(AS_SEED, "memory_search 两次，read_file 两次，list_files 三次，session_search 两次"),
+    ),
+    ClaimSpec(
+        "E2-S4-SAVE",
+        "Step 4 ends with memory_save: the daily file gains a '## Memory Save' section and "
+        "the watermark does not move.",
+        _s4_save,
+        "## Memory Save added, watermark unchanged",
+        cite(AS_SEED, "新增一段 ## Memory Save，水位不变"),
+    ),
+    ClaimSpec(
+        "E2-EXTRA-CALLS",
+        "Besides the three chats, memory costs extra model calls: one flush per chat and "
+        "one consolidation.",
+        _extra_calls,
+        "flush 3 + consolidation 1",
+        cite(AS_SEED, "E2 的三次主对话，额外四笔：flush 3、consolidation 1"),
+    ),
+    ClaimSpec(
+        "E2-FLUSH-INVENTS",
+        "A flush can write a 'fact' the user never stated (memory is extraction, not a ledger).",
+        _flush_invents,
+        "a flush invented a date that never occurred in the conversation",
+        cite(AS_SEED, "这个日期在对话里从未出现"),
+    ),
+)

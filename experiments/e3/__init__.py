@@ -1,0 +1,107 @@
+"""E3: compaction in a real agent, trigger 5 / keep 2, over the article's five code-word rounds.
+
+A real model answers (replayed from the cassette ``cassettes/E3/rounds.json``); memory is off,
+no tools are offered, the token trigger is off, and the prefix flush/offload are off, as in the
+article. Structural claims (when compaction fires, what it keeps) follow from the harness and
+must match; what the model says is reported as it came out and judged by the rules below.
+
+Used by other experiments: X-GATE re-runs :func:`measure` with the gate on and checks
+:data:`CODE_WORD`; X-COST replays :func:`run` and reads :data:`CONFIG`.
+"""
+
+from __future__ import annotations
+
+from experiments.e3 import claims as e3_claims
+from experiments.e3.view import (
+    CompactionRecord,
+    ContextMessage,
+    E3Config,
+    E3View,
+    RoundRow,
+    SummaryMessage,
+    UsageRecord,
+)
+from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
+from experiments.lab.recorded import recorded_result, view_header
+from experiments.lab.views import from_data
+from harness.agent import Agent
+from harness.compaction.agentscope import CompactionConfig, PruneConfig
+from harness.compaction.factory import make_engine
+from harness.results import CallResult
+from harness.tokens import estimate_tokens
+
+__all__ = ["CODE_WORD", "CONFIG", "EXPERIMENT", "ROUNDS", "SYSTEM_PROMPT", "measure", "run"]
+
+CODE_WORD = e3_claims.CODE_WORD
+"""The code word planted in round 1 (X-GATE checks its summaries for it too)."""
+
+SYSTEM_PROMPT = "你是压缩实验的对话助手。回答保持简洁，不要调用任何工具。"
+
+ROUNDS = (
+    "记住暗号：夜莺。只回复“收到”。",
+    "暗号是什么？",
+    "把暗号倒过来念。",
+    "第一轮定的暗号是什么？第一轮原话还在你的上下文里吗？",
+    "再说一次暗号。",
+)
+
+CONFIG = CompactionConfig.count_only(5, 2, prune=PruneConfig(), meter=ARTICLE_METER)
+
+
+def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> RoundRow:
+    request = result.requests[0]
+    event = request.compaction
+    usage = request.usage
+    return RoundRow(
+        round=number,
+        user=user,
+        answer=result.text,
+        visible_before=result.context_before,
+        visible_after=result.context_after,
+        context_at_request=request.context_messages,
+        estimated_tokens_after=estimate_tokens(agent.context),
+        usage=UsageRecord(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        if usage
+        else None,
+        compaction=from_data(CompactionRecord, event.to_dict()) if event else None,
+        context_after=tuple(
+            ContextMessage(m.role, m.kind, m.name, m.content) for m in agent.context
+        ),
+    )
+
+
+def measure(settings: RunSettings) -> E3View:
+    """Play the five rounds."""
+    with settings.model("E3", "rounds") as cassette:
+        engine = make_engine(settings.configure(CONFIG), cassette.client)
+        agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine)
+        rounds = []
+        for number, user in enumerate(ROUNDS, start=1):
+            result = agent.call(user)
+            rounds.append(_round_record(number, user, result, agent))
+            if settings.mode == "record":
+                settings.progress(f"    round {number}: {len(agent.context)} messages in context")
+    summary = next((m for m in agent.context if m.is_summary), None)
+    return E3View(
+        **view_header("E3", cassette),
+        system_prompt=SYSTEM_PROMPT,
+        config=E3Config(
+            trigger_messages=CONFIG.trigger_messages,
+            trigger_tokens=None,
+            keep_messages=CONFIG.keep_messages,
+            keep_tokens=0,
+            memory="off",
+            tools="none",
+        ),
+        rounds=tuple(rounds),
+        final_summary_message=SummaryMessage(summary.role, summary.name, summary.content)
+        if summary
+        else None,
+    )
+
+
+def run(settings: RunSettings) -> ExperimentResult:
+    return recorded_result(measure(settings), e3_claims.claims)
+
+
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=True)

@@ -1,0 +1,95 @@
+"""E3's plot: the messages in the agent's context per round, each recorded model beside the
+article's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from experiments.e3.view import E3View
+from experiments.lab.report.plots.canvas import (
+    ARTICLE,
+    ARTICLE_LIGHT,
+    COMPACTION,
+    OURS,
+    OURS_LIGHT,
+    Plot,
+    new_figure,
+    plot_of,
+    wrapped_model,
+)
+from experiments.lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
+
+__all__ = ["e3_plot"]
+
+
+def _e3_panel(axes: Axes, model: str, view: E3View) -> None:
+    """E3's context size per round, before and after the call, ours beside the article's."""
+    ours = {r.round: (r.visible_before, r.visible_after) for r in view.rounds}
+    article = {r: (b, a) for r, b, a in ARTICLE_E3_CONTEXT}
+    rounds = sorted(set(ours) | set(article))
+    series = (
+        ("before the call", ours, 0, OURS_LIGHT, -0.3),
+        ("after the call", ours, 1, OURS, -0.1),
+        ("article, before", article, 0, ARTICLE_LIGHT, 0.1),
+        ("article, after", article, 1, ARTICLE, 0.3),
+    )
+    top = max([v for values in (ours, article) for pair in values.values() for v in pair] + [1])
+    for label, values, which, colour, offset in series:
+        xs = [r + offset for r in rounds if r in values]
+        heights = [values[r][which] for r in rounds if r in values]
+        bars = axes.bar(
+            xs,
+            heights,
+            width=0.19,
+            color=colour,
+            edgecolor="#333333",
+            linewidth=0.5,
+            label=label,
+        )
+        axes.bar_label(bars, fontsize=8, padding=1)
+    for compacted, offset, face, label in (
+        (view.compacted_rounds, -0.2, COMPACTION, "compaction"),
+        (ARTICLE_E3_COMPACTED_ROUNDS, 0.2, "white", "compaction (article)"),
+    ):
+        axes.scatter(
+            [r + offset for r in compacted],
+            [top + 0.9] * len(compacted),
+            marker="v",
+            s=60,
+            color=face,
+            edgecolors=COMPACTION,
+            label=label,
+            zorder=3,
+        )
+    axes.set_xticks(rounds, [f"round {r}" for r in rounds])
+    axes.set_ylim(0, top + 1.6)
+    axes.set_ylabel("messages in context")
+    locator = axes.yaxis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+        locator.set_params(integer=True)
+    axes.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=8,
+        frameon=False,
+        title=wrapped_model(model),
+        title_fontsize=8,
+    )
+    axes.set_title(f"E3 · {model}: context per round, trigger 5 / keep 2", loc="left", fontsize=9)
+
+
+def e3_plot(sets: Sequence[tuple[str, E3View]]) -> Plot:
+    """``E3_context``: one panel per recorded set, the model named in its title and legend."""
+    with new_figure("E3_context", len(sets)) as figure:
+        panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
+        for axes, (model, view) in zip(panels, sets, strict=True):
+            _e3_panel(axes, model, view)
+        caption = (
+            "E3: messages in the agent's context when each call starts and ends, each recorded "
+            f"model ({', '.join(m for m, _ in sets)}; blue) beside the article's deepseek-flash "
+            "(grey), one panel per model; triangles mark the rounds that compacted."
+        )
+        return plot_of("E3_context", "E3", caption, figure)

@@ -1,0 +1,367 @@
+"""The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
+session, by hand), ``cassettes`` (seal or check), ``bench`` (X-BENCH live), ``serve-local``.
+
+Commands import what they need when they run, so ``ctxlab --help`` imports no pandas."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from experiments.lab.cli.check import check, check_folder, read_baseline
+from experiments.lab.cli.models import live_model as _live_model
+from experiments.lab.cli.models import no_model as _no_model
+from experiments.lab.cli.options import (
+    at_least_one,
+    cassettes_parser,
+    check_options,
+    folder,
+    folder_options,
+    folders,
+    match_options,
+    slice_option,
+    timeout_options,
+    timeouts,
+)
+from experiments.lab.cli.session import saved_session, session_options, show_session
+from harness.errors import CtxlabError
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["main"]
+
+PROVIDERS = ("deepseek", "local", "openai-compatible")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from experiments.lab.cli.help import HelpFormatter, experiments_epilog, version
+
+    parser = argparse.ArgumentParser(
+        prog="ctxlab",
+        description="Reproduce the context-management experiments and write the reports.",
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show harness log lines")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=text, description=text, epilog=epilog, formatter_class=HelpFormatter
+        )
+
+    run = command("run", "replay experiments offline and write the reports", experiments_epilog())
+    run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
+    folder_options(run, "the folder the reports are written to")
+    check_options(run)
+    match_options(run)
+    mutations = command(
+        "mutations",
+        "judge every claim under every mutation of the harness (order replay, not a "
+        "reproduction) and write the matrix mutations.csv",
+    )
+    mutations.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
+    mutations.add_argument("--jobs", type=at_least_one, default=2, help="runs side by side")
+    folder_options(mutations, "the folder mutations.csv is written to")
+    record = command(
+        "record", "run experiments live and write their cassettes", experiments_epilog()
+    )
+    record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
+    record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
+    record.add_argument(
+        "--model",
+        help="model name (default: the provider's; local: qwen1.5b, the default, or qwen0.5b)",
+    )
+    record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
+    record.add_argument("--api-key-env", help=API_KEY_HELP)
+    record.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the cassettes of the same provider and model (others are kept)",
+    )
+    record.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="local: the server's threads (1 records faster on a busy machine; kept in the "
+        "cassette's provenance)",
+    )
+    record.add_argument(
+        "--max-tokens",
+        type=at_least_one,
+        help="cap every answer at this many tokens (sent as max_tokens; a request's own "
+        "smaller limit wins; kept in the cassette's provenance), for a model that never stops",
+    )
+    record.add_argument(
+        "--variant",
+        choices=("gate",),
+        help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
+        "identifier-survival gate, compared by X-GATE)",
+    )
+    record.add_argument(
+        "--slice",
+        type=slice_option,
+        help="X-BENCH: record part K of N of its cassettes (K/N, e.g. 1/30); resumable: "
+        "cassettes already there are kept",
+    )
+    record.add_argument(
+        "--out",
+        type=folder,
+        help="reports folder (default: reports/ of the project, or a temporary folder when "
+        "--cassettes names another folder)",
+    )
+    folder_options(record, "", out=False)
+    timeout_options(record)
+    compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
+    session_options(compact)
+    compact.add_argument(
+        "--engine", choices=("agentscope", "dsh"), default="agentscope", help="compaction engine"
+    )
+    compact.add_argument("--keep", type=at_least_one, default=2, help="messages kept (agentscope)")
+    compact.add_argument("--instructions", default="", help="extra instructions for the summary")
+    compact.add_argument(
+        "--undo", action="store_true", help="undo this session's last committed compaction"
+    )
+    compact.add_argument(
+        "--provider", choices=PROVIDERS, default="deepseek", help="the model that summarises"
+    )
+    compact.add_argument("--model", help="model name (default: the provider's)")
+    compact.add_argument("--base-url", help="server base URL (default: the provider's)")
+    compact.add_argument("--api-key-env", help=API_KEY_HELP)
+    timeout_options(compact)
+
+    show = command(
+        "show", "print a session's folded surface (what the model sees), compactions and prices"
+    )
+    session_options(show)
+    cassettes = command(
+        "cassettes", "seal cassettes (a digest of their interactions) or check them"
+    )
+    cassettes_parser(cassettes)
+    folder_options(cassettes, "unused by this command", out=False)
+    from experiments.x_bench.command import bench_options
+
+    bench = command("bench", "run X-BENCH live or on your own conversations (docs/bench.md)")
+    bench_options(bench, PROVIDERS)
+    timeout_options(bench)
+    serve = command("serve-local", "run the local model server until Ctrl-C")
+    serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
+    serve.add_argument(
+        "--server",
+        choices=("llama-cpp-python", "llama-server"),
+        default="llama-cpp-python",
+        help="which llama.cpp server to run",
+    )
+    serve.add_argument(
+        "--model",
+        choices=("qwen1.5b", "qwen0.5b"),
+        default="qwen1.5b",
+        help="which local model to serve",
+    )
+    return parser
+
+
+API_KEY_HELP = (
+    "environment variable holding the key (default: DEEPSEEK_API_KEY for deepseek, "
+    "OPENAI_API_KEY for openai-compatible unless its --base-url is on this machine)"
+)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from experiments.lab.experiment import RunSettings
+    from experiments.lab.runner import run_experiments
+
+    if args.cassette_match == "order":
+        from experiments.lab.cli.mutations import run_in_order
+
+        return run_in_order(args)
+
+    explicit_out = args.out
+    args.out, args.cassettes = folders(args)
+    baseline = read_baseline(args) if args.check else None
+    out = check_folder(args, explicit_out) if args.check else args.out
+    settings = RunSettings(cassette_root=args.cassettes)
+    summary = run_experiments(args.experiments, out, settings)
+    if summary.results:
+        print(f"reports written to {out}")
+    print(summary.line())
+    for line in summary.failure_lines():
+        print(f"ctxlab: {line}", file=sys.stderr)
+    if summary.failures:
+        return 2
+    if baseline is None:
+        return 0
+    status = check(args, baseline, summary)
+    if status:
+        print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
+    return status
+
+
+def _mutations(args: argparse.Namespace) -> int:
+    from experiments.lab.cli.mutations import mutations
+
+    return mutations(args)
+
+
+def _record(args: argparse.Namespace) -> int:
+    from experiments.lab.experiment import RunSettings
+    from experiments.lab.recording import Recording, dependents, record
+    from experiments.lab.runner import run_experiments
+
+    out, args.cassettes = folders(args)
+    source = Recording(
+        args.provider,
+        args.model,
+        args.base_url,
+        args.api_key_env,
+        timeouts=timeouts(args),
+        threads=args.threads,
+        variant=args.variant or "",
+        max_tokens=args.max_tokens,
+        slice=args.slice,
+    )
+    recorded = record(args.experiments, source, args.cassettes, force=args.force)
+    if recorded:
+        stale = dependents(recorded, Path(args.cassettes))
+        out = _record_reports(args, out)
+        also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
+        print(f"replaying what was recorded{also} (reports → {out}):")
+        summary = run_experiments(
+            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes)
+        )
+        print(summary.line())
+        for line in summary.failure_lines():
+            print(f"ctxlab: {line}", file=sys.stderr)
+    return 0
+
+
+def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
+    """Where ``record`` writes the reports: ``--out``; else the project's ``reports/`` when the
+    cassettes are the project's; else a temporary copy of it (scratch cassettes never touch
+    the committed reports)."""
+    import shutil
+    import tempfile
+
+    if args.out is not None:
+        return Path(args.out)
+    if Path(args.cassettes).resolve() == (reports.parent / "cassettes").resolve():
+        return reports
+    scratch = Path(tempfile.mkdtemp(prefix="ctxlab-reports-"))
+    if reports.is_dir():
+        shutil.copytree(reports, scratch, dirs_exist_ok=True)
+    return scratch
+
+
+def _serve_local(args: argparse.Namespace) -> int:
+    from experiments.lab.recorder import local_server
+    from experiments.lab.recorder.modelfile import local_model
+
+    with local_server(local_model(args.model), port=args.port, server=args.server) as server:
+        print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopping")
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    from harness.compaction.manual import ManualCompaction
+
+    base, session, name = saved_session(args)  # before asking for any key
+    if args.undo:
+        record = ManualCompaction(base, session, _no_model(), events_name=name).undo()
+        print(f"undid the last compaction of {session} ({record.snapshot})")
+        return 0
+    _sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
+    with _live_model(args) as model:
+        record = ManualCompaction(base, session, model, args.keep, events_name=name).compact(
+            args.engine, args.instructions
+        )
+    if record.outcome == "nothing to compact":
+        print("No compactable history yet.")
+    else:
+        print(
+            f"Compacted {session} with {record.engine}: {record.messages_before} → "
+            f"{record.messages_after} messages, summary {record.summary_chars} chars "
+            f"(undo: ctxlab compact --undo …; snapshot {record.snapshot})"
+        )
+    return 0
+
+
+def _sigterm_as_interrupt() -> None:
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from experiments.x_bench.command import bench
+
+    return bench(args, _live_model)
+
+
+def _cassettes(args: argparse.Namespace) -> int:
+    from experiments.lab.cli.options import cassettes
+
+    return cassettes(args, folders(args)[1])
+
+
+COMMANDS = {
+    "run": _run,
+    "mutations": _mutations,
+    "record": _record,
+    "compact": _compact,
+    "show": show_session,
+    "cassettes": _cassettes,
+    "bench": _bench,
+    "serve-local": _serve_local,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ctxlab`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    import logging  # after parsing: --help and --version never need it
+
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return COMMANDS[args.command](args)
+    except CtxlabError as exc:
+        print(f"ctxlab: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"ctxlab: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ctxlab: interrupted", file=sys.stderr)
+        return 130
+    except ModuleNotFoundError as exc:
+        if exc.name not in SUITE_MODULES:
+            raise
+        print(
+            f"ctxlab: {exc.name} is not installed; the ctxlab command needs the suite extra: "
+            "from your ctxlab clone, pip install -c constraints.txt -e '.[suite]'.",
+            file=sys.stderr,
+        )
+        return 2
+
+
+SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
+"""The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The models the ``ctxlab`` commands talk to: a live endpoint (``bench``, ``compact``) or none
+(``compact --undo`` never calls a model)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from experiments.lab.cli.options import timeouts
+from harness.errors import MissingAPIKeyError
+
+if TYPE_CHECKING:
+    from harness.model import ChatModel
+
+__all__ = ["live_model", "no_model"]
+
+
+def no_model() -> ChatModel:
+    from harness.testing import ScriptedModel
+
+    return ScriptedModel([], model_name="none")  # undo never calls a model
+
+
+@contextlib.contextmanager
+def live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
+    from experiments.lab.recorder import local_server, provider_spec
+    from harness.client import ChatClient
+
+    if args.provider == "local" and not args.base_url:
+        with local_server() as server:
+            spec = provider_spec(
+                "local", model=args.model or server.model, base_url=server.base_url
+            )
+            with ChatClient(
+                spec.model,
+                base_url=spec.base_url,
+                api_key="no-key",
+                params=spec.params,
+                timeout=timeouts(args),
+            ) as client:
+                yield client
+        return
+    spec = provider_spec(
+        args.provider, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
+    )
+    key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else "no-key"
+    if not key:
+        raise MissingAPIKeyError(spec.api_key_env or "")
+    with ChatClient(
+        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=timeouts(args)
+    ) as client:
+        yield client

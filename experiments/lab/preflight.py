@@ -1,0 +1,47 @@
+"""What a recording needs before it sends anything: the checks behind ``ctxlab record`` and
+``pytest --record-mode=rewrite``, light to import (no pandas, no experiment), so pytest can
+refuse a recording that cannot start with one usage error before any test runs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+__all__ = ["preflight"]
+
+
+def preflight(
+    ids: Sequence[str],
+    provider: str,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+) -> None:
+    """Raise :class:`~harness.errors.CtxlabError`, in one sentence, when recording ``ids``
+    from ``provider`` cannot start: no API key in the provider's variable, or, for ``local``
+    without a base URL, no model part packages (the ``record`` extra), and for the experiments
+    ``ids`` no llama_cpp or (E4) no llama-server binary. With no ``ids`` only what every
+    recording from the provider needs is checked. Sends nothing."""
+    from experiments.lab.recorder.providers import provider_spec
+    from harness.errors import MissingAPIKeyError
+
+    if provider != "local" or base_url:
+        spec = provider_spec(provider, model=model, base_url=base_url, api_key_env=api_key_env)
+        if spec.api_key_env is not None and not os.environ.get(spec.api_key_env, "").strip():
+            raise MissingAPIKeyError(spec.api_key_env)
+        return
+    from experiments.lab.recorder.modelfile import check_parts, local_model
+
+    check_parts(local_model(model))
+    if not ids:
+        return  # what the servers need depends on the experiments: checked with them
+    from experiments.lab.recorder.localserver import SERVER_NAME, check_llama_cpp, find_llama_server
+    from experiments.lab.registry import EXPERIMENTS
+
+    servers = {
+        EXPERIMENTS[i].local_server for i in ids if i in EXPERIMENTS and EXPERIMENTS[i].recordable
+    }
+    if SERVER_NAME in servers:
+        check_llama_cpp()
+    if "llama-server" in servers:
+        find_llama_server()

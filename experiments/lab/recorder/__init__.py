@@ -1,0 +1,47 @@
+"""Recorded model traffic: replay cassettes offline, re-record them live.
+
+* :mod:`~experiments.lab.recorder.providers`: where live traffic comes from (DeepSeek, a local
+  llama.cpp server, any OpenAI-compatible server).
+* :mod:`~experiments.lab.recorder.cassette`: :func:`cassette_client`, a chat client that replays or
+  records one vcrpy cassette, with provenance and secret filtering.
+* :mod:`~experiments.lab.recorder.format`: the cassette file (JSON, bodies stored parsed).
+* :mod:`~experiments.lab.recorder.matching`: how replayed requests match recorded ones, and what a
+  mismatch says.
+* :mod:`~experiments.lab.recorder.secrets`: the secret scanner every recorded cassette passes.
+* :mod:`~experiments.lab.recorder.localserver`: the local model and its deterministic server.
+"""
+
+from __future__ import annotations
+
+from experiments.lab.recorder.cassette import (
+    CassetteClient,
+    Provenance,
+    cassette_client,
+    read_provenance,
+)
+from experiments.lab.recorder.localserver import (
+    QWEN_1_5B,
+    LocalModel,
+    ServerInfo,
+    assemble_model,
+    local_server,
+)
+from experiments.lab.recorder.providers import PROVIDERS, ProviderSpec, provider_spec
+from experiments.lab.recorder.secrets import scan_file, scan_text
+
+__all__ = [
+    "PROVIDERS",
+    "QWEN_1_5B",
+    "CassetteClient",
+    "LocalModel",
+    "Provenance",
+    "ProviderSpec",
+    "ServerInfo",
+    "assemble_model",
+    "cassette_client",
+    "local_server",
+    "provider_spec",
+    "read_provenance",
+    "scan_file",
+    "scan_text",
+]

@@ -1,0 +1,147 @@
+"""Re-record experiments' cassettes from a live provider: the code behind ``ctxlab record`` and
+``pytest --record-mode=rewrite``.
+
+For ``--provider local`` without a base URL, a local server is started for the block and
+stopped after it: one per kind of server the experiments need (llama-cpp-python for most,
+llama.cpp's own ``llama-server`` for E4, which reports cached prompt tokens).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from experiments.lab.experiment import RunSettings
+from experiments.lab.preflight import preflight
+from experiments.lab.registry import EXPERIMENTS
+from experiments.lab.runner import record_experiments, select
+
+if TYPE_CHECKING:
+    from experiments.lab.recorder import ProviderSpec
+    from harness.timeouts import Timeouts
+
+__all__ = ["Recording", "dependents", "record", "recordable"]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Where live traffic comes from, as given on the command line."""
+
+    provider: str
+    """``deepseek``, ``local`` or ``openai-compatible``."""
+    model: str | None = None
+    """The model; for ``local`` without a base URL, which local model to serve (``qwen1.5b``,
+    the default, or ``qwen0.5b``; :data:`experiments.lab.recorder.modelfile.LOCAL_MODELS`)."""
+    base_url: str | None = None
+    """For ``local``: use this running server instead of starting one."""
+    api_key_env: str | None = None
+    timeouts: Timeouts | None = None
+    """The client's timeouts; None = the defaults and ``CTXLAB_*TIMEOUT``."""
+    threads: int = 2
+    """For ``local`` without a base URL: the server's threads (a busy machine records faster
+    with 1; the flag is in each cassette's provenance)."""
+    variant: str = ""
+    """Record with a ctxlab switch on (``gate``; :mod:`experiments.lab.variants`), into
+    ``<name>-<variant>.json`` beside the plain cassettes."""
+    slice: tuple[int, int] | None = None
+    """X-BENCH: record part ``K`` of ``N`` of its cassettes (``--slice K/N``)."""
+    max_tokens: int | None = None
+    """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
+    cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
+    stops on its own (the 0.5B Qwen on E4's fourth turn ran past 5,000 tokens)."""
+
+    def spec(self, spec: ProviderSpec) -> ProviderSpec:
+        """``spec`` with this recording's cap in its params."""
+        if self.max_tokens is None:
+            return spec
+        return dataclasses.replace(spec, params={**spec.params, "max_tokens": self.max_tokens})
+
+
+def recordable(ids: Sequence[str]) -> list[str]:
+    """The experiments among ``ids`` (all when empty) that have cassettes of their own, in
+    report order (one that replays another's cassettes, X-GATE, records nothing itself)."""
+    return [i for i in select(ids) if EXPERIMENTS[i].recordable]
+
+
+def dependents(recorded: Sequence[str], cassettes: Path | None = None) -> list[str]:
+    """The experiments, not among ``recorded``, that replay the cassettes of one of them
+    (X-GATE and X-COST read E3's and E4's), in report order: after a recording they are stale
+    until replayed. With ``cassettes``, only those with a set to replay there (X-GATE needs a
+    set recorded with the gate variant)."""
+    done = set(recorded)
+    return [
+        i
+        for i, experiment in EXPERIMENTS.items()
+        if i not in done
+        and done & set(experiment.reads)
+        and (cassettes is None or experiment.sets(cassettes))
+    ]
+
+
+def record(
+    ids: Sequence[str],
+    source: Recording,
+    cassettes: Path,
+    *,
+    force: bool,
+    progress: Callable[[str], None] = print,
+) -> list[str]:
+    """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
+    the ids recorded (scripted experiments have nothing to record and are skipped)."""
+    from experiments.lab.recorder import local_server, provider_spec
+    from experiments.lab.recorder.modelfile import local_model
+
+    chosen = list(ids) or select(ids)  # empty: all of them
+    preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
+    if source.provider != "local" or source.base_url:
+        spec = source.spec(
+            provider_spec(
+                source.provider,
+                model=source.model,
+                base_url=source.base_url,
+                api_key_env=source.api_key_env,
+            )
+        )
+        settings = RunSettings(
+            cassettes,
+            "record",
+            spec,
+            force=force,
+            progress=progress,
+            timeouts=source.timeouts,
+            variant=source.variant,
+            slice=source.slice,
+        )
+        return record_experiments(ids, settings)
+    for scripted in (i for i in select(ids) if not EXPERIMENTS[i].recordable):
+        progress(f"{scripted}  scripted; nothing to record")
+    served = local_model(source.model)
+    recorded: list[str] = []
+    for server_kind, group in _by_local_server(recordable(ids)).items():
+        with local_server(
+            served, server=server_kind, log=progress, threads=source.threads
+        ) as server:
+            spec = source.spec(provider_spec("local", model=server.model, base_url=server.base_url))
+            settings = RunSettings(
+                cassettes,
+                "record",
+                spec,
+                server.as_dict(),
+                force=force,
+                progress=progress,
+                timeouts=source.timeouts,
+                variant=source.variant,
+                slice=source.slice,
+            )
+            recorded += record_experiments(group, settings)
+    return recorded
+
+
+def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for experiment_id in ids:
+        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
+    return groups

@@ -1,0 +1,78 @@
+"""Each experiment's piece of the report, in the manifest's order: the ``PAGE`` of every
+``experiments/<name>/page.py`` (:class:`~experiments.lab.report.piece.Page`).
+
+:func:`read_view` and :func:`measurements_section` use them, so that an experiment without a
+page, without a section of its own, or with a JSON of another shape, is rendered generically
+instead of crashing the build."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib import import_module
+from typing import Any
+
+import pandas as pd
+
+from experiments.lab.report.piece import Page
+from experiments.lab.report.plots.canvas import Plot
+from experiments.lab.report.tables import ExperimentDoc
+from experiments.lab.views import ShapeError
+from experiments.manifest import MANIFEST, Entry
+
+__all__ = ["PAGES", "RecordedSets", "about", "build_plots", "measurements_section", "read_view"]
+
+
+def _page(entry: Entry) -> Page[Any]:
+    page = getattr(import_module(f"experiments.{entry.folder}.page"), "PAGE", None)
+    if not isinstance(page, Page):
+        raise TypeError(f"experiments/{entry.folder}/page.py must define PAGE = Page(...)")
+    return page
+
+
+PAGES: dict[str, Page[Any]] = {entry.id: _page(entry) for entry in MANIFEST}
+"""Every experiment's page, by id, in report order."""
+
+
+def about(experiment: str) -> str:
+    """What ``experiment`` tests, from its page; empty when unknown."""
+    page = PAGES.get(experiment)
+    return page.about if page is not None else ""
+
+
+def read_view(doc: ExperimentDoc) -> tuple[Any, str]:
+    """The experiment's typed view, or None and why it must be rendered generically."""
+    if doc.data is None:
+        return None, doc.error
+    page = PAGES.get(doc.id.split("@", 1)[0])
+    if page is None or page.section is None:
+        return None, "no dedicated page for this experiment"
+    try:
+        return page.read(doc.data), ""
+    except ShapeError as error:
+        return None, f"its JSON is not shaped as expected ({error})"
+
+
+def measurements_section(view: object, claims: pd.DataFrame) -> str | None:
+    """The Measurements section for ``view``; None without a view (render it generically)."""
+    for page in PAGES.values():
+        if page.section is not None and isinstance(view, page.view):
+            return page.section(view, claims)
+    return None
+
+
+RecordedSets = Sequence[tuple[str, Any]]
+"""An experiment's views, one per recorded set, each with its model's name; the first set is
+the experiment's own ``<ID>.json``."""
+
+
+def build_plots(sets: Mapping[str, RecordedSets]) -> list[Plot]:
+    """The plots of the experiments whose views are present, sorted by name: a recorded
+    experiment's plot shows every one of its sets whose view could be read."""
+    plots = []
+    for key, page in PAGES.items():
+        if page.plot is None:
+            continue
+        shown = [(model, view) for model, view in sets.get(key, ()) if isinstance(view, page.view)]
+        if shown:
+            plots.append(page.plot(shown) if page.plot_every_set else page.plot(shown[0][1]))
+    return sorted(plots, key=lambda p: p.name)

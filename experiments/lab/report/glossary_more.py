@@ -1,0 +1,41 @@
+"""Glosses of the quotes the newer claim rows cite and of E4's second model's answers (kept
+beside :mod:`experiments.lab.report.glossary`, which merges them into its table)."""
+
+from __future__ import annotations
+
+__all__ = ["MORE_GLOSSES"]
+
+MORE_GLOSSES: dict[str, str] = {
+    "切在索引 7 会让": "cutting at index 7 would make",
+    "失去配对的": "lose its paired",
+    "所以前移到": "so it moves forward to",
+    "触发、20 保留，默认一次压掉三十条上下": (
+        "trigger, 20 kept: by default one compaction removes about thirty messages"
+    ),
+    "才是": "is what means",
+    "关掉条数触发": "turn off the message-count trigger",
+    "那 3 条是摘要、A2、": "those 3 are the summary, A2,",
+    "起名是为了下次压缩能认出旧摘要，把它合并进新摘要，不至于层层套娃": (
+        "it is named so that the next compaction recognises the old summary and merges it into "
+        "the new one, instead of nesting summaries inside summaries"
+    ),
+    "从回答看，摘要保住了“夜莺”和“倒过来念”这条规矩": (
+        "judging from the answers, the summary kept “nightingale” and the rule “say it backwards”"
+    ),
+    "从回答看，摘要保住了“夜莺”": "judging from the answers, the summary kept “nightingale”",
+    "从回答看": "judging from the answers",
+    "从回答看，摘要保住了“夜莺": "judging from the answers, the summary kept “nightingale”",
+    # E4's 0.5B model (its measurements on E4.md)
+    "确认路径。": "Confirm the route.",
+    "这票货走汉堡港，截关日是 11 月 4 日。还需要准备以下单证：1. 货单文件（": (
+        "This shipment goes via the port of Hamburg, cut-off on 4 November. The following "
+        "documents are still needed: 1. the cargo documents ("
+    ),
+    "目前的进展是货物已到达汉堡港，且已进行截关。": (
+        "Progress so far: the goods have reached the port of Hamburg and the cut-off is done."
+    ),
+    "箱": "cartons",
+    "毛重": "gross weight",
+    "体积": "volume",
+    "电子元件": "electronic components",
+}

@@ -1,0 +1,152 @@
+"""What every plot shares: size, dpi, style and palette, and byte-reproducible PNGs.
+
+Agg, fixed size and dpi, no metadata: two renders give the same bytes. Only ASCII text goes
+into the plots: the default DejaVu Sans has no CJK glyphs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+__all__ = [
+    "ARTICLE",
+    "ARTICLE_LIGHT",
+    "COMPACTION",
+    "DPI",
+    "OURS",
+    "OURS_LIGHT",
+    "PLOT_FONT",
+    "PLOT_SIZES",
+    "Plot",
+    "drawn_plot",
+    "figure_size",
+    "legend_of",
+    "new_figure",
+    "plot_of",
+    "png",
+    "wrapped_model",
+]
+
+DPI = 100
+PLOT_SIZES: dict[str, tuple[float, float]] = {
+    "E1_strip": (8.4, 3.4),
+    "E3_context": (6.8, 3.6),
+    "E2_files": (6.8, 3.4),
+    "E4_cache": (6.8, 3.9),
+    "E5_cadence": (8.6, 6.8),
+    "X-COST_cumulative": (9.6, 3.2),
+}
+"""Figure sizes in inches, width and the height of one panel: a plot of several recorded sets
+stacks one panel per set (:func:`figure_size`). At :data:`DPI` they give the PNG's size in
+pixels, kept small for their text sizes."""
+FOOTER_INCHES = 0.45
+"""Room under the panels for a plot's key line (:func:`new_figure`'s ``footer``)."""
+OURS, OURS_LIGHT, ARTICLE, ARTICLE_LIGHT = "#0072B2", "#9CCBEA", "#6E6E6E", "#D9D9D9"
+COMPACTION = "#D55E00"
+PLOT_FONT = "DejaVu Sans"
+"""The plots' font: matplotlib's bundled one, so every machine draws the same pixels."""
+_STYLE: dict[RcKeyType, Any] = {
+    "font.family": PLOT_FONT,
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One rendered plot."""
+
+    name: str
+    """File stem: the PNG is ``<name>.png``."""
+    caption: str
+    png: bytes
+    experiment: str = ""
+    """The experiment it belongs to (its section of ``index.html`` shows it)."""
+    size: tuple[int, int] = (0, 0)
+    """Width and height in pixels."""
+    legend: tuple[str, ...] = ()
+    """Its legends' titles and entries (the tests read the models they name)."""
+
+
+def figure_size(name: str, panels: int = 1, footer: bool = False) -> tuple[float, float]:
+    """The size in inches of ``name`` with ``panels`` stacked panels (and a key line)."""
+    width, height = PLOT_SIZES[name]
+    return width, height * max(panels, 1) + (FOOTER_INCHES if footer else 0.0)
+
+
+@contextmanager
+def new_figure(name: str, panels: int = 1, footer: bool = False) -> Iterator[Figure]:
+    """A constrained-layout figure of :func:`figure_size`, in the plots' style."""
+    with matplotlib.rc_context(_STYLE):
+        figure = Figure(figsize=figure_size(name, panels, footer), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(figure)
+        yield figure
+
+
+def legend_of(figure: Figure) -> tuple[str, ...]:
+    """The legends' titles and entries of ``figure``, in drawing order, each on one line."""
+    legends = [a.get_legend() for a in figure.axes] + list(figure.legends)
+    found = [
+        text.get_text().replace("\n", "")
+        for legend in legends
+        if legend is not None
+        for text in (legend.get_title(), *legend.get_texts())
+    ]
+    return tuple(t for t in found if t)
+
+
+def drawn_plot(name: str, experiment: str, caption: str, data: bytes) -> Plot:
+    """The :class:`Plot` of a one-panel PNG drawn at :data:`PLOT_SIZES` ``[name]``."""
+    width, height = (round(v * DPI) for v in figure_size(name))
+    return Plot(name, caption, data, experiment, (width, height))
+
+
+def plot_of(name: str, experiment: str, caption: str, figure: Figure) -> Plot:
+    """The :class:`Plot` of a drawn ``figure``: its PNG, pixel size and legend."""
+    width, height = (round(v * DPI) for v in figure.get_size_inches())
+    return Plot(name, caption, png(figure), experiment, (width, height), legend_of(figure))
+
+
+PALETTE_COLOURS = 64
+"""Colours of the PNGs' palette. The plots use a dozen flat colours plus the anti-aliasing
+between them; 64 keep text and lines as matplotlib drew them to the eye, and the palette PNG is
+about a third of the RGBA one (486 KB of plots became 137 KB), which keeps ``index.html``
+small."""
+
+
+def png(figure: Figure) -> bytes:
+    """The figure as a palette PNG (:data:`PALETTE_COLOURS`, median cut, no dithering: the
+    same pixels give the same bytes), without metadata that would differ between runs."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    with Image.open(io.BytesIO(buffer.getvalue())) as drawn:
+        palette = drawn.convert("RGB").quantize(
+            colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+    out = io.BytesIO()
+    palette.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def wrapped_model(model: str, width: int = 22) -> str:
+    """A model's name on lines of at most ``width`` characters, broken after ``-`` or ``/``."""
+    lines, line = [], ""
+    for part in model.replace("/", "/\0").replace("-", "-\0").split("\0"):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line])

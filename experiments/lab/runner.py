@@ -1,0 +1,177 @@
+"""Run experiments and write what they measured: ``<id>.json`` and ``claims.csv``.
+
+An experiment that cannot run (a missing cassette, say) does not stop the others: every
+experiment that can run runs, and the reports are built in a staging folder and moved into place
+together (:mod:`experiments.lab.staging`), so a failure never leaves new files beside old ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.lab.cassette_sets import model_label
+from experiments.lab.claims import claims_frame, merge_claims, read_claims, write_claims
+from experiments.lab.claims.reason_classes import classified
+from experiments.lab.errors import ExperimentError
+from experiments.lab.experiment import ExperimentResult, RunSettings, write_json
+from experiments.lab.registry import EXPERIMENTS, experiment_ids
+from experiments.lab.report import build_reports
+from experiments.lab.report.tables import ClaimCounts, count_claims
+from experiments.lab.staging import staged
+from experiments.lab.variants import cassette_variant
+
+__all__ = [
+    "RunSummary",
+    "combine_sets",
+    "record_experiments",
+    "run_experiments",
+    "run_one",
+    "select",
+    "write_results",
+]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The outcome of one ``ctxlab run``: what ran, and the counts of the whole claims table."""
+
+    results: tuple[ExperimentResult, ...]
+    counts: ClaimCounts
+    failures: tuple[tuple[str, str], ...] = ()
+    """``(experiment id, why it could not run)`` for each experiment that could not run."""
+
+    def line(self) -> str:
+        return self.counts.line()
+
+    def failure_lines(self) -> list[str]:
+        """One sentence per experiment that could not run."""
+        return [f"{key} could not run: {why}" for key, why in self.failures]
+
+
+def select(ids: Sequence[str]) -> list[str]:
+    """The experiments to run, in report order; all of them when ``ids`` is empty."""
+    wanted = [i.upper() for i in ids] or experiment_ids()
+    unknown = [i for i in wanted if i not in EXPERIMENTS]
+    if unknown:
+        raise ExperimentError(
+            f"Unknown experiment {', '.join(unknown)}; known: {', '.join(experiment_ids())}."
+        )
+    return [i for i in experiment_ids() if i in wanted]
+
+
+def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) -> RunSummary:
+    """Run the experiments, write their JSON, merge their claims into ``claims.csv`` and build
+    the reports, all moved into ``out_dir`` together once everything is written.
+
+    An experiment raising :class:`ExperimentError` is reported in :attr:`RunSummary.failures`
+    and the others still run; when none ran, ``out_dir`` is left as it was.
+    """
+    chosen = select(ids)
+    with staged(out_dir) as stage:
+        results, failures = _run_each(chosen, settings)
+        if results:
+            summary = write_results(results, stage.folder)
+        else:
+            stage.discard()
+            summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
+    return dataclasses.replace(summary, failures=tuple(failures))
+
+
+def _run_each(
+    chosen: Sequence[str], settings: RunSettings
+) -> tuple[list[ExperimentResult], list[tuple[str, str]]]:
+    results, failures = [], []
+    for experiment_id in chosen:
+        try:
+            results.append(run_one(experiment_id, settings))
+        except ExperimentError as error:
+            settings.progress(f"{experiment_id}  could not run")
+            failures.append((experiment_id, str(error)))
+    return results, failures
+
+
+def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
+    """Run one experiment, once per recorded set of cassettes
+    (:mod:`experiments.lab.cassette_sets`), and print one line per run; the claims of every set come
+    back together, each with its model."""
+    experiment = EXPERIMENTS[experiment_id]
+    sets: list[str | None] = [None]
+    if experiment.needs_cassettes and settings.mode == "replay" and settings.cassette_set is None:
+        sets = list(experiment.sets(settings.cassette_root)) or [None]
+    results = []
+    for chosen in sets:
+        result = experiment.run(dataclasses.replace(settings, cassette_set=chosen))
+        matched = sum(c.status == "match" for c in result.claims)
+        settings.progress(
+            f"{experiment_id}  {experiment.title}: {matched}/{len(result.claims)} claims match "
+            f"[{result.source}]"
+        )
+        results.append(result)
+    return combine_sets(results)
+
+
+def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
+    """One experiment's results, one per recorded set, as one: every claim carries its set's
+    model; the first set's data is the experiment's, the others' ride along in
+    :attr:`ExperimentResult.per_model`."""
+    sources = [r.source for r in results]
+    labelled = [(model_label(r.source, sources), r) for r in results]
+    claims = tuple(
+        dataclasses.replace(claim, model=label) for label, r in labelled for claim in r.claims
+    )
+    first = results[0]
+    return dataclasses.replace(
+        first,
+        claims=claims,
+        provenance=tuple(p for r in results for p in r.provenance),
+        per_model=tuple((label, r.data) for label, r in labelled[1:]),
+    )
+
+
+def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
+    """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
+    of the other experiments are kept) and rebuild the reports of ``out_dir``."""
+    for result in results:
+        write_json(out_dir / f"{result.experiment}.json", result.data)
+        for label, data in result.per_model:
+            write_json(out_dir / f"{result.experiment}@{label}.json", data)
+    fresh = claims_frame(classified(c for r in results for c in r.claims))
+    claims_path = out_dir / "claims.csv"
+    merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
+    write_claims(merged, claims_path)
+    build_reports(out_dir)
+    return RunSummary(tuple(results), count_claims(merged))
+
+
+def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
+    """Run the cassette-backed experiments live, writing their cassettes; returns their ids.
+
+    Scripted experiments have nothing to record and are skipped with a note.
+    """
+    recorded = []
+    for experiment_id in select(ids):
+        experiment = EXPERIMENTS[experiment_id]
+        if not experiment.needs_cassettes and not experiment.records:
+            settings.progress(f"{experiment_id}  scripted; nothing to record")
+            continue
+        if experiment.cassettes_of:
+            settings.progress(
+                f"{experiment_id}  replays {experiment.cassettes_of}'s cassettes; nothing to record"
+            )
+            continue
+        if settings.variant and not cassette_variant(experiment_id, settings.variant):
+            settings.progress(
+                f"{experiment_id}  the {settings.variant} variant changes none of its requests; "
+                "its plain cassettes serve (nothing to record)"
+            )
+            continue
+        started = time.monotonic()
+        settings.progress(f"{experiment_id}  recording: {experiment.title}")
+        experiment.run(settings)
+        settings.progress(f"{experiment_id}  recorded in {time.monotonic() - started:.1f} s")
+        recorded.append(experiment_id)
+    return recorded

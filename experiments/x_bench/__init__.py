@@ -1,0 +1,154 @@
+"""X-BENCH (ctxlab's own, issue 23): does what matters survive a compaction, and at what cost?
+
+Eighteen seeded conversations (:mod:`experiments.x_bench.corpus`: 12 at 2K tokens, 4 at 8K, 2 at
+24K, half Chinese, half English, twelve planted facts each) are played through the real agent
+loop by a scripted agent model under each condition of :mod:`experiments.x_bench.conditions`, all
+at one budget per size, and scored without a model judge (:mod:`experiments.x_bench.scoring`).
+
+The conditions that need no model (full context, truncation, masking, the gate alone) run with
+no cassette at all. The others' summaries and every probe are calls to a recorded model: they
+replay from ``cassettes/X-BENCH/<set>/<conversation>--<condition>.json`` where recorded and are
+reported as "not recorded yet" otherwise, never faked.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TypeVar
+
+from experiments.lab.cassette_sets import list_sets
+from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
+from experiments.lab.views import to_data
+from experiments.x_bench.claims import claims
+from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
+from experiments.x_bench.corpus import GENERATOR_VERSION
+from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.schema import Conversation
+from experiments.x_bench.suite import bench_conversations, run_all, tabulate
+from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
+from harness.model import ChatModel
+
+__all__ = [
+    "EXPERIMENT",
+    "ID",
+    "cassette_name",
+    "measure",
+    "plan_slice",
+    "record",
+    "recording_plan",
+    "run",
+]
+
+T = TypeVar("T")
+
+ID = "X-BENCH"
+SOURCE = "scripted"
+
+
+def cassette_name(conversation: Conversation, condition: str) -> str:
+    return f"{conversation.id}--{condition}"
+
+
+class _ModelFor:
+    """The recorded summary model of one conversation and condition, when its cassette exists."""
+
+    def __init__(self, settings: RunSettings, cassette_set: str, stack: ExitStack) -> None:
+        self.settings = settings
+        self.folder = Path(settings.cassette_root) / ID / cassette_set
+        self.set = cassette_set
+        self.stack = stack
+
+    def __call__(self, conversation: Conversation, condition: str) -> ChatModel | None:
+        name = cassette_name(conversation, condition)
+        if not (self.folder / f"{name}.json").is_file():
+            return None
+        settings = RunSettings(self.settings.cassette_root, cassette_set=self.set)
+        return self.stack.enter_context(settings.model(ID, name)).client
+
+
+def measure(settings: RunSettings) -> XBenchView:
+    """Every conversation under every condition that can run: the model-free ones without a
+    cassette, the others once per recorded set where their cassette exists."""
+    conversations = bench_conversations()
+    names = list(CONDITIONS)
+    free = [n for n in names if not CONDITIONS[n].needs_model]
+    records: list[RunRecord]
+    records, _ = run_all(conversations, free, lambda *_: None, "none")
+    recorded: set[str] = set()
+    for cassette_set in list_sets(settings.cassette_root, ID):
+        with ExitStack() as stack:
+            model_for = _ModelFor(settings, cassette_set, stack)
+            found, _ = run_all(conversations, names, model_for, cassette_set)
+        records += [r for r in found if r.model != "none"]
+        recorded |= {r.condition for r in found if r.model != "none"}
+    not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
+    summary, by_kind, by_band, pairs = tabulate(conversations, records, names)
+    return XBenchView(
+        experiment=ID,
+        source=SOURCE,
+        generator_version=GENERATOR_VERSION,
+        conversations=[c.id for c in conversations],
+        budgets=[BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()],
+        conditions=summary,
+        by_kind=by_kind,
+        by_band=by_band,
+        pairs=pairs,
+        runs=records,
+        not_recorded=not_recorded,
+        reference=REFERENCE_SOURCE,
+    )
+
+
+def recording_plan() -> list[tuple[Conversation, str]]:
+    """Every cassette X-BENCH can record, in order: each conversation under each condition (a
+    model-free condition's cassette holds its probe call only)."""
+    return [(c, name) for c in bench_conversations() for name in CONDITIONS]
+
+
+def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
+    """Part ``K`` of ``N`` of ``plan`` (contiguous, the last ones possibly shorter)."""
+    if part is None:
+        return plan
+    k, n = part
+    size = -(-len(plan) // n)
+    return plan[(k - 1) * size : k * size]
+
+
+def record(settings: RunSettings) -> None:
+    """Record the slice's cassettes, keeping those already there unless forced (resumable)."""
+    plan = plan_slice(recording_plan(), settings.slice)
+    label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
+    settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
+    started = time.monotonic()
+    for number, (conversation, name) in enumerate(plan, 1):
+        cassette = cassette_name(conversation, name)
+        where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
+        if settings.cassette_path(ID, cassette).is_file() and not settings.force:
+            settings.progress(f"{where}: kept (already recorded)")
+            continue
+        began = time.monotonic()
+        budget = budget_for(conversation.size, conversation.tokens)
+        with settings.model(ID, cassette) as client:
+            run_conversation(conversation, CONDITIONS[name], budget, client.client)
+        settings.progress(f"{where}: {time.monotonic() - began:.1f} s")
+    settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
+
+
+def run(settings: RunSettings) -> ExperimentResult:
+    """Run X-BENCH and judge its claims (recording the slice's cassettes first when asked)."""
+    if settings.mode == "record":
+        record(settings)
+        # ``ctxlab record`` replays what it recorded for the reports; nothing judges this
+        return ExperimentResult(ID, (), {}, SOURCE)
+    view = measure(settings)
+    return ExperimentResult(ID, claims(view), to_data(view), SOURCE)
+
+
+EXPERIMENT = Experiment.listed(
+    __name__,
+    run,
+    needs_cassettes=False,  # the model-free conditions run with no cassette; recorded sets add
+    records=True,  # the others
+)

@@ -1,0 +1,217 @@
+"""``ctxlab bench``: X-BENCH for users, against a live endpoint or on their own conversations.
+
+``ctxlab bench --provider deepseek|openai-compatible|local --model M --sizes 2k,8k --seeds 1-3
+--conditions agentscope,ctxlab,masking`` plays the generated conversations (or ``--conversations
+FILE``, :mod:`experiments.x_bench.schema`) under each condition, prints the table and writes
+``bench-runs.csv``, ``bench-kinds.csv`` and ``bench.md`` to ``--out``. Without ``--provider``
+only the conditions that need no model run (survival only; no probe is asked). A missing key,
+an unreachable server and a bad file or argument each get one sentence (exit status 2).
+
+Nothing here imports pandas or the harness at import time: ``ctxlab --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from experiments.x_bench.schema import Conversation
+    from experiments.x_bench.view import ConditionRecord, RunRecord
+    from harness.model import ChatModel
+
+__all__ = ["bench", "bench_options", "parse_seeds"]
+
+LiveModel = Callable[[argparse.Namespace], AbstractContextManager["ChatModel"]]
+
+
+def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> None:
+    parser.add_argument(
+        "--provider",
+        choices=providers,
+        help="the summary (and probe) model's provider; without it only the conditions that "
+        "need no model run",
+    )
+    parser.add_argument("--model", help="model name (default: the provider's)")
+    parser.add_argument("--base-url", help="server base URL (default: the provider's)")
+    parser.add_argument("--api-key-env", help="environment variable holding the key")
+    parser.add_argument("--sizes", default="2k", help="comma-separated: 2k, 8k, 24k")
+    parser.add_argument("--seeds", default="1-2", help="seeds: 1-3 or 1,4,7")
+    parser.add_argument("--langs", default="zh,en", help="comma-separated: zh, en")
+    parser.add_argument(
+        "--conditions",
+        help="comma-separated condition names (default: all that can run; see docs/bench.md)",
+    )
+    parser.add_argument(
+        "--conversations",
+        type=Path,
+        help="your own conversations (JSON, docs/bench.md) instead of generated ones",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("bench-results"), help="where the CSV and Markdown go"
+    )
+
+
+def _bad(message: str) -> Exception:
+    from harness.errors import ConfigError
+
+    return ConfigError(message)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``1-3`` → [1, 2, 3]; ``1,4`` → [1, 4]; anything else is a one-sentence ConfigError."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.strip().partition("-")
+            first, last = int(low), int(high or low)
+            if first < 0 or last < first:
+                raise ValueError(part)
+            seeds += range(first, last + 1)
+    except ValueError:
+        raise _bad(f"--seeds must look like 1-3 or 1,4,7, not {text!r}.") from None
+    return seeds
+
+
+def _choices(text: str, known: Sequence[str], option: str) -> list[str]:
+    chosen = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in known]
+    if unknown or not chosen:
+        raise _bad(f"{option} takes {', '.join(known)}; not {', '.join(unknown) or 'nothing'}.")
+    return chosen
+
+
+def _conversations(args: argparse.Namespace) -> list[Conversation]:
+    from experiments.x_bench.corpus import LANGS, SIZES, generate
+    from experiments.x_bench.schema import load_conversations
+
+    if args.conversations is not None:
+        return load_conversations(args.conversations)
+    sizes = _choices(args.sizes, list(SIZES), "--sizes")
+    langs = _choices(args.langs, list(LANGS), "--langs")
+    return [
+        generate(seed, size, lang)
+        for size in sizes
+        for seed in parse_seeds(args.seeds)
+        for lang in langs
+    ]
+
+
+def _preflight(model: ChatModel, where: str) -> None:
+    """One tiny request, so an unreachable server is one sentence before anything runs (a
+    summary call that fails is otherwise a placeholder summary, AgentScope's fail-open)."""
+    from harness.errors import ModelError
+    from harness.messages import Message
+    from harness.model import ChatRequest
+
+    try:
+        model.complete(ChatRequest((Message.user("ping"),), max_tokens=1, purpose="probe"))
+    except ModelError as exc:
+        raise _bad(f"The model server {where} did not answer ({exc}).") from None
+
+
+def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
+    """Run the benchmark as ``args`` say; print the table; write CSV and Markdown."""
+    from experiments.x_bench.conditions import CONDITIONS
+
+    known = list(CONDITIONS)
+    names = _choices(args.conditions, known, "--conditions") if args.conditions else known
+    conversations = _conversations(args)
+    if args.provider is None:
+        needy = [n for n in names if CONDITIONS[n].needs_model]
+        if args.conditions and needy:
+            raise _bad(f"The conditions {', '.join(needy)} need a model: pass --provider.")
+        names = [n for n in names if not CONDITIONS[n].needs_model]
+    context = live_model(args) if args.provider else nullcontext(None)
+    with context as model:
+        if model is not None:
+            _preflight(model, args.base_url or args.provider)
+        label = model.model_name if model is not None else "none"
+        records = _run(conversations, names, model, label)
+    _report(conversations, records, names, args.out)
+    failed = sum(r.failed_summaries for r in records)
+    if failed:
+        print(
+            f"ctxlab: warning: {failed} summary call(s) failed; see failed_summaries in "
+            "bench-runs.csv",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _run(
+    conversations: Sequence[Conversation],
+    names: Sequence[str],
+    model: ChatModel | None,
+    label: str,
+) -> list[RunRecord]:
+    from experiments.x_bench.suite import run_all
+
+    records, _ = run_all(
+        conversations,
+        names,
+        lambda *_: model,
+        label,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    return records
+
+
+def _lines(
+    conditions: Sequence[ConditionRecord],
+    records: Sequence[RunRecord],
+    facts_of: dict[str, int],
+) -> Iterator[str]:
+    yield f"{'condition':<16} {'conv.':>5} {'survival [95% CI]':>20} {'answers':>8} {'carried':>8}"
+    for c in conditions:
+        if c.status != "run":
+            continue
+        runs = [r for r in records if r.condition == c.name]
+        answered = [r for r in runs if r.correct is not None]
+        facts = sum(facts_of[r.conversation] for r in answered)
+        answers = (
+            f"{sum(r.correct or 0 for r in answered) / facts:.0%}" if answered and facts else "—"
+        )
+        share = f"{c.survival:.0%} [{c.low:.0%}, {c.high:.0%}]"
+        yield (
+            f"{c.name:<16} {c.conversations:>5} {share:>20} {answers:>8} "
+            f"{c.mean_carried_tokens:>8.0f}"
+        )
+
+
+def _report(
+    conversations: Sequence[Conversation],
+    records: Sequence[RunRecord],
+    names: Sequence[str],
+    out: Path,
+) -> None:
+    import dataclasses
+
+    import pandas as pd
+
+    from experiments.lab.report.markdown import markdown_table
+    from experiments.x_bench.suite import tabulate
+    from harness.files import write_atomic
+
+    summary, by_kind, by_band, _ = tabulate(conversations, records, names)
+    lines = list(_lines(summary, records, {c.id: len(c.facts) for c in conversations}))
+    print("\n".join(lines))
+    out.mkdir(parents=True, exist_ok=True)
+    runs = pd.DataFrame([dataclasses.asdict(r) for r in records])
+    kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*by_kind, *by_band]])
+    write_atomic(out / "bench-runs.csv", runs.to_csv(index=False))
+    write_atomic(out / "bench-kinds.csv", kinds.to_csv(index=False))
+    table = pd.DataFrame([dataclasses.asdict(c) for c in summary if c.status == "run"])
+    markdown = [
+        "# ctxlab bench\n",
+        f"{len(conversations)} conversation(s); conditions: {', '.join(names)}.\n",
+        markdown_table(table),
+        "## Survival by fact kind and depth band\n",
+        markdown_table(kinds),
+    ]
+    write_atomic(out / "bench.md", "\n".join(markdown))
+    print(f"wrote {out / 'bench-runs.csv'}, {out / 'bench-kinds.csv'} and {out / 'bench.md'}")

@@ -1,0 +1,238 @@
+"""X-BENCH's conditions, every one at the same budget (the same trigger and the same kept tail).
+
+A :class:`Budget` is chosen per size (:data:`BUDGETS`); every condition fires when the history's
+estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reaches
+``trigger_tokens`` and keeps about ``keep_tokens`` verbatim:
+
+* ``full`` — no compaction (the sanity ceiling);
+* ``truncation`` — the last whole turns within the tail (:class:`~.baselines.TruncationEngine`);
+* ``masking`` — old tool outputs masked (JetBrains' baseline, :class:`~.baselines.MaskingEngine`);
+* ``gate`` — the gate alone: AgentScope's engine whose summary model is scripted (a fixed
+  placeholder, no model call), so what survives is what ctxlab's identifier gate appends;
+* ``ctxlab-gate`` — the same with the gate as ctxlab's profile sets it (definitions, reasons
+  and rules too: :data:`~harness.compaction.agentscope.CTXLAB_GATE`);
+* ``agentscope`` — AgentScope 2.0.3 (the article's profile: its prompt, no gate, no size check);
+* ``agentscope+gate`` — the same with the gate on;
+* ``dsh`` / ``dsh+gate`` — DeepSeek-Harness's engine (window = trigger / 0.8, retain = tail);
+* ``ctxlab`` — ctxlab's own profile (:func:`~harness.compaction.agentscope.ctxlab_profile`:
+  gate and thrash guard) at the budget;
+* ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
+  ``hybrid-ledger`` extraction prompt (:data:`REFERENCE_PROMPT`, quoted from its source).
+
+The first five need no model for their compactions (:attr:`Condition.needs_model` False); the
+others' summaries are calls to the recorded summary model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
+from harness.compaction.agentscope import CTXLAB_GATE, CompactionConfig, ctxlab_profile
+from harness.compaction.dsh.config import DshConfig
+from harness.compaction.engine import CompactionEngine
+from harness.compaction.factory import make_engine
+from harness.compaction.gate import GateConfig
+from harness.model import ChatModel
+from harness.store.history import History
+
+__all__ = [
+    "BUDGETS",
+    "CONDITIONS",
+    "GATE_ONLY_SUMMARY",
+    "MODEL_FREE",
+    "REFERENCE_PROMPT",
+    "REFERENCE_SOURCE",
+    "Budget",
+    "Condition",
+    "budget_for",
+]
+
+METER = "agentscope-2.0.3"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When every condition compacts and how much tail it keeps (estimator tokens)."""
+
+    trigger_tokens: int
+    keep_tokens: int
+
+
+BUDGETS: dict[str, Budget] = {
+    "2k": Budget(1_000, 300),
+    "8k": Budget(2_400, 720),
+    "24k": Budget(4_000, 1_200),
+}
+"""Per corpus size; the 8K and 24K conversations go through three cycles or more."""
+
+
+def budget_for(size: str, tokens: int) -> Budget:
+    """The budget of a conversation: its size's, or for a user's own conversation about 40 % of
+    its tokens as trigger and 30 % of that as tail (at least 400 / 120)."""
+    if size in BUDGETS:
+        return BUDGETS[size]
+    trigger = max(400, tokens * 2 // 5)
+    return Budget(trigger, max(120, trigger * 3 // 10))
+
+
+GATE_ONLY_SUMMARY = "(no summary: the gate alone)"
+"""The scripted summary of the gate-alone condition (no model call)."""
+
+REFERENCE_SOURCE = (
+    "CompactBench 0.1.0 (Apache-2.0, pypi.org/project/compactbench), "
+    "compactbench/compactors/hybrid_ledger.py, _DELTA_PROMPT"
+)
+REFERENCE_PROMPT = (
+    "Extract NEW state that appears in this conversation segment as a strict "
+    "JSON object. Include only items stated or decided in these turns; do not "
+    "infer beyond the text. Return ONLY the JSON, no prose.\n\n"
+    "Required fields: immutable_facts, locked_decisions, deferred_items, "
+    "forbidden_behaviors, entity_map, unresolved_items.\n\n"
+    "CONVERSATION:\n{messages}\n\n"
+    "JSON:"
+)
+"""CompactBench's ``hybrid-ledger`` extraction prompt, verbatim but for its ``{transcript}``
+placeholder, which is our ``{messages}``. Used as one summary call per compaction through our
+own client: its second call (a 2–3 sentence header) and its ledger merge across cycles are left
+out (AgentScope's engine merges the earlier summary into the next span instead); the package
+itself is not a dependency (it needs pydantic, typer, tiktoken and an async provider of its
+own)."""
+
+
+def agentscope_config(budget: Budget, **changes: object) -> CompactionConfig:
+    """AgentScope 2.0.3's compaction at ``budget``: token trigger only, token tail, its
+    estimator, no memory flush or transcript record (X-BENCH has no memory)."""
+    fields: dict[str, object] = {
+        "trigger_messages": 0,
+        "trigger_tokens": budget.trigger_tokens,
+        "keep_tokens": budget.keep_tokens,
+        "flush_before_compact": False,
+        "offload_before_compact": False,
+        "meter": METER,
+    }
+    return CompactionConfig(**(fields | changes))  # type: ignore[arg-type]
+
+
+def ctxlab_config(budget: Budget) -> CompactionConfig:
+    """ctxlab's own profile (gate and thrash guard on) at ``budget``."""
+    return replace(
+        ctxlab_profile(),
+        trigger_messages=0,
+        trigger_tokens=budget.trigger_tokens,
+        keep_tokens=budget.keep_tokens,
+        flush_before_compact=False,
+        offload_before_compact=False,
+        meter=METER,
+    )
+
+
+def dsh_config(budget: Budget, gate: GateConfig | None = None) -> DshConfig:
+    """DeepSeek-Harness's compaction at ``budget``: threshold 0.8 of a window sized so that the
+    threshold is the trigger, the tail as its retain budget."""
+    return DshConfig(
+        context_window=budget.trigger_tokens * 5 // 4,
+        retain_tokens=budget.keep_tokens,
+        meter=METER,
+        gate=gate,
+    )
+
+
+EngineBuilder = Callable[[Budget, ChatModel, ChatModel | None, History], CompactionEngine | None]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One way of managing the context, at a budget."""
+
+    name: str
+    title: str
+    needs_model: bool
+    """True when its compactions call the summary model (a recorded cassette replays them)."""
+    store: str
+    """``state`` or ``eventlog`` (DSH needs the event log)."""
+    build: EngineBuilder
+    scripted_summary: bool = False
+    """Its summaries are :data:`GATE_ONLY_SUMMARY` (no model call): the gate-alone conditions."""
+
+
+def _engine(config_of: Callable[[Budget], object]) -> EngineBuilder:
+    def build(
+        budget: Budget, agent_model: ChatModel, summary: ChatModel | None, history: History
+    ) -> CompactionEngine:
+        return make_engine(
+            config_of(budget),  # type: ignore[arg-type]
+            agent_model,
+            history=history,
+            summary_model=summary,
+        )
+
+    return build
+
+
+CONDITIONS: dict[str, Condition] = {
+    c.name: c
+    for c in (
+        Condition("full", "full context (no compaction)", False, "state", lambda *_: None),
+        Condition(
+            "truncation",
+            "truncation (last turns within the tail)",
+            False,
+            "state",
+            lambda b, *_: TruncationEngine(b.trigger_tokens, b.keep_tokens),
+        ),
+        Condition(
+            "masking",
+            "masking of old tool outputs",
+            False,
+            "state",
+            lambda b, *_: MaskingEngine(b.trigger_tokens, b.keep_tokens),
+        ),
+        Condition(
+            "gate",
+            "the gate alone (no model)",
+            False,
+            "state",
+            _engine(lambda b: agentscope_config(b, gate=GateConfig())),
+            scripted_summary=True,
+        ),
+        Condition(
+            "ctxlab-gate",
+            "ctxlab's gate alone (definitions on, no model)",
+            False,
+            "state",
+            _engine(lambda b: agentscope_config(b, gate=CTXLAB_GATE)),
+            scripted_summary=True,
+        ),
+        Condition(
+            "agentscope", "AgentScope 2.0.3 (article)", True, "state", _engine(agentscope_config)
+        ),
+        Condition(
+            "agentscope+gate",
+            "AgentScope + gate",
+            True,
+            "state",
+            _engine(lambda b: agentscope_config(b, gate=GateConfig())),
+        ),
+        Condition("dsh", "DeepSeek-Harness", True, "eventlog", _engine(dsh_config)),
+        Condition(
+            "dsh+gate",
+            "DeepSeek-Harness + gate",
+            True,
+            "eventlog",
+            _engine(lambda b: dsh_config(b, GateConfig())),
+        ),
+        Condition("ctxlab", "ctxlab's own profile", True, "state", _engine(ctxlab_config)),
+        Condition(
+            "reference",
+            "reference prompt (CompactBench hybrid-ledger)",
+            True,
+            "state",
+            _engine(lambda b: agentscope_config(b, summary_prompt=REFERENCE_PROMPT)),
+        ),
+    )
+}
+"""Every condition, in report order."""
+
+MODEL_FREE: tuple[str, ...] = tuple(n for n, c in CONDITIONS.items() if not c.needs_model)

@@ -1,0 +1,382 @@
+"""X-BENCH's seeded corpus: scripted conversations with planted facts, byte for byte the same for
+one seed.
+
+A conversation is user turns, the scripted agent's tool calls (``search_records``, whose results
+are large job logs) and replies, in Chinese or English, at about 2K, 8K or 24K tokens (priced
+with the harness's own estimator, :func:`harness.tokens.estimate_tokens`, over the messages the
+agent loop builds from the turns, :func:`turn_messages`). Twelve facts are planted, one turn
+each, at a depth drawn in a band that rotates with the seed: four identifiers (an id, a path, a
+URL, an amount), a person's name, a code word (``暗号：夜莺`` / ``the password is falcon``), a
+decision with its reason, a constraint (``never touch prod``), an update (the newer value must
+win), a near-duplicate (a similar id is a distractor), a fact that is only inside a tool result,
+and an abstention probe (asked, never said). Ten short continuation turns follow, with nothing
+planted, so a compaction's summary is carried on before the probe.
+
+``python -m experiments.x_bench.corpus --seed S --size 2k|8k|24k --lang zh|en --out FILE`` writes
+one conversation as JSON (:mod:`experiments.x_bench.schema`, documented in ``docs/bench.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from experiments.lab.errors import ExperimentError
+from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn, dump_conversation
+from experiments.x_bench.texts import TEXTS
+from experiments.x_bench.turns import (
+    BANDS,
+    Plant,
+    call_id,
+    conversation_text,
+    merge_plants,
+    place_facts,
+    planted_at,
+    turn_messages,
+    turn_tokens,
+)
+from harness.files import write_atomic
+
+__all__ = [
+    "CONTINUATION_TURNS",
+    "GENERATOR_VERSION",
+    "LANGS",
+    "SEEDS",
+    "SIZES",
+    "TOOL_NAME",
+    "CorpusError",
+    "call_id",
+    "conversation_id",
+    "conversation_text",
+    "generate",
+    "main",
+    "turn_messages",
+]
+
+GENERATOR_VERSION = 1
+"""Bumped whenever the same seed would give other bytes."""
+SIZES: dict[str, int] = {"2k": 2_000, "8k": 8_000, "24k": 24_000}
+"""Target tokens of a conversation, per size (the generated one lands within 10 %)."""
+LANGS: tuple[str, ...] = ("zh", "en")
+SEEDS = range(1, 13)
+"""The committed seed range: every seed here generates (the planted values collide with
+nothing) and X-BENCH draws its conversations from it; a test pins it."""
+CONTINUATION_TURNS = 10
+TOOL_NAME = "search_records"
+IDENTIFIER_SHAPES = ("id", "path", "url", "amount")
+
+
+class CorpusError(ExperimentError):
+    """A conversation that cannot be generated as asked (an unknown size, a collision)."""
+
+
+def conversation_id(seed: int, size: str, lang: str) -> str:
+    return f"{lang}-{size}-s{seed:02d}"
+
+
+class _Writer:
+    """Writes one conversation from one random stream."""
+
+    def __init__(self, seed: int, size: str, lang: str) -> None:
+        if size not in SIZES:
+            raise CorpusError(f"Unknown size {size!r}; the sizes are {', '.join(SIZES)}.")
+        if lang not in LANGS:
+            raise CorpusError(f"Unknown language {lang!r}; the languages are zh, en.")
+        self.seed, self.size, self.lang = seed, size, lang
+        self.rng = random.Random(f"ctxlab-bench/{GENERATOR_VERSION}/{seed}/{size}/{lang}")
+        self.t: dict[str, Any] = TEXTS[lang]
+        self.f: dict[str, Any] = self.t["facts"]
+        self.batch = self.rng.randint(3_000, 6_000)
+
+    # -- facts ---------------------------------------------------------------------------------
+
+    def _fraction(self, slot: int) -> tuple[float, str]:
+        band = (slot + self.seed) % len(BANDS)
+        low = band / len(BANDS)
+        return round(low + 0.03 + self.rng.random() * (1 / len(BANDS) - 0.06), 4), BANDS[band]
+
+    def _statement_turn(self, statement: str) -> Turn:
+        aside = self.rng.choice(self.t["asides"])
+        user = f"{statement} {aside}".strip() if self.lang == "en" else statement + aside
+        return Turn(0, user, self.rng.choice(self.t["acks"]))
+
+    def facts(self) -> tuple[list[Fact], list[Plant]]:
+        r, t, f = self.rng, self.t, self.f
+        facts: list[Fact] = []
+        plants: list[Plant] = []
+
+        def plant(fact: Fact, turn: Turn, slot: int) -> None:
+            fraction, band = self._fraction(slot)
+            facts.append(replace(fact, band=band))
+            plants.append(Plant(fact.id, turn, fraction))
+
+        city = r.choice(t["cities"])
+        values = {
+            "id": f"SO-2026-{r.randint(1000, 9999)}",
+            "path": f"/srv/exports/{r.choice(['hh', 'rtm', 'anr', 'fxt'])}/"
+            f"manifest-{r.randint(1000, 9999)}.csv",
+            "url": f"https://track.{r.choice(['northline', 'bluewave', 'kestrel'])}.example/"
+            f"api/v{r.randint(2, 5)}/shipments",
+            "amount": f"{r.randint(12, 89)},{r.randint(100, 999)}",
+        }
+        for slot, shape in enumerate(IDENTIFIER_SHAPES):
+            statement, question = f[shape]
+            value = values[shape]
+            expect = value.replace(",", "") if shape == "amount" else value
+            fact = Fact(
+                f"identifier-{shape}",
+                "identifier",
+                question.format(city=city),
+                [value],
+                [expect],
+                [],
+                None,
+                "user",
+                None,
+                "",
+                shape,
+            )
+            plant(fact, self._statement_turn(statement.format(value=value, city=city)), slot)
+
+        slot = len(IDENTIFIER_SHAPES)
+        for kind, pool in (("name", "names"), ("code_word", "code_words")):
+            value = r.choice(t[pool])
+            statement, question = f[kind]
+            fact = Fact(kind, kind, question, [value], [value], [], None, "user", None, "")  # type: ignore[arg-type]
+            plant(fact, self._statement_turn(statement.format(value=value)), slot)
+            slot += 1
+
+        topic, choice, alt, reason, key = r.choice(t["decisions"])
+        statement, question = f["decision"]
+        said = statement.format(topic=topic, choice=choice, alt=alt, reason=reason)
+        user = r.choice(t["user_chat"]).format(topic=r.choice(t["topics"]))
+        fact = Fact(
+            "decision",
+            "decision",
+            question.format(topic=topic),
+            [choice, key],
+            [choice, key],
+            [],
+            None,
+            "assistant",
+            None,
+            "",
+        )
+        plant(fact, Turn(0, user, said), slot)
+        slot += 1
+
+        statement, value, key = r.choice(t["constraints"])
+        fact = Fact(
+            "constraint",
+            "constraint",
+            f["constraint"][1],
+            [value],
+            [key],
+            [],
+            None,
+            "user",
+            None,
+            "",
+        )
+        plant(fact, self._statement_turn(statement), slot)
+        slot += 1
+
+        old, new = r.sample(t["rooms"], 2)
+        fact = Fact("update", "update", f["update"][1], [new], [new], [old], None, "user", None, "")
+        plant(fact, self._statement_turn(f["update"][0].format(value=new)), slot)
+        fraction = round(plants[-1].fraction * (0.2 + 0.4 * r.random()), 4)
+        plants.append(
+            Plant(
+                "update-old", self._statement_turn(f["update_old"][0].format(value=old)), fraction
+            )
+        )
+        slot += 1
+
+        digits = f"{r.randint(10000, 99999)}"
+        swapped = digits[:-2] + digits[-1] + digits[-2]
+        if swapped == digits:
+            swapped = digits[:-1] + str((int(digits[-1]) + 1) % 10)
+        real, distractor = f"INV-{digits}", f"INV-{swapped}"
+        statement, question = f["near_duplicate"]
+        fact = Fact(
+            "near_duplicate",
+            "near_duplicate",
+            question,
+            [real],
+            [real],
+            [distractor],
+            None,
+            "user",
+            None,
+            "",
+        )
+        plant(fact, self._statement_turn(statement.format(value=real, distractor=distractor)), slot)
+        slot += 1
+
+        container = f"TGHU{r.randint(1000000, 9999999)}"
+        seal = f"SL-{r.randint(100000, 999999)}"
+        result = self._container_record(container, seal)
+        turn = Turn(
+            0,
+            f["tool_only_user"].format(container=container),
+            f["tool_only_reply"],
+            ToolStep(TOOL_NAME, {"query": container}, result),
+        )
+        fact = Fact(
+            "tool_only",
+            "tool_only",
+            f["tool_only"][1].format(container=container),
+            [seal],
+            [seal],
+            [],
+            None,
+            "tool",
+            None,
+            "",
+        )
+        plant(fact, turn, slot)
+
+        question = r.choice(t["abstentions"])
+        facts.append(
+            Fact("abstention", "abstention", question, [], [], [], None, "nowhere", None, "none")
+        )
+        return facts, plants
+
+    def _container_record(self, container: str, seal: str) -> str:
+        record = {"container": container, "seal_no": seal, **self.t["container_fields"]}
+        record["moves"] = [self._log_line() for _ in range(self.rng.randint(4, 8))]
+        return json.dumps(record, ensure_ascii=False, indent=1)
+
+    # -- filler --------------------------------------------------------------------------------
+
+    def _log_line(self) -> str:
+        r = self.rng
+        return (
+            f"2026-11-{r.randint(1, 28):02d}T{r.randint(0, 23):02d}:{r.randint(0, 59):02d} "
+            f"worker-{r.randint(1, 9)} {r.choice(self.t['log_events'])} "
+            f"item {r.randint(10, 99)}/{r.randint(100, 400)} in {r.randint(20, 900)} ms"
+        )
+
+    def _chat_turn(self) -> Turn:
+        r, t = self.rng, self.t
+        user = r.choice(t["user_chat"]).format(topic=r.choice(t["topics"]))
+        sentences = r.sample(t["sentences"], r.randint(2, 4))
+        joiner = " " if self.lang == "en" else ""
+        return Turn(0, user, joiner.join(sentences))
+
+    def _tool_turn(self) -> Turn:
+        r, t = self.rng, self.t
+        self.batch += r.randint(1, 40)
+        batch = f"B{self.batch}"
+        lines = r.randint(8, 14) if self.size == "2k" else r.randint(12, 24)
+        failed = r.randint(0, 3)
+        log = "\n".join(self._log_line() for _ in range(lines))
+        result = json.dumps({"batch": batch, "failed": failed, "log": log}, ensure_ascii=False)
+        return Turn(
+            0,
+            t["user_tool"].format(batch=batch),
+            r.choice(t["tool_reply"]).format(batch=batch, failed=failed),
+            ToolStep(TOOL_NAME, {"query": f"job log {batch}"}, result),
+        )
+
+    def continuation(self) -> list[Turn]:
+        t = self.t
+        return [
+            Turn(
+                0,
+                t["continuation_user"].format(k=k),
+                t["continuation_reply"].format(k=k),
+                phase="continuation",
+            )
+            for k in range(1, CONTINUATION_TURNS + 1)
+        ]
+
+    # -- the whole -----------------------------------------------------------------------------
+
+    def conversation(self) -> Conversation:
+        facts, plants = self.facts()
+        tail = self.continuation()
+        fixed = sum(turn_tokens(p.turn) for p in plants) + sum(turn_tokens(t) for t in tail)
+        room = SIZES[self.size] - fixed
+        fillers: list[Turn] = []
+        used = 0
+        while used < room:
+            turn = self._tool_turn() if self.rng.random() < 0.4 else self._chat_turn()
+            if used + turn_tokens(turn) > room:
+                turn = self._chat_turn()  # a short turn to end on: no large overshoot
+            fillers.append(turn)
+            used += turn_tokens(turn)
+        turns = merge_plants(fillers, used, sorted(plants, key=lambda p: p.fraction))
+        turns += tail
+        turns = [replace(turn, index=n) for n, turn in enumerate(turns)]
+        planted = {key: n for n, key in planted_at(turns, plants).items()}
+        facts = place_facts(facts, turns, planted)
+        conversation = Conversation(
+            id=conversation_id(self.seed, self.size, self.lang),
+            lang=self.lang,  # type: ignore[arg-type]
+            size=self.size,
+            seed=self.seed,
+            system=self.t["system"],
+            tool_description=self.t["tool_description"],
+            turns=turns,
+            facts=facts,
+            tokens=sum(turn_tokens(t) for t in turns),
+            abstain_markers=list(self.t["abstain_markers"]),
+            generator={"module": "experiments.x_bench.corpus", "version": GENERATOR_VERSION},
+        )
+        _check(conversation)
+        return conversation
+
+
+def _check(conversation: Conversation) -> None:
+    """Every planted value occurs in its own turn(s) only; the size is within 10 %."""
+    texts = conversation_text(conversation.turns)
+    for fact in conversation.facts:
+        own = {fact.turn, fact.earlier_turn} - {None}
+        for value in [*fact.values, *fact.reject]:
+            at = {n for n, text in enumerate(texts) if value in text}
+            if not at or not at <= own:
+                raise CorpusError(
+                    f"{conversation.id}: the value {value!r} of {fact.id} occurs in turns "
+                    f"{sorted(at)}, not only in its own {sorted(own)}."  # type: ignore[type-var]
+                )
+    target = SIZES[conversation.size]
+    if abs(conversation.tokens - target) > target / 10:
+        raise CorpusError(f"{conversation.id}: {conversation.tokens} tokens, not about {target}.")
+
+
+def generate(seed: int, size: str, lang: str) -> Conversation:
+    """The conversation of ``seed`` at ``size`` in ``lang`` (the same every time)."""
+    return _Writer(seed, size, lang).conversation()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.x_bench.corpus",
+        description="Write one X-BENCH conversation and its planted facts as JSON.",
+    )
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--size", choices=list(SIZES), required=True)
+    parser.add_argument("--lang", choices=list(LANGS), required=True)
+    parser.add_argument("--out", type=Path, help="the JSON file (default: standard output)")
+    args = parser.parse_args(argv)
+    try:
+        text = dump_conversation(generate(args.seed, args.size, args.lang))
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            write_atomic(args.out, text)
+    except (ExperimentError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""X-BENCH's report: planted facts kept by each condition at one budget, by kind and by depth,
+against the tokens carried, and what each condition cost.
+
+``PAGE.read`` reads ``X-BENCH.json`` back into the
+:class:`~experiments.x_bench.view.XBenchView` that ``experiments/x_bench/`` wrote it from;
+:func:`x_bench_section` renders it as the Measurements section of ``X-BENCH.md``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+
+from experiments.lab.report.markdown import markdown_table
+from experiments.lab.report.piece import Page
+from experiments.x_bench.view import CellRecord, XBenchView
+
+__all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "x_bench_section"]
+
+X_BENCH_ABOUT = (
+    "ctxlab's compaction-quality benchmark: which planted facts (identifiers, names, code words, "
+    "decisions, updates, tool-only values) survive a compaction under each condition at one "
+    "budget, and at what cost in tokens."
+)
+
+
+def _share(share: float, low: float, high: float) -> str:
+    return f"{share:.0%} [{low:.0%}, {high:.0%}]"
+
+
+def _conditions(view: XBenchView) -> pd.DataFrame:
+    rows = []
+    for c in view.conditions:
+        run = c.status == "run"
+        rows.append(
+            {
+                "condition": c.name,
+                "what": c.title,
+                "model": "recorded summary model" if c.needs_model else "none",
+                "conversations": c.conversations if run else c.status,
+                "survival [95 % CI]": _share(c.survival, c.low, c.high) if run else "—",
+                "carried tokens after a compaction (mean)": c.mean_carried_tokens
+                if run and c.compactions
+                else "—",
+                "final context tokens (mean)": c.mean_final_tokens if run else "—",
+                "compactions": c.compactions if run else "—",
+                "invented identifiers": c.invented if run else "—",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
+    conditions = list(
+        dict.fromkeys(
+            f"{c.condition}" + ("" if c.model == "none" else f" @ {c.model}") for c in cells
+        )
+    )
+    table: dict[str, dict[str, str]] = {name: {} for name in conditions}
+    for c in cells:
+        name = c.condition + ("" if c.model == "none" else f" @ {c.model}")
+        table[name][c.group] = f"{c.survived}/{c.facts} ({_share(c.share, c.low, c.high)})"
+    return pd.DataFrame(
+        [{"condition": n, **{g: table[n].get(g, "—") for g in groups}} for n in conditions]
+    )
+
+
+def _cost(view: XBenchView) -> pd.DataFrame:
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    for r in view.runs:
+        key = (r.condition, r.size)
+        row = rows.setdefault(
+            key, {"n": 0, "agent": 0, "summary": 0, "net": 0, "net_cont": 0, "after": 0}
+        )
+        row["n"] += 1
+        row["agent"] += r.agent_prompt_tokens
+        row["summary"] += r.summary_tokens
+        row["net"] += r.net_tokens
+        row["net_cont"] += r.net_continuation_tokens
+        row["after"] += r.turns_after_last_compaction
+    return pd.DataFrame(
+        [
+            {
+                "condition": condition,
+                "size": size,
+                "conversations": int(v["n"]),
+                "agent prompt tokens (mean)": round(v["agent"] / v["n"]),
+                "summary-call tokens (mean)": round(v["summary"] / v["n"]),
+                "net tokens vs full (mean)": round(v["net"] / v["n"]),
+                "net over the continuation (mean)": round(v["net_cont"] / v["n"]),
+                "turns after the last compaction (mean)": round(v["after"] / v["n"], 1),
+            }
+            for (condition, size), v in rows.items()
+        ]
+    )
+
+
+def _pairs(view: XBenchView) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "condition": p.better + ("" if p.model == "none" else f" @ {p.model}"),
+                "against": p.worse,
+                "survival difference [95 % CI]": f"{p.difference:+.0%} [{p.low:+.0%}, "
+                f"{p.high:+.0%}]",
+                "conversations": p.conversations,
+            }
+            for p in view.pairs
+        ]
+    )
+
+
+READING = (
+    "Each of {n} seeded conversations ({sizes}) is played through the real agent loop by a "
+    "scripted agent model under each condition, all at one budget per size, and scored with no "
+    "model judge: a fact *survives* when its exact value is in the context the model sees after "
+    "the conversation (its ten continuation turns included). Intervals are seeded 95 % "
+    "bootstrap intervals over conversations. The format, the corpus and the scoring rules are in "
+    "`docs/bench.md`."
+)
+
+
+def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
+    """The conditions, survival by fact kind and by depth band, paired differences, cost."""
+    counts = Counter(c.split("-")[1] for c in view.conversations)
+    sizes = ", ".join(f"{n} at {b.size.upper()}" for b in view.budgets if (n := counts[b.size]))
+    budgets = "; ".join(
+        f"{b.size}: trigger {b.trigger_tokens:,}, tail {b.keep_tokens:,} tokens"
+        for b in view.budgets
+    )
+    kinds = list(dict.fromkeys(c.group for c in view.by_kind))
+    parts = [
+        READING.format(n=len(view.conversations), sizes=sizes) + "\n",
+        f"Budgets (AgentScope 2.0.3's estimator): {budgets}.\n",
+        "### Conditions\n",
+        markdown_table(_conditions(view)),
+    ]
+    if view.not_recorded:
+        parts.append(
+            "Not recorded yet (their summaries and the probe are calls to a recorded model; "
+            "nothing is shown for them until their cassettes exist): "
+            + ", ".join(f"`{n}`" for n in view.not_recorded)
+            + f". The reference prompt is {view.reference}.\n"
+        )
+    parts += [
+        "### Survival by fact kind\n",
+        markdown_table(_grid(view.by_kind, kinds)),
+        "### Survival by depth band (where in the conversation the fact was planted)\n",
+        markdown_table(_grid(view.by_band, ["early", "middle", "late"])),
+        "### Paired differences (per-conversation survival)\n",
+        markdown_table(_pairs(view)),
+        "### Cost (estimator tokens)\n",
+        markdown_table(_cost(view)),
+    ]
+    return "\n".join(parts)
+
+
+PAGE = Page(XBenchView, x_bench_section, X_BENCH_ABOUT)

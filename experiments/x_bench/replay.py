@@ -1,0 +1,276 @@
+"""One X-BENCH conversation through the real agent loop, under one condition.
+
+The conversation is scripted: a scripted agent model (named ``scripted``) answers each user turn
+with the turn's tool call, then with the turn's reply, and the tool returns the turn's recorded
+result, so the loop builds exactly the corpus's messages; the condition's engine compacts by its
+own rules before every request. Summary calls go to the summary model (a recorded cassette, or
+the gate-alone condition's scripted placeholder). After the last turn the probe asks every
+fact's question at once, numbered, from the context as it stands (:func:`probe_request`); it is
+sent only when a summary model is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
+from experiments.x_bench.corpus import call_id
+from experiments.x_bench.schema import Conversation, Turn
+from harness.agent import Agent
+from harness.compaction.record import CompactionRecord
+from harness.errors import ScriptError
+from harness.messages import Message, ToolCall
+from harness.meter import AGENTSCOPE, message_price
+from harness.model import ChatModel, ChatRequest, ChatResponse
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.store.history import History, StateHistory
+from harness.testing import FunctionModel
+from harness.tokens import estimate_text_tokens, estimate_tokens
+from harness.tools import Tool
+
+__all__ = [
+    "AGENT_MODEL",
+    "CompactionSeen",
+    "ConversationRun",
+    "context_text",
+    "probe_request",
+    "probe_text",
+    "run_conversation",
+]
+
+AGENT_MODEL = "scripted-bench-agent"
+
+PROBE_INTRO = {
+    "en": (
+        "Answer each question below from this conversation alone: one numbered line per "
+        "question, with the exact value where there is one. If the conversation does not say, "
+        'answer "not known".'
+    ),
+    "zh": (
+        "只根据上面的对话回答下列问题：每题一行，带编号，有确切值的写出确切值。"
+        "对话里没有说的，回答“不知道”。"
+    ),
+}
+
+
+def probe_text(conversation: Conversation) -> str:
+    """The probe: every fact's question, numbered from 1 in the fact list's order."""
+    questions = [f"{n}. {fact.question}" for n, fact in enumerate(conversation.facts, 1)]
+    return "\n".join([PROBE_INTRO[conversation.lang], *questions])
+
+
+def probe_request(conversation: Conversation, context: Sequence[Message]) -> ChatRequest:
+    head = (Message.system(conversation.system),) if conversation.system else ()
+    user = Message.user(probe_text(conversation))
+    return ChatRequest(messages=(*head, *context, user), purpose="probe")
+
+
+def context_text(context: Sequence[Message]) -> str:
+    """What the model sees of a context, as one text: every message's content and every tool
+    call's arguments."""
+    parts = []
+    for message in context:
+        parts.append(message.content)
+        parts.extend(call.arguments for call in message.tool_calls)
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class CompactionSeen:
+    """One compaction, as X-BENCH reads it."""
+
+    turn: int
+    """The turn during which it fired."""
+    tokens_before: int | None
+    tokens_after: int | None
+    """Carried tokens: the context's estimate right after it."""
+    summary: str
+    summary_failed: bool
+    gate_added: int
+    context_at_turn_end: str
+    """The context's text at the end of that turn (survival after this compaction)."""
+
+
+@dataclass(frozen=True)
+class SummaryCall:
+    prompt_tokens: int
+    completion_tokens: int
+    """Estimator tokens of the request's messages and of the answer."""
+    usage_prompt: int | None
+    usage_completion: int | None
+    """What the server reported, when it did."""
+
+
+@dataclass
+class ConversationRun:
+    """What one conversation under one condition did."""
+
+    conversation: str
+    condition: str
+    budget: Budget
+    compactions: list[CompactionSeen] = field(default_factory=list)
+    context: tuple[Message, ...] = ()
+    """The context at the end, before the probe."""
+    agent_prompt_tokens: list[int] = field(default_factory=list)
+    """Per turn: the estimator tokens of that turn's agent requests."""
+    summary_calls: list[SummaryCall] = field(default_factory=list)
+    probe_answer: str | None = None
+    """None when no model answered the probe."""
+
+    @property
+    def final_tokens(self) -> int:
+        return estimate_tokens(self.context)
+
+    @property
+    def text(self) -> str:
+        return context_text(self.context)
+
+    def turns_in_context(self, conversation: Conversation) -> set[int]:
+        """The turns whose user message is in the final context verbatim."""
+        users = {m.content for m in self.context if m.role == "user"}
+        return {t.index for t in conversation.turns if t.user in users}
+
+
+class _Script:
+    """The scripted agent: the current turn's tool call, then its reply."""
+
+    def __init__(self) -> None:
+        self.turn: Turn | None = None
+        self.requests_in_turn = 0
+
+    def reply(self, request: ChatRequest) -> str | Message:
+        if request.purpose != "agent" or self.turn is None:
+            raise ScriptError(f"the scripted agent got a {request.purpose!r} request")
+        self.requests_in_turn += 1
+        turn = self.turn
+        if turn.tool is not None and self.requests_in_turn == 1:
+            arguments = json.dumps(turn.tool.arguments, ensure_ascii=False)
+            return Message.assistant("", [ToolCall(call_id(turn), turn.tool.name, arguments)])
+        return turn.assistant
+
+    def result(self, **_: object) -> str:
+        if self.turn is None or self.turn.tool is None:
+            raise ScriptError("a tool was called in a turn without one")
+        return self.turn.tool.result
+
+
+class _CountingModel:
+    """Passes requests to ``model`` and prices each summary call."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.inner = model
+        self.calls: list[SummaryCall] = []
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def provider(self) -> str:
+        return getattr(self.inner, "provider", "")
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.inner.complete(request)
+        usage = response.usage
+        self.calls.append(
+            SummaryCall(
+                estimate_tokens(request.messages),
+                estimate_text_tokens(response.message.content),
+                usage.prompt_tokens if usage else None,
+                usage.completion_tokens if usage else None,
+            )
+        )
+        return response
+
+
+def _tools(conversation: Conversation, script: _Script) -> list[Tool]:
+    names: dict[str, set[str]] = {}
+    for turn in conversation.turns:
+        if turn.tool is not None:
+            names.setdefault(turn.tool.name, set()).update(turn.tool.arguments)
+    return [
+        Tool(
+            name,
+            conversation.tool_description,
+            {
+                "type": "object",
+                "properties": {k: {"type": "string"} for k in sorted(keys)},
+                "required": sorted(keys),
+            },
+            script.result,
+        )
+        for name, keys in sorted(names.items())
+    ]
+
+
+def _history(condition: Condition) -> History:
+    if condition.store == "eventlog":
+        return EventLogHistory(EventLog(None))
+    return StateHistory(f"bench-{condition.name}")
+
+
+def run_conversation(
+    conversation: Conversation,
+    condition: Condition,
+    budget: Budget,
+    summary_model: ChatModel | None = None,
+) -> ConversationRun:
+    """Play ``conversation`` under ``condition``; the probe is asked when ``summary_model`` is
+    given (a condition that needs a model must get one)."""
+    if condition.needs_model and summary_model is None:
+        raise ScriptError(f"the condition {condition.name!r} needs a summary model")
+    script = _Script()
+    agent_model = FunctionModel(script.reply, model_name=AGENT_MODEL)
+    summarizer: ChatModel | None = summary_model
+    if condition.scripted_summary:
+        summarizer = FunctionModel(lambda _: GATE_ONLY_SUMMARY, model_name="scripted")
+    counting = _CountingModel(summarizer) if summarizer is not None else None
+    history = _history(condition)
+    engine = condition.build(budget, agent_model, counting, history)
+    agent = Agent(
+        agent_model,
+        conversation.system,
+        tools=_tools(conversation, script),
+        engine=engine,
+        history=history,
+        max_steps=4,
+    )
+    run = ConversationRun(conversation.id, condition.name, budget)
+    for turn in conversation.turns:
+        script.turn, script.requests_in_turn = turn, 0
+        seen = len(agent_model.requests)
+        result = agent.call(turn.user)
+        records: list[CompactionRecord] = [c for r in result.requests for c in r.compactions]
+        text = context_text(agent.context)
+        run.compactions += [_seen(turn.index, record, text) for record in records]
+        run.agent_prompt_tokens.append(
+            sum(_priced(r.messages) for r in agent_model.requests[seen:])
+        )
+    run.context = agent.context
+    if counting is not None and condition.needs_model:
+        run.summary_calls = list(counting.calls)
+    if summary_model is not None:
+        answer = summary_model.complete(probe_request(conversation, run.context))
+        run.probe_answer = answer.message.content
+    return run
+
+
+def _priced(messages: Sequence[Message]) -> int:
+    """The estimator's price of ``messages`` (:func:`harness.tokens.estimate_tokens`), cached on
+    each message: every request repeats the history before it."""
+    return sum(message_price(AGENTSCOPE, m) for m in messages)
+
+
+def _seen(turn: int, record: CompactionRecord, text: str) -> CompactionSeen:
+    added = record.gate.get("added", []) if record.gate else []
+    return CompactionSeen(
+        turn=turn,
+        tokens_before=record.total_tokens,
+        tokens_after=record.tokens_after,
+        summary=record.summary,
+        summary_failed=record.summary_failed,
+        gate_added=len(added) if isinstance(added, list) else 0,
+        context_at_turn_end=text,
+    )

@@ -1,0 +1,272 @@
+"""The X-BENCH conversation format: one scripted conversation and the facts planted in it.
+
+The generator (:mod:`experiments.x_bench.corpus`) writes it, ``ctxlab bench --conversations FILE``
+reads it, and users may bring their own conversations in it. The format is documented in
+``docs/bench.md`` and, as a JSON Schema, in ``docs/bench-conversation.schema.json`` (a test keeps
+the two in step with these classes). :func:`load_conversations` checks a file and says, in one
+sentence, what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from experiments.lab.errors import ExperimentError
+
+__all__ = [
+    "FACT_KINDS",
+    "SCHEMA",
+    "BenchFileError",
+    "Conversation",
+    "Fact",
+    "ToolStep",
+    "Turn",
+    "conversation_from_data",
+    "dump_conversation",
+    "load_conversations",
+]
+
+SCHEMA = "ctxlab-bench-conversation/1"
+"""The ``schema`` field every conversation carries."""
+
+FactKind = Literal[
+    "identifier",
+    "name",
+    "code_word",
+    "decision",
+    "constraint",
+    "update",
+    "near_duplicate",
+    "tool_only",
+    "abstention",
+]
+FACT_KINDS: tuple[str, ...] = get_args(FactKind)
+"""Every kind of planted fact, in report order."""
+
+Where = Literal["user", "assistant", "tool", "nowhere"]
+Phase = Literal["conversation", "continuation"]
+
+
+class BenchFileError(ExperimentError):
+    """A conversations file that cannot be read as X-BENCH conversations (one sentence)."""
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """The one tool call of a turn: the agent calls ``name`` with ``arguments``; the tool
+    returns ``result`` verbatim."""
+
+    name: str
+    arguments: dict[str, str]
+    result: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user turn and what the scripted agent does with it: an optional tool call, then a
+    reply."""
+
+    index: int
+    user: str
+    assistant: str
+    tool: ToolStep | None = None
+    phase: Phase = "conversation"
+    """``continuation``: the short turns after the planted part (nothing is planted there)."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One planted fact and how it is scored."""
+
+    id: str
+    kind: FactKind
+    question: str
+    """Asked in the probe, numbered with the others."""
+    values: list[str]
+    """Exact strings that must all be in the context for the fact to survive (empty for an
+    abstention probe)."""
+    expect: list[str]
+    """The answer is correct when it contains every one of these (normalised)..."""
+    reject: list[str]
+    """...and none of these (an update's old value, a near-duplicate's distractor)."""
+    turn: int | None
+    """The turn that plants it (for an update, the turn with the newer value); None for an
+    abstention probe."""
+    where: Where
+    depth: float | None
+    """Estimated tokens before the planting turn over the planted part's tokens (0 = first
+    turn); None for an abstention probe."""
+    band: str
+    """``early`` (depth < 1/3), ``middle``, ``late`` (depth ≥ 2/3) or ``none``."""
+    shape: str = ""
+    """For identifiers: ``id``, ``path``, ``url`` or ``amount``."""
+    earlier_turn: int | None = None
+    """An update's first (stale) value's turn."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A scripted conversation with its planted facts."""
+
+    id: str
+    lang: Literal["zh", "en"]
+    size: str
+    """``2k``, ``8k``, ``24k`` or ``custom``."""
+    seed: int | None
+    system: str
+    tool_description: str
+    turns: list[Turn]
+    facts: list[Fact]
+    tokens: int
+    """The turns' messages priced with the harness's estimator (:mod:`harness.tokens`)."""
+    abstain_markers: list[str]
+    """Phrases that say "not known"; an abstention answer must contain one."""
+    schema: str = SCHEMA
+    generator: dict[str, Any] = field(default_factory=dict)
+    """Who wrote it (``experiments.x_bench.corpus`` and its version, or the user's own)."""
+
+
+def dump_conversation(conversation: Conversation) -> str:
+    """Deterministic JSON (UTF-8 kept, keys in field order, a final newline)."""
+    return json.dumps(asdict(conversation), ensure_ascii=False, indent=2) + "\n"
+
+
+def _need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in data:
+        raise BenchFileError(f"{where} has no {key!r}.")
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise BenchFileError(f"{where}: {key!r} has the wrong type ({type(value).__name__}).")
+    return value
+
+
+def _strings(value: Any, key: str, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BenchFileError(f"{where}: {key!r} must be a list of strings.")
+    return list(value)
+
+
+def _tool(data: Any, where: str) -> ToolStep | None:
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise BenchFileError(f"{where}: 'tool' must be an object or null.")
+    arguments = _need(data, "arguments", dict, f"{where} tool")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()):
+        raise BenchFileError(f"{where}: the tool's arguments must map strings to strings.")
+    return ToolStep(
+        _need(data, "name", str, f"{where} tool"),
+        dict(arguments),
+        _need(data, "result", str, f"{where} tool"),
+    )
+
+
+def _turn(data: Any, position: int, where: str) -> Turn:
+    here = f"{where} turn {position}"
+    if not isinstance(data, Mapping):
+        raise BenchFileError(f"{here} is not an object.")
+    phase = data.get("phase", "conversation")
+    if phase not in get_args(Phase):
+        raise BenchFileError(f"{here}: phase must be 'conversation' or 'continuation'.")
+    index = _need(data, "index", int, here)
+    if index != position:
+        raise BenchFileError(f"{here}: 'index' is {index}, expected {position}.")
+    return Turn(
+        index,
+        _need(data, "user", str, here),
+        _need(data, "assistant", str, here),
+        _tool(data.get("tool"), here),
+        phase,
+    )
+
+
+def _fact(data: Any, turns: int, where: str) -> Fact:
+    if not isinstance(data, Mapping):
+        raise BenchFileError(f"{where}: a fact is not an object.")
+    here = f"{where} fact {data.get('id', '?')!r}"
+    kind = _need(data, "kind", str, here)
+    if kind not in FACT_KINDS:
+        raise BenchFileError(f"{here}: kind {kind!r} is not one of {', '.join(FACT_KINDS)}.")
+    values = _strings(_need(data, "values", list, here), "values", here)
+    if kind != "abstention" and not all(values):
+        raise BenchFileError(f"{here}: a fact needs at least one non-empty value.")
+    turn = data.get("turn")
+    if turn is not None and (not isinstance(turn, int) or not 0 <= turn < turns):
+        raise BenchFileError(f"{here}: 'turn' must be a turn index or null.")
+    depth = data.get("depth")
+    if depth is not None and not isinstance(depth, int | float):
+        raise BenchFileError(f"{here}: 'depth' must be a number or null.")
+    earlier = data.get("earlier_turn")
+    return Fact(
+        _need(data, "id", str, here),
+        kind,
+        _need(data, "question", str, here),
+        values,
+        _strings(_need(data, "expect", list, here), "expect", here),
+        _strings(_need(data, "reject", list, here), "reject", here),
+        turn,
+        data.get("where", "user"),
+        None if depth is None else float(depth),
+        str(data.get("band", "none")),
+        str(data.get("shape", "")),
+        earlier if isinstance(earlier, int) else None,
+    )
+
+
+def conversation_from_data(data: Any, where: str = "the conversation") -> Conversation:
+    """A :class:`Conversation` from its JSON data; :class:`BenchFileError` naming what is
+    wrong."""
+    if not isinstance(data, Mapping):
+        raise BenchFileError(f"{where} is not a JSON object.")
+    schema = data.get("schema", SCHEMA)
+    if schema != SCHEMA:
+        raise BenchFileError(f"{where} has schema {schema!r}; ctxlab reads {SCHEMA!r}.")
+    where = f"{where} {data.get('id', '?')!r}"
+    raw_turns = _need(data, "turns", list, where)
+    if not raw_turns:
+        raise BenchFileError(f"{where} has no turns.")
+    turns = [_turn(t, i, where) for i, t in enumerate(raw_turns)]
+    facts = [_fact(f, len(turns), where) for f in _need(data, "facts", list, where)]
+    if not facts:
+        raise BenchFileError(f"{where} has no facts to score.")
+    lang = _need(data, "lang", str, where)
+    if lang not in ("zh", "en"):
+        raise BenchFileError(f"{where}: lang must be 'zh' or 'en', not {lang!r}.")
+    seed = data.get("seed")
+    return Conversation(
+        id=_need(data, "id", str, where),
+        lang=lang,
+        size=str(data.get("size", "custom")),
+        seed=seed if isinstance(seed, int) else None,
+        system=str(data.get("system", "")),
+        tool_description=str(data.get("tool_description", "Look a record up.")),
+        turns=turns,
+        facts=facts,
+        tokens=int(data.get("tokens", 0)),
+        abstain_markers=_strings(data.get("abstain_markers", []), "abstain_markers", where),
+        generator=dict(data.get("generator", {})),
+    )
+
+
+def load_conversations(path: Path) -> list[Conversation]:
+    """The conversations in ``path``: one conversation object, or a list of them."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BenchFileError(f"The conversations file {path} does not exist.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchFileError(f"The conversations file {path} cannot be read ({exc}).") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BenchFileError(
+            f"The conversations file {path} is not JSON (line {exc.lineno}: {exc.msg})."
+        ) from None
+    items: Sequence[Any] = data if isinstance(data, list) else [data]
+    if not items:
+        raise BenchFileError(f"The conversations file {path} holds no conversation.")
+    return [conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)]

@@ -1,0 +1,247 @@
+"""Running X-BENCH's conditions over a set of conversations and tabulating the scores; shared by
+the experiment (:mod:`experiments.x_bench`) and ``ctxlab bench``.
+
+:func:`run_all` plays every conversation under every condition it can (a condition that needs a
+summary model runs only where ``model_for`` gives one) and scores each run;
+:func:`tabulate` turns the records into the view's tables, with seeded bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from experiments.x_bench.conditions import CONDITIONS, budget_for
+from experiments.x_bench.corpus import generate
+from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.schema import FACT_KINDS, Conversation
+from experiments.x_bench.scoring import bootstrap, paired, score_run
+from experiments.x_bench.view import CellRecord, ConditionRecord, PairRecord, RunRecord
+from harness.model import ChatModel
+
+__all__ = [
+    "BENCH_SELECTION",
+    "NO_MODEL",
+    "Outcome",
+    "bench_conversations",
+    "run_all",
+    "tabulate",
+    "window_share",
+]
+
+NO_MODEL = "none"
+BENCH_SELECTION: tuple[tuple[str, range], ...] = (
+    ("2k", range(1, 7)),
+    ("8k", range(1, 3)),
+    ("24k", range(1, 2)),
+)
+"""X-BENCH's conversations: seeds per size, each in both languages (12 at 2K, 4 at 8K, 2 at
+24K)."""
+BANDS = ("early", "middle", "late")
+
+ModelFor = Callable[[Conversation, str], ChatModel | None]
+
+
+def bench_conversations(
+    selection: Iterable[tuple[str, Iterable[int]]] = BENCH_SELECTION,
+) -> list[Conversation]:
+    return [
+        generate(seed, size, lang)
+        for size, seeds in selection
+        for seed in seeds
+        for lang in ("zh", "en")
+    ]
+
+
+def window_share(conversation: Conversation, kept_turns: set[int]) -> float:
+    """The share of scorable facts whose planting turn is among ``kept_turns``."""
+    facts = [f for f in conversation.facts if f.values]
+    return sum(f.turn in kept_turns for f in facts) / len(facts) if facts else 0.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One run's record and how long it took."""
+
+    record: RunRecord
+    seconds: float
+
+
+def run_all(
+    conversations: Sequence[Conversation],
+    conditions: Sequence[str],
+    model_for: ModelFor,
+    model_label: str,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[list[RunRecord], list[str]]:
+    """Every conversation under every condition; the conditions that needed a model and got
+    none are returned as not run."""
+    records: list[RunRecord] = []
+    skipped: list[str] = []
+    for conversation in conversations:
+        budget = budget_for(conversation.size, conversation.tokens)
+        full_tokens: tuple[int, int] | None = None
+        for name in ["full", *[c for c in conditions if c != "full"]]:
+            condition = CONDITIONS[name]
+            model = model_for(conversation, name)
+            if condition.needs_model and model is None:
+                if name not in skipped:
+                    skipped.append(name)
+                continue
+            started = time.perf_counter()
+            run = run_conversation(conversation, condition, budget, model)
+            score = score_run(conversation, run)
+            if full_tokens is None:
+                full_tokens = (score.agent_prompt_tokens, score.continuation_prompt_tokens)
+            if name not in conditions:
+                continue
+            kept = run.turns_in_context(conversation)
+            by_id = {f.fact: f for f in score.facts}
+            records.append(
+                RunRecord(
+                    conversation=conversation.id,
+                    lang=conversation.lang,
+                    size=conversation.size,
+                    condition=name,
+                    model=model_label if model is not None else NO_MODEL,
+                    compactions=score.compactions,
+                    survival=round(score.survival, 4),
+                    survived=[i for i, f in by_id.items() if f.survived],
+                    lost=[i for i, f in by_id.items() if f.survived is False],
+                    in_tail=[f.id for f in conversation.facts if f.values and f.turn in kept],
+                    carried_tokens=score.carried_tokens,
+                    compression=score.compression,
+                    final_tokens=score.final_tokens,
+                    invented=score.invented,
+                    agent_prompt_tokens=score.agent_prompt_tokens,
+                    continuation_prompt_tokens=score.continuation_prompt_tokens,
+                    summary_calls=score.summary_calls,
+                    failed_summaries=sum(c.summary_failed for c in run.compactions),
+                    summary_tokens=score.summary_tokens,
+                    net_tokens=full_tokens[0] - score.agent_prompt_tokens - score.summary_tokens,
+                    net_continuation_tokens=full_tokens[1]
+                    - score.continuation_prompt_tokens
+                    - score.summary_tokens,
+                    turns_after_last_compaction=score.turns_after_last_compaction,
+                    answered=score.answered,
+                    correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
+                    window_share=round(window_share(conversation, kept), 4)
+                    if name == "truncation"
+                    else None,
+                )
+            )
+            if progress is not None:
+                seconds = time.perf_counter() - started
+                progress(
+                    f"{conversation.id} {name}: survival {score.survival:.0%} ({seconds:.1f} s)"
+                )
+    return records, skipped
+
+
+def _facts_of(conversations: Sequence[Conversation]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Conversation id → fact id → (kind, band), scorable facts only."""
+    return {c.id: {f.id: (f.kind, f.band) for f in c.facts if f.values} for c in conversations}
+
+
+def _cells(
+    records: Sequence[RunRecord],
+    facts: dict[str, dict[str, tuple[str, str]]],
+    groups: Sequence[str],
+    position: int,
+) -> list[CellRecord]:
+    cells = []
+    keyed: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+    for record in records:
+        keyed[(record.condition, record.model)].append(record)
+    for (condition, model), runs in keyed.items():
+        for group in groups:
+            shares: list[float] = []
+            total = kept = 0
+            for run in runs:
+                ids = [i for i, kb in facts[run.conversation].items() if kb[position] == group]
+                if not ids:
+                    continue
+                here = sum(i in run.survived for i in ids)
+                total, kept = total + len(ids), kept + here
+                shares.append(here / len(ids))
+            if not total:
+                continue
+            _, low, high = bootstrap(shares)
+            cells.append(
+                CellRecord(condition, model, group, total, kept, round(kept / total, 4), low, high)
+            )
+    return cells
+
+
+def tabulate(
+    conversations: Sequence[Conversation],
+    records: Sequence[RunRecord],
+    conditions: Sequence[str],
+) -> tuple[list[ConditionRecord], list[CellRecord], list[CellRecord], list[PairRecord]]:
+    """The per-condition summary, survival by kind and by depth band, and paired differences
+    against truncation and masking."""
+    facts = _facts_of(conversations)
+    summary = []
+    for name in conditions:
+        runs = [r for r in records if r.condition == name]
+        condition = CONDITIONS[name]
+        if not runs:
+            summary.append(
+                ConditionRecord(
+                    name,
+                    condition.title,
+                    condition.needs_model,
+                    "not recorded yet",
+                    0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0,
+                    0,
+                )
+            )
+            continue
+        mean, low, high = bootstrap([r.survival for r in runs])
+        carried = [t for r in runs for t in r.carried_tokens]
+        summary.append(
+            ConditionRecord(
+                name=name,
+                title=condition.title,
+                needs_model=condition.needs_model,
+                status="run",
+                conversations=len(runs),
+                survival=mean,
+                low=low,
+                high=high,
+                mean_final_tokens=round(sum(r.final_tokens for r in runs) / len(runs), 1),
+                mean_carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
+                compactions=sum(r.compactions for r in runs),
+                invented=sum(len(r.invented) for r in runs),
+            )
+        )
+    by_kind = _cells(records, facts, [k for k in FACT_KINDS if k != "abstention"], 0)
+    by_band = _cells(records, facts, BANDS, 1)
+    pairs = []
+    keyed = {(r.condition, r.model, r.conversation): r.survival for r in records}
+    models = sorted({r.model for r in records})
+    for model in models:
+        for baseline in ("truncation", "masking"):
+            for name in conditions:
+                if name in ("full", "truncation", baseline):
+                    continue
+                ids = [
+                    c.id
+                    for c in conversations
+                    if (name, model, c.id) in keyed and (baseline, NO_MODEL, c.id) in keyed
+                ]
+                if not ids:
+                    continue
+                a = [keyed[(name, model, i)] for i in ids]
+                b = [keyed[(baseline, NO_MODEL, i)] for i in ids]
+                difference, low, high = paired(a, b)
+                pairs.append(PairRecord(name, baseline, model, difference, low, high, len(ids)))
+    return summary, by_kind, by_band, pairs
