@@ -3,7 +3,7 @@
 The switches are AgentScope's: ``disable_memory_hooks`` stops the flush and maintenance,
 ``disable_memory_tools`` removes the memory tools, and ``disable_compaction`` removes
 compaction together with the overflow retry. ``compaction`` names the engine and its settings
-(AgentScope's defaults unless given); it is never None: ``disable_compaction=True`` is the one
+(``ctxlab_profile()`` unless given); it is never None: ``disable_compaction=True`` is the one
 way to turn compaction off. A :class:`~harness.compaction.dsh.DshConfig` needs
 ``store="eventlog"`` (``log_format="dsh"``: in DeepSeek-Harness's own session-file format,
 ``docs/dsh-sessions.md``), and compacts without the memory flush before compaction (DeepSeek-Harness
