@@ -17,7 +17,7 @@ from benchmarks.common import Row, timed
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.dsh.meter import measure
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.engine import AgentScopeEngine, Turn
 from harness.messages import Message
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
@@ -56,13 +56,14 @@ def _agentscope(size: int) -> Step:
     history.append(conversation(size))
     thresholds = resolve_thresholds(CONFIG, "bench-model")
     engine = AgentScopeEngine(Compactor(CONFIG, thresholds, ScriptedModel([])))
-    engine.before_request(history, ChatRequest(messages=(SYSTEM, *history.messages())))
+    header = ChatRequest(messages=(SYSTEM,))
+    engine.before_request(history, Turn(header, tuple(history.messages())))
 
     def step() -> tuple[float, float]:
         history.append([Message.user("next")])
-        request = ChatRequest(messages=(SYSTEM, *history.messages()))
-        check = timed(lambda: engine.before_request(history, request))
-        return check, timed(lambda: estimate_tokens(request.messages))
+        turn = Turn(header, tuple(history.messages()))
+        check = timed(lambda: engine.before_request(history, turn))
+        return check, timed(lambda: estimate_tokens(turn.request.messages))
 
     return step
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.compaction.agentscope import CompactionRecord
-from harness.compaction.engine import CompactionEngine
+from harness.compaction.engine import CompactionEngine, Turn
 from harness.disk_errors import on_disk
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
@@ -89,7 +88,6 @@ class Agent:
         """Commit the user message (:meth:`commit`) before the model is called, not only at
         the turn's end (a ``per-turn`` store then makes two group commits per turn)."""
         self._ids = ToolCallIds()
-        self._header_length = 0  # messages before the history in the last request built
 
     def commit(self) -> None:
         """The group commit of the history's appends (a no-op for a history without one;
@@ -143,11 +141,13 @@ class Agent:
 
     def _step(self, call: CallContext, records: list[RequestRecord]) -> Message:
         """One model request; its reply enters the history (tool-call ids repaired first)."""
-        request, response, record = self._request(call)
+        turn, response, record = self._request(call)
         records.append(record)
         # A call without an id, or with a used one, would brick the history: repair first
         # (against the history as the request carried it: nothing was appended since).
-        message = self._ids.repair(response.message, request.messages, self._header_length)
+        message = self._ids.repair(
+            response.message, turn.request.messages, len(turn.header.messages)
+        )
         self._extend([message])
         if self.engine is not None and self.engine.overflow_retries_reset_on_reply:
             call.overflow_retries = 0
@@ -165,42 +165,48 @@ class Agent:
             messages=tuple(self._call_messages),
         )
 
-    def _request(self, call: CallContext) -> tuple[ChatRequest, ChatResponse, RequestRecord]:
-        events = self._before_request(call)
-        header = self._header(call)
+    def _request(self, call: CallContext) -> tuple[Turn, ChatResponse, RequestRecord]:
+        """One model call: the header is built once (after the hooks had their say), the
+        engine checks the turn, and the full request is built once and sent as it is (twice
+        with an overflow retry)."""
+        turn, events = self._check(call)
         # An event-log history keeps the head, so a later manual DSH compaction can rebuild
         # the same prefix; the state store ignores it.
-        self.history.record_request(header)
-        request = self._with_history(header)
+        self.history.record_request(turn.header)
         try:
-            response = self.model.complete(request)
+            response = self.model.complete(turn.request)
         except ContextLengthExceededError as exc:
-            events.extend(self._recover_from_overflow(exc, call))
-            events.extend(self._before_request(call))
-            request = self._build_request(call)
-            response = self.model.complete(request)
+            events.extend(self._recover_from_overflow(exc, call, turn))
+            turn, more = self._check(call)
+            events.extend(more)
+            response = self.model.complete(turn.request)
         reading = None
         if self.engine is not None:
-            reading = self.engine.observe(self.history, request, response.usage)
+            reading = self.engine.observe(self.history, turn, response.usage)
         record = RequestRecord(
-            purpose=request.purpose,
-            messages_sent=len(request.messages),
+            purpose=turn.header.purpose,
+            messages_sent=len(turn.request.messages),
             context_messages=self._context_length(),
-            estimated_tokens=self._estimate.sync(request.messages),
+            estimated_tokens=self._estimate.sync(turn.request.messages),
             usage=response.usage,
             compactions=tuple(events),
             meter=reading.meter if reading else "",
             metered_tokens=reading.tokens if reading else None,
         )
-        return request, response, record
+        return turn, response, record
 
-    def _before_request(self, call: CallContext) -> list[CompactionRecord]:
+    def _check(self, call: CallContext) -> tuple[Turn, list[CompactionRecord]]:
+        """The hooks, then the request's header, then the engine's check: the turn to send
+        (the checked one, or, when a compaction changed the history, the history as it is)."""
         for hook in self.hooks:
             hook.before_request(call)
         call.requests += 1
+        header = self._header(call)
+        turn = self._turn(header)
         if self.engine is None:
-            return []
-        return self.engine.before_request(self.history, self._build_request(call))
+            return turn, []
+        events = self.engine.before_request(self.history, turn)
+        return (self._turn(header) if events else turn), events
 
     def _header(self, call: CallContext) -> ChatRequest:
         """The request without the history: system prompt, reference material, tools."""
@@ -209,16 +215,11 @@ class Agent:
         messages = (*head, *call.reference_messages)
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
-    def _with_history(self, header: ChatRequest) -> ChatRequest:
-        self._header_length = len(header.messages)
-        return replace(header, messages=(*header.messages, *self.history.messages()))
-
-    def _build_request(self, call: CallContext) -> ChatRequest:
-        """The whole request: the header, then the working history."""
-        return self._with_history(self._header(call))
+    def _turn(self, header: ChatRequest) -> Turn:
+        return Turn(header, tuple(self.history.messages()))
 
     def _recover_from_overflow(
-        self, error: ContextLengthExceededError, call: CallContext
+        self, error: ContextLengthExceededError, call: CallContext, turn: Turn
     ) -> list[CompactionRecord]:
         # One forced compaction and one retry (AgentScope: per call; dsh: per assistant reply);
         # past that, or without progress, the provider's error reaches the caller.
@@ -226,7 +227,7 @@ class Agent:
             raise error
         call.overflow_retries += 1
         logger.warning("Context overflow detected, forcing a compaction and one retry")
-        events = self.engine.on_overflow(self.history, self._build_request(call))
+        events = self.engine.on_overflow(self.history, turn)
         if not events:
             raise error
         return events

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness import CompactionConfig, ConfigError, DshConfig, HarnessAgent, make_engine
-from harness.compaction.engine import AgentScopeEngine, DshAgentEngine
+from harness.compaction.dsh.engine import DshEngine
+from harness.compaction.engine import AgentScopeEngine
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import StateHistory
 from harness.testing import FunctionModel
@@ -22,9 +23,9 @@ def test_each_config_builds_its_engine(tmp_path: Path) -> None:
     assert engine.max_overflow_retries == 1 and not engine.overflow_retries_reset_on_reply
     history = EventLogHistory(EventLog(tmp_path / "s.jsonl"))
     dsh = make_engine(DshConfig(max_overflow_retries=2), MODEL, history=history)
-    assert isinstance(dsh, DshAgentEngine)
+    assert isinstance(dsh, DshEngine)
     assert dsh.max_overflow_retries == 2 and dsh.overflow_retries_reset_on_reply
-    assert dsh.engine.log is history.log
+    assert dsh.log is history.log
 
 
 def test_the_flush_reaches_the_agentscope_engine() -> None:
@@ -62,7 +63,7 @@ def test_harness_agent_dsh_on_the_event_log_runs_without_the_pre_compaction_flus
 ) -> None:
     agent = HarnessAgent(MODEL, workspace_root=tmp_path, compaction=DshConfig(), store="eventlog")
     try:
-        assert isinstance(agent.agent.engine, DshAgentEngine)  # memory hooks on: not refused
+        assert isinstance(agent.agent.engine, DshEngine)  # memory hooks on: not refused
         assert agent.call("hello").text == "ok"
     finally:
         agent.close()

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from experiments.e2 import claims as e2_claims
-from experiments.e2 import e3_claims, e4_claims
 from experiments.e2.page import PAGE as E2_PAGE
+from experiments.e3 import claims as e3_claims
 from experiments.e3.page import PAGE as E3_PAGE
+from experiments.e4 import claims as e4_claims
 from experiments.e4.page import PAGE as E4_PAGE
 from experiments.lab.claims.judges import (
     filled_sections,

@@ -111,9 +111,9 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     env = localserver._child_env()
     assert "HOST" not in env and "PORT" not in env
-    root = str(Path(localserver.__file__).resolve().parents[2])
+    root = str(Path(localserver.__file__).resolve().parents[3])
     assert env["PYTHONPATH"].split(":") == [root, "/elsewhere"]
-    assert (Path(root) / "experiments" / "recorder" / "det_server.py").is_file()
+    assert (Path(root) / "experiments" / "lab" / "recorder" / "det_server.py").is_file()
 
 
 def test_qwen_model_constants() -> None:

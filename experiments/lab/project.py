@@ -13,9 +13,13 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 
-__all__ = ["PROJECT_NAME", "find_project", "is_project"]
+__all__ = ["PROJECT_NAME", "SOURCE_ROOT", "find_project", "is_project"]
 
 PROJECT_NAME = "ctxlab"
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+"""The folder that holds the ``experiments`` package: the checkout when ctxlab runs from one
+(an editable install), ``site-packages`` otherwise."""
 
 
 def is_project(folder: Path) -> bool:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from experiments.lab.project import SOURCE_ROOT
+
 __all__ = ["PROJECT_ROOT", "PROVIDERS", "RECORD_MODES", "pytest_addoption"]
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = SOURCE_ROOT
 RECORD_MODES = ("none", "rewrite")
 PROVIDERS = ("local", "deepseek", "openai-compatible")
 

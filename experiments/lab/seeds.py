@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.lab.project import SOURCE_ROOT
+
 __all__ = [
     "AS_SEED",
     "DSH_SEED",
@@ -68,7 +70,7 @@ class Citation:
 def seeds_folder(checkout: Path | None = None) -> Path | None:
     """The folder of the seed texts: ``$CTXLAB_SEEDS`` when set, else ``../shared/seeds``
     beside the checkout (``checkout`` defaults to this one); None when it holds no seed."""
-    root = checkout or Path(__file__).resolve().parent.parent
+    root = checkout or SOURCE_ROOT
     named = os.environ.get(SEEDS_ENV, "").strip()
     folder = Path(named).expanduser() if named else root.parent / "shared" / "seeds"
     return folder if all((folder / seed).is_file() for seed in SEEDS) else None
@@ -76,7 +78,7 @@ def seeds_folder(checkout: Path | None = None) -> Path | None:
 
 def where_seeds_are_looked_for(checkout: Path | None = None) -> str:
     """Where :func:`seeds_folder` looks, in words (for a message saying they are absent)."""
-    root = checkout or Path(__file__).resolve().parent.parent
+    root = checkout or SOURCE_ROOT
     named = os.environ.get(SEEDS_ENV, "").strip()
     if named:
         return f"${SEEDS_ENV} = {named}"
@@ -185,7 +187,7 @@ def main() -> int:
     if folder is None:
         print(f"No seed texts found at {where_seeds_are_looked_for()}.", file=sys.stderr)
         return 2
-    root = Path(__file__).resolve().parent.parent
+    root = SOURCE_ROOT
     out = Path(__file__).with_name("seed_sections.py")
     count = write_sections(root / "reports" / "claims.csv", out, folder)
     print(f"experiments/lab/seed_sections.py: the sections of {count} quotes, from {folder}")

@@ -20,10 +20,11 @@ from dataclasses import replace
 from typing import Literal
 
 from harness.compaction.agentscope import Compaction, CompactionRecord
+from harness.compaction.engine import Turn
 from harness.compaction.record import Cutoff
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
-from harness.model import ChatRequest, Usage
+from harness.model import Usage
 from harness.store.history import History
 from harness.tokens import estimate_tokens
 
@@ -64,14 +65,14 @@ class _Baseline:
     def meter(self) -> TokenMeter:
         return self._meter
 
-    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
+    def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
         tokens = estimate_tokens(history.messages())
         return Reading(METER, tokens, tokens, "estimate")
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
+    def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
         return []
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
+    def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
         messages = history.messages()
         tokens = estimate_tokens(messages)
         if tokens < self.trigger_tokens:

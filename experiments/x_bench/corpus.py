@@ -12,23 +12,19 @@ win), a near-duplicate (a similar id is a distractor), a fact that is only insid
 and an abstention probe (asked, never said). Ten short continuation turns follow, with nothing
 planted, so a compaction's summary is carried on before the probe.
 
-``python -m experiments.x_bench.corpus --seed S --size 2k|8k|24k --lang zh|en --out FILE`` writes
+``python -m experiments.x_bench.generate --seed S --size 2k|8k|24k --lang zh|en --out FILE`` writes
 one conversation as JSON (:mod:`experiments.x_bench.schema`, documented in ``docs/bench.md``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
-from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from experiments.lab.errors import ExperimentError
-from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn, dump_conversation
+from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn
 from experiments.x_bench.texts import TEXTS
 from experiments.x_bench.turns import (
     BANDS,
@@ -41,7 +37,6 @@ from experiments.x_bench.turns import (
     turn_messages,
     turn_tokens,
 )
-from harness.files import write_atomic
 
 __all__ = [
     "CONTINUATION_TURNS",
@@ -55,7 +50,6 @@ __all__ = [
     "conversation_id",
     "conversation_text",
     "generate",
-    "main",
     "turn_messages",
 ]
 
@@ -354,29 +348,3 @@ def _check(conversation: Conversation) -> None:
 def generate(seed: int, size: str, lang: str) -> Conversation:
     """The conversation of ``seed`` at ``size`` in ``lang`` (the same every time)."""
     return _Writer(seed, size, lang).conversation()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m experiments.x_bench.corpus",
-        description="Write one X-BENCH conversation and its planted facts as JSON.",
-    )
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--size", choices=list(SIZES), required=True)
-    parser.add_argument("--lang", choices=list(LANGS), required=True)
-    parser.add_argument("--out", type=Path, help="the JSON file (default: standard output)")
-    args = parser.parse_args(argv)
-    try:
-        text = dump_conversation(generate(args.seed, args.size, args.lang))
-        if args.out is None:
-            sys.stdout.write(text)
-        else:
-            write_atomic(args.out, text)
-    except (ExperimentError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

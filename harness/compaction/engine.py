@@ -5,8 +5,13 @@ recovery step after a context-length error.
   over any :class:`harness.store.history.History`: the compactor's plan, then the **memory
   flush** and the prefix record, then the summary, at one call site
   (:meth:`AgentScopeEngine.compact`);
-* :class:`DshAgentEngine` — DeepSeek-Harness's (:mod:`harness.compaction.dsh`), which needs the
-  event-log history because a compaction is a transaction on the log.
+* :class:`~harness.compaction.dsh.engine.DshEngine` — DeepSeek-Harness's
+  (:mod:`harness.compaction.dsh`), which needs the event-log history because a compaction is a
+  transaction on the log; it implements :class:`CompactionEngine` itself.
+
+The loop gives an engine one :class:`Turn` per model call: the request's header (system prompt,
+reference material, tools), built once, and the history's messages. The full request is built
+from it once, to be sent (httpx's "build once, send as-is").
 
 Build either with :func:`harness.compaction.factory.make_engine`, which refuses the
 combinations an engine cannot honour.
@@ -16,39 +21,55 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Protocol
 
 from harness.compaction.agentscope import Compaction, CompactionRecord, Compactor, PrefixHook
 from harness.compaction.agentscope.compactor import Plan
 from harness.compaction.agentscope.prune_gate import PruneGate
-from harness.compaction.dsh.engine import DshEngine
-from harness.errors import CompactionError, SummaryError
+from harness.errors import SummaryError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, same_message
 from harness.model import ChatRequest, Usage
 from harness.store.history import History
 
-__all__ = ["AgentScopeEngine", "CompactionEngine", "DshAgentEngine", "request_header"]
+__all__ = ["AgentScopeEngine", "CompactionEngine", "Turn"]
 
 logger = logging.getLogger("harness.compaction.dsh")
 step_logger = logging.getLogger("harness.compaction")
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One model call as the engines see it, built once by the loop."""
+
+    header: ChatRequest
+    """The request without the history: system prompt, reference material, tools, options."""
+    messages: tuple[Message, ...]
+    """The history's messages, in order (what follows the header)."""
+
+    @cached_property
+    def request(self) -> ChatRequest:
+        """The whole request, built on first use and then sent as it is."""
+        return replace(self.header, messages=(*self.header.messages, *self.messages))
+
+
 class CompactionEngine(Protocol):
     """What the agent asks of a compaction engine."""
 
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        """Compact if needed before ``request`` (built from the current history) is sent."""
+    def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        """Compact if needed before ``turn`` (built from the current history) is sent."""
         ...
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        """Compact after the server said ``request`` was too long; [] means no progress."""
+    def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        """Compact after the server said ``turn``'s request was too long; [] means no
+        progress."""
         ...
 
-    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
-        """``request`` was answered with ``usage``: anchor the meter on it; returns the
-        meter's reading of the request."""
+    def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
+        """``turn`` was answered with ``usage``: anchor the meter on it; returns the meter's
+        reading of the request."""
         ...
 
     @property
@@ -68,24 +89,12 @@ class CompactionEngine(Protocol):
         ...
 
 
-def request_header(history: History, request: ChatRequest) -> ChatRequest:
-    """``request`` without its history: system prompt, reference material and tools."""
-    count = getattr(history, "message_count", None)  # no copy of the history to count it
-    head = len(request.messages) - (count() if count is not None else len(history.messages()))
-    return replace(request, messages=request.messages[:head])
-
-
-HEAD_SCAN = 8
-"""How far into a request the engine looks for the history's first message (the header is the
-system prompt and a few reference messages)."""
-
-
 class AgentScopeEngine:
     """Runs a :class:`Compactor` and applies its result to the history.
 
     The check before a request costs what changed since the last one: the history's prices
     (:class:`~harness.meter.Ledger`) and the prune's decision (:class:`PruneGate`) are kept up
-    to date from the request, and the full compactor runs only when a trigger may fire."""
+    to date from the turn's messages, and the full compactor runs only when a trigger may fire."""
 
     max_overflow_retries = 1
     overflow_retries_reset_on_reply = False
@@ -102,32 +111,23 @@ class AgentScopeEngine:
     def meter(self) -> TokenMeter:
         return self.compactor.meter
 
-    def read(self, history: History, request: ChatRequest) -> Reading:
-        """The meter's reading of ``request``; O(header + messages added since the last)."""
-        start = self._history_start(history, request)
-        self._ledger.sync(request.messages, start)
+    def read(self, turn: Turn) -> Reading:
+        """The meter's reading of ``turn``; O(header + messages added since the last)."""
+        self._ledger.sync(turn.messages)
         if self._gate is not None:
-            self._gate.sync(request.messages, start)
-        header, envelope = self.meter.header(request.messages[:start], request.tools)
+            self._gate.sync(turn.messages)
+        header, envelope = self.meter.header(turn.header.messages, turn.header.tools)
         return self.meter.read(header + self._ledger.total, envelope)
 
-    def _history_start(self, history: History, request: ChatRequest) -> int:
-        if len(self._ledger):
-            first = self._ledger.first
-            for index, message in enumerate(request.messages[:HEAD_SCAN]):
-                if same_message(message, first):
-                    return index
-        return len(request_header(history, request).messages)
-
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        reading = self.read(history, request)
+    def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        reading = self.read(turn)
         prune = self._gate is not None and self._gate.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
             return []
         return self.compact(history, self.compactor.plan(history.messages(), reading))
 
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        reading = self.read(history, request)
+    def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        reading = self.read(turn)
         return self.compact(history, self.compactor.plan(history.messages(), reading, force=True))
 
     def compact(self, history: History, plan: Plan | None) -> list[CompactionRecord]:
@@ -178,45 +178,10 @@ class AgentScopeEngine:
         if config.offload_before_compact:
             _best_effort(history.record_prefix, plan.prefix, "offload")
 
-    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
-        reading = self.read(history, request)
+    def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
+        reading = self.read(turn)
         self.meter.observe(reading, usage)
         return reading
-
-
-class DshAgentEngine:
-    """Runs a :class:`DshEngine` on the event log behind the agent's history."""
-
-    overflow_retries_reset_on_reply = True
-
-    def __init__(self, engine: DshEngine) -> None:
-        self.engine = engine
-
-    @property
-    def max_overflow_retries(self) -> int:
-        return self.engine.config.max_overflow_retries
-
-    @property
-    def meter(self) -> TokenMeter:
-        return self.engine.meter
-
-    def observe(self, history: History, request: ChatRequest, usage: Usage | None) -> Reading:
-        reading = self.engine.read(request_header(history, request))
-        self.engine.meter.observe(reading, usage)
-        return reading
-
-    def before_request(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
-        # on (the request may then overflow, and overflow recovery gets its chance).
-        return self.engine.compact_if_needed(request_header(history, request))
-
-    def on_overflow(self, history: History, request: ChatRequest) -> list[CompactionRecord]:
-        # A recovery that fails before any progress leaves the provider's error to the caller.
-        try:
-            return self.engine.recover_overflow(request_header(history, request))
-        except CompactionError as exc:
-            logger.warning("Overflow recovery failed: %s", exc)
-            return []
 
 
 def _best_effort(hook: PrefixHook, prefix: Sequence[Message], what: str) -> None:

@@ -21,7 +21,7 @@ from harness.compaction.agentscope import (
 )
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.engine import DshEngine
-from harness.compaction.engine import AgentScopeEngine, CompactionEngine, DshAgentEngine
+from harness.compaction.engine import AgentScopeEngine, CompactionEngine
 from harness.errors import ConfigError
 from harness.model import ChatModel
 from harness.store.eventlog import EventLogHistory
@@ -69,7 +69,7 @@ def flushes(config: EngineConfig) -> bool:
 
 def _dsh_engine(
     config: DshConfig, model: ChatModel, history: History | None, flush: PrefixHook | None
-) -> DshAgentEngine:
+) -> DshEngine:
     if not isinstance(history, EventLogHistory):
         raise ConfigError(
             "The DSH engine keeps its compactions in the event log; use store='eventlog' "
@@ -80,4 +80,4 @@ def _dsh_engine(
             "The DSH engine has no memory flush before compaction (DeepSeek-Harness never "
             "flushes); pass flush=None, or use a CompactionConfig."
         )
-    return DshAgentEngine(DshEngine(history.log, model, config))
+    return DshEngine(history.log, model, config)

@@ -144,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     cassettes_parser(cassettes)
     folder_options(cassettes, "unused by this command", out=False)
-    from experiments.x_bench.command import bench_options
+    from experiments.lab.cli.bench import bench_options
 
     bench = command("bench", "run X-BENCH live or on your own conversations (docs/bench.md)")
     bench_options(bench, PROVIDERS)
@@ -305,7 +305,7 @@ def _sigterm_as_interrupt() -> None:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from experiments.x_bench.command import bench
+    from experiments.lab.cli.bench import bench
 
     return bench(args, _live_model)
 

@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 
 from experiments.lab.errors import LocalServerError
+from experiments.lab.project import SOURCE_ROOT
 from experiments.lab.recorder.modelfile import (
     QWEN_1_5B,
     RECORD_EXTRA,
@@ -279,7 +280,7 @@ def _server_process(
 def _child_env() -> dict[str, str]:
     """The environment for the server: ctxlab importable; uvicorn's HOST/PORT overrides off."""
     env = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "CONFIG_FILE")}
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(SOURCE_ROOT)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     return env
 

@@ -24,7 +24,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.lab.experiment import refuse_secrets
-from experiments.lab.report.experiments import PAGES, RecordedSets, build_plots, read_view
+from experiments.lab.report.experiments import (
+    RecordedSets,
+    build_plots,
+    experiment_pages,
+    read_view,
+)
 from experiments.lab.report.html import render_index
 from experiments.lab.report.mutations import mutations_section, read_matrix
 from experiments.lab.report.pages import claims_markdown, experiment_page
@@ -65,7 +70,7 @@ def build_reports(out_dir: Path) -> list[Path]:
         view, reason = read[doc.id]
         # a page shows each recorded model's measurements where its PAGE says so (E4); the
         # others show the first model's, the rest is in claims.md
-        page = PAGES.get(doc.id)
+        page = experiment_pages().get(doc.id)
         every = page is not None and page.every_model
         others = [o for o in inputs.other_models if every and o.id.split("@", 1)[0] == doc.id]
         files[out_dir / f"{doc.id}.md"] = experiment_page(

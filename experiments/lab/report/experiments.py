@@ -8,6 +8,7 @@ instead of crashing the build."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from importlib import import_module
 from typing import Any
 
@@ -19,7 +20,14 @@ from experiments.lab.report.tables import ExperimentDoc
 from experiments.lab.views import ShapeError
 from experiments.manifest import MANIFEST, Entry
 
-__all__ = ["PAGES", "RecordedSets", "about", "build_plots", "measurements_section", "read_view"]
+__all__ = [
+    "RecordedSets",
+    "about",
+    "build_plots",
+    "experiment_pages",
+    "measurements_section",
+    "read_view",
+]
 
 
 def _page(entry: Entry) -> Page[Any]:
@@ -29,13 +37,16 @@ def _page(entry: Entry) -> Page[Any]:
     return page
 
 
-PAGES: dict[str, Page[Any]] = {entry.id: _page(entry) for entry in MANIFEST}
-"""Every experiment's page, by id, in report order."""
+@cache
+def experiment_pages() -> dict[str, Page[Any]]:
+    """Every experiment's page, by id, in report order (loaded on first use: a page imports
+    the report's helpers, so this module cannot load them while it is being imported)."""
+    return {entry.id: _page(entry) for entry in MANIFEST}
 
 
 def about(experiment: str) -> str:
     """What ``experiment`` tests, from its page; empty when unknown."""
-    page = PAGES.get(experiment)
+    page = experiment_pages().get(experiment)
     return page.about if page is not None else ""
 
 
@@ -43,7 +54,7 @@ def read_view(doc: ExperimentDoc) -> tuple[Any, str]:
     """The experiment's typed view, or None and why it must be rendered generically."""
     if doc.data is None:
         return None, doc.error
-    page = PAGES.get(doc.id.split("@", 1)[0])
+    page = experiment_pages().get(doc.id.split("@", 1)[0])
     if page is None or page.section is None:
         return None, "no dedicated page for this experiment"
     try:
@@ -54,7 +65,7 @@ def read_view(doc: ExperimentDoc) -> tuple[Any, str]:
 
 def measurements_section(view: object, claims: pd.DataFrame) -> str | None:
     """The Measurements section for ``view``; None without a view (render it generically)."""
-    for page in PAGES.values():
+    for page in experiment_pages().values():
         if page.section is not None and isinstance(view, page.view):
             return page.section(view, claims)
     return None
@@ -69,7 +80,7 @@ def build_plots(sets: Mapping[str, RecordedSets]) -> list[Plot]:
     """The plots of the experiments whose views are present, sorted by name: a recorded
     experiment's plot shows every one of its sets whose view could be read."""
     plots = []
-    for key, page in PAGES.items():
+    for key, page in experiment_pages().items():
         if page.plot is None:
             continue
         shown = [(model, view) for model, view in sets.get(key, ()) if isinstance(view, page.view)]

@@ -37,11 +37,13 @@ from harness.compaction.dsh.summarizer import (
 from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
-from harness.model import ChatModel, ChatRequest, ChatResponse, provider_of
+from harness.model import ChatModel, ChatRequest, ChatResponse, Usage, provider_of
 from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 
 if TYPE_CHECKING:
+    from harness.compaction.engine import Turn
     from harness.store.eventlog import EventLog
+    from harness.store.history import History
 
 __all__ = ["DshEngine", "DshResult"]
 
@@ -63,7 +65,11 @@ class DshResult:
 
 
 class DshEngine:
-    """Pressure, overflow and manual compaction for one event log."""
+    """Pressure, overflow and manual compaction for one event log; the agent loop's
+    :class:`~harness.compaction.engine.CompactionEngine` for an event-log history."""
+
+    overflow_retries_reset_on_reply = True
+    """dsh counts overflow retries per assistant reply."""
 
     def __init__(
         self,
@@ -80,6 +86,30 @@ class DshEngine:
         self._prices: dict[int, int] = {}  # event seq -> price; events never change
         self._ledger: Ledger[int] = Ledger(self._prices.__getitem__, operator.eq)
         self._generation = -1
+
+    @property
+    def max_overflow_retries(self) -> int:
+        return self.config.max_overflow_retries
+
+    # --- the loop's engine seam (harness.compaction.engine.CompactionEngine) ---------------
+
+    def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        # As dsh's pre-step listener: a failed pressure compaction is logged and the turn goes
+        # on (the request may then overflow, and overflow recovery gets its chance).
+        return self.compact_if_needed(turn.header)
+
+    def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
+        # A recovery that fails before any progress leaves the provider's error to the caller.
+        try:
+            return self.recover_overflow(turn.header)
+        except CompactionError as exc:
+            logger.warning("Overflow recovery failed: %s", exc)
+            return []
+
+    def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
+        reading = self.read(turn.header)
+        self.meter.observe(reading, usage)
+        return reading
 
     def read(self, header: ChatRequest) -> Reading:
         """The meter's reading of ``header`` + the surface; prices only the nodes that are new
