@@ -15,7 +15,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.testing import FunctionModel

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import Row, timed
-from harness.files import read_lines
+from harness.fs.files import read_lines
 from harness.memory.tools import MemoryTools
 from harness.memory.workspace import MemoryWorkspace
 

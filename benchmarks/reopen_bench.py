@@ -24,10 +24,10 @@ from pathlib import Path
 
 from benchmarks.common import Row, cpu_and_wall
 from benchmarks.turns import tool_turns
+from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.store.eventlog import EventLog
 from harness.store.eventlog.snapshot import snapshot_path
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["rows"]
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harness.agent import Agent
-    from harness.builder import HarnessAgent
     from harness.client import ChatClient
     from harness.compaction.agentscope import CompactionConfig
     from harness.compaction.dsh import DshConfig
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
         ModelError,
         StepLimitExceededError,
     )
+    from harness.harness_agent import HarnessAgent
     from harness.memory.runtime import MemoryConfig
     from harness.messages import Message, ToolCall
     from harness.results import CallResult, RequestRecord
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 _SOURCES = {
     "Agent": "harness.agent",
-    "HarnessAgent": "harness.builder",
+    "HarnessAgent": "harness.harness_agent",
     "ChatClient": "harness.client",
     "CompactionConfig": "harness.compaction.agentscope",
     "DshConfig": "harness.compaction.dsh",

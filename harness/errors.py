@@ -23,7 +23,7 @@
     ├── AgentError                   the agent loop could not finish a call
     │   └── StepLimitExceededError   the model kept calling tools past the step limit
     ├── ScriptError                  a scripted test model met an unexpected or unused step
-    ├── LockTimeoutError             an OS file lock (harness.locks) was not free in time
+    ├── LockTimeoutError             an OS file lock (harness.fs.locks) was not free in time
     │   └── SessionBusyError         another caller held the session's writer lock too long
     ├── MemoryStoreError             a memory file is damaged or a write would lose data
     │   └── PathEscapeError          a file tool was asked for a path outside the workspace
@@ -336,7 +336,7 @@ class NothingToUndoError(ManualCompactionError):
 
 
 class LockTimeoutError(CtxlabError):
-    """Another process or thread held an OS file lock (:mod:`harness.locks`) past the timeout."""
+    """Another process or thread held an OS file lock (:mod:`harness.fs.locks`) past the timeout."""
 
 
 class SessionBusyError(LockTimeoutError):

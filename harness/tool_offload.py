@@ -8,8 +8,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.fs.root import SafeRoot
 from harness.messages import Message
-from harness.safe_paths import SafeRoot
 from harness.secrets import redact_for_storage
 
 __all__ = ["OFFLOAD_EXCLUDED_TOOLS", "LargeResultOffloader"]

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.testing import FunctionModel
 
 

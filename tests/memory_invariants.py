@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-import harness.files
+import harness.fs.files
 
 __all__ = [
     "FACT",
@@ -73,7 +73,7 @@ class FakeClock:
 
 
 class WriteFaults:
-    """Makes the ``fail_at``-th write point of ``harness.files`` raise ``OSError``.
+    """Makes the ``fail_at``-th write point of ``harness.fs.files`` raise ``OSError``.
 
     Write points, in the order a write meets them: the handle's ``write`` (write_atomic's temp
     file and append_text's file), ``os.fsync`` (the file's, and the folder's after a rename,
@@ -124,7 +124,7 @@ class WriteFaults:
             handle = real_open(self, mode, *args, **kwargs)
             return _Handle(handle, faults, "appended file") if "a" in mode else handle
 
-        files_os = harness.files.os
+        files_os = harness.fs.files.os
         with (
             mock.patch.object(files_os, "replace", replace),
             mock.patch.object(files_os, "fsync", fsync),

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.builder import HarnessAgent
 from harness.errors import SessionBusyError
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
@@ -93,9 +93,9 @@ def _no_lock(*args: Any, **kwargs: Any) -> Iterator[None]:
 
 def main(root: Path, store: str, role: str, rounds: int) -> None:
     if os.environ.get("CTXLAB_SESSION_LOCK_OFF"):
-        import harness.builder
+        import harness.harness_agent
 
-        harness.builder.session_lock = _no_lock  # type: ignore[assignment]
+        harness.harness_agent.session_lock = _no_lock  # type: ignore[assignment]
     for round_no in range(rounds):
         folder = root / f"r{round_no}"
         folder.mkdir(parents=True, exist_ok=True)

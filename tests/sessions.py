@@ -9,7 +9,7 @@ from typing import Any
 
 from memory_invariants import FakeClock
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.model import ChatModel
 from harness.testing import FunctionModel
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
 from harness.compaction.agentscope.config import CTXLAB_SUMMARY_CHUNK_TOKENS
 from harness.errors import ContextLengthExceededError, ServerError
+from harness.harness_agent import HarnessAgent
 from harness.memory.runtime import MemoryConfig
 from harness.messages import Message
 from harness.model import ChatRequest

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memory_invariants import FakeClock
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.memory.consolidation import Consolidator
 from harness.memory.flush import MemoryFlusher
 from harness.memory.runtime import MemoryConfig

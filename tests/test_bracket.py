@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sessions import run_turns
 
-import harness.files
+import harness.fs.files
 import harness.store.eventlog.bracket as bracket_module
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine
@@ -88,7 +88,7 @@ def test_an_unwritable_log_keeps_the_start_as_the_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _log(tmp_path)
-    real = harness.files.append_text
+    real = harness.fs.files.append_text
 
     def disk_full(path: Path, text: str) -> None:
         raise OSError(28, "No space left on device")
@@ -97,9 +97,9 @@ def test_an_unwritable_log_keeps_the_start_as_the_lock(
         pytest.raises(OSError, match="No space"),  # the original error, not the end's
         compaction_bracket(log, engine="agentscope", trigger="tokens") as bracket,
     ):
-        monkeypatch.setattr(harness.files, "append_text", disk_full)
+        monkeypatch.setattr(harness.fs.files, "append_text", disk_full)
         log.append_message(Message.assistant("lost"))
-    monkeypatch.setattr(harness.files, "append_text", real)
+    monkeypatch.setattr(harness.fs.files, "append_text", real)
     assert log.write_error is not None
     assert log.open_compaction() == bracket.start  # the unclosed start stays as the lock
     with pytest.raises(CompactionBusyError):

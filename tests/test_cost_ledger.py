@@ -1,4 +1,4 @@
-"""The compaction cost ledger (harness/compaction/cost.py, cost_tap.py): hand-made usage, missing
+"""The compaction cost ledger (experiments/x_cost/ledger.py, cost_tap.py): hand-made usage, missing
 usage, cached tokens, two compactions in a row; and a real agent over real HTTP on 127.0.0.1
 under both engines, the server reporting usage the way DeepSeek and llama.cpp do."""
 
@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 from compaction_configs import count_only
 
-from harness.agent import Agent
-from harness.client import ChatClient, RetryPolicy
-from harness.compaction.agentscope import PruneConfig
-from harness.compaction.cost import (
+from experiments.x_cost.ledger import (
     MEASURED,
     NO_CALL,
     USAGE_MISSING,
@@ -22,7 +19,10 @@ from harness.compaction.cost import (
     LedgerRequest,
     build_ledger,
 )
-from harness.compaction.cost_tap import TappedCall, UsageTap, ledger_from_calls
+from experiments.x_cost.usage_tap import TappedCall, UsageTap, ledger_from_calls
+from harness.agent import Agent
+from harness.client import ChatClient, RetryPolicy
+from harness.compaction.agentscope import PruneConfig
 from harness.compaction.dsh import DshConfig
 from harness.compaction.factory import make_engine
 from harness.errors import ConfigError

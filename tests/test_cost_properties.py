@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.compaction.cost import USAGE_MISSING, LedgerCompaction, LedgerRequest, build_ledger
+from experiments.x_cost.ledger import USAGE_MISSING, LedgerCompaction, LedgerRequest, build_ledger
 from harness.model import Usage
 
 usages = st.builds(

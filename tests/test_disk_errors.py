@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.builder import HarnessAgent
 from harness.errors import StorageError
+from harness.harness_agent import HarnessAgent
 from harness.testing import FunctionModel
 
 PROBE = Path(__file__).with_name("disk_probe.py")

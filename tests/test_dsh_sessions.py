@@ -362,7 +362,7 @@ def test_our_own_format_reads_content_blocks_and_refuses_what_it_cannot_read(
 
 
 def test_harness_agent_writes_and_resumes_a_dsh_format_session(tmp_path: Path) -> None:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
 
     model = FunctionModel(lambda request: "ok", model_name="deepseek-v4-flash")
     options: dict[str, Any] = {"workspace_root": tmp_path, "user_id": "u", "session_id": "s1"}

@@ -15,8 +15,8 @@ from unittest import mock
 
 import pytest
 
-from harness.builder import HarnessAgent
 from harness.errors import ConfigError
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.replies import ToolCallIds, repair_tool_call_ids

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import harness.files
+import harness.fs.files
 from harness.agent import Agent
 from harness.compaction.agentscope import (
     Compaction,
@@ -241,7 +241,7 @@ def test_a_torn_last_line_is_truncated_reported_and_warned(
 def test_an_unreadable_last_line_with_its_newline_is_also_recovered(
     log: EventLog, log_path: Path
 ) -> None:
-    harness.files.append_text(log_path, '{"seq": 7, "type": "us\n')
+    harness.fs.files.append_text(log_path, '{"seq": 7, "type": "us\n')
     reloaded = EventLog.open(log_path)
     assert "unreadable last line 8" in reloaded.recovered[0]
     assert reloaded.surface == log.surface
@@ -280,16 +280,16 @@ def test_a_line_that_breaks_the_rules_is_corruption(
 def test_a_failed_write_stops_the_log_until_it_is_reopened(
     log: EventLog, log_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = harness.files.append_text
+    real = harness.fs.files.append_text
 
     def disk_full(path: Path, text: str) -> None:
         real(path, text[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(harness.files, "append_text", disk_full)
+    monkeypatch.setattr(harness.fs.files, "append_text", disk_full)
     with pytest.raises(OSError):
         log.append_message(Message.assistant("lost"))
-    monkeypatch.setattr(harness.files, "append_text", real)
+    monkeypatch.setattr(harness.fs.files, "append_text", real)
     assert log.write_error and "No space" in log.write_error
     with pytest.raises(EventLogError, match="reopen"):
         log.append_message(Message.assistant("refused"))
@@ -300,7 +300,7 @@ def test_a_failed_write_stops_the_log_until_it_is_reopened(
 
 
 def test_replay_reads_the_file_without_touching_it(log: EventLog, log_path: Path) -> None:
-    harness.files.append_text(log_path, '{"seq": 7, "ty')  # a torn tail, left in place
+    harness.fs.files.append_text(log_path, '{"seq": 7, "ty')  # a torn tail, left in place
     before = log_path.read_bytes()
     replayed = EventLog.replay(log_path)
     assert log_path.read_bytes() == before

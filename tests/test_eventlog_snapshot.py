@@ -24,10 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from harness.fs.path import WorkspacePath
 from harness.messages import Message, ToolCall
 from harness.store.eventlog import EventLog
 from harness.store.eventlog.snapshot import snapshot_path
-from harness.workspace_path import WorkspacePath
 
 SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

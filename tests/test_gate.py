@@ -368,8 +368,8 @@ def test_dsh_gate_off_records_nothing(tmp_path: Path) -> None:
 def test_harness_agent_gates_its_summaries_and_the_log_says_what_was_added(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from harness.builder import HarnessAgent
     from harness.compaction.agentscope import ctxlab_profile
+    from harness.harness_agent import HarnessAgent
 
     requests: list[ChatRequest] = []
 

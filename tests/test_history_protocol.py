@@ -17,10 +17,10 @@ from sessions import code_word_session
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.manual import ManualCompaction
+from harness.fs.root import SafeRoot
 from harness.memory import MemoryTools, MemoryWorkspace
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
-from harness.safe_paths import SafeRoot
 from harness.store.eventlog import EventLogHistory
 from harness.store.history import History, StateHistory
 from harness.store.protocol import search_histories

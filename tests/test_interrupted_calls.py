@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sessions import bare_agent
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.interrupted import INTERRUPTED_CODE, INTERRUPTED_TEXT
 from harness.messages import Message
 from harness.model import ChatRequest
@@ -25,7 +25,7 @@ from harness.testing import FunctionModel
 AGENT = """
 import sys, time
 from pathlib import Path
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall
 from harness.testing import FunctionModel
 from harness.tools import Tool

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from memory_invariants import FakeClock
 
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.memory import MemoryWorkspace
 from harness.memory.clock import format_instant, parse_instant
 from harness.messages import Message, ToolCall

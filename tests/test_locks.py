@@ -1,4 +1,4 @@
-"""``harness.locks.file_lock``: reentrant within a thread, exclusive across threads and
+"""``harness.fs.locks.file_lock``: reentrant within a thread, exclusive across threads and
 processes, a timeout that names what was locked, and free once its holder is killed."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import LockTimeoutError
-from harness.locks import file_lock, is_locked
-from harness.safe_paths import SafeRoot
-from harness.workspace_path import WorkspacePath
+from harness.fs.locks import file_lock, is_locked
+from harness.fs.path import WorkspacePath
+from harness.fs.root import SafeRoot
 
 
 def test_a_thread_takes_its_own_lock_again_however_the_file_is_named(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_another_thread_waits_and_times_out_naming_what(tmp_path: Path) -> None:
 HOLDER = r"""
 import sys, time
 from pathlib import Path
-from harness.locks import file_lock
+from harness.fs.locks import file_lock
 with file_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)

@@ -16,8 +16,8 @@ import pytest
 
 from experiments.lab.baseline import read_baseline
 from experiments.lab.errors import ExperimentError
-from harness.builder import HarnessAgent
 from harness.errors import CtxlabError
+from harness.harness_agent import HarnessAgent
 from harness.testing import FunctionModel
 
 MESSAGE = b'{"epoch": 0, "message": {"role": "user", "content": "x"}}\n'

@@ -23,10 +23,10 @@ from harness.errors import (
     ServerError,
     SurfaceChangedError,
 )
+from harness.fs.oslock import try_exclusive
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
-from harness.store.eventlog.oslock import try_exclusive
 from harness.store.statefile import JsonStateStore
 from harness.testing import FunctionModel
 
@@ -252,7 +252,7 @@ def test_a_snapshot_that_cannot_be_written_is_a_persistence_error(
     def full_disk(path: object, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.workspace_path.WorkspacePath.write_atomic", full_disk)
+    monkeypatch.setattr("harness.fs.path.WorkspacePath.write_atomic", full_disk)
     model = FunctionModel(answer)
     with pytest.raises(ManualCompactionError) as info:
         ManualCompaction(base, "s1", model).compact()

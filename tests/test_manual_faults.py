@@ -17,9 +17,9 @@ from summary_server import KEY_ENV, SummaryServer, compact_args
 from test_manual import _messages, answer, saved_session, server  # noqa: F401
 
 from experiments.lab.cli import main
-from harness.builder import HarnessAgent
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
+from harness.harness_agent import HarnessAgent
 from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.files import read_lines
+from harness.fs.files import read_lines
 from harness.memory.index import MemoryIndex
 from harness.text_search import SearchLine, rank_lines
 

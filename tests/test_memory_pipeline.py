@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from memory_invariants import INSTANT, FakeClock, instant_ns
 
-import harness.files
-import harness.safe_paths
-from harness.builder import HarnessAgent
+import harness.fs.files
+import harness.fs.root
 from harness.compaction.agentscope import CompactionConfig
 from harness.errors import ConfigError, ContextLengthExceededError, ServerError
+from harness.harness_agent import HarnessAgent
 from harness.memory import (
     NO_REPLY,
     BackgroundOrder,
@@ -291,14 +291,14 @@ def test_failed_consolidation_keeps_watermark_and_memory_and_redoes_the_batch(
     workspace.append_entry("Memory Save", "- second batch B")
 
     if failure == "write fails":
-        real_replace = harness.files.os.replace
+        real_replace = harness.fs.files.os.replace
 
         def failing_replace(src: str, dst: str, **kwargs: Any) -> None:
             if Path(dst).name == "MEMORY.md":
                 raise OSError(28, "No space left on device")
             real_replace(src, dst, **kwargs)
 
-        monkeypatch.setattr(harness.files.os, "replace", failing_replace)
+        monkeypatch.setattr(harness.fs.files.os, "replace", failing_replace)
         failing = replies(consolidation=bullets_of)
     else:
         failing = replies(consolidation=FAILURES[failure])
@@ -347,7 +347,7 @@ def torn_flush(workspace: MemoryWorkspace, keep: int, monkeypatch: pytest.Monkey
         return TornWrite(handle, keep, sizes) if "a" in mode else handle
 
     with monkeypatch.context() as patch:
-        patch.setattr(harness.safe_paths.os, "fdopen", torn_fdopen)
+        patch.setattr(harness.fs.root.os, "fdopen", torn_fdopen)
         with pytest.raises(OSError):
             MemoryFlusher(replies(flush="- 暗号是夜莺 fact-0002"), workspace).flush(CONVERSATION)
     return sizes[0]

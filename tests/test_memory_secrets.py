@@ -15,8 +15,8 @@ from experiments.lab.errors import ExperimentError
 from experiments.lab.experiment import write_json
 from experiments.lab.recorder import secrets as recording_secrets
 from harness import secrets
-from harness.builder import HarnessAgent
 from harness.client import ChatClient, RetryPolicy
+from harness.harness_agent import HarnessAgent
 from harness.memory import MemoryConfig
 
 TYPED_KEY = "sk-live0123456789abcdefABCDEF"

@@ -37,12 +37,12 @@ from memory_invariants import (
     snapshot_daily,
 )
 
-import harness.safe_paths
+import harness.fs.root
 from harness.errors import ServerError
+from harness.fs.root import SafeRoot
 from harness.memory import Consolidator, MemoryFlusher, MemoryTools, MemoryWorkspace
 from harness.messages import Message
 from harness.model import ChatRequest
-from harness.safe_paths import SafeRoot
 from harness.testing import FunctionModel
 
 STEPS: Counter[str] = Counter()
@@ -66,7 +66,7 @@ class MemoryStoreMachine(RuleBasedStateMachine):
         self.consolidation_fails = False
         self.flush_model = FunctionModel(lambda request: self.flush_reply)
         self.consolidation_model = FunctionModel(self._merge)
-        real_write = harness.safe_paths.SafeRoot.write_atomic
+        real_write = harness.fs.root.SafeRoot.write_atomic
 
         def recording_write(fs: SafeRoot, path: str, data: str | bytes) -> None:
             if Path(path).name == "MEMORY.md":

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.builder import HarnessAgent
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError, SessionBusyError
+from harness.fs.root import SafeRoot
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
-from harness.safe_paths import SafeRoot
 from harness.store.session_lock import holder, session_lock
 from harness.store.sessions import open_saved
 from harness.testing import FunctionModel

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.errors import StateStoreError
+from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.store.statefile import AgentState, JsonStateStore
-from harness.workspace_path import WorkspacePath
 
 
 def _messages(n: int, start: int = 0) -> list[Message]:

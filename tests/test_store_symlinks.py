@@ -29,17 +29,17 @@ from pathlib import Path
 import pytest
 
 from harness.compaction.manual import ManualCompaction
-from harness.compaction.manual_lock import session_lock
+from harness.compaction.manual.lock import session_lock
 from harness.errors import CtxlabError, ManualCompactionError, PathEscapeError
+from harness.fs.path import WorkspacePath
+from harness.fs.root import SafeRoot
 from harness.memory import MemoryWorkspace
 from harness.messages import Message
-from harness.safe_paths import SafeRoot
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import StateHistory
 from harness.store.sessions import open_history
 from harness.store.statefile import AgentState, JsonStateStore, Transcript
 from harness.testing import FunctionModel
-from harness.workspace_path import WorkspacePath
 
 SECRET = "OUTSIDE-SECRET-4711"
 RACE_HITS = 50

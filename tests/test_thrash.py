@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from test_properties import check_cutoff, histories
 
 from harness.agent import Agent
-from harness.builder import HarnessAgent
 from harness.compaction.agentscope import (
     CompactionConfig,
     Compactor,
@@ -25,6 +24,7 @@ from harness.compaction.factory import make_engine
 from harness.compaction.gate import GateConfig
 from harness.compaction.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionError, CompactionThrashError, ConfigError
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, validate_pairing
 from harness.testing import FunctionModel
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.store.eventlog import EventLog, read_events
 from harness.store.history import StateHistory
 from harness.store.statefile import AgentState, JsonStateStore, Transcript
 from harness.store.torn import corrupt_copy
-from harness.workspace_path import WorkspacePath
 
 
 def _corrupt(path: Path) -> bytes:

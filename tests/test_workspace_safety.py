@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from experiments.lab.cli import main
-from harness.builder import HarnessAgent
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError, PathEscapeError
+from harness.harness_agent import HarnessAgent
 from harness.memory import Consolidator, MemoryFlusher, MemoryTools, MemoryWorkspace
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest

@@ -20,7 +20,6 @@ from experiments.e5.dsh_view import (
     Pressure,
     Stale,
 )
-from harness.builder import HarnessAgent
 from harness.compaction.dsh import (
     DshConfig,
     DshEngine,
@@ -29,7 +28,7 @@ from harness.compaction.dsh import (
     select_compactable_range,
 )
 from harness.compaction.manual import ManualCompaction
-from harness.compaction.manual_lock import session_lock
+from harness.compaction.manual.lock import session_lock
 from harness.errors import (
     CompactionBusyError,
     ManualCompactionError,
@@ -37,6 +36,7 @@ from harness.errors import (
     SummaryError,
     SurfaceChangedError,
 )
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog

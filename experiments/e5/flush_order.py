@@ -14,7 +14,7 @@ from experiments.e5.common import START
 from experiments.e5.view import E5View, FlushOutcome
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
-from harness.builder import HarnessAgent
+from harness.harness_agent import HarnessAgent
 from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
 from harness.model import ChatRequest
 from harness.testing import FunctionModel

@@ -26,9 +26,9 @@ from experiments.e5.seed_view import (
     PruneRun,
     SeedMemory,
 )
-from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.agentscope.prune import prune_tool_results
+from harness.harness_agent import HarnessAgent
 from harness.memory import (
     Consolidator,
     MaintenanceSchedule,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.lab.errors import ExperimentError
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 from harness.secrets import environment_secrets, scan_text
 
 __all__ = ["dump_json", "refuse_secrets", "write_json"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from experiments.lab.errors import ExperimentError
 from experiments.x_bench.corpus import LANGS, SIZES, generate
 from experiments.x_bench.schema import dump_conversation
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 
 __all__ = ["main"]
 

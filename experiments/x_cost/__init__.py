@@ -2,8 +2,8 @@
 
 Each compaction is an extra model call. This experiment replays E3 (AgentScope, trigger 5 /
 keep 2, a compaction before rounds 3, 4 and 5) and E4 (one conversation compacted once by each
-engine) through their own run functions, with a :class:`~harness.compaction.cost_tap.UsageTap`
-on the cassette's client, and feeds :mod:`harness.compaction.cost`'s ledger: per compaction the
+engine) through their own run functions, with a :class:`~experiments.x_cost.usage_tap.UsageTap`
+on the cassette's client, and feeds :mod:`experiments.x_cost.ledger`'s ledger: per compaction the
 summary call's prompt, cached and completion tokens (provider usage, never estimated) and the
 tokens it removed from every later request (the engine's meter figure, in provider tokens by
 each later request's own usage / meter ratio); per experiment and engine the cost, the savings
@@ -30,9 +30,9 @@ from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorder.provenance import Provenance
 from experiments.lab.views import from_data, to_data
 from experiments.x_cost.claims import x_cost_claims
+from experiments.x_cost.ledger import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
+from experiments.x_cost.usage_tap import UsageTap
 from experiments.x_cost.view import LedgerRecord, LedgerRow, XCostView
-from harness.compaction.cost import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
-from harness.compaction.cost_tap import UsageTap
 from harness.meter import build_meter
 from harness.model import ChatRequest, ChatResponse
 

@@ -4,7 +4,7 @@
 claims (:mod:`experiments.x_cost.claims`), its page
 (:mod:`experiments.x_cost.page`) and its plot
 (:mod:`experiments.x_cost.plot`) read it. A ledger is
-:meth:`harness.compaction.cost.CostLedger.to_dict`'s form, read with
+:meth:`experiments.x_cost.ledger.CostLedger.to_dict`'s form, read with
 :func:`~experiments.lab.views.from_data`.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["CompactionCostRecord", "LedgerRecord", "LedgerRow", "XCostView"]
 
 @dataclass(frozen=True)
 class CompactionCostRecord:
-    """One compaction of a ledger (:class:`~harness.compaction.cost.CompactionCost`)."""
+    """One compaction of a ledger (:class:`~experiments.x_cost.ledger.CompactionCost`)."""
 
     index: int
     request: int
@@ -46,7 +46,7 @@ class CompactionCostRecord:
 
 @dataclass(frozen=True)
 class LedgerRecord:
-    """A ledger (:class:`~harness.compaction.cost.CostLedger`)."""
+    """A ledger (:class:`~experiments.x_cost.ledger.CostLedger`)."""
 
     compactions: tuple[CompactionCostRecord, ...]
     requests: tuple[tuple[int | None, int | None], ...]

@@ -9,10 +9,11 @@
 * :mod:`~harness.compaction.dsh` — DeepSeek-Harness: **four-event compaction** on the event log,
   the **prefix-cache summary call**, the tool-result pruner and the range selection;
 * :mod:`~harness.compaction.manual` — ``ctxlab compact``: **manual compaction** under a lock,
-  with an audit line per attempt; :mod:`~harness.compaction.manual_undo` — **manual compaction
+  with an audit line per attempt; :mod:`~harness.compaction.manual.undo` — **manual compaction
   undo**;
-* :mod:`~harness.compaction.cost` — the **compaction cost ledger** (summary-call usage against
-  the tokens each compaction removed), fed from a session by :mod:`~harness.compaction.cost_tap`.
+
+The compaction cost ledger, ctxlab's own and used only by X-COST, lives with its experiment
+(``experiments/x_cost/ledger.py``): the library holds the seeds' mechanisms and their seams.
 
 Large tool result offload is not a compaction step (it runs when a tool returns):
 see :mod:`harness.tool_offload`.

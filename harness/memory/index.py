@@ -89,7 +89,7 @@ class MemoryIndex:
 
     def __init__(self, read: Reader, stamp: Stamper = _stamp) -> None:
         """``read`` gives a file's lines and ``stamp`` its change stamp (None: no such file);
-        a workspace passes its symlink-refusing readers (:class:`harness.safe_paths.SafeRoot`)."""
+        a workspace passes its symlink-refusing readers (:class:`harness.fs.root.SafeRoot`)."""
         self._read = read
         self._stamp = stamp
         self._files: dict[Path, _FileIndex] = {}

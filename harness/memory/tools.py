@@ -3,7 +3,7 @@
 File tools are confined to the user's workspace folder: a path that leaves it, through ``..``
 or through a symlink (even one swapped in while the tool runs), gets a clear error instead of a
 file; paths are opened component by component without following symlinks
-(:mod:`harness.safe_paths`). ``read_file`` reads only the lines it returns. ``session_search``
+(:mod:`harness.fs.root`). ``read_file`` reads only the lines it returns. ``session_search``
 goes through the session stores' :class:`~harness.store.protocol.History` protocol
 (:func:`~harness.store.sessions.saved_histories`), so it finds state-file and event-log
 sessions alike without knowing either format.

@@ -35,7 +35,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from harness.errors import ConfigError, MemoryStoreError, PathEscapeError
-from harness.locks import file_lock
+from harness.fs.locks import file_lock
+from harness.fs.path import WorkspacePath
+from harness.fs.root import SafeRoot, check_name
 from harness.memory.clock import (
     EPOCH,
     NanoClock,
@@ -44,8 +46,6 @@ from harness.memory.clock import (
     parse_instant,
     utc_date,
 )
-from harness.safe_paths import SafeRoot, check_name
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["DailyEntry", "MemoryWorkspace"]
 
@@ -83,7 +83,7 @@ class MemoryWorkspace:
     """Reads and writes one user's memory files; every whole-file write is atomic.
 
     Every path is opened below the user's folder without following symlinks
-    (:class:`~harness.safe_paths.SafeRoot`): a symlinked ``MEMORY.md``, ``memory/`` or daily
+    (:class:`~harness.fs.root.SafeRoot`): a symlinked ``MEMORY.md``, ``memory/`` or daily
     file reads as absent and is never written through. MEMORY.md and the watermark change only
     under the workspace's memory lock (:meth:`memory_lock`), consolidations one at a time under
     its consolidation lock (:meth:`consolidation_lock`); both are OS file locks, so they hold

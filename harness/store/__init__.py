@@ -11,6 +11,6 @@ its two stores.
 * :mod:`~harness.store.sessions` — a user's saved sessions on disk, and the one place that picks
   a session's store (the builder, manual compaction, undo and ``session_search`` go through it).
 
-Every store file is a :class:`~harness.workspace_path.WorkspacePath`: read and written without
-following a symlink (:mod:`harness.safe_paths`), at any moment, not only when a session opens.
+Every store file is a :class:`~harness.fs.path.WorkspacePath`: read and written without
+following a symlink (:mod:`harness.fs.root`), at any moment, not only when a session opens.
 """

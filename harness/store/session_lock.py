@@ -1,12 +1,12 @@
 """One writer per session: an OS file lock on ``locks/<session>.lock`` that names its holder.
 
 Whoever writes a saved session holds this lock for the whole of its work: an agent call
-(:class:`~harness.builder.HarnessAgent`, the whole turn: user message, every model request,
+(:class:`~harness.harness_agent.HarnessAgent`, the whole turn: user message, every model request,
 every tool, every compaction), a manual compaction and an undo
 (:mod:`harness.compaction.manual`). Readers (``session_search``, :meth:`HarnessAgent.context
-<harness.builder.HarnessAgent>`, ``EventLog.replay``) never take it, so they never wait.
+<harness.harness_agent.HarnessAgent>`, ``EventLog.replay``) never take it, so they never wait.
 
-The lock is ``flock`` (:func:`harness.store.eventlog.oslock.try_exclusive`), so the kernel
+The lock is ``flock`` (:func:`harness.fs.oslock.try_exclusive`), so the kernel
 releases it when its holder dies (``kill -9`` included) and a lock nobody holds is never
 "busy". While held, the file holds one JSON line naming the holder: user, host, pid, start time
 and action. The file is removed before the lock goes, and a waiter re-checks the file it
@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import PathEscapeError, SessionBusyError
-from harness.store.eventlog.oslock import try_exclusive
+from harness.fs.oslock import try_exclusive
+from harness.fs.path import WorkspacePath
 from harness.store.statefile import utc_now
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["POLL_SECONDS", "holder", "session_lock", "who"]
 

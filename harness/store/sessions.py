@@ -8,8 +8,8 @@
     ├── state/<session>.journal.jsonl       ... and its journal
     └── sessions/<session>.jsonl            ... and its transcript (every original)
 
-Every file is a :class:`~harness.workspace_path.WorkspacePath` below the user's folder, so the
-stores never follow a symlink, at open or later (:mod:`harness.safe_paths`). The builder opens
+Every file is a :class:`~harness.fs.path.WorkspacePath` below the user's folder, so the
+stores never follow a symlink, at open or later (:mod:`harness.fs.root`). The builder opens
 a session with :func:`open_history` (the store it is asked for); manual compaction and undo
 with :func:`open_saved` (whichever store holds it: :func:`saved_store`); ``session_search``
 reads every saved session with :func:`saved_histories` (read-only: nothing is locked,
@@ -22,14 +22,14 @@ import logging
 from typing import Literal
 
 from harness.errors import ConfigError, EventLogError, PathEscapeError
-from harness.safe_paths import SafeRoot
+from harness.fs.path import WorkspacePath
+from harness.fs.root import SafeRoot
 from harness.store.durability import Durability, check_durability
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.codec import LogFormat
 from harness.store.eventlog.log import StampClock
 from harness.store.history import StateHistory
 from harness.store.statefile import JsonStateStore, Transcript, utc_now
-from harness.workspace_path import WorkspacePath
 
 __all__ = [
     "FOLDERS",

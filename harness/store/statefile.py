@@ -12,7 +12,7 @@ everything.
 * :class:`Transcript` is an append-only JSONL log of every message that ever entered the
   context, and of every compaction, so what compaction removes from the context is still on disk.
 
-Both hold :class:`~harness.workspace_path.WorkspacePath` paths: every read, append, truncation
+Both hold :class:`~harness.fs.path.WorkspacePath` paths: every read, append, truncation
 and atomic replace opens its file component by component from the workspace without
 following a symlink (a ``state/`` or ``sessions/`` folder swapped for one mid-run is refused
 with :class:`~harness.errors.PathEscapeError`).
@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError, StateStoreError
-from harness.files import append_text, write_atomic
+from harness.fs.files import append_text, write_atomic
+from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.torn import set_aside, torn_tail
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["AgentState", "JsonStateStore", "Transcript", "utc_now"]
 

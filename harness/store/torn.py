@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
-from harness.workspace_path import WorkspacePath
+from harness.fs.path import WorkspacePath
 
 __all__ = ["CORRUPT_SUFFIX", "corrupt_copy", "set_aside", "torn_tail"]
 

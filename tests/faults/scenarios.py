@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.builder import HarnessAgent
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.dsh import DshConfig
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
-from harness.locks import is_locked
+from harness.fs.locks import is_locked
+from harness.harness_agent import HarnessAgent
 from harness.memory import Consolidator, FlushPolicy, MemoryConfig, MemoryFlusher, MemoryWorkspace
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest

@@ -16,7 +16,7 @@ import pandas as pd
 from experiments.lab.errors import ExperimentError
 from experiments.lab.jsonio import refuse_secrets
 from experiments.lab.seeds import AS_SEED, DSH_SEED, SEEDS, citation, parse_citation
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 
 __all__ = [
     "AS_SEED",

@@ -195,7 +195,7 @@ def _report(
 
     from experiments.lab.report.markdown import markdown_table
     from experiments.x_bench.suite import tabulate
-    from harness.files import write_atomic
+    from harness.fs.files import write_atomic
 
     summary, by_kind, by_band, _ = tabulate(conversations, records, names)
     lines = list(_lines(summary, records, {c.id: len(c.facts) for c in conversations}))

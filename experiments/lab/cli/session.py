@@ -47,7 +47,7 @@ def saved_session(args: argparse.Namespace) -> tuple[Path, str, str | None]:
 
 
 def _named_session(args: argparse.Namespace) -> tuple[Path, str, str | None]:
-    from harness.safe_paths import check_name
+    from harness.fs.root import check_name
 
     if args.file is not None:
         if args.workspace is not None or args.session is not None:
@@ -67,7 +67,7 @@ def _named_session(args: argparse.Namespace) -> tuple[Path, str, str | None]:
 def _require_session(workspace: Path, user: str, session: str) -> None:
     if not workspace.is_dir():
         raise ConfigError(f"The workspace {workspace} does not exist; check --workspace.")
-    from harness.safe_paths import SafeRoot
+    from harness.fs.root import SafeRoot
     from harness.store.sessions import saved_store
 
     if saved_store(SafeRoot(workspace / user), session) is None:

@@ -172,7 +172,7 @@ def write_matrix(matrix: Matrix, out_dir: Path) -> Path:
     import csv
     import io
 
-    from harness.files import write_atomic
+    from harness.fs.files import write_atomic
 
     rows = matrix.rows()
     columns = ["experiment", "claim_id", "model", "kind", "status"]

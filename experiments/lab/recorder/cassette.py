@@ -74,7 +74,7 @@ from experiments.lab.recorder.seal import check_cassette
 from experiments.lab.recorder.secrets import scan_text
 from harness.client import ChatClient, RetryPolicy
 from harness.errors import ConfigError, MissingAPIKeyError
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 from harness.timeouts import Timeouts
 
 __all__ = [

@@ -20,7 +20,7 @@ from vcr.serialize import serialize as vcr_serialize
 
 from experiments.lab.errors import CassetteError
 from harness import json_depth
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 
 __all__ = [
     "PROVENANCE_KEY",

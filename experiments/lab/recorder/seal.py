@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from experiments.lab.errors import CassetteError, CassetteTamperedError
 from experiments.lab.recorder.format import PROVENANCE_KEY, load_cassette_json
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 
 __all__ = ["DIGEST_KEY", "check_cassette", "interactions_digest", "seal_cassette"]
 

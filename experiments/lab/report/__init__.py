@@ -40,7 +40,7 @@ from experiments.lab.report.tables import (
     provenance_rows,
     set_docs,
 )
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
 
 __all__ = ["build_reports", "recorded_views"]
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.errors import ConfigError, EventLogError
+from harness.fs.path import WorkspacePath
 from harness.store.eventlog.dsh_format import DshCodec, is_header
 from harness.store.eventlog.events import Event
 from harness.store.eventlog.formats import FORMATS, LogFormat
 from harness.store.eventlog.scan import Scan, scan_bytes
-from harness.workspace_path import WorkspacePath
 
 __all__ = [
     "FORMATS",

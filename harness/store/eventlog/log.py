@@ -1,16 +1,16 @@
 """The append-only event log: a JSONL file (or memory) and the surface folded from it.
 
 Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended with
-:func:`harness.files.append_text`, never rewritten; ``durability``
+:func:`harness.fs.files.append_text`, never rewritten; ``durability``
 (:mod:`harness.store.durability`) says whether each append is fsynced or the owner's
 :meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
-component with ``O_NOFOLLOW`` (:class:`~harness.workspace_path.WorkspacePath`): an ``events/``
+component with ``O_NOFOLLOW`` (:class:`~harness.fs.path.WorkspacePath`): an ``events/``
 folder swapped for a symlink is refused with :class:`~harness.errors.PathEscapeError`. An
 append is checked first (an invalid event raises :class:`~harness.errors.SurfaceError` and
 writes nothing), then written, then folded, so the live surface only holds written events.
 
 **Several processes may write one log**: every append takes an exclusive OS lock on the file
-(:mod:`~harness.store.eventlog.oslock`), folds whatever other writers appended since, then
+(:mod:`~harness.fs.oslock`), folds whatever other writers appended since, then
 writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
 half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
 
@@ -33,8 +33,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import files
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
+from harness.fs import files
+from harness.fs.oslock import exclusive
+from harness.fs.path import WorkspacePath
 from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
 from harness.store.durability import Durability, check_durability, syncs_each_append
@@ -42,7 +44,6 @@ from harness.store.eventlog import codec as formats
 from harness.store.eventlog.codec import Codec, LogFormat, read_events
 from harness.store.eventlog.events import Event, ReplaceOp, surface_type
 from harness.store.eventlog.fold import END_SEED, LogFold
-from harness.store.eventlog.oslock import exclusive
 from harness.store.eventlog.scan import Scan, read_at
 from harness.store.eventlog.snapshot import (
     DEFAULT_SNAPSHOT_EVERY,
@@ -54,7 +55,6 @@ from harness.store.eventlog.snapshot import (
 )
 from harness.store.statefile import utc_now
 from harness.store.torn import set_aside
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["END_SEED", "EventLog", "read_events"]
 

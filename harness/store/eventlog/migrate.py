@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
-from harness.files import write_atomic
+from harness.fs.files import write_atomic
+from harness.fs.oslock import exclusive
 from harness.store.eventlog.events import Event
-from harness.store.eventlog.oslock import exclusive
 from harness.store.eventlog.scan import scan_file
 from harness.store.eventlog.surface import SurfaceManager, fold
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import EventLogError, LogCorruptError
+from harness.fs.path import WorkspacePath
 from harness.store.eventlog.events import Event
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["Scan", "read_at", "scan_bytes", "scan_file"]
 
@@ -35,7 +35,7 @@ class Scan:
 
 def scan_file(path: Path | WorkspacePath) -> Scan:
     """Read the whole log at ``path`` (an empty scan when it does not exist) without following
-    a symlink (:class:`~harness.workspace_path.WorkspacePath`)."""
+    a symlink (:class:`~harness.fs.path.WorkspacePath`)."""
     file = WorkspacePath.of(path)
     try:
         raw = file.read_bytes()

@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harness.errors import LogCorruptError
+from harness.fs.path import WorkspacePath
 from harness.store.eventlog.events import Event
 from harness.store.eventlog.scan import read_at, scan_bytes
-from harness.workspace_path import WorkspacePath
 
 __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",

@@ -8,7 +8,7 @@ workspace, so there is no check-then-open window to race. Reads and writes, tool
 pipeline, all go through :class:`SafeRoot`.
 
 Whole-file writes are temp file + rename inside the target's folder, as
-:func:`harness.files.write_atomic` does; the temp files are named ``.<name>.<random>.tmp``
+:func:`harness.fs.files.write_atomic` does; the temp files are named ``.<name>.<random>.tmp``
 (:data:`TEMP_NAME`), never listed, and removed by :meth:`SafeRoot.remove_temps` after a crash.
 
 :func:`check_name` is the one rule for names that become a path component (user and session
@@ -32,7 +32,7 @@ from harness.errors import ConfigError, PathEscapeError
 __all__ = ["TEMP_NAME", "SafeRoot", "check_name"]
 
 TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
-"""Temp files of an atomic write (ours and :func:`harness.files.write_atomic`'s)."""
+"""Temp files of an atomic write (ours and :func:`harness.fs.files.write_atomic`'s)."""
 
 _NAME = re.compile(r"[\w.-]+")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ManualCompactionError, SessionBusyError
+from harness.fs.path import WorkspacePath
 from harness.store.session_lock import holder, who
 from harness.store.session_lock import session_lock as _session_lock
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["holder", "session_lock", "who"]
 

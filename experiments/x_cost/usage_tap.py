@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.compaction.cost import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
+from experiments.x_cost.ledger import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
 from harness.errors import ConfigError
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 

@@ -20,7 +20,7 @@ carries a shorter context. For each compaction the ledger keeps
 * the **net**: savings minus cost (prompt + completion tokens of the summary call).
 
 Build it with :func:`build_ledger` from :class:`LedgerRequest` rows, or from a finished session
-with :func:`harness.compaction.cost_tap.ledger_from_calls`.
+with :func:`experiments.x_cost.usage_tap.ledger_from_calls`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ when its holder dies (``kill -9`` included), so no lock is ever stale; and it co
 dependency. ``flock`` locks belong to an open file description, so two opens of one file
 exclude each other even inside one process. ctxlab runs on POSIX systems only.
 
-The file is opened through :class:`~harness.workspace_path.WorkspacePath` (component by
+The file is opened through :class:`~harness.fs.path.WorkspacePath` (component by
 component, ``O_NOFOLLOW``): a symlink in place of the file or of a folder above it is refused
 with :class:`~harness.errors.PathEscapeError`, never locked or created outside.
 """
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harness.errors import EventLogLockError
-from harness.workspace_path import WorkspacePath
+from harness.fs.path import WorkspacePath
 
 __all__ = ["exclusive", "try_exclusive"]
 

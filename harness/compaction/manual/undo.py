@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.errors import ManualCompactionError, NothingToUndoError
+from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.store.eventlog import Event, EventLog
 from harness.store.eventlog.turns import TurnMarks
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["digest", "restore_state", "take_snapshot", "undo_on_log"]
 

@@ -7,7 +7,7 @@ open file description) as well as other processes. Lock files live in ``<folder>
 presence means nothing, only a held ``flock`` does, and they are never removed (so every waiter
 locks the same inode).
 
-The lock file is opened through :class:`~harness.workspace_path.WorkspacePath`, component by
+The lock file is opened through :class:`~harness.fs.path.WorkspacePath`, component by
 component with ``O_NOFOLLOW``: a ``locks/`` folder (or a lock file) swapped for a symlink is
 refused with :class:`~harness.errors.PathEscapeError` and nothing is created outside. That is
 why this is ``fcntl.flock`` on our own descriptor rather than ``filelock``, which opens its lock
@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harness.errors import LockTimeoutError
-from harness.workspace_path import WorkspacePath
+from harness.fs.path import WorkspacePath
 
 __all__ = ["file_lock", "is_locked"]
 

@@ -1,8 +1,8 @@
 """A file (or folder) below a trusted folder, read and written without following a symlink.
 
-:class:`WorkspacePath` pairs a :class:`~harness.safe_paths.SafeRoot` (the trusted folder: the
+:class:`WorkspacePath` pairs a :class:`~harness.fs.root.SafeRoot` (the trusted folder: the
 user's workspace) with a path relative to it. Every operation opens the path component by
-component with ``O_NOFOLLOW`` from the root (:mod:`harness.safe_paths`), so a folder swapped for
+component with ``O_NOFOLLOW`` from the root (:mod:`harness.fs.root`), so a folder swapped for
 a symlink at any moment (``events/``, ``state/``, ``sessions/``, ``locks/``) makes the operation
 fail instead of leaving the workspace. The session stores, their locks and the workspace's lock
 files hold one instead of a :class:`~pathlib.Path`.
@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from harness.safe_paths import SafeRoot
+from harness.fs.root import SafeRoot
 
 __all__ = ["WorkspacePath"]
 

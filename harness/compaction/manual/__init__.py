@@ -2,11 +2,11 @@
 
 1. **State safety** — only when idle: no agent call and no other ``ctxlab compact`` holds the
    session (the one writer lock ``locks/<session>.lock``, which names its holder,
-   :mod:`harness.store.session_lock` through :mod:`harness.compaction.manual_lock`; a lock
+   :mod:`harness.store.session_lock` through :mod:`harness.compaction.manual.lock`; a lock
    whose holder died is taken over and the broken lock audited), for an event log no live
    ``compaction/start``, and no tool call waiting for its result.
 2. **Undo** — :meth:`ManualCompaction.undo` undoes this session's **last committed** compaction
-   and keeps every turn added since (:mod:`harness.compaction.manual_undo`): on an event log by
+   and keeps every turn added since (:mod:`harness.compaction.manual.undo`): on an event log by
    appending events that bring the shadowed originals back, on a state-file session from the
    snapshot
    the committed attempt's audit line names (a failed or killed attempt names none).
@@ -34,9 +34,9 @@ from typing import Any, assert_never, get_args
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
-from harness.compaction.manual_audit import AuditRecord
-from harness.compaction.manual_lock import session_lock, who
-from harness.compaction.manual_undo import digest, restore_state, take_snapshot, undo_on_log
+from harness.compaction.manual.audit import AuditRecord
+from harness.compaction.manual.lock import session_lock, who
+from harness.compaction.manual.undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.compaction.record import EngineName
 from harness.errors import (
     CommitError,
@@ -52,9 +52,10 @@ from harness.errors import (
     SurfaceChangedError,
     UnbalancedSurfaceError,
 )
+from harness.fs.path import WorkspacePath
+from harness.fs.root import SafeRoot, check_name
 from harness.messages import Message, validate_pairing
 from harness.model import ChatModel
-from harness.safe_paths import SafeRoot, check_name
 from harness.secrets import redact_for_storage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.eventlog.bracket import refuse_if_busy
@@ -62,7 +63,6 @@ from harness.store.history import History
 from harness.store.sessions import open_saved
 from harness.store.statefile import JsonStateStore, utc_now
 from harness.validation import count
-from harness.workspace_path import WorkspacePath
 
 __all__ = ["AuditRecord", "ManualCompaction"]
 
