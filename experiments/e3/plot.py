@@ -30,40 +30,9 @@ def _e3_panel(axes: Axes, model: str, view: E3View) -> None:
     ours = {r.round: (r.visible_before, r.visible_after) for r in view.rounds}
     article = {r: (b, a) for r, b, a in ARTICLE_E3_CONTEXT}
     rounds = sorted(set(ours) | set(article))
-    series = (
-        ("before the call", ours, 0, OURS_LIGHT, -0.3),
-        ("after the call", ours, 1, OURS, -0.1),
-        ("article, before", article, 0, ARTICLE_LIGHT, 0.1),
-        ("article, after", article, 1, ARTICLE, 0.3),
-    )
     top = max([v for values in (ours, article) for pair in values.values() for v in pair] + [1])
-    for label, values, which, colour, offset in series:
-        xs = [r + offset for r in rounds if r in values]
-        heights = [values[r][which] for r in rounds if r in values]
-        bars = axes.bar(
-            xs,
-            heights,
-            width=0.19,
-            color=colour,
-            edgecolor="#333333",
-            linewidth=0.5,
-            label=label,
-        )
-        axes.bar_label(bars, fontsize=8, padding=1)
-    for compacted, offset, face, label in (
-        (view.compacted_rounds, -0.2, COMPACTION, "compaction"),
-        (ARTICLE_E3_COMPACTED_ROUNDS, 0.2, "white", "compaction (article)"),
-    ):
-        axes.scatter(
-            [r + offset for r in compacted],
-            [top + 0.9] * len(compacted),
-            marker="v",
-            s=60,
-            color=face,
-            edgecolors=COMPACTION,
-            label=label,
-            zorder=3,
-        )
+    _context_bars(axes, rounds, ours, article)
+    _compaction_marks(axes, view.compacted_rounds, top)
     axes.set_xticks(rounds, [f"round {r}" for r in rounds])
     axes.set_ylim(0, top + 1.6)
     axes.set_ylabel("messages in context")
@@ -79,6 +48,51 @@ def _e3_panel(axes: Axes, model: str, view: E3View) -> None:
         title_fontsize=8,
     )
     axes.set_title(f"E3 · {model}: context per round, trigger 5 / keep 2", loc="left", fontsize=9)
+
+
+Counts = dict[int, tuple[int, int]]
+"""Round → messages in context (before the call, after it)."""
+
+
+def _context_bars(axes: Axes, rounds: Sequence[int], ours: Counts, article: Counts) -> None:
+    """Four bars per round: ours before and after the call, the article's before and after."""
+    series = (
+        ("before the call", ours, 0, OURS_LIGHT, -0.3),
+        ("after the call", ours, 1, OURS, -0.1),
+        ("article, before", article, 0, ARTICLE_LIGHT, 0.1),
+        ("article, after", article, 1, ARTICLE, 0.3),
+    )
+    for label, values, which, colour, offset in series:
+        xs = [r + offset for r in rounds if r in values]
+        heights = [values[r][which] for r in rounds if r in values]
+        bars = axes.bar(
+            xs,
+            heights,
+            width=0.19,
+            color=colour,
+            edgecolor="#333333",
+            linewidth=0.5,
+            label=label,
+        )
+        axes.bar_label(bars, fontsize=8, padding=1)
+
+
+def _compaction_marks(axes: Axes, compacted: Sequence[int], top: int) -> None:
+    """A triangle over each round that compacted, ours filled, the article's open."""
+    for rounds, offset, face, label in (
+        (compacted, -0.2, COMPACTION, "compaction"),
+        (ARTICLE_E3_COMPACTED_ROUNDS, 0.2, "white", "compaction (article)"),
+    ):
+        axes.scatter(
+            [r + offset for r in rounds],
+            [top + 0.9] * len(rounds),
+            marker="v",
+            s=60,
+            color=face,
+            edgecolors=COMPACTION,
+            label=label,
+            zorder=3,
+        )
 
 
 def e3_plot(sets: Sequence[tuple[str, E3View]]) -> Plot:

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-from experiments.e4.view import E4View
+from experiments.e4.view import E4View, EngineRun
 from experiments.lab.report.plots.canvas import (
     FOOTER_INCHES,
     OURS,
@@ -26,13 +26,32 @@ CACHED, NOT_CACHED = OURS, "#E69F00"
 def _e4_panel(axes: Axes, model: str, view: E4View) -> None:
     """E4's summary calls: prompt tokens cached and not cached, grouped per engine."""
     runs = view.engines
+    top = max([r.summary_prompt_tokens or 0 for r in runs] + [1])
+    positions = np.arange(len(runs), dtype=float)
+    _cache_bars(axes, runs, positions)
+    _reuse_notes(axes, runs, positions, top)
+    axes.set_xticks(positions, [_engine_label(r) for r in runs])
+    axes.set_xlim(-0.6, len(runs) - 0.4)
+    axes.set_ylim(0, top * 1.42)
+    axes.set_ylabel("summary call prompt (tokens)")
+    axes.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=8,
+        frameon=False,
+        title=wrapped_model(model),
+        title_fontsize=8,
+    )
+    axes.set_title(f"E4 · {model}: the summary call's prompt", loc="left", fontsize=9)
+
+
+def _cache_bars(axes: Axes, runs: Sequence[EngineRun], positions: np.ndarray) -> None:
+    """Two bars per engine: the summary call's prompt tokens cached, and the rest."""
     cached = [r.summary_cached_tokens for r in runs]
     uncached = [
         None if r.summary_prompt_tokens is None or c is None else r.summary_prompt_tokens - c
         for r, c in zip(runs, cached, strict=True)
     ]
-    top = max([r.summary_prompt_tokens or 0 for r in runs] + [1])
-    positions = np.arange(len(runs), dtype=float)
     for label, values, colour, offset in (
         ("cached by the server", cached, CACHED, -0.19),
         ("not cached", uncached, NOT_CACHED, 0.19),
@@ -50,6 +69,10 @@ def _e4_panel(axes: Axes, model: str, view: E4View) -> None:
         axes.bar_label(
             bars, labels=["n/a" if v is None else str(v) for v in values], fontsize=8, padding=2
         )
+
+
+def _reuse_notes(axes: Axes, runs: Sequence[EngineRun], positions: np.ndarray, top: int) -> None:
+    """Over each engine's bars: its prefix reuse (a) and its cached share (b)."""
     for x, run in zip(positions, runs, strict=True):
         prompt = _count_text(run.summary_prompt_tokens)
         share = "" if run.cached_share is None else f", {run.cached_share:.1%} cached"
@@ -61,26 +84,12 @@ def _e4_panel(axes: Axes, model: str, view: E4View) -> None:
             va="bottom",
             fontsize=8,
         )
-    axes.set_xticks(
-        positions,
-        [
-            f"{r.title}\n(request: {r.summary_request_messages} "
-            + ("message)" if r.summary_request_messages == 1 else "messages)")
-            for r in runs
-        ],
+
+
+def _engine_label(run: EngineRun) -> str:
+    return f"{run.title}\n(request: {run.summary_request_messages} " + (
+        "message)" if run.summary_request_messages == 1 else "messages)"
     )
-    axes.set_xlim(-0.6, len(runs) - 0.4)
-    axes.set_ylim(0, top * 1.42)
-    axes.set_ylabel("summary call prompt (tokens)")
-    axes.legend(
-        loc="upper left",
-        bbox_to_anchor=(1.0, 1.0),
-        fontsize=8,
-        frameon=False,
-        title=wrapped_model(model),
-        title_fontsize=8,
-    )
-    axes.set_title(f"E4 · {model}: the summary call's prompt", loc="left", fontsize=9)
 
 
 def _count_text(value: int | None) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm
+from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Patch, Rectangle
 
@@ -40,28 +41,41 @@ def _heat_panel(
     for cell in view.grid:
         row, column = triggers.index(cell.trigger), keeps.index(cell.keep)
         shade = cmap(norm(values[row, column])) if not np.isnan(values[row, column]) else None
-        dark = shade is not None and 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] < 0.5
-        axes.text(
-            column,
-            row,
-            label(cell),
-            ha="center",
-            va="center",
-            fontsize=8,
-            color="white" if dark else "black",
-        )
-        if not cell.agrees:
-            axes.add_patch(
-                Rectangle(
-                    (column - 0.44, row - 0.42),
-                    0.88,
-                    0.84,
-                    fill=False,
-                    edgecolor=COMPACTION,
-                    linewidth=2.4,
-                    zorder=3,
-                )
+        _write_cell(axes, row, column, label(cell), shade, cell.agrees)
+    _grid_axes(axes, triggers, keeps)
+    axes.set_title(title, loc="left", fontsize=9)
+    return image
+
+
+def _write_cell(
+    axes: Axes,
+    row: int,
+    column: int,
+    text: str,
+    shade: tuple[float, float, float, float] | None,
+    agrees: bool,
+) -> None:
+    """A cell's value, legible on its shade; a cell that disagrees is outlined."""
+    dark = shade is not None and 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] < 0.5
+    axes.text(
+        column, row, text, ha="center", va="center", fontsize=8, color="white" if dark else "black"
+    )
+    if not agrees:
+        axes.add_patch(
+            Rectangle(
+                (column - 0.44, row - 0.42),
+                0.88,
+                0.84,
+                fill=False,
+                edgecolor=COMPACTION,
+                linewidth=2.4,
+                zorder=3,
             )
+        )
+
+
+def _grid_axes(axes: Axes, triggers: Sequence[int], keeps: Sequence[int]) -> None:
+    """Keeps along the top, triggers down the side, white lines between the cells."""
     axes.set_xticks(range(len(keeps)), [str(k) for k in keeps])
     axes.set_yticks(range(len(triggers)), [str(t) for t in triggers])
     axes.set_xticks(np.arange(len(keeps) + 1) - 0.5, minor=True)
@@ -75,8 +89,13 @@ def _heat_panel(
     axes.set_ylabel("trigger (messages)")
     for spine in axes.spines.values():
         spine.set_visible(False)
-    axes.set_title(title, loc="left", fontsize=9)
-    return image
+
+
+def _measured_interval(cell: GridCell) -> float:
+    """The cell's measured interval; where it varied, the shortest one."""
+    if cell.interval is not None:
+        return cell.interval
+    return min(cell.intervals, default=float("nan"))
 
 
 def e5_cadence(view: E5View) -> bytes:
@@ -85,24 +104,12 @@ def e5_cadence(view: E5View) -> bytes:
     norm = BoundaryNorm(np.arange(-0.5, top + 1.5), top + 1)
     with new_figure("E5_cadence") as figure:
         left, right = figure.subplots(1, 2, sharey=True)
+        measured = "measured: rounds between compactions"
         image = _heat_panel(
-            left,
-            view,
-            lambda c: (
-                c.interval if c.interval is not None else min(c.intervals, default=float("nan"))
-            ),
-            lambda c: c.measured_text,
-            norm,
-            "measured: rounds between compactions",
+            left, view, _measured_interval, lambda c: c.measured_text, norm, measured
         )
-        _heat_panel(
-            right,
-            view,
-            lambda c: c.formula,
-            lambda c: str(c.formula),
-            norm,
-            "formula: ceil((trigger - keep - 1) / 2)",
-        )
+        formula = "formula: ceil((trigger - keep - 1) / 2)"
+        _heat_panel(right, view, lambda c: c.formula, lambda c: str(c.formula), norm, formula)
         right.set_ylabel("")
         figure.colorbar(
             image,
@@ -111,17 +118,7 @@ def e5_cadence(view: E5View) -> bytes:
             label="rounds between compactions",
             shrink=0.8,
         )
-        wrong = len(view.disagreeing)
-        handles = [
-            Patch(
-                facecolor="white",
-                edgecolor=COMPACTION,
-                linewidth=2,
-                label=f"measured != formula ({wrong} of {len(view.grid)} cells)",
-            ),
-            Patch(facecolor=NOT_RUN, edgecolor=NOT_RUN, label="keep >= trigger: not run"),
-        ]
-        figure.legend(handles=handles, loc="outside lower center", ncols=2, frameon=False)
+        _e5_legend(figure, view)
         figure.suptitle(
             "E5: compaction cadence of a plain Q&A agent, trigger x keep",
             x=0.01,
@@ -129,6 +126,21 @@ def e5_cadence(view: E5View) -> bytes:
             fontsize=10,
         )
         return png(figure)
+
+
+def _e5_legend(figure: Figure, view: E5View) -> None:
+    """Under the panels: what an outline and a grey cell mean."""
+    wrong = len(view.disagreeing)
+    handles = [
+        Patch(
+            facecolor="white",
+            edgecolor=COMPACTION,
+            linewidth=2,
+            label=f"measured != formula ({wrong} of {len(view.grid)} cells)",
+        ),
+        Patch(facecolor=NOT_RUN, edgecolor=NOT_RUN, label="keep >= trigger: not run"),
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=2, frameon=False)
 
 
 def _e5_caption(view: E5View) -> str:

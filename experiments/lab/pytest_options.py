@@ -19,6 +19,13 @@ PROVIDERS = ("local", "deepseek", "openai-compatible")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxlab", "ctxlab claims (judged against the committed baseline)")
+    _record_mode_option(parser)
+    _recording_options(group)
+    _baseline_options(group)
+
+
+def _record_mode_option(parser: pytest.Parser) -> None:
+    """--record-mode, in pytest-recording's group."""
     # pytest-recording, when installed, adds the same option to the same group first: a
     # ValueError then, and its option (same name, same dest) serves.
     with contextlib.suppress(ValueError):
@@ -30,6 +37,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             help="none (default): replay cassettes, network blocked; rewrite: re-record the "
             "selected experiments' cassettes from --provider, then judge them",
         )
+
+
+def _recording_options(group: pytest.OptionGroup) -> None:
+    """Where cassettes are recorded from and kept."""
     group.addoption("--provider", choices=PROVIDERS, help="where --record-mode=rewrite records")
     group.addoption(
         "--model", dest="ctxlab_model", metavar="NAME", help="model to record (default: provider's)"
@@ -47,6 +58,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="cassette folder",
     )
+
+
+def _baseline_options(group: pytest.OptionGroup) -> None:
+    """What the claims are judged against, how cassettes are matched, where reports go."""
     group.addoption(
         "--baseline",
         type=Path,

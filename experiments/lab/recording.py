@@ -9,10 +9,10 @@ llama.cpp's own ``llama-server`` for E4, which reports cached prompt tokens).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from experiments.lab.experiment import RunSettings
 from experiments.lab.preflight import preflight
@@ -91,8 +91,7 @@ def record(
 ) -> list[str]:
     """Run the experiments ``ids`` live, writing their cassettes under ``cassettes``; returns
     the ids recorded (scripted experiments have nothing to record and are skipped)."""
-    from experiments.lab.recorder import local_server, provider_spec
-    from experiments.lab.recorder.modelfile import local_model
+    from experiments.lab.recorder import provider_spec
 
     chosen = list(ids) or select(ids)  # empty: all of them
     preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
@@ -105,17 +104,22 @@ def record(
                 api_key_env=source.api_key_env,
             )
         )
-        settings = RunSettings(
-            cassettes,
-            "record",
-            spec,
-            force=force,
-            progress=progress,
-            timeouts=source.timeouts,
-            variant=source.variant,
-            slice=source.slice,
-        )
-        return record_experiments(ids, settings)
+        return record_experiments(ids, _settings(source, cassettes, spec, None, force, progress))
+    return _record_on_local_servers(ids, source, cassettes, force, progress)
+
+
+def _record_on_local_servers(
+    ids: Sequence[str],
+    source: Recording,
+    cassettes: Path,
+    force: bool,
+    progress: Callable[[str], None],
+) -> list[str]:
+    """``record`` for ``--provider local`` without a base URL: one local server started per
+    kind the experiments need, stopped after its experiments."""
+    from experiments.lab.recorder import local_server, provider_spec
+    from experiments.lab.recorder.modelfile import local_model
+
     for scripted in (i for i in select(ids) if not EXPERIMENTS[i].recordable):
         progress(f"{scripted}  scripted; nothing to record")
     served = local_model(source.model)
@@ -125,19 +129,31 @@ def record(
             served, server=server_kind, log=progress, threads=source.threads
         ) as server:
             spec = source.spec(provider_spec("local", model=server.model, base_url=server.base_url))
-            settings = RunSettings(
-                cassettes,
-                "record",
-                spec,
-                server.as_dict(),
-                force=force,
-                progress=progress,
-                timeouts=source.timeouts,
-                variant=source.variant,
-                slice=source.slice,
-            )
+            settings = _settings(source, cassettes, spec, server.as_dict(), force, progress)
             recorded += record_experiments(group, settings)
     return recorded
+
+
+def _settings(
+    source: Recording,
+    cassettes: Path,
+    spec: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    force: bool,
+    progress: Callable[[str], None],
+) -> RunSettings:
+    """The run settings that record from ``spec`` (``server_info``: the local server's)."""
+    return RunSettings(
+        cassettes,
+        "record",
+        spec,
+        server_info,
+        force=force,
+        progress=progress,
+        timeouts=source.timeouts,
+        variant=source.variant,
+        slice=source.slice,
+    )
 
 
 def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:

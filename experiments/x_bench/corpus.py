@@ -24,10 +24,10 @@ from dataclasses import replace
 from typing import Any
 
 from experiments.lab.errors import ExperimentError
+from experiments.x_bench.planting import TOOL_NAME, FactPlanter
 from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn
 from experiments.x_bench.texts import TEXTS
 from experiments.x_bench.turns import (
-    BANDS,
     Plant,
     call_id,
     conversation_text,
@@ -62,8 +62,6 @@ SEEDS = range(1, 13)
 """The committed seed range: every seed here generates (the planted values collide with
 nothing) and X-BENCH draws its conversations from it; a test pins it."""
 CONTINUATION_TURNS = 10
-TOOL_NAME = "search_records"
-IDENTIFIER_SHAPES = ("id", "path", "url", "amount")
 
 
 class CorpusError(ExperimentError):
@@ -85,167 +83,12 @@ class _Writer:
         self.seed, self.size, self.lang = seed, size, lang
         self.rng = random.Random(f"ctxlab-bench/{GENERATOR_VERSION}/{seed}/{size}/{lang}")
         self.t: dict[str, Any] = TEXTS[lang]
-        self.f: dict[str, Any] = self.t["facts"]
         self.batch = self.rng.randint(3_000, 6_000)
 
     # -- facts ---------------------------------------------------------------------------------
 
-    def _fraction(self, slot: int) -> tuple[float, str]:
-        band = (slot + self.seed) % len(BANDS)
-        low = band / len(BANDS)
-        return round(low + 0.03 + self.rng.random() * (1 / len(BANDS) - 0.06), 4), BANDS[band]
-
-    def _statement_turn(self, statement: str) -> Turn:
-        aside = self.rng.choice(self.t["asides"])
-        user = f"{statement} {aside}".strip() if self.lang == "en" else statement + aside
-        return Turn(0, user, self.rng.choice(self.t["acks"]))
-
     def facts(self) -> tuple[list[Fact], list[Plant]]:
-        r, t, f = self.rng, self.t, self.f
-        facts: list[Fact] = []
-        plants: list[Plant] = []
-
-        def plant(fact: Fact, turn: Turn, slot: int) -> None:
-            fraction, band = self._fraction(slot)
-            facts.append(replace(fact, band=band))
-            plants.append(Plant(fact.id, turn, fraction))
-
-        city = r.choice(t["cities"])
-        values = {
-            "id": f"SO-2026-{r.randint(1000, 9999)}",
-            "path": f"/srv/exports/{r.choice(['hh', 'rtm', 'anr', 'fxt'])}/"
-            f"manifest-{r.randint(1000, 9999)}.csv",
-            "url": f"https://track.{r.choice(['northline', 'bluewave', 'kestrel'])}.example/"
-            f"api/v{r.randint(2, 5)}/shipments",
-            "amount": f"{r.randint(12, 89)},{r.randint(100, 999)}",
-        }
-        for slot, shape in enumerate(IDENTIFIER_SHAPES):
-            statement, question = f[shape]
-            value = values[shape]
-            expect = value.replace(",", "") if shape == "amount" else value
-            fact = Fact(
-                f"identifier-{shape}",
-                "identifier",
-                question.format(city=city),
-                [value],
-                [expect],
-                [],
-                None,
-                "user",
-                None,
-                "",
-                shape,
-            )
-            plant(fact, self._statement_turn(statement.format(value=value, city=city)), slot)
-
-        slot = len(IDENTIFIER_SHAPES)
-        for kind, pool in (("name", "names"), ("code_word", "code_words")):
-            value = r.choice(t[pool])
-            statement, question = f[kind]
-            fact = Fact(kind, kind, question, [value], [value], [], None, "user", None, "")  # type: ignore[arg-type]
-            plant(fact, self._statement_turn(statement.format(value=value)), slot)
-            slot += 1
-
-        topic, choice, alt, reason, key = r.choice(t["decisions"])
-        statement, question = f["decision"]
-        said = statement.format(topic=topic, choice=choice, alt=alt, reason=reason)
-        user = r.choice(t["user_chat"]).format(topic=r.choice(t["topics"]))
-        fact = Fact(
-            "decision",
-            "decision",
-            question.format(topic=topic),
-            [choice, key],
-            [choice, key],
-            [],
-            None,
-            "assistant",
-            None,
-            "",
-        )
-        plant(fact, Turn(0, user, said), slot)
-        slot += 1
-
-        statement, value, key = r.choice(t["constraints"])
-        fact = Fact(
-            "constraint",
-            "constraint",
-            f["constraint"][1],
-            [value],
-            [key],
-            [],
-            None,
-            "user",
-            None,
-            "",
-        )
-        plant(fact, self._statement_turn(statement), slot)
-        slot += 1
-
-        old, new = r.sample(t["rooms"], 2)
-        fact = Fact("update", "update", f["update"][1], [new], [new], [old], None, "user", None, "")
-        plant(fact, self._statement_turn(f["update"][0].format(value=new)), slot)
-        fraction = round(plants[-1].fraction * (0.2 + 0.4 * r.random()), 4)
-        plants.append(
-            Plant(
-                "update-old", self._statement_turn(f["update_old"][0].format(value=old)), fraction
-            )
-        )
-        slot += 1
-
-        digits = f"{r.randint(10000, 99999)}"
-        swapped = digits[:-2] + digits[-1] + digits[-2]
-        if swapped == digits:
-            swapped = digits[:-1] + str((int(digits[-1]) + 1) % 10)
-        real, distractor = f"INV-{digits}", f"INV-{swapped}"
-        statement, question = f["near_duplicate"]
-        fact = Fact(
-            "near_duplicate",
-            "near_duplicate",
-            question,
-            [real],
-            [real],
-            [distractor],
-            None,
-            "user",
-            None,
-            "",
-        )
-        plant(fact, self._statement_turn(statement.format(value=real, distractor=distractor)), slot)
-        slot += 1
-
-        container = f"TGHU{r.randint(1000000, 9999999)}"
-        seal = f"SL-{r.randint(100000, 999999)}"
-        result = self._container_record(container, seal)
-        turn = Turn(
-            0,
-            f["tool_only_user"].format(container=container),
-            f["tool_only_reply"],
-            ToolStep(TOOL_NAME, {"query": container}, result),
-        )
-        fact = Fact(
-            "tool_only",
-            "tool_only",
-            f["tool_only"][1].format(container=container),
-            [seal],
-            [seal],
-            [],
-            None,
-            "tool",
-            None,
-            "",
-        )
-        plant(fact, turn, slot)
-
-        question = r.choice(t["abstentions"])
-        facts.append(
-            Fact("abstention", "abstention", question, [], [], [], None, "nowhere", None, "none")
-        )
-        return facts, plants
-
-    def _container_record(self, container: str, seal: str) -> str:
-        record = {"container": container, "seal_no": seal, **self.t["container_fields"]}
-        record["moves"] = [self._log_line() for _ in range(self.rng.randint(4, 8))]
-        return json.dumps(record, ensure_ascii=False, indent=1)
+        return FactPlanter(self.rng, self.seed, self.lang, self.t, self._log_line).plant_all()
 
     # -- filler --------------------------------------------------------------------------------
 

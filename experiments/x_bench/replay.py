@@ -223,13 +223,40 @@ def run_conversation(
         raise ScriptError(f"the condition {condition.name!r} needs a summary model")
     script = _Script()
     agent_model = FunctionModel(script.reply, model_name=AGENT_MODEL)
+    counting = _counting_summarizer(condition, summary_model)
+    agent = _agent(conversation, condition, budget, agent_model, counting, script)
+    run = ConversationRun(conversation.id, condition.name, budget)
+    _play_turns(conversation, agent, agent_model, script, run)
+    run.context = agent.context
+    if counting is not None and condition.needs_model:
+        run.summary_calls = list(counting.calls)
+    if summary_model is not None:
+        answer = summary_model.complete(probe_request(conversation, run.context))
+        run.probe_answer = answer.message.content
+    return run
+
+
+def _counting_summarizer(
+    condition: Condition, summary_model: ChatModel | None
+) -> _CountingModel | None:
+    """The summary model (a scripted one where the condition says so), its calls counted."""
     summarizer: ChatModel | None = summary_model
     if condition.scripted_summary:
         summarizer = FunctionModel(lambda _: GATE_ONLY_SUMMARY, model_name="scripted")
-    counting = _CountingModel(summarizer) if summarizer is not None else None
+    return _CountingModel(summarizer) if summarizer is not None else None
+
+
+def _agent(
+    conversation: Conversation,
+    condition: Condition,
+    budget: Budget,
+    agent_model: FunctionModel,
+    counting: _CountingModel | None,
+    script: _Script,
+) -> Agent:
     history = _history(condition)
     engine = condition.build(budget, agent_model, counting, history)
-    agent = Agent(
+    return Agent(
         agent_model,
         conversation.system,
         tools=_tools(conversation, script),
@@ -237,7 +264,16 @@ def run_conversation(
         history=history,
         max_steps=4,
     )
-    run = ConversationRun(conversation.id, condition.name, budget)
+
+
+def _play_turns(
+    conversation: Conversation,
+    agent: Agent,
+    agent_model: FunctionModel,
+    script: _Script,
+    run: ConversationRun,
+) -> None:
+    """Each user turn through the agent: its compactions and the agent's prompt tokens."""
     for turn in conversation.turns:
         script.turn, script.requests_in_turn = turn, 0
         seen = len(agent_model.requests)
@@ -248,13 +284,6 @@ def run_conversation(
         run.agent_prompt_tokens.append(
             sum(_priced(r.messages) for r in agent_model.requests[seen:])
         )
-    run.context = agent.context
-    if counting is not None and condition.needs_model:
-        run.summary_calls = list(counting.calls)
-    if summary_model is not None:
-        answer = summary_model.complete(probe_request(conversation, run.context))
-        run.probe_answer = answer.message.content
-    return run
 
 
 def _priced(messages: Sequence[Message]) -> int:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from experiments.x_bench.conditions import CONDITIONS, budget_for
 from experiments.x_bench.corpus import generate
-from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.replay import ConversationRun, run_conversation
 from experiments.x_bench.schema import FACT_KINDS, Conversation
-from experiments.x_bench.scoring import bootstrap, paired, score_run
+from experiments.x_bench.scoring import RunScore, bootstrap, paired, score_run
 from experiments.x_bench.view import CellRecord, ConditionRecord, PairRecord, RunRecord
 from harness.model import ChatModel
 
@@ -81,63 +81,88 @@ def run_all(
     records: list[RunRecord] = []
     skipped: list[str] = []
     for conversation in conversations:
-        budget = budget_for(conversation.size, conversation.tokens)
-        full_tokens: tuple[int, int] | None = None
-        for name in ["full", *[c for c in conditions if c != "full"]]:
-            condition = CONDITIONS[name]
-            model = model_for(conversation, name)
-            if condition.needs_model and model is None:
-                if name not in skipped:
-                    skipped.append(name)
-                continue
-            started = time.perf_counter()
-            run = run_conversation(conversation, condition, budget, model)
-            score = score_run(conversation, run)
-            if full_tokens is None:
-                full_tokens = (score.agent_prompt_tokens, score.continuation_prompt_tokens)
-            if name not in conditions:
-                continue
-            kept = run.turns_in_context(conversation)
-            by_id = {f.fact: f for f in score.facts}
-            records.append(
-                RunRecord(
-                    conversation=conversation.id,
-                    lang=conversation.lang,
-                    size=conversation.size,
-                    condition=name,
-                    model=model_label if model is not None else NO_MODEL,
-                    compactions=score.compactions,
-                    survival=round(score.survival, 4),
-                    survived=[i for i, f in by_id.items() if f.survived],
-                    lost=[i for i, f in by_id.items() if f.survived is False],
-                    in_tail=[f.id for f in conversation.facts if f.values and f.turn in kept],
-                    carried_tokens=score.carried_tokens,
-                    compression=score.compression,
-                    final_tokens=score.final_tokens,
-                    invented=score.invented,
-                    agent_prompt_tokens=score.agent_prompt_tokens,
-                    continuation_prompt_tokens=score.continuation_prompt_tokens,
-                    summary_calls=score.summary_calls,
-                    failed_summaries=sum(c.summary_failed for c in run.compactions),
-                    summary_tokens=score.summary_tokens,
-                    net_tokens=full_tokens[0] - score.agent_prompt_tokens - score.summary_tokens,
-                    net_continuation_tokens=full_tokens[1]
-                    - score.continuation_prompt_tokens
-                    - score.summary_tokens,
-                    turns_after_last_compaction=score.turns_after_last_compaction,
-                    answered=score.answered,
-                    correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
-                    window_share=round(window_share(conversation, kept), 4)
-                    if name == "truncation"
-                    else None,
-                )
-            )
-            if progress is not None:
-                seconds = time.perf_counter() - started
-                progress(
-                    f"{conversation.id} {name}: survival {score.survival:.0%} ({seconds:.1f} s)"
-                )
+        records += _run_conditions(
+            conversation, conditions, model_for, model_label, skipped, progress
+        )
     return records, skipped
+
+
+def _run_conditions(
+    conversation: Conversation,
+    conditions: Sequence[str],
+    model_for: ModelFor,
+    model_label: str,
+    skipped: list[str],
+    progress: Callable[[str], None] | None,
+) -> list[RunRecord]:
+    """One conversation under each of ``conditions`` it can run (``full`` always runs first:
+    the net tokens are counted against it); a condition left out for want of a model is
+    added to ``skipped``."""
+    records: list[RunRecord] = []
+    budget = budget_for(conversation.size, conversation.tokens)
+    full_tokens: tuple[int, int] | None = None
+    for name in ["full", *[c for c in conditions if c != "full"]]:
+        condition = CONDITIONS[name]
+        model = model_for(conversation, name)
+        if condition.needs_model and model is None:
+            if name not in skipped:
+                skipped.append(name)
+            continue
+        started = time.perf_counter()
+        run = run_conversation(conversation, condition, budget, model)
+        score = score_run(conversation, run)
+        if full_tokens is None:
+            full_tokens = (score.agent_prompt_tokens, score.continuation_prompt_tokens)
+        if name not in conditions:
+            continue
+        label = model_label if model is not None else NO_MODEL
+        records.append(_run_record(conversation, name, label, run, score, full_tokens))
+        if progress is not None:
+            seconds = time.perf_counter() - started
+            progress(f"{conversation.id} {name}: survival {score.survival:.0%} ({seconds:.1f} s)")
+    return records
+
+
+def _run_record(
+    conversation: Conversation,
+    name: str,
+    model: str,
+    run: ConversationRun,
+    score: RunScore,
+    full_tokens: tuple[int, int],
+) -> RunRecord:
+    """One scored run as the view's record; net tokens are saved against ``full``."""
+    kept = run.turns_in_context(conversation)
+    by_id = {f.fact: f for f in score.facts}
+    return RunRecord(
+        conversation=conversation.id,
+        lang=conversation.lang,
+        size=conversation.size,
+        condition=name,
+        model=model,
+        compactions=score.compactions,
+        survival=round(score.survival, 4),
+        survived=[i for i, f in by_id.items() if f.survived],
+        lost=[i for i, f in by_id.items() if f.survived is False],
+        in_tail=[f.id for f in conversation.facts if f.values and f.turn in kept],
+        carried_tokens=score.carried_tokens,
+        compression=score.compression,
+        final_tokens=score.final_tokens,
+        invented=score.invented,
+        agent_prompt_tokens=score.agent_prompt_tokens,
+        continuation_prompt_tokens=score.continuation_prompt_tokens,
+        summary_calls=score.summary_calls,
+        failed_summaries=sum(c.summary_failed for c in run.compactions),
+        summary_tokens=score.summary_tokens,
+        net_tokens=full_tokens[0] - score.agent_prompt_tokens - score.summary_tokens,
+        net_continuation_tokens=full_tokens[1]
+        - score.continuation_prompt_tokens
+        - score.summary_tokens,
+        turns_after_last_compaction=score.turns_after_last_compaction,
+        answered=score.answered,
+        correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
+        window_share=round(window_share(conversation, kept), 4) if name == "truncation" else None,
+    )
 
 
 def _facts_of(conversations: Sequence[Conversation]) -> dict[str, dict[str, tuple[str, str]]]:
@@ -183,48 +208,61 @@ def tabulate(
     """The per-condition summary, survival by kind and by depth band, and paired differences
     against truncation and masking."""
     facts = _facts_of(conversations)
-    summary = []
-    for name in conditions:
-        runs = [r for r in records if r.condition == name]
-        condition = CONDITIONS[name]
-        if not runs:
-            summary.append(
-                ConditionRecord(
-                    name,
-                    condition.title,
-                    condition.needs_model,
-                    "not recorded yet",
-                    0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0,
-                    0,
-                )
-            )
-            continue
-        mean, low, high = bootstrap([r.survival for r in runs])
-        carried = [t for r in runs for t in r.carried_tokens]
-        summary.append(
-            ConditionRecord(
-                name=name,
-                title=condition.title,
-                needs_model=condition.needs_model,
-                status="run",
-                conversations=len(runs),
-                survival=mean,
-                low=low,
-                high=high,
-                mean_final_tokens=round(sum(r.final_tokens for r in runs) / len(runs), 1),
-                mean_carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
-                compactions=sum(r.compactions for r in runs),
-                invented=sum(len(r.invented) for r in runs),
-            )
-        )
+    summary = [
+        _condition_summary(name, [r for r in records if r.condition == name]) for name in conditions
+    ]
     by_kind = _cells(records, facts, [k for k in FACT_KINDS if k != "abstention"], 0)
     by_band = _cells(records, facts, BANDS, 1)
+    return summary, by_kind, by_band, _pairs(conversations, records, conditions)
+
+
+def _condition_summary(name: str, runs: Sequence[RunRecord]) -> ConditionRecord:
+    """One condition's row: mean survival with its interval, over its runs."""
+    condition = CONDITIONS[name]
+    if not runs:
+        return _not_recorded(name)
+    mean, low, high = bootstrap([r.survival for r in runs])
+    carried = [t for r in runs for t in r.carried_tokens]
+    return ConditionRecord(
+        name=name,
+        title=condition.title,
+        needs_model=condition.needs_model,
+        status="run",
+        conversations=len(runs),
+        survival=mean,
+        low=low,
+        high=high,
+        mean_final_tokens=round(sum(r.final_tokens for r in runs) / len(runs), 1),
+        mean_carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
+        compactions=sum(r.compactions for r in runs),
+        invented=sum(len(r.invented) for r in runs),
+    )
+
+
+def _not_recorded(name: str) -> ConditionRecord:
+    condition = CONDITIONS[name]
+    return ConditionRecord(
+        name,
+        condition.title,
+        condition.needs_model,
+        "not recorded yet",
+        0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0,
+        0,
+    )
+
+
+def _pairs(
+    conversations: Sequence[Conversation],
+    records: Sequence[RunRecord],
+    conditions: Sequence[str],
+) -> list[PairRecord]:
+    """Each condition's survival minus truncation's and masking's, paired by conversation."""
     pairs = []
     keyed = {(r.condition, r.model, r.conversation): r.survival for r in records}
     models = sorted({r.model for r in records})
@@ -244,4 +282,4 @@ def tabulate(
                 b = [keyed[(baseline, NO_MODEL, i)] for i in ids]
                 difference, low, high = paired(a, b)
                 pairs.append(PairRecord(name, baseline, model, difference, low, high, len(ids)))
-    return summary, by_kind, by_band, pairs
+    return pairs

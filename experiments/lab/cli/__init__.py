@@ -15,19 +15,9 @@ from typing import TYPE_CHECKING
 from experiments.lab.cli.check import check, check_folder, read_baseline
 from experiments.lab.cli.models import live_model as _live_model
 from experiments.lab.cli.models import no_model as _no_model
-from experiments.lab.cli.options import (
-    at_least_one,
-    cassettes_parser,
-    check_options,
-    folder,
-    folder_options,
-    folders,
-    match_options,
-    slice_option,
-    timeout_options,
-    timeouts,
-)
-from experiments.lab.cli.session import saved_session, session_options, show_session
+from experiments.lab.cli.options import folders, timeouts
+from experiments.lab.cli.session import saved_session, show_session
+from experiments.lab.cli.subcommands import SUBCOMMANDS
 from harness.errors import CtxlabError
 
 if TYPE_CHECKING:
@@ -35,11 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-PROVIDERS = ("deepseek", "local", "openai-compatible")
-
 
 def _parser() -> argparse.ArgumentParser:
-    from experiments.lab.cli.help import HelpFormatter, experiments_epilog, version
+    from experiments.lab.cli.help import HelpFormatter, version
 
     parser = argparse.ArgumentParser(
         prog="ctxlab",
@@ -49,127 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show harness log lines")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def command(name: str, text: str, epilog: str | None = None) -> argparse.ArgumentParser:
-        return commands.add_parser(
-            name, help=text, description=text, epilog=epilog, formatter_class=HelpFormatter
-        )
-
-    run = command("run", "replay experiments offline and write the reports", experiments_epilog())
-    run.add_argument("experiments", nargs="*", help="experiment ids, listed below (default: all)")
-    folder_options(run, "the folder the reports are written to")
-    check_options(run)
-    match_options(run)
-    mutations = command(
-        "mutations",
-        "judge every claim under every mutation of the harness (order replay, not a "
-        "reproduction) and write the matrix mutations.csv",
-    )
-    mutations.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
-    mutations.add_argument("--jobs", type=at_least_one, default=2, help="runs side by side")
-    folder_options(mutations, "the folder mutations.csv is written to")
-    record = command(
-        "record", "run experiments live and write their cassettes", experiments_epilog()
-    )
-    record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
-    record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
-    record.add_argument(
-        "--model",
-        help="model name (default: the provider's; local: qwen1.5b, the default, or qwen0.5b)",
-    )
-    record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
-    record.add_argument("--api-key-env", help=API_KEY_HELP)
-    record.add_argument(
-        "--force",
-        action="store_true",
-        help="overwrite the cassettes of the same provider and model (others are kept)",
-    )
-    record.add_argument(
-        "--threads",
-        type=int,
-        default=2,
-        help="local: the server's threads (1 records faster on a busy machine; kept in the "
-        "cassette's provenance)",
-    )
-    record.add_argument(
-        "--max-tokens",
-        type=at_least_one,
-        help="cap every answer at this many tokens (sent as max_tokens; a request's own "
-        "smaller limit wins; kept in the cassette's provenance), for a model that never stops",
-    )
-    record.add_argument(
-        "--variant",
-        choices=("gate",),
-        help="record with a ctxlab switch on, beside the plain cassettes (gate: the "
-        "identifier-survival gate, compared by X-GATE)",
-    )
-    record.add_argument(
-        "--slice",
-        type=slice_option,
-        help="X-BENCH: record part K of N of its cassettes (K/N, e.g. 1/30); resumable: "
-        "cassettes already there are kept",
-    )
-    record.add_argument(
-        "--out",
-        type=folder,
-        help="reports folder (default: reports/ of the project, or a temporary folder when "
-        "--cassettes names another folder)",
-    )
-    folder_options(record, "", out=False)
-    timeout_options(record)
-    compact = command("compact", "compact a saved session by hand (snapshot, audit, undo)")
-    session_options(compact)
-    compact.add_argument(
-        "--engine", choices=("agentscope", "dsh"), default="agentscope", help="compaction engine"
-    )
-    compact.add_argument("--keep", type=at_least_one, default=2, help="messages kept (agentscope)")
-    compact.add_argument("--instructions", default="", help="extra instructions for the summary")
-    compact.add_argument(
-        "--undo", action="store_true", help="undo this session's last committed compaction"
-    )
-    compact.add_argument(
-        "--provider", choices=PROVIDERS, default="deepseek", help="the model that summarises"
-    )
-    compact.add_argument("--model", help="model name (default: the provider's)")
-    compact.add_argument("--base-url", help="server base URL (default: the provider's)")
-    compact.add_argument("--api-key-env", help=API_KEY_HELP)
-    timeout_options(compact)
-
-    show = command(
-        "show", "print a session's folded surface (what the model sees), compactions and prices"
-    )
-    session_options(show)
-    cassettes = command(
-        "cassettes", "seal cassettes (a digest of their interactions) or check them"
-    )
-    cassettes_parser(cassettes)
-    folder_options(cassettes, "unused by this command", out=False)
-    from experiments.lab.cli.bench import bench_options
-
-    bench = command("bench", "run X-BENCH live or on your own conversations (docs/bench.md)")
-    bench_options(bench, PROVIDERS)
-    timeout_options(bench)
-    serve = command("serve-local", "run the local model server until Ctrl-C")
-    serve.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1")
-    serve.add_argument(
-        "--server",
-        choices=("llama-cpp-python", "llama-server"),
-        default="llama-cpp-python",
-        help="which llama.cpp server to run",
-    )
-    serve.add_argument(
-        "--model",
-        choices=("qwen1.5b", "qwen0.5b"),
-        default="qwen1.5b",
-        help="which local model to serve",
-    )
+    for add_subcommand in SUBCOMMANDS:
+        add_subcommand(commands)
     return parser
-
-
-API_KEY_HELP = (
-    "environment variable holding the key (default: DEEPSEEK_API_KEY for deepseek, "
-    "OPENAI_API_KEY for openai-compatible unless its --base-url is on this machine)"
-)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -196,19 +196,7 @@ def local_server(
     """
     port = port or _free_port()
     options = {"port": port, "n_ctx": n_ctx, "seed": seed, "threads": threads}
-    if server == "llama-server":
-        found = find_llama_server(binary)
-        version = _llama_server_version(found)
-        model_path = assemble_model(model, log=log)
-        command = llama_server_command(found, model_path, model.name, **options)
-    elif server == SERVER_NAME:
-        version = _llama_cpp_version()
-        model_path = assemble_model(model, log=log)
-        command = server_command(model_path, model.name, **options)
-    else:
-        raise LocalServerError(
-            f"Unknown local server {server!r}; use {SERVER_NAME} or llama-server."
-        )
+    version, model_path, command = _launch(model, server, binary, options, log)
     base_url = f"http://{HOST}:{port}/v1"
     log(f"starting {server} {version} with {model.name} on {HOST}:{port}")
     with _server_process(command, log) as (process, log_path):
@@ -222,6 +210,26 @@ def local_server(
             model_sha256=model.sha256,
             flags=output_flags(command),
         )
+
+
+def _launch(
+    model: LocalModel,
+    server: str,
+    binary: Path | None,
+    options: dict[str, int],
+    log: Callable[[str], None],
+) -> tuple[str, Path, list[str]]:
+    """``(server version, model file, command line)`` that starts ``server`` on ``model``."""
+    if server == "llama-server":
+        found = find_llama_server(binary)
+        version = _llama_server_version(found)
+        model_path = assemble_model(model, log=log)
+        return version, model_path, llama_server_command(found, model_path, model.name, **options)
+    if server == SERVER_NAME:
+        version = _llama_cpp_version()
+        model_path = assemble_model(model, log=log)
+        return version, model_path, server_command(model_path, model.name, **options)
+    raise LocalServerError(f"Unknown local server {server!r}; use {SERVER_NAME} or llama-server.")
 
 
 def check_llama_cpp() -> None:

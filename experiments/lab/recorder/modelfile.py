@@ -125,6 +125,14 @@ def assemble_model(
         _verify(model, parts[0], _digest(parts[0]))
         say(f"reading the model in place from {parts[0]} ({_size(model.size)})")
         return parts[0]
+    return _assemble(model, parts, target, say)
+
+
+def _assemble(
+    model: LocalModel, parts: Sequence[Path], target: Path, say: Callable[[str], None]
+) -> Path:
+    """Concatenates ``parts`` into ``target`` atomically (temp + rename), checked against the
+    model's sha256 before it is renamed into place."""
     say(
         f"assembling {model.name} from {len(parts)} parts into {target} ({_size(model.size)}, "
         f"written once and reused; set {MODEL_FILE_ENV} to use a copy you already have)"

@@ -210,8 +210,7 @@ def render_index(
     titles |= {doc.id: experiment_title(doc.id, doc.data) for doc in inputs.experiments}
     found = verdicts(claims, titles, order)
     columns = recorded_models(claims) or [SCRIPTED_MODEL]
-    extras = [c for c in claims.columns if c not in SHOWN]
-    table_rows, table_once = _table_rows(claims, extras)
+    table = _table_context(claims, order)
     context = {
         "title": TITLE,
         "css": Markup(CSS),
@@ -228,6 +227,19 @@ def render_index(
         ),
         "mutations": Markup(mutations),
         "sources": SOURCES,
+        **table,
+        "plot_font": PLOT_FONT,
+        "short_sha": short_sha,
+        "shorten": shorten,
+    }
+    return _ENVIRONMENT.get_template("index.html.j2").render(context)
+
+
+def _table_context(claims: pd.DataFrame, order: Sequence[str]) -> dict[str, object]:
+    """The claims table's part of the page: its rows, extra columns, reasons and filters."""
+    extras = [c for c in claims.columns if c not in SHOWN]
+    table_rows, table_once = _table_rows(claims, extras)
+    return {
         "reason_classes": REASON_CLASSES,
         "used_reasons": sorted({str(r) for r in claims.get("reason_class", []) if r}),
         "table_rows": table_rows,
@@ -239,8 +251,4 @@ def render_index(
             "experiment": _options(claims, "experiment", order),
             "model": _options(claims, "model"),
         },
-        "plot_font": PLOT_FONT,
-        "short_sha": short_sha,
-        "shorten": shorten,
     }
-    return _ENVIRONMENT.get_template("index.html.j2").render(context)

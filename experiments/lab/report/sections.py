@@ -173,20 +173,7 @@ def _claim_rows(
     rows = []
     for claim_id, group in groups.items():
         first = group[0]
-        by_model = {r.get("model", ""): r for r in group}
-        values = tuple(
-            None
-            if (r := by_model.get(m)) is None
-            else ValueCell(
-                m,
-                r["status"],
-                SAME
-                if str(r["reproduced_value"]) == str(first["article_value"]) != ""
-                else markup(str(r["reproduced_value"])),
-                r.get("reason_class", ""),
-            )
-            for m in models
-        )
+        values = _value_cells(group, models)
         rows.append(
             ClaimRow(
                 claim_id,
@@ -201,6 +188,28 @@ def _claim_rows(
             )
         )
     return rows, split.once
+
+
+def _value_cells(
+    group: Sequence[dict[str, str]], models: Sequence[str]
+) -> tuple[ValueCell | None, ...]:
+    """One claim's value per model (None where that model has no row); ``SAME`` where it is
+    the article's."""
+    first = group[0]
+    by_model = {r.get("model", ""): r for r in group}
+    return tuple(
+        None
+        if (r := by_model.get(m)) is None
+        else ValueCell(
+            m,
+            r["status"],
+            SAME
+            if str(r["reproduced_value"]) == str(first["article_value"]) != ""
+            else markup(str(r["reproduced_value"])),
+            r.get("reason_class", ""),
+        )
+        for m in models
+    )
 
 
 def _section_models(own: pd.DataFrame) -> list[str]:
