@@ -1,6 +1,6 @@
 """Start-up and run wall times, side by side with ``python -c pass`` (median of interleaved
 runs). Absolute times are reported, never gated in CI: the lazy-import guarantee is a test
-(``tests/test_cli_imports.py``)."""
+(``tests/experiments/lab/test_cli_imports.py``)."""
 
 from __future__ import annotations
 

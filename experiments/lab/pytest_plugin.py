@@ -1,6 +1,7 @@
 """pytest plugin: every claim of the committed claims table is a test, judged against it.
 
-``tests/test_claims.py`` holds ``test_claim``, parametrised here with one item per row of the
+``tests/experiments/test_claims.py`` holds ``test_claim``, parametrised here with one item per row
+of the
 baseline (``reports/claims.csv``), its id the claim's key: the claim id and, for a recorded
 claim, the model (``test_claim[E3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m]``; a scripted
 claim is its bare id, ``test_claim[E1-TOKENS]``). An item

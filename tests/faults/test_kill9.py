@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import scenarios as sc
 from killer import Run, Worker, run_and_kill
-from summary_server import SummaryServer
+from support.summary_server import SummaryServer
 
 from experiments.lab.cli import main  # imported here, so forked children need not import it
 

@@ -1,6 +1,7 @@
 """The judges' stable names: a claim's note names the rule that judged it by one of these, never
 by a file path (files move; a name stays). Each name maps to the code that holds the rule, as a
-dotted name for the reader; ``tests/test_judge_names.py`` fails on a note that names a file, or a
+dotted name for the reader; ``tests/experiments/lab/test_judge_names.py`` fails on a note that
+names a file, or a
 judge this table does not hold."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each rule returns what it found (a reason, a list, a route), never a verdict string of its own:
 the experiment turns the finding into a claim's status. Every rule has hand-made inputs in
-``tests/test_judges.py`` on which it passes and on which it fails.
+``tests/experiments/test_judges.py`` on which it passes and on which it fails.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ notes of the recorded sets: :data:`BY_CLAIM` gives each claim's cause, and :data
 claims whose cause is another one for one recorded set (the 0.5B model's DSH summary was cut at
 the recording's token cap, so DSH did not compact and what follows from it differs for that
 reason, not for the model's wording). A claim that differs for a set recorded later gets its
-claim's class. ``tests/test_reason_classes.py`` checks that every ``differs`` row of
+claim's class. ``tests/experiments/lab/test_reason_classes.py`` checks that every ``differs`` row of
 ``reports/claims.csv`` has a class: a new claim that can differ needs a line here.
 """
 

@@ -5,7 +5,8 @@ of a ``with`` block, in the process that runs it); nothing in ``harness/`` knows
 mutation names the claims that must flip (``must_flip``: ``<claim id>`` or
 ``<claim id>@<model>``); :mod:`experiments.lab.mutations.matrix` runs every experiment under it with
 the recorded answers served in order (:mod:`experiments.lab.recorder.order_replay`) and says which
-claims flipped. ``tests/test_mutations.py`` fails when a named claim did not flip, or when a
+claims flipped. ``tests/experiments/lab/test_mutations.py`` fails when a named claim did not flip,
+or when a
 mutation flips nothing.
 """
 
@@ -163,7 +164,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         (),
         gap=(
             "closing an interrupted call is crash hardening of ctxlab; no claim replays a "
-            "crashed session (tests/test_interrupted_calls.py guards it)"
+            "crashed session (tests/harness/test_interrupted_calls.py guards it)"
         ),
     ),
     Mutation(

@@ -39,7 +39,8 @@ _15B = "@qwen2.5-coder-1.5b-instruct-q4_k_m"
 _05B = "@qwen2.5-coder-0.5b-instruct-q4_k_m"
 UNCOVERED: dict[str, str] = {
     # not guards: rows a harness change could move, but no mutation of the catalogue flips yet
-    # (tests/test_mutations.py fails when this list is not exactly the rows nothing flips)
+    # (tests/experiments/lab/test_mutations.py fails when this list is not exactly the rows nothing
+    # flips)
     "E1-TOTAL": "the size of E1's own input (9): only the experiment, not the harness, moves it",
     "E1-CUTOFF": _ABORT.format("CUTOFF_IGNORES_PAIRING (E1 validates pairing)"),
     "E1-KEEP": _ABORT.format("CUTOFF_IGNORES_PAIRING") + "; KEEP_ONE_MORE keeps 3 here too",

@@ -1,0 +1,132 @@
+"""Every claim can fail: the mutation catalogue, run as ``pytest -m mutations``.
+
+The matrix (:mod:`experiments.lab.mutations.matrix`) judges every claim under every mutation of the
+harness, each run in its own process and temporary folder, the recorded answers replayed in
+order. A mutation fails its test when a claim it names does not flip, or when it flips nothing;
+a seed row (``article``, ``article-computed``) no mutation flips must be a listed guard; and the
+committed ``reports/mutations.csv`` must be what the code produces. The matrix takes minutes, so
+these tests run only when ``-m mutations`` selects them; the quick checks of the catalogue at the
+end run always.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+from experiments.lab.mutations.catalogue import MUTATIONS, Mutation
+from experiments.lab.mutations.guards import GUARDS, UNCOVERED, uncovered
+from experiments.lab.mutations.matrix import MATRIX_FILE, Matrix, compute_matrix, write_matrix
+from experiments.lab.report.mutations import mutations_section
+
+PROJECT_ROOT = ROOT
+REPORTS = PROJECT_ROOT / "reports"
+SEED_KINDS = ("article", "article-computed")
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def matrix(request: pytest.FixtureRequest) -> Matrix:
+    if "mutations" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("the mutation matrix takes minutes: run it with `pytest -m mutations`")
+    jobs = int(os.environ.get("CTXLAB_MUTATION_JOBS", "2"))
+    return compute_matrix(PROJECT_ROOT / "cassettes", jobs=jobs)
+
+
+def _named(mutation: Mutation, matrix: Matrix) -> list[str]:
+    """The matrix's claims a mutation names (``ID`` = every model's row of it)."""
+    claims = matrix.claims()
+    named = []
+    for name in mutation.must_flip:
+        found = [c for c in claims if c == name or c.partition("@")[0] == name]
+        assert found, f"{mutation.name} names {name}, which no run produced"
+        named += found
+    return named
+
+
+def _cases() -> list[object]:
+    return [
+        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=m.gap)) if m.gap else m
+        for m in MUTATIONS
+    ]
+
+
+@pytest.mark.mutations
+@pytest.mark.parametrize("mutation", _cases(), ids=lambda m: m.name)
+def test_a_mutation_flips_the_claims_it_names(mutation: Mutation, matrix: Matrix) -> None:
+    flipped = matrix.flipped(mutation.name)
+    missed = [c for c in _named(mutation, matrix) if c not in flipped]
+    assert not missed, f"{mutation.name} ({mutation.what}) did not flip {', '.join(missed)}"
+    assert flipped, f"{mutation.name} ({mutation.what}) flips no claim at all"
+
+
+@pytest.mark.mutations
+def test_every_seed_row_is_flipped_or_a_named_guard(matrix: Matrix) -> None:
+    rows = [r for r in matrix.rows() if r["kind"] in SEED_KINDS]
+    bare = [
+        f"{r['claim_id']}@{r['model']}" for r in rows if r["flipped_by"] == "0" and not r["guard"]
+    ]
+    # the rows not covered yet are listed, each with its reason: a ratchet, not a pass
+    unexplained = [claim for claim in bare if not uncovered(claim)]
+    assert not unexplained, f"seed rows nothing flips or explains: {', '.join(unexplained)}"
+    listed = {c if "@" in c else f"{c}@scripted" for c in UNCOVERED}
+    assert listed == set(bare), f"UNCOVERED is stale: now flipped {sorted(listed - set(bare))}"
+
+
+@pytest.mark.mutations
+def test_the_unmutated_order_replay_gives_the_committed_claims(matrix: Matrix) -> None:
+    committed = {f"{r['claim_id']}@{r['model']}": r for r in _rows(REPORTS / "claims.csv")}
+    for claim, (status, value, _kind, _experiment) in matrix.baseline.items():
+        assert not claim.startswith("!"), f"the unmutated run stopped: {claim}"
+        row = committed[claim]
+        assert (row["status"], row["reproduced_value"]) == (status, value), claim
+
+
+@pytest.mark.mutations
+def test_the_committed_matrix_is_what_the_code_produces(matrix: Matrix, tmp_path: Path) -> None:
+    fresh = _rows(write_matrix(matrix, tmp_path))
+    assert (REPORTS / MATRIX_FILE).is_file(), "run `ctxlab mutations` and commit reports/"
+    assert _rows(REPORTS / MATRIX_FILE) == fresh, (
+        "reports/mutations.csv is stale: `ctxlab mutations`"
+    )
+
+
+# --- quick checks of the catalogue (always run) --------------------------------------------
+
+
+def test_the_catalogue_holds_twenty_named_mutations_each_naming_claims() -> None:
+    names = [m.name for m in MUTATIONS]
+    assert len(names) >= 20
+    assert len(set(names)) == len(names)
+    # each names what it must flip, or says why nothing catches it yet
+    assert all(bool(m.must_flip) != bool(m.gap) for m in MUTATIONS)
+    assert sum(bool(m.must_flip) for m in MUTATIONS) >= 20
+
+
+def test_guards_name_claims_of_the_table() -> None:
+    ids = {r["claim_id"] for r in _rows(REPORTS / "claims.csv")}
+    assert set(GUARDS) <= ids, set(GUARDS) - ids
+
+
+def test_the_section_lists_what_each_mutation_flipped_and_the_guards() -> None:
+    rows = [
+        {"experiment": "E1", "claim_id": "E1-A", "model": "scripted", "kind": "article",
+         "status": "match", "M1": "flip", "M2": "", "flipped_by": "1", "guard": "",
+         "uncovered": ""},
+        {"experiment": "E5", "claim_id": "AS-X", "model": "scripted", "kind": "article",
+         "status": "match", "M1": "", "M2": "abort", "flipped_by": "0", "guard": "a constant",
+         "uncovered": ""},
+    ]  # fmt: skip
+    html = mutations_section(rows)
+    assert '<section id="mutations">' in html and "not a reproduction" in html
+    assert "<code>M1</code></td><td>1</td><td>E1-A</td>" in html
+    assert "<code>M2</code></td><td>0</td><td>—</td><td>E5</td>" in html
+    assert "AS-X</code> (article): a constant" in html

@@ -1,0 +1,191 @@
+"""Reports are written by one run at a time and committed all-or-nothing (issue 25, items 3 and
+6): a run killed at any point of its commit leaves (after the next run's recovery) the whole old
+reports folder or the whole new one; a run killed by SIGTERM leaves a scratch folder the next run
+removes; two ``ctxlab run`` into one ``--out`` never lose each other's results."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+from experiments.lab.staging import staged
+
+OLD = {"E1.md": "old E1\n", "index.html": "old index\n", "claims.csv": "old claims\n"}
+NEW = {"E1.md": "new E1\n", "index.html": "new index\n", "claims.csv": "new claims\n"}
+
+KILLED_COMMIT = """
+import os, signal, sys
+from pathlib import Path
+from experiments.lab import staging
+
+out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+renames = 0
+real_rename, real_replace = os.rename, os.replace
+
+def counted(real):
+    def move(*args, **kwargs):
+        global renames
+        renames += 1
+        if renames == kill_at and when == "before":
+            os.kill(os.getpid(), signal.SIGKILL)  # the crash, just before this rename
+        done = real(*args, **kwargs)
+        if renames == kill_at and when == "after":
+            os.kill(os.getpid(), signal.SIGKILL)  # ... or just after it
+        return done
+    return move
+
+with staging.staged(out) as stage:
+    for name, text in {new!r}.items():
+        (stage.folder / name).write_text(text)
+    os.rename, os.replace = counted(real_rename), counted(real_replace)
+print(renames)
+""".replace("{new!r}", repr(NEW))
+
+HELD_RUN = """
+import signal, sys, time
+from pathlib import Path
+from experiments.lab import staging
+
+out, ready = Path(sys.argv[1]), Path(sys.argv[2])
+with staging.staged(out) as stage:
+    (stage.folder / "E1.md").write_text("half-built")
+    ready.touch()
+    signal.pause()  # until SIGTERM
+"""
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in folder.iterdir()} if folder.is_dir() else {}
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+
+
+def _python(code: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.005)  # a poll of the event the child writes
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(
+    tmp_path: Path, when: str
+) -> None:
+    kill_at, outcomes = 1, set()
+    while True:
+        case = tmp_path / f"k{kill_at}"
+        out = case / "out"
+        _write(out, OLD)
+        proc = _python(KILLED_COMMIT, str(out), str(kill_at), when)
+        stdout, stderr = proc.communicate(timeout=60)
+        if proc.returncode == 0:
+            renames = int(stdout)
+            break
+        assert proc.returncode == -signal.SIGKILL, stderr
+        with staged(out) as stage:  # the next run: recovers, then writes nothing
+            stage.discard()
+        found = _files(out)
+        assert found in (OLD, NEW), f"killed at rename {kill_at}: {found}"
+        outcomes.add("new" if found == NEW else "old")
+        assert sorted(p.name for p in case.iterdir()) == ["out"]  # no scratch, journal or lock
+        kill_at += 1
+    assert kill_at > 1 and renames == kill_at - 1
+    assert _files(out) == NEW
+    if when == "after":  # killed once the new folder was in place: it stays
+        assert "new" in outcomes
+
+
+def test_a_run_killed_by_sigterm_leaves_a_scratch_folder_the_next_run_removes(
+    tmp_path: Path,
+) -> None:
+    out, ready = tmp_path / "out", tmp_path / "ready"
+    _write(out, OLD)
+    proc = _python(HELD_RUN, str(out), str(ready))
+    _wait_for(ready, proc)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+    assert any(name.startswith(".out.staging-") for name in left)  # the fault, reproduced
+    (tmp_path / ".out.k2j4_9zq").mkdir()  # an earlier version's scratch folder (tempfile's)
+    alive = _python("import sys; sys.stdin.read()")  # a live run's scratch folder is kept
+    live = tmp_path / f".out.staging-{alive.pid}-0123abcd"
+    live.mkdir()
+    try:
+        with staged(out) as stage:
+            stage.discard()
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", "ready", live.name])
+        assert _files(out) == OLD
+    finally:
+        alive.communicate("", timeout=60)
+        shutil.rmtree(live)
+
+
+def _claims_by_experiment(path: Path) -> dict[str, list[dict[str, str]]]:
+    rows: dict[str, list[dict[str, str]]] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            rows.setdefault(row["experiment"], []).append(row)
+    return rows
+
+
+@pytest.mark.parametrize("subsets", [("E1", "E2")])
+def test_two_runs_into_one_out_keep_both_results(tmp_path: Path, subsets: tuple[str, str]) -> None:
+    out = tmp_path / "reports"
+    ctxlab = [sys.executable, "-m", "experiments.lab.cli"]
+    runs = [
+        subprocess.Popen(
+            [*ctxlab, "run", experiment, "--out", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "MPLBACKEND": "Agg"},
+        )
+        for experiment in subsets
+    ]
+    for run in runs:
+        _, stderr = run.communicate(timeout=600)
+        assert run.returncode == 0, stderr
+    committed = _claims_by_experiment(ROOT / "reports/claims.csv")
+    found = _claims_by_experiment(out / "claims.csv")
+    assert sorted(found) == sorted(subsets)  # neither run's rows lost to the other's commit
+    for experiment in subsets:
+        assert found[experiment] == committed[experiment]
+        assert (out / f"{experiment}.md").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+def test_the_current_folder_or_a_checkout_is_never_swapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.errors import ConfigError
+
+    (tmp_path / "project/.git").mkdir(parents=True)
+    (tmp_path / "project/keep.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path / "project")
+    for out in (Path("."), tmp_path, tmp_path / "project"):
+        with pytest.raises(ConfigError, match="give a folder of its own"), staged(out):
+            pass
+    assert (tmp_path / "project/keep.txt").read_text() == "mine"

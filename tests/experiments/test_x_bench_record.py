@@ -1,0 +1,63 @@
+"""``ctxlab record X-BENCH --slice K/N`` against a real OpenAI-compatible server on 127.0.0.1:
+the slice's cassettes are written, progress names each with its time, a second run keeps them
+(resumable), and ``ctxlab run X-BENCH`` then replays them offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.loopback import ScriptedHTTPServer
+from test_bench_cli import _answer
+
+from experiments.lab.cli import main
+from experiments.lab.experiment import RunSettings
+from experiments.lab.recorder import provider_spec
+from experiments.x_bench import plan_slice, record, recording_plan
+from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.page import PAGE as X_BENCH_PAGE
+
+
+def test_the_plan_is_sliced_contiguously_and_completely() -> None:
+    plan = recording_plan()
+    assert len(plan) == 18 * len(CONDITIONS)
+    parts = [plan_slice(plan, (k, 7)) for k in range(1, 8)]
+    assert [item for part in parts for item in part] == plan
+    assert plan_slice(plan, (1, 36)) == plan[: -(-len(plan) // 36)]
+
+
+def test_record_a_slice_then_replay_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cassettes, reports = tmp_path / "cassettes", tmp_path / "reports"
+    with ScriptedHTTPServer(answer=_answer) as server:
+        args = ["record", "X-BENCH", "--provider", "openai-compatible", "--model", "m"]
+        args += ["--base-url", server.base_url, "--slice", "1/36"]
+        args += ["--cassettes", str(cassettes), "--out", str(reports)]
+        assert main(args) == 0
+        first = capsys.readouterr().out
+        calls = len(server.bodies)
+        spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
+        lines: list[str] = []
+        record(RunSettings(cassettes, "record", spec, progress=lines.append, slice=(1, 36)))
+        assert len(server.bodies) == calls  # nothing re-recorded
+    part = plan_slice(recording_plan(), (1, 36))
+    assert "agentscope" in [name for _, name in part]
+    names = sorted(p.name for p in cassettes.rglob("*.json"))
+    assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
+    assert f"X-BENCH [{len(part)}/{len(part)}] zh-2k-s01--agentscope: " in first
+    assert " s\n" in first and "X-BENCH slice 1/36 recorded in " in first
+    assert sum("kept (already recorded)" in line for line in lines) == len(part)
+    view = X_BENCH_PAGE.read(json.loads((reports / "X-BENCH.json").read_text(encoding="utf-8")))
+    recorded = [r for r in view.runs if r.model != "none"]
+    assert {r.condition for r in recorded} == {n for _, n in part}
+    assert all(r.conversation == "zh-2k-s01" and r.answered for r in recorded)
+    agentscope = next(r for r in recorded if r.condition == "agentscope")
+    assert agentscope.summary_calls >= 1
+    assert "agentscope" not in view.not_recorded and "dsh" in view.not_recorded
+    assert (reports / "X-BENCH.md").is_file()
+
+
+def test_a_bad_slice_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["record", "X-BENCH", "--provider", "local", "--slice", "3/2"])
+    assert "expected K/N with 1 <= K <= N" in capsys.readouterr().err

@@ -1,0 +1,96 @@
+"""A damaged file ctxlab reads is one sentence naming the file, never a raw traceback (issue 25).
+
+Each state case plants one malformed state file on disk and opens the session through
+``HarnessAgent`` and makes a call, as a user resuming a session would; a deeply nested cassette
+goes through ``ctxlab run`` in its own process; an unreadable baseline through the reader that
+``ctxlab run --check`` and the claims plugin use.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+from experiments.lab.baseline import read_baseline
+from experiments.lab.errors import ExperimentError
+from harness.errors import CtxlabError
+from harness.harness_agent import HarnessAgent
+from harness.testing import FunctionModel
+
+MESSAGE = b'{"epoch": 0, "message": {"role": "user", "content": "x"}}\n'
+STATE_FILES = {
+    "checkpoint-not-json": ("state/s1.json", b"{not json"),
+    "checkpoint-a-list": ("state/s1.json", b"[1, 2]"),
+    "checkpoint-without-context": ("state/s1.json", b'{"format": 2, "session_id": "s1"}'),
+    "checkpoint-utf16": ("state/s1.json", '{"format": 2}'.encode("utf-16")),
+    "checkpoint-bad-message": (
+        "state/s1.json",
+        b'{"format": 2, "session_id": "s1", "context": [{"x": 1}]}',
+    ),
+    "checkpoint-context-a-number": (
+        "state/s1.json",
+        b'{"format": 2, "session_id": "s1", "context": 5}',
+    ),
+    "checkpoint-unknown-format": (
+        "state/s1.json",
+        b'{"format": 9, "session_id": "s1", "context": []}',
+    ),
+    "journal-line-not-json": ("state/s1.journal.jsonl", b"garbage\n" + MESSAGE),
+    "journal-line-a-number": ("state/s1.journal.jsonl", b"5\n" + MESSAGE),
+    "journal-line-without-message": ("state/s1.journal.jsonl", b'{"epoch": 0}\n' + MESSAGE),
+    "journal-bad-message": (
+        "state/s1.journal.jsonl",
+        b'{"epoch": 0, "message": {"x": 1}}\n' + MESSAGE,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATE_FILES))
+def test_a_damaged_state_file_is_one_sentence_naming_it(tmp_path: Path, case: str) -> None:
+    relative, data = STATE_FILES[case]
+    path = tmp_path / "u" / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    model = FunctionModel(lambda request: "ok")
+    with pytest.raises(CtxlabError) as info:
+        agent = HarnessAgent(
+            model, workspace_root=tmp_path, user_id="u", session_id="s1", store="state"
+        )
+        agent.call("hello")
+    message = str(info.value)
+    assert str(path) in message, message
+    assert "\n" not in message and ("backup" in message or "move it aside" in message)
+    assert path.read_bytes() == data  # nothing of it was rewritten or dropped
+
+
+# --- files of the suite: a cassette and the claims baseline ------------------------------------
+
+
+def test_a_deeply_nested_cassette_is_one_sentence_from_ctxlab_run(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    shutil.copytree(ROOT / "cassettes" / "E3", cassettes / "E3")
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    planted = sorted(cassettes.rglob("*.json"))
+    for path in planted:
+        path.write_text(deep, encoding="utf-8")
+    command = ["ctxlab", "run", "E3", "--cassettes", str(cassettes), "--out", str(tmp_path / "r")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr
+    assert "levels deep" in done.stderr and any(str(p) in done.stderr for p in planted)
+
+
+@pytest.mark.parametrize("case", ["utf-16", "20-mb-field"])
+def test_an_unreadable_claims_baseline_is_one_sentence_naming_it(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "claims.csv"
+    header = "experiment,claim_id,status,note\n"
+    if case == "utf-16":
+        path.write_bytes((header + "E1,E1-X,match,fine\n").encode("utf-16"))
+    else:
+        path.write_text(header + 'E1,E1-X,match,"' + "x" * 20_000_000 + '"\n', encoding="utf-8")
+    with pytest.raises(ExperimentError) as info:
+        read_baseline(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
