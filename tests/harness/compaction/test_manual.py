@@ -8,7 +8,13 @@ import socket
 from pathlib import Path
 
 import pytest
-from support.manual_sessions import SUMMARY, answer, saved_session, session_messages
+from support.manual_sessions import (  # noqa: F401  (server is a fixture)
+    SUMMARY,
+    answer,
+    saved_session,
+    server,
+    session_messages,
+)
 from support.sessions import run_turns
 from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
@@ -203,7 +209,7 @@ def test_a_history_that_moved_is_classified_changed(
     assert manual.audit_log()[-1]["outcome"] == "changed"
 
 
-def test_ctxlab_compact_command(tmp_path: Path, server: SummaryServer, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ctxlab_compact_command(tmp_path: Path, server: SummaryServer, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     saved_session(tmp_path)
     monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
     args = compact_args(tmp_path, server.url)
