@@ -18,7 +18,10 @@ Entry headers come only from the harness: a line of written text (a flush reply,
 ``memory_save``) that would read as a header is escaped with a backslash
 (``\\## Memory Flush — …``) before it is appended, and a header stamped on another day than
 its file's name (planted before that escape existed, or by hand: the harness appends each
-entry to its own day's file) is not an entry start: it stays text of the entry above it. A
+entry to its own day's file) is not an entry start: it stays text of the entry above it. Nor is
+a header stamped later than now on the workspace's clock (planted on the file's own day with a
+later time, by a tool that writes files, say): the harness stamps each entry when it appends
+it, so such a header would only move the watermark past the facts written before that time. A
 watermark later than the newest entry (so also one later than now) is clamped to that entry,
 with a warning, before a consolidation reads it (:meth:`MemoryWorkspace.clamp_watermark`), so
 it can never freeze consolidation.
@@ -42,6 +45,7 @@ from harness.memory.clock import (
     SystemClock,
     format_instant,
     parse_instant,
+    peek,
     utc_date,
 )
 from harness.safe_paths import SafeRoot, check_name
@@ -187,10 +191,13 @@ class MemoryWorkspace:
 
     def entries(self, since: int = EPOCH) -> list[DailyEntry]:
         """Daily entries written after ``since``, oldest first."""
-        found = [e for path in self.daily_files() for e in self._parse(path) if e.instant > since]
+        now = peek(self.clock)  # a header later than this was not stamped by the harness
+        found = [
+            e for path in self.daily_files() for e in self._parse(path, now) if e.instant > since
+        ]
         return sorted(found, key=lambda e: (e.instant, e.file, e.line))
 
-    def _parse(self, path: Path) -> list[DailyEntry]:
+    def _parse(self, path: Path, now: int) -> list[DailyEntry]:
         lines = self.read_lines(self.relative(path))
         # A header cut short by a crash mid-append is not an entry start: the append that wrote
         # it failed, so nothing acknowledged is lost, and later entries stay readable. Nor is a
@@ -209,6 +216,15 @@ class MemoryWorkspace:
                     self.relative(path),
                     i + 1,
                     format_instant(instant),
+                )
+                continue
+            if instant > now:
+                logger.warning(
+                    "%s:%d: a header stamped %s is later than now (%s); read as text",
+                    self.relative(path),
+                    i + 1,
+                    format_instant(instant),
+                    format_instant(now),
                 )
                 continue
             starts.append(i)
