@@ -153,11 +153,13 @@ class _TermGuard:
 @contextmanager
 def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
     """A :class:`Stage` whose folder replaces ``out_dir`` when the block ends cleanly."""
+    given = out_dir
+    out_dir = Path(os.path.abspath(out_dir))  # ".." and "a/../.." name the folder they lead to
     if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError(f"--out {out_dir} is a file; give a folder (it is created if missing).")
+        raise ConfigError(f"--out {given} is a file; give a folder (it is created if missing).")
     if out_dir.is_symlink():
         out_dir = out_dir.resolve()  # the swap replaces the folder the link names
-    _refuse_a_project(out_dir)
+    _refuse_a_project(out_dir, given)
     parent, name = _names(out_dir)
     parent.mkdir(parents=True, exist_ok=True)
     with _TermGuard() as guard, reports_lock(out_dir, action):
@@ -174,17 +176,27 @@ def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _refuse_a_project(out_dir: Path) -> None:
+def _refuse_a_project(out_dir: Path, given: Path) -> None:
     """The commit replaces the whole folder: never the current folder or one above it, nor a
-    checkout (``--out .`` would otherwise swap the project away)."""
-    out = out_dir.absolute()
-    here = Path.cwd().absolute()
-    if out == here or out in here.parents or (out / ".git").exists():
+    checkout (``--out .`` would otherwise swap the project away), nor a folder holding folders
+    (a reports folder holds only files; ``--out ..`` from a project in a folder of projects
+    once copied them all and would have swapped them, losing what was written to them
+    meanwhile). ``out_dir`` is absolute and normalised."""
+    here = Path(os.path.abspath(Path.cwd()))
+    if out_dir == here or out_dir in here.parents or (out_dir / ".git").exists():
         raise ConfigError(
-            f"--out {out_dir} is the current folder, one above it or a checkout; the run "
+            f"--out {given} is the current folder, one above it or a checkout; the run "
             "replaces the whole --out folder, so give a folder of its own (it is created if "
             "missing)."
         )
+    if out_dir.is_dir():
+        inner = sorted(p.name for p in out_dir.iterdir() if p.is_dir() and not p.is_symlink())
+        if inner:
+            raise ConfigError(
+                f"--out {given} holds folders ({', '.join(inner[:3])}), so it is not a reports "
+                "folder; the run replaces the whole --out folder, so give an empty folder or "
+                "one a run wrote (it is created if missing)."
+            )
 
 
 def recover(out_dir: Path) -> None:

@@ -3,7 +3,8 @@
 A tool result that carries a line ``## Memory Flush — 2099-…`` reaches the ledger through the
 model's ``memory_save`` and through the flush reply; neither may start an entry, so the
 watermark never jumps to 2099 and later facts keep reaching MEMORY.md. A watermark set past the
-ledger by hand (2999) is clamped with a warning instead of freezing consolidation.
+ledger by hand (2999) is reset with a warning instead of freezing consolidation; a header of
+the file's own day but later than now is text too.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def test_a_header_planted_through_a_tool_result_starts_no_entry(tmp_path: Path) 
     assert "- invoices go out monthly" in workspace.read_memory()  # only the flush had it
 
 
-def test_a_watermark_past_the_ledger_is_clamped_with_a_warning(
+def test_a_watermark_past_the_ledger_is_reset_with_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = FakeClock("2026-03-04T10:00:00.000000000Z")
@@ -102,16 +103,21 @@ def test_a_watermark_past_the_ledger_is_clamped_with_a_warning(
         FunctionModel(bullets_of), workspace_root=tmp_path, user_id="u1", clock=clock
     )
     workspace = agent.workspace
-    entry = workspace.append_entry("Memory Flush", "- ships through NORTH-7")
+    workspace.append_entry("Memory Flush", "- ships through NORTH-7")
     (tmp_path / "u1/memory/.consolidation_state").write_text("2999-01-01T00:00:00.000000000Z")
+    # written after the watermark was planted, before the next consolidation: clamping to the
+    # newest entry would skip it for good
+    entry = workspace.append_entry("Memory Flush", "- invoices go out monthly")
     with caplog.at_level(logging.WARNING, logger="harness.memory"):
         outcome = agent.consolidate_now()
     assert "later than the newest daily entry" in caplog.text
-    assert outcome.status == "skipped"  # clamped to the one entry: nothing newer to merge
+    assert outcome.status == "written" and outcome.entries == 2  # every entry, again
     assert workspace.read_watermark() == entry.instant
-    workspace.append_entry("Memory Flush", "- invoices go out monthly")
+    memory = workspace.read_memory()
+    assert "- ships through NORTH-7" in memory and "- invoices go out monthly" in memory
+    workspace.append_entry("Memory Flush", "- the depot opens at 8")
     assert agent.consolidate_now().status == "written"
-    assert "- invoices go out monthly" in workspace.read_memory()
+    assert "- the depot opens at 8" in workspace.read_memory()
     agent.close()
 
 

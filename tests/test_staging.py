@@ -226,3 +226,32 @@ def test_the_current_folder_or_a_checkout_is_never_swapped(
         with pytest.raises(ConfigError, match="give a folder of its own"), staged(out):
             pass
     assert (tmp_path / "project/keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("out", ["..", "notes/../..", "../inner/.."])
+def test_an_out_with_dot_dot_is_the_folder_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out: str
+) -> None:
+    """A probe found it: ``--out ..`` from a project was compared unnormalised, so the run
+    copied the folder of all projects into a scratch folder inside the project and would have
+    swapped it."""
+    from harness.errors import ConfigError
+
+    cwd = tmp_path / "outer" / "inner"
+    (cwd / "notes").mkdir(parents=True)
+    monkeypatch.chdir(cwd)
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ConfigError, match="give a folder of its own"), staged(Path(out)):
+        pass
+    assert sorted(tmp_path.rglob("*")) == before  # no lock, no scratch copy
+
+
+def test_a_folder_holding_folders_is_not_a_reports_folder(tmp_path: Path) -> None:
+    from harness.errors import ConfigError
+
+    (tmp_path / "home" / "project").mkdir(parents=True)
+    (tmp_path / "home" / "project" / "main.py").write_text("x = 2")
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ConfigError, match="holds folders"), staged(tmp_path / "home"):
+        pass
+    assert sorted(tmp_path.rglob("*")) == before
