@@ -9,8 +9,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from harness import errors
 from harness.builder import HarnessAgent
-from harness.errors import CtxlabError, ManualCompactionError, SessionBusyError
+from harness.errors import CtxlabError, ManualCompactionError
 from harness.memory.clock import SteppingClock, parse_instant
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
@@ -20,6 +21,9 @@ from probes.fakes import Server, agent, completion, ctxlab, python, say, wait_fo
 from probes.registry import check, probe
 
 STORES = ("eventlog", "state")
+BUSY = getattr(errors, "SessionBusyError", ())
+"""The refusal of a second writer (absent before issue 25's fix: the probes also run against
+older code, to count what they find there, so no name of the fix is imported at the top)."""
 
 
 def _pairing_holds(root: Path, store: str) -> None:
@@ -41,7 +45,7 @@ def _pairing_holds(root: Path, store: str) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from harness.errors import SessionBusyError
+from harness import errors
 from harness.messages import Message, ToolCall
 from harness.testing import FunctionModel
 from harness.tools import Tool
@@ -66,7 +70,7 @@ for n in range(20):
     try:
         writer.call(f"{role} {n}")
         served += 1
-    except SessionBusyError:
+    except getattr(errors, "SessionBusyError", ()):
         refused += 1
 writer.close()
 print(served, refused)
@@ -131,7 +135,7 @@ def compaction_during_turn(folder: Path, action: str) -> None:
             try:
                 other.call("me too")
                 raise AssertionError("a second caller was served during the turn")
-            except SessionBusyError:
+            except BUSY:
                 pass
             finally:
                 other.close()
@@ -190,7 +194,7 @@ def _later_fact_consolidates(folder: Path, clock: SteppingClock) -> None:
             "- invoices go out monthly" in workspace.read_memory(),
             f"a later fact never reached MEMORY.md (watermark {workspace.read_watermark()})",
         )
-        check(workspace.read_watermark() <= clock.peek(), "the watermark is past now")
+        check(workspace.read_watermark() <= clock.now, "the watermark is past now")
     finally:
         keeper.close()
 

@@ -94,9 +94,9 @@ class Server:
         self.httpd.server_close()
 
 
-def agent(root: Path, model: ChatModel, store: str = "eventlog", **extra: Any) -> HarnessAgent:
+def agent(root: Path, model: ChatModel, store: Any = "eventlog", **extra: Any) -> HarnessAgent:
     """User ``u``'s session ``s1`` under ``root``, compaction and memory work off unless
-    ``extra`` says otherwise."""
+    ``extra`` says otherwise; ``store`` is ``"eventlog"`` or ``"state"``."""
     options: dict[str, Any] = {
         "disable_compaction": True,
         "disable_memory_hooks": True,

@@ -296,6 +296,7 @@ def provider_reply(folder: Path, case: str) -> None:
 @probe("context-length-as-plain-text-compacts", "robustness", 16)
 def plain_text_overflow(folder: Path) -> None:
     from harness.builder import HarnessAgent
+    from harness.compaction.agentscope import CompactionConfig
 
     seen: list[str] = []
     refuse = {"next": False}
@@ -313,7 +314,7 @@ def plain_text_overflow(folder: Path) -> None:
     with Server(answer=answer) as server:
         worker = HarnessAgent(
             server.client(), workspace_root=folder, user_id="u", session_id="s1",
-            disable_memory_hooks=True,
+            disable_memory_hooks=True, compaction=CompactionConfig.count_only(50, 2),
         )  # fmt: skip
         for n in range(6):
             worker.call(f"turn {n} " + "x" * 1500)
@@ -458,16 +459,15 @@ def many_tool_calls(folder: Path, case: str) -> None:
     calls = [(f"c{n}", "work", json.dumps({"n": n})) for n in range(count)]
     with Server([_calls(*calls), say("done")]) as server:
         tools = [Tool.from_function(work)]
-        if case.startswith("10000"):
-            worker = Agent(server.client(), tools=tools, max_steps=20)
-        else:
-            worker = agent(folder, server.client(), tools=tools, max_steps=20)
+        saved = None if case.startswith("10000") else agent(folder, server.client(), tools=tools)
+        worker = saved.agent if saved else Agent(server.client(), tools=tools, max_steps=20)
         try:
-            worker.call("go")
+            (saved or worker).call("go")
             raise AssertionError("the excess did not count against max_steps")
         except StepLimitExceededError as exc:
             partial = exc.partial
-        worker.close() if hasattr(worker, "close") else None
+        if saved is not None:
+            saved.close()
     check(len(ran) == 20, f"{len(ran)} tools ran, not max_steps")
     check(partial is not None, "no partial result")
     results = [m for m in (partial.messages if partial else ()) if m.role == "tool"]

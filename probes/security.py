@@ -214,7 +214,7 @@ def path_escape(folder: Path, variant: str) -> None:
     user.mkdir(parents=True)
     (user / "link.txt").symlink_to(outside / "secret.txt")
     (user / "linkdir").symlink_to(outside)
-    calls = [
+    calls: list[tuple[str, dict[str, object]]] = [
         (name, {k: str(v).replace("OUTSIDE", str(outside)) for k, v in arguments.items()})
         for name, arguments in ESCAPES[variant]
     ]
