@@ -17,7 +17,7 @@ from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.testing import FunctionModel, Reply
 from harness.tools import Tool
-from probes.fakes import Server, agent, completion, ctxlab, python, say, wait_for
+from probes.fakes import ROOT, Server, agent, completion, ctxlab, python, say, wait_for
 from probes.registry import check, probe
 
 STORES = ("eventlog", "state")
@@ -352,7 +352,7 @@ def out_is_project(folder: Path, where: str) -> None:
     (folder / "home" / "project" / "main.py").write_text("x = 2")
     out = PROJECT_OUTS[where].replace("{folder}", str(folder))
     before = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
-    run = ctxlab("run", "E1", "--out", out, cwd=cwd)
+    run = ctxlab("run", "E1", "--out", out, "--project", str(ROOT), cwd=cwd)
     _, err = run.communicate(timeout=600)
     check(run.returncode != 0 and "Traceback" not in err, f"--out {out} was accepted: {err[-200:]}")
     after = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
