@@ -178,10 +178,10 @@ def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
 
 def _refuse_a_project(out_dir: Path, given: Path) -> None:
     """The commit replaces the whole folder: never the current folder or one above it, nor a
-    checkout (``--out .`` would otherwise swap the project away), nor a folder holding folders
-    (a reports folder holds only files; ``--out ..`` from a project in a folder of projects
-    once copied them all and would have swapped them, losing what was written to them
-    meanwhile). ``out_dir`` is absolute and normalised."""
+    checkout (``--out .`` would otherwise swap the project away), nor a folder holding
+    checkouts (``--out ..`` from a project in a folder of projects once copied them all and
+    would have swapped them, losing what was written to them meanwhile). ``out_dir`` is
+    absolute and normalised."""
     here = Path(os.path.abspath(Path.cwd()))
     if out_dir == here or out_dir in here.parents or (out_dir / ".git").exists():
         raise ConfigError(
@@ -190,12 +190,12 @@ def _refuse_a_project(out_dir: Path, given: Path) -> None:
             "missing)."
         )
     if out_dir.is_dir():
-        inner = sorted(p.name for p in out_dir.iterdir() if p.is_dir() and not p.is_symlink())
+        inner = sorted(p.name for p in out_dir.iterdir() if p.is_dir() and (p / ".git").exists())
         if inner:
             raise ConfigError(
-                f"--out {given} holds folders ({', '.join(inner[:3])}), so it is not a reports "
-                "folder; the run replaces the whole --out folder, so give an empty folder or "
-                "one a run wrote (it is created if missing)."
+                f"--out {given} holds checkouts ({', '.join(inner[:3])}); the run replaces "
+                "the whole --out folder, so give a folder of its own (it is created if "
+                "missing)."
             )
 
 

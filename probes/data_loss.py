@@ -348,7 +348,7 @@ def out_is_project(folder: Path, where: str) -> None:
     (cwd / "notes" / "keep.txt").write_text("the user's file")
     (folder / "checkout" / ".git").mkdir(parents=True)
     (folder / "checkout" / "code.py").write_text("x = 1")
-    (folder / "home" / "project").mkdir(parents=True)
+    (folder / "home" / "project" / ".git").mkdir(parents=True)
     (folder / "home" / "project" / "main.py").write_text("x = 2")
     out = PROJECT_OUTS[where].replace("{folder}", str(folder))
     before = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))

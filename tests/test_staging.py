@@ -246,12 +246,12 @@ def test_an_out_with_dot_dot_is_the_folder_it_names(
     assert sorted(tmp_path.rglob("*")) == before  # no lock, no scratch copy
 
 
-def test_a_folder_holding_folders_is_not_a_reports_folder(tmp_path: Path) -> None:
+def test_a_folder_holding_checkouts_is_never_swapped(tmp_path: Path) -> None:
     from harness.errors import ConfigError
 
-    (tmp_path / "home" / "project").mkdir(parents=True)
+    (tmp_path / "home" / "project" / ".git").mkdir(parents=True)
     (tmp_path / "home" / "project" / "main.py").write_text("x = 2")
     before = sorted(tmp_path.rglob("*"))
-    with pytest.raises(ConfigError, match="holds folders"), staged(tmp_path / "home"):
+    with pytest.raises(ConfigError, match="holds checkouts"), staged(tmp_path / "home"):
         pass
     assert sorted(tmp_path.rglob("*")) == before
