@@ -74,9 +74,8 @@ class Agent:
         self.hooks = list(hooks)
         self.max_steps = count("max_steps", max_steps)
         self.max_tool_calls_per_reply = _tool_call_cap(self.max_steps, max_tool_calls_per_reply)
-        """At most this many tool calls of one reply are run (``max_steps`` unless given); the
-        rest are answered with an error result, so every call keeps its result, and each of
-        them uses up one of the call's ``max_steps`` steps (see :meth:`call`)."""
+        """At most this many tool calls of one reply are run (``max_steps`` unless given); each
+        of the rest gets an error result and uses up one step (see :meth:`call`)."""
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
