@@ -73,8 +73,8 @@ class Agent:
         self.hooks = list(hooks)
         self.max_steps = count("max_steps", max_steps)
         self.max_tool_calls_per_reply = _tool_call_cap(self.max_steps, max_tool_calls_per_reply)
-        """At most this many tool calls of one reply are run (``max_steps`` unless given); the
-        rest are answered with an error result, so every call keeps its result."""
+        """At most this many tool calls of one reply are run (``max_steps`` unless given); each
+        of the rest gets an error result and uses up one step (see :meth:`call`)."""
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
@@ -109,10 +109,15 @@ class Agent:
     def call(self, user_text: str) -> CallResult:
         """Answer one user message, using tools as the model asks; see the module docstring.
 
-        Past ``max_steps`` requests a :class:`StepLimitExceededError` carries what the call
-        had produced (``partial``). One reply's tool calls past ``max_tool_calls_per_reply``
-        (``max_steps`` by default, so the step limit bounds the tools run per reply too) are
-        not run: each is answered with an error result, so every call keeps its result."""
+        A call has ``max_steps`` steps. Each model request uses one; so does each tool call
+        of a reply past ``max_tool_calls_per_reply`` (``max_steps`` by default): such a call is
+        not run but answered with an error result, so every call keeps its result and the
+        pairing holds. The tool calls that do run use no step (a reply of parallel calls within
+        the cap costs what one request costs). When the steps are used up and the model is
+        still calling tools, a :class:`StepLimitExceededError` carries what the call had
+        produced (``partial``), every tool call of it answered. So one reply of 10,000 calls
+        under the defaults (20 and 20) runs 20 tools, answers the other 9,980 with an error,
+        and ends the call: 1 + 9,980 steps > 20."""
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
@@ -124,8 +129,10 @@ class Agent:
                 self.commit()
             records: list[RequestRecord] = []
             tool_names: list[str] = []
-            while len(records) < self.max_steps:
+            steps = 0  # model requests, plus the tool calls past the per-reply cap
+            while steps < self.max_steps:
                 message = self._step(call, records)
+                steps += 1
                 if not message.tool_calls:
                     result = self._result(message.content, tool_names, records, context_before)
                     self.commit()  # the turn is on the disk before anyone hears of it
@@ -134,6 +141,7 @@ class Agent:
                     return result
                 tool_names.extend(c.name for c in message.tool_calls)
                 self._extend(self._run_tools(message))
+                steps += max(0, len(message.tool_calls) - self.max_tool_calls_per_reply)
             partial = self._result("", tool_names, records, context_before)
             raise StepLimitExceededError(self.max_steps, partial)
         finally:

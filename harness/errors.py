@@ -227,7 +227,9 @@ class StepLimitExceededError(AgentError):
     def __init__(self, steps: int, partial: CallResult | None = None) -> None:
         self.steps = steps
         super().__init__(
-            f"The model was still calling tools after {steps} model requests.", partial
+            f"The model was still calling tools after {steps} steps (model requests and "
+            "tool calls past the per-reply cap).",
+            partial,
         )
 
 

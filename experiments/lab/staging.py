@@ -23,7 +23,11 @@ it: the scratch folder not yet in place is removed (rolled back, the old folder 
 the old folder put back when the swap stopped half way, or the old folder deleted when the swap
 was done. So a reader finds the whole old reports folder or the whole new one, never new files
 beside old ones. On an error in the block the reports folder is untouched and the scratch
-folder is removed.
+folder is removed. So on SIGTERM (``kill``, a CI job cancelled, a container stopped): in the main
+thread the block turns it into :class:`Terminated`, the scratch folder is removed and the lock
+released, and the process then ends by the same signal (its exit status says SIGTERM). A SIGTERM
+that arrives while the swap runs is held until the swap is done, so it never leaves a journal to
+recover. Only a SIGKILL or a crash leaves scratch folders, which the next run removes.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -43,7 +49,7 @@ from experiments.lab.errors import ExperimentError
 from harness.errors import ConfigError, SessionBusyError
 from harness.store.session_lock import session_lock
 
-__all__ = ["LOCK_WAIT_SECONDS", "Stage", "recover", "staged"]
+__all__ = ["LOCK_WAIT_SECONDS", "Stage", "Terminated", "recover", "staged"]
 
 LOCK_WAIT_SECONDS = 3600.0
 """How long a run waits for another run writing the same reports folder."""
@@ -98,17 +104,65 @@ def reports_lock(out_dir: Path, action: str, wait: float = LOCK_WAIT_SECONDS) ->
         yield
 
 
+class Terminated(BaseException):
+    """A SIGTERM received inside :func:`staged` (a BaseException, like KeyboardInterrupt, so
+    no ``except Exception`` of an experiment swallows it)."""
+
+
+class _TermGuard:
+    """While installed, SIGTERM raises :class:`Terminated`, or, during :meth:`held` (the swap),
+    is kept until the swap is done."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending = False
+        self.previous: object = None
+        self.installed = False
+
+    def __enter__(self) -> _TermGuard:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, self._on_term)
+            self.installed = True
+        return self
+
+    def _on_term(self, signum: int, frame: object) -> None:
+        if self.holding:
+            self.pending = True
+            return
+        raise Terminated(f"signal {signum}")
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.pending:
+            raise Terminated(f"signal {signal.SIGTERM}")
+
+    def __exit__(self, kind: object, error: object, tb: object) -> None:
+        if self.installed:
+            signal.signal(signal.SIGTERM, self.previous)  # type: ignore[arg-type]
+        if isinstance(error, Terminated):
+            # cleaned up: now end as SIGTERM would have ended the process
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 @contextmanager
 def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
     """A :class:`Stage` whose folder replaces ``out_dir`` when the block ends cleanly."""
+    given = out_dir
+    out_dir = Path(os.path.abspath(out_dir))  # ".." and "a/../.." name the folder they lead to
     if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError(f"--out {out_dir} is a file; give a folder (it is created if missing).")
+        raise ConfigError(f"--out {given} is a file; give a folder (it is created if missing).")
     if out_dir.is_symlink():
         out_dir = out_dir.resolve()  # the swap replaces the folder the link names
-    _refuse_a_project(out_dir)
+    _refuse_a_project(out_dir, given)
     parent, name = _names(out_dir)
     parent.mkdir(parents=True, exist_ok=True)
-    with reports_lock(out_dir, action):
+    with _TermGuard() as guard, reports_lock(out_dir, action):
         recover(out_dir)
         folder = parent / f".{name}.staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
@@ -116,22 +170,33 @@ def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
             stage = Stage(folder)
             yield stage
             if stage.keep:
-                _commit(folder, out_dir)
+                with guard.held():
+                    _commit(folder, out_dir)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _refuse_a_project(out_dir: Path) -> None:
+def _refuse_a_project(out_dir: Path, given: Path) -> None:
     """The commit replaces the whole folder: never the current folder or one above it, nor a
-    checkout (``--out .`` would otherwise swap the project away)."""
-    out = out_dir.absolute()
-    here = Path.cwd().absolute()
-    if out == here or out in here.parents or (out / ".git").exists():
+    checkout (``--out .`` would otherwise swap the project away), nor a folder holding
+    checkouts (``--out ..`` from a project in a folder of projects once copied them all and
+    would have swapped them, losing what was written to them meanwhile). ``out_dir`` is
+    absolute and normalised."""
+    here = Path(os.path.abspath(Path.cwd()))
+    if out_dir == here or out_dir in here.parents or (out_dir / ".git").exists():
         raise ConfigError(
-            f"--out {out_dir} is the current folder, one above it or a checkout; the run "
+            f"--out {given} is the current folder, one above it or a checkout; the run "
             "replaces the whole --out folder, so give a folder of its own (it is created if "
             "missing)."
         )
+    if out_dir.is_dir():
+        inner = sorted(p.name for p in out_dir.iterdir() if p.is_dir() and (p / ".git").exists())
+        if inner:
+            raise ConfigError(
+                f"--out {given} holds checkouts ({', '.join(inner[:3])}); the run replaces "
+                "the whole --out folder, so give a folder of its own (it is created if "
+                "missing)."
+            )
 
 
 def recover(out_dir: Path) -> None:

@@ -18,7 +18,15 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-__all__ = ["EPOCH", "NanoClock", "SteppingClock", "SystemClock", "format_instant", "parse_instant"]
+__all__ = [
+    "EPOCH",
+    "NanoClock",
+    "SteppingClock",
+    "SystemClock",
+    "format_instant",
+    "parse_instant",
+    "peek",
+]
 
 EPOCH = 0
 """The watermark before the first consolidation."""
@@ -40,6 +48,10 @@ class SystemClock:
         self._last = now
         return now
 
+    def peek(self) -> int:
+        """Now, without taking a reading (see :func:`peek`)."""
+        return max(time.time_ns(), self._last)
+
 
 class SteppingClock:
     """A reproducible clock: starts at ``start`` and advances ``step_ns`` per reading."""
@@ -51,6 +63,18 @@ class SteppingClock:
     def __call__(self) -> int:
         self.now += self.step_ns
         return self.now
+
+    def peek(self) -> int:
+        """The last reading, without advancing (see :func:`peek`)."""
+        return self.now
+
+
+def peek(clock: NanoClock) -> int:
+    """Now on ``clock`` for a check, without moving a reproducible clock on: its ``peek()``
+    when it has one, else a reading. Checking that a ledger header is not in the future must
+    not shift the instants the next entries get (E2's recorded requests carry them)."""
+    method = getattr(clock, "peek", None)
+    return int(method()) if callable(method) else clock()
 
 
 def format_instant(nanos: int) -> str:

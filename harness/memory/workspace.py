@@ -18,10 +18,14 @@ Entry headers come only from the harness: a line of written text (a flush reply,
 ``memory_save``) that would read as a header is escaped with a backslash
 (``\\## Memory Flush — …``) before it is appended, and a header stamped on another day than
 its file's name (planted before that escape existed, or by hand: the harness appends each
-entry to its own day's file) is not an entry start: it stays text of the entry above it. A
-watermark later than the newest entry (so also one later than now) is clamped to that entry,
-with a warning, before a consolidation reads it (:meth:`MemoryWorkspace.clamp_watermark`), so
-it can never freeze consolidation.
+entry to its own day's file) is not an entry start: it stays text of the entry above it. Nor is
+a header stamped later than now on the workspace's clock (planted on the file's own day with a
+later time, by a tool that writes files, say): the harness stamps each entry when it appends
+it, so such a header would only move the watermark past the facts written before that time. A
+watermark later than the newest entry (so also one later than now) is reset, with a warning,
+before a consolidation reads it (:meth:`MemoryWorkspace.clamp_watermark`), so it can never
+freeze consolidation: reset to the start, since nothing says which entries were merged, so every
+entry is consolidated again rather than any skipped.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from harness.memory.clock import (
     SystemClock,
     format_instant,
     parse_instant,
+    peek,
     utc_date,
 )
 
@@ -187,10 +192,13 @@ class MemoryWorkspace:
 
     def entries(self, since: int = EPOCH) -> list[DailyEntry]:
         """Daily entries written after ``since``, oldest first."""
-        found = [e for path in self.daily_files() for e in self._parse(path) if e.instant > since]
+        now = peek(self.clock)  # a header later than this was not stamped by the harness
+        found = [
+            e for path in self.daily_files() for e in self._parse(path, now) if e.instant > since
+        ]
         return sorted(found, key=lambda e: (e.instant, e.file, e.line))
 
-    def _parse(self, path: Path) -> list[DailyEntry]:
+    def _parse(self, path: Path, now: int) -> list[DailyEntry]:
         lines = self.read_lines(self.relative(path))
         # A header cut short by a crash mid-append is not an entry start: the append that wrote
         # it failed, so nothing acknowledged is lost, and later entries stay readable. Nor is a
@@ -209,6 +217,15 @@ class MemoryWorkspace:
                     self.relative(path),
                     i + 1,
                     format_instant(instant),
+                )
+                continue
+            if instant > now:
+                logger.warning(
+                    "%s:%d: a header stamped %s is later than now (%s); read as text",
+                    self.relative(path),
+                    i + 1,
+                    format_instant(instant),
+                    format_instant(now),
                 )
                 continue
             starts.append(i)
@@ -233,10 +250,14 @@ class MemoryWorkspace:
             raise MemoryStoreError(f"{self.watermark_file} is damaged: {exc}") from exc
 
     def clamp_watermark(self) -> int:
-        """The watermark, first clamped (rewritten, with a warning) to the newest entry when
-        it is later than that entry: a watermark set past the ledger (in the year 2999, by
-        hand or by a planted header) would otherwise keep every later fact from consolidating.
-        EPOCH clamps it when there is no entry. Read-modified-written under the memory lock."""
+        """The watermark, first reset (rewritten, with a warning) to EPOCH when it is later
+        than the newest entry: a watermark set past the ledger (in the year 2999, by hand or by
+        a planted header) would otherwise keep every later fact from consolidating. A real
+        watermark is always the instant of an entry it merged, so one past them all says
+        nothing about which entries were merged: clamping it to the newest entry would skip the
+        entries written since it was planted, so every entry is consolidated again instead (in
+        batches; MEMORY.md already holding their facts, the rewrite keeps them once).
+        Read-modified-written under the memory lock."""
         with self.memory_lock():
             current = self.read_watermark()
             if current == EPOCH:
@@ -246,13 +267,14 @@ class MemoryWorkspace:
             if current <= newest:
                 return current
             logger.warning(
-                "%s: the watermark %s is later than the newest daily entry (%s); clamped to it",
+                "%s: the watermark %s is later than the newest daily entry (%s); reset, so "
+                "every entry is consolidated again and none is skipped",
                 self.watermark_file,
                 format_instant(current),
                 format_instant(newest) if entries else "none",
             )
-            self.fs.write_atomic(WATERMARK, format_instant(newest))
-            return newest
+            self.fs.write_atomic(WATERMARK, format_instant(EPOCH))
+            return EPOCH
 
     def write_watermark(self, instant: int) -> None:
         """Advance the watermark; it never moves backwards."""

@@ -206,7 +206,7 @@ class JsonStateStore:
         for number, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line.decode("utf-8"))
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # too deep to parse is unreadable too
                 if number == len(lines) and not tail:  # a crash left the last line unreadable
                     tail = line + b"\n"
                     break
@@ -341,7 +341,7 @@ class Transcript:
 def _entry_of(line: bytes) -> dict[str, Any] | None:
     try:
         entry = json.loads(line.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
 
@@ -351,13 +351,14 @@ def _message_of(line: str) -> Message | None:
         entry = json.loads(line)
         record = entry.get("message") if entry.get("type") == "message" else None
         return None if not isinstance(record, dict) else Message.from_record(record)
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None  # torn by a crash, or not an entry of ours
 
 
-_MALFORMED = (ValueError, KeyError, TypeError, AttributeError)
+_MALFORMED = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
 """What reading a damaged checkpoint or record raises (UnicodeDecodeError and JSONDecodeError
-are ValueErrors); a ConfigError (an unknown format) is a ValueError too."""
+are ValueErrors; a ConfigError, an unknown format, is one too; JSON nested too deep for the
+parser raises RecursionError)."""
 _WHAT_TO_DO = (
     "restore it from a backup, or move it aside to start the session again without its history"
 )

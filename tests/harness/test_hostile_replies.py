@@ -18,9 +18,11 @@ from support.sessions import bare_agent
 
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
-from harness.errors import ResponseFormatError
-from harness.messages import validate_pairing
+from harness.errors import ResponseFormatError, StepLimitExceededError
+from harness.messages import Message, ToolCall, validate_pairing
+from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
+from harness.testing import FunctionModel
 from harness.tools import Tool
 
 RUN: list[int] = []
@@ -59,16 +61,41 @@ def test_one_reply_with_many_tool_calls_runs_at_most_max_steps(tmp_path: Path) -
     calls = [_call(n, json.dumps({"n": n})) for n in range(1_000)]
     with ScriptedHTTPServer([tool_reply(calls), say("done")]) as server:
         agent = bare_agent(tmp_path, client(server.base_url), tools=[TICK], max_steps=20)
-        result = agent.call("go")
+        with pytest.raises(StepLimitExceededError) as info:  # 1 + 980 steps > 20
+            agent.call("go")
         agent.close()
-        follow_up = server.bodies[1]["messages"]
-    assert result.text == "done"
+        assert len(server.bodies) == 1  # the excess used up the steps: no second request
     assert [*RUN] == list(range(20))  # the first max_steps calls ran, in order
-    results = [m for m in follow_up if m["role"] == "tool"]
+    partial = info.value.partial
+    assert partial is not None
+    results = [m for m in partial.messages if m.role == "tool"]
     assert len(results) == 1_000  # every call answered: the pairing holds
-    assert all("was not run" in m["content"] for m in results[20:])
+    assert all("was not run" in m.content for m in results[20:])
     saved = EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()
     validate_pairing(saved)
+    assert len([m for m in saved if m.role == "tool"]) == 1_000
+
+
+def test_tool_calls_past_the_cap_count_against_max_steps() -> None:
+    """Each call past the per-reply cap uses one step: a reply of 25 calls under a cap of 20
+    costs 1 + 5 steps, so a model that keeps calling one tool gets 14 more requests, not 19."""
+    RUN.clear()
+    numbers = iter(range(10_000))
+
+    def keeps_calling(request: ChatRequest) -> Message:
+        many = 25 if len(model.requests) == 1 else 1
+        return Message.assistant(
+            "", [ToolCall(f"k{next(numbers)}", "tick", '{"n": 0}') for _ in range(many)]
+        )
+
+    model = FunctionModel(keeps_calling)
+    agent = Agent(model, tools=[TICK], max_steps=20, max_tool_calls_per_reply=20)
+    with pytest.raises(StepLimitExceededError) as info:
+        agent.call("go")
+    assert len(model.requests) == 15  # 1 + 5 (the excess) + 14 = 20 steps
+    assert len(RUN) == 20 + 14  # the excess five were not run
+    assert info.value.partial is not None
+    validate_pairing(agent.context)
 
 
 def test_the_cap_can_be_set_apart_from_max_steps() -> None:

@@ -94,3 +94,45 @@ def test_an_unreadable_claims_baseline_is_one_sentence_naming_it(tmp_path: Path,
     with pytest.raises(ExperimentError) as info:
         read_baseline(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+# --- saved lines nested too deep for the parser (found by python -m probes) ---------------------
+
+DEEP = ("[" * 100_000 + "]" * 100_000).encode()
+
+
+@pytest.mark.parametrize(
+    ("store", "relative", "where"),
+    [
+        ("eventlog", "events/s1.jsonl", "last"),
+        ("eventlog", "events/s1.jsonl", "middle"),
+        ("state", "state/s1.journal.jsonl", "last"),
+        ("state", "state/s1.json", "whole"),
+    ],
+)
+def test_a_saved_line_nested_too_deep_is_no_recursion_error(
+    tmp_path: Path, store: str, relative: str, where: str
+) -> None:
+    from sessions import run_turns
+
+    run_turns(tmp_path, FunctionModel(lambda request: "ok"), ["one", "two", "three"], store)
+    path = tmp_path / "u" / relative
+    if where == "whole":
+        path.write_bytes(DEEP)
+    else:
+        lines = path.read_bytes().splitlines(keepends=True)
+        at = len(lines) if where == "last" else len(lines) // 2
+        path.write_bytes(b"".join([*lines[:at], DEEP + b"\n", *lines[at:]]))
+    model = FunctionModel(lambda request: "ok")
+    try:
+        agent = HarnessAgent(
+            model, workspace_root=tmp_path, user_id="u", session_id="s1", store=store,
+            disable_memory_hooks=True,
+        )  # fmt: skip
+        agent.call("after")
+        agent.close()
+    except CtxlabError as exc:  # a line in the middle, or the checkpoint: one sentence
+        assert where != "last" and str(path) in str(exc) and "\n" not in str(exc)
+    else:  # the last line: an unreadable tail, moved aside and kept
+        assert where == "last"
+        assert DEEP in (path.parent / f"{path.name}.corrupt").read_bytes()

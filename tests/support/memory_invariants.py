@@ -67,6 +67,11 @@ class FakeClock:
             self.now += self.tick
             return self.now
 
+    def peek(self) -> int:
+        """The last reading, without moving on (``harness.memory.clock.peek``)."""
+        with self._lock:
+            return self.now
+
     def advance(self, seconds: float) -> None:
         with self._lock:
             self.now += int(seconds * 1_000_000_000)

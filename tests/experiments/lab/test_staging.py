@@ -1,7 +1,8 @@
 """Reports are written by one run at a time and committed all-or-nothing (issue 25, items 3 and
 6): a run killed at any point of its commit leaves (after the next run's recovery) the whole old
-reports folder or the whole new one; a run killed by SIGTERM leaves a scratch folder the next run
-removes; two ``ctxlab run`` into one ``--out`` never lose each other's results."""
+reports folder or the whole new one; a run stopped by SIGTERM removes its scratch folder itself
+(one killed by SIGKILL leaves it to the next run); two ``ctxlab run`` into one ``--out`` never
+lose each other's results."""
 
 from __future__ import annotations
 
@@ -116,18 +117,55 @@ def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(
         assert "new" in outcomes
 
 
-def test_a_run_killed_by_sigterm_leaves_a_scratch_folder_the_next_run_removes(
-    tmp_path: Path,
-) -> None:
+def test_a_run_stopped_by_sigterm_removes_its_scratch_folder_itself(tmp_path: Path) -> None:
     out, ready = tmp_path / "out", tmp_path / "ready"
     _write(out, OLD)
     proc = _python(HELD_RUN, str(out), str(ready))
     _wait_for(ready, proc)
+    assert any(p.name.startswith(".out.staging-") for p in tmp_path.iterdir())
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=60)
-    assert proc.returncode == -signal.SIGTERM
-    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")]
-    assert any(name.startswith(".out.staging-") for name in left)  # the fault, reproduced
+    assert proc.returncode == -signal.SIGTERM  # it still ends by the signal
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "ready"]  # no scratch, no lock
+    assert _files(out) == OLD
+
+
+SIGTERM_IN_SWAP = """
+import os, signal, sys
+from pathlib import Path
+from experiments import staging
+
+out = Path(sys.argv[1])
+real_rename = os.rename
+
+def rename(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # arrives while the swap runs
+    return real_rename(*args, **kwargs)
+
+with staging.staged(out) as stage:
+    for name, text in {new!r}.items():
+        (stage.folder / name).write_text(text)
+    os.rename = rename
+print("not reached")
+""".replace("{new!r}", repr(NEW))
+
+
+def test_a_sigterm_during_the_swap_waits_for_it(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write(out, OLD)
+    proc = _python(SIGTERM_IN_SWAP, str(out))
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM and "not reached" not in stdout
+    assert _files(out) == NEW  # the swap was finished first: no journal left to recover
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_the_scratch_folders_of_dead_runs_are_removed_by_the_next_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write(out, OLD)
+    gone = _python("pass")
+    gone.communicate(timeout=60)  # its pid is gone: a run killed by SIGKILL, say
+    (tmp_path / f".out.staging-{gone.pid}-0123abcd").mkdir()
     (tmp_path / ".out.k2j4_9zq").mkdir()  # an earlier version's scratch folder (tempfile's)
     alive = _python("import sys; sys.stdin.read()")  # a live run's scratch folder is kept
     live = tmp_path / f".out.staging-{alive.pid}-0123abcd"
@@ -135,7 +173,7 @@ def test_a_run_killed_by_sigterm_leaves_a_scratch_folder_the_next_run_removes(
     try:
         with staged(out) as stage:
             stage.discard()
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", "ready", live.name])
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", live.name])
         assert _files(out) == OLD
     finally:
         alive.communicate("", timeout=60)
@@ -189,3 +227,32 @@ def test_the_current_folder_or_a_checkout_is_never_swapped(
         with pytest.raises(ConfigError, match="give a folder of its own"), staged(out):
             pass
     assert (tmp_path / "project/keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("out", ["..", "notes/../..", "../inner/.."])
+def test_an_out_with_dot_dot_is_the_folder_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out: str
+) -> None:
+    """A probe found it: ``--out ..`` from a project was compared unnormalised, so the run
+    copied the folder of all projects into a scratch folder inside the project and would have
+    swapped it."""
+    from harness.errors import ConfigError
+
+    cwd = tmp_path / "outer" / "inner"
+    (cwd / "notes").mkdir(parents=True)
+    monkeypatch.chdir(cwd)
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ConfigError, match="give a folder of its own"), staged(Path(out)):
+        pass
+    assert sorted(tmp_path.rglob("*")) == before  # no lock, no scratch copy
+
+
+def test_a_folder_holding_checkouts_is_never_swapped(tmp_path: Path) -> None:
+    from harness.errors import ConfigError
+
+    (tmp_path / "home" / "project" / ".git").mkdir(parents=True)
+    (tmp_path / "home" / "project" / "main.py").write_text("x = 2")
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ConfigError, match="holds checkouts"), staged(tmp_path / "home"):
+        pass
+    assert sorted(tmp_path.rglob("*")) == before
