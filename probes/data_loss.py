@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import errors
-from harness.builder import HarnessAgent
 from harness.errors import CtxlabError, ManualCompactionError
+from harness.harness_agent import HarnessAgent
 from harness.memory.clock import SteppingClock, parse_instant
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
@@ -365,7 +365,7 @@ KILLED_COMMIT = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from experiments import staging
+    from experiments.lab import staging
 
     out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     renames = 0
@@ -408,7 +408,7 @@ def _write(folder: Path, files: dict[str, str]) -> None:
     [f"{when}-rename-{n}" for when in ("before", "after") for n in (1, 2, 3)],
 )
 def commit_killed(folder: Path, variant: str) -> None:
-    from experiments.staging import staged
+    from experiments.lab.staging import staged
 
     when, n = variant.split("-rename-")
     out = folder / "out"

@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from harness.builder import HarnessAgent
 from harness.client import ChatClient, RetryPolicy
+from harness.harness_agent import HarnessAgent
 from harness.model import ChatModel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,9 +122,9 @@ def python(code: str, *args: str, **popen: Any) -> subprocess.Popen[str]:
 
 
 def ctxlab(*args: str, cwd: Path = ROOT, **popen: Any) -> subprocess.Popen[str]:
-    """``ctxlab ARGS`` as a child process (``python -m experiments.cli``) in ``cwd``."""
+    """``ctxlab ARGS`` as a child process (``python -m experiments.lab.cli``) in ``cwd``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "experiments.cli", *args], stdout=subprocess.PIPE,
+        [sys.executable, "-m", "experiments.lab.cli", *args], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, cwd=cwd, env={**env(), **popen.pop("env", {})},
         **popen,
     )  # fmt: skip

@@ -83,7 +83,7 @@ def malformed_state(folder: Path, case: str) -> None:
 
 @probe("malformed-memory-file", "robustness", 11, ("watermark-garbage", "memory-md-binary"))
 def malformed_memory(folder: Path, case: str) -> None:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
 
     user = folder / "u"
     (user / "memory").mkdir(parents=True)
@@ -227,7 +227,7 @@ def malformed_cassette(folder: Path, case: str) -> None:
 
 @probe("malformed-baseline", "robustness", 15, ("utf-16", "20-mb-field", "binary"))
 def malformed_baseline(folder: Path, case: str) -> None:
-    from experiments.baseline import read_baseline
+    from experiments.lab.baseline import read_baseline
 
     path = folder / "claims.csv"
     header = "experiment,claim_id,status,note\n"
@@ -295,8 +295,8 @@ def provider_reply(folder: Path, case: str) -> None:
 
 @probe("context-length-as-plain-text-compacts", "robustness", 16)
 def plain_text_overflow(folder: Path) -> None:
-    from harness.builder import HarnessAgent
     from harness.compaction.agentscope import CompactionConfig
+    from harness.harness_agent import HarnessAgent
 
     seen: list[str] = []
     refuse = {"next": False}
@@ -340,7 +340,7 @@ def _size(request: ChatRequest) -> int:
 
 @probe("huge-memory-md", "robustness", 17, ("flush", "consolidation"))
 def huge_memory(folder: Path, purpose: str) -> None:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
     from harness.memory.clock import SteppingClock
     from harness.memory.runtime import MemoryConfig
 
@@ -401,10 +401,10 @@ def _backlog(folder: Path, size: int) -> None:
 def reopened_backlog(folder: Path, case: str) -> None:
     import dataclasses
 
-    from harness.builder import HarnessAgent
     from harness.compaction.agentscope import ctxlab_profile
     from harness.compaction.agentscope.config import CTXLAB_SUMMARY_CHUNK_TOKENS
     from harness.errors import ServerError
+    from harness.harness_agent import HarnessAgent
 
     window = int(CTXLAB_SUMMARY_CHUNK_TOKENS * CHARS_PER_TOKEN) + 10_000
     size = 20_000

@@ -49,8 +49,8 @@ def _outside_code(markdown: str) -> str:
 def html_in_reports(folder: Path, variant: str) -> None:
     import pandas as pd
 
-    from experiments.claims import Claim, claims_frame, read_claims, write_claims
-    from experiments.report import build_reports
+    from experiments.lab.claims import Claim, claims_frame, read_claims, write_claims
+    from experiments.lab.report import build_reports
 
     payload = HOSTILE[variant]
     reports = folder / "reports"
@@ -101,7 +101,7 @@ def secret_in_error(folder: Path, variant: str) -> None:
 
 @probe("secret-in-audit-instructions", "security", 10)
 def secret_in_audit(folder: Path) -> None:
-    from experiments.cli import main
+    from experiments.lab.cli import main
 
     seed = agent(folder, FunctionModel(lambda r: "ok"))
     for n in range(4):
@@ -139,7 +139,7 @@ def secret_in_offload(folder: Path) -> None:
 
 @probe("secret-in-memory-files", "security", 10, ("memory_save", "flush-reply"))
 def secret_in_memory(folder: Path, route: str) -> None:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
 
     secret = f"- the deploy key is {OTHER_KEY}"
 
@@ -172,7 +172,7 @@ def secret_in_memory(folder: Path, route: str) -> None:
 
 
 def _tool_results(folder: Path, calls: list[tuple[str, dict[str, object]]]) -> list[str]:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
 
     numbers = iter(range(10**6))
 
@@ -226,7 +226,7 @@ def path_escape(folder: Path, variant: str) -> None:
 
 @probe("path-escape-names", "security", 0, ("user-dotdot", "session-dotdot", "session-slash"))
 def escape_names(folder: Path, variant: str) -> None:
-    from harness.builder import HarnessAgent
+    from harness.harness_agent import HarnessAgent
 
     user, session = {
         "user-dotdot": ("../../escaped", "s1"),

@@ -113,7 +113,7 @@ DEEP = ("[" * 100_000 + "]" * 100_000).encode()
 def test_a_saved_line_nested_too_deep_is_no_recursion_error(
     tmp_path: Path, store: str, relative: str, where: str
 ) -> None:
-    from sessions import run_turns
+    from support.sessions import run_turns
 
     run_turns(tmp_path, FunctionModel(lambda request: "ok"), ["one", "two", "three"], store)
     path = tmp_path / "u" / relative

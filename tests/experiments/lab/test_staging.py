@@ -133,7 +133,7 @@ def test_a_run_stopped_by_sigterm_removes_its_scratch_folder_itself(tmp_path: Pa
 SIGTERM_IN_SWAP = """
 import os, signal, sys
 from pathlib import Path
-from experiments import staging
+from experiments.lab import staging
 
 out = Path(sys.argv[1])
 real_rename = os.rename

@@ -7,15 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from probes.__main__ import Outcome, table
 from probes.catalogue import load
 from probes.registry import CLASSES, Probe
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_catalogue_covers_every_defect_and_class() -> None:
