@@ -28,6 +28,30 @@ settings.register_profile(
 settings.load_profile(os.environ.get("CTXLAB_HYPOTHESIS_PROFILE", "fast"))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``), a module whose tests share a module-scoped
+    fixture (a built report, a replayed experiment) runs on one worker, so the fixture is
+    built once per session, not once per worker that gets one of its tests."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group") is not None:
+            continue
+        scopes = {d.scope for defs in info.name2fixturedefs.values() for d in defs}
+        if "module" in scopes:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _plots_drawn_once() -> Iterator[None]:
+    """Each plot drawn once per process (tests/support/plot_memo.py)."""
+    from support.plot_memo import MEMO  # matplotlib: not in processes that run no test
+
+    uninstall = MEMO.install()
+    yield
+    uninstall()
+
+
 class UnplannedNetworkCall(AssertionError):
     """A test tried to connect somewhere other than this machine."""
 

@@ -12,6 +12,7 @@ from typing import Any
 from experiments.lab.claims import claims_frame, write_claims
 from experiments.lab.experiment import ExperimentResult, write_json
 from experiments.lab.report import build_reports
+from support.plot_memo import MEMO
 
 
 def write_inputs(folder: Path, result: ExperimentResult) -> Path:
@@ -42,11 +43,12 @@ def edited_build(
 
 
 def two_builds(folder: Path, elsewhere: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """The report built in ``folder``, then in a copy of it at ``elsewhere``: each build's files
-    by name."""
+    """The report built in ``folder``, then in a copy of it at ``elsewhere`` with every plot
+    drawn again: each build's files by name."""
     first = {p.name: p.read_bytes() for p in build_reports(folder)}
     shutil.copytree(folder, elsewhere)
-    return first, {p.name: p.read_bytes() for p in build_reports(elsewhere)}
+    with MEMO.fresh():
+        return first, {p.name: p.read_bytes() for p in build_reports(elsewhere)}
 
 
 def assert_generic_page(
