@@ -32,6 +32,7 @@ from harness.compaction.manual import ManualCompaction
 from harness.compaction.manual_lock import session_lock
 from harness.errors import (
     CompactionBusyError,
+    CompactionError,
     ManualCompactionError,
     ServerError,
     SummaryError,
@@ -183,6 +184,8 @@ def _lock(root: Path) -> Lock:
             path()
         except CompactionBusyError:
             refused.append(name)
+        except CompactionError:
+            pass  # not refused as busy: the path went on and failed further in
     return Lock(last_event_during_summary=seen[0] if seen else "", busy=tuple(refused))
 
 

@@ -37,6 +37,17 @@ from experiments.mutations.patches import (
     wrap,
     zero_trigger_fires,
 )
+from experiments.mutations.patches_more import (
+    disable_ignored,
+    flush_blocks,
+    no_overflow_retry,
+    prune_not_progress,
+    replace_before_summary,
+    size_check_off,
+    sources_shadowed_only,
+    stale_pricing_accepted,
+    truncated_accepted,
+)
 
 __all__ = ["MUTATIONS", "Mutation", "by_name", "patch_everywhere"]
 
@@ -208,11 +219,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "FLUSH_SKIPPED",
         "the pre-compaction memory flush never runs",
         attr("harness.memory.runtime.MemoryRuntime", "flush_prefix", nothing),
-        (),
-        gap=(
-            "no row covers the pre-compaction flush yet (flushBeforeCompact of the seed, best"
-            " effort): the flushes of E2 are the after-call ones"
-        ),
+        ("AS-COMPACT-HOOKS",),
     ),
     Mutation(
         "THRASH_GUARD_OFF",
@@ -255,6 +262,82 @@ MUTATIONS += (
         "the DSH compaction/summary event leaves out the summary call's usage",
         attr("harness.compaction.dsh.engine.DshEngine", "_summary_data", summary_without_usage),
         ("DSH-SUMMARY-EVENT@qwen2.5-coder-1.5b-instruct-q4_k_m",),
+    ),
+)
+
+
+_DSH = "harness.compaction.dsh"
+_15B = "@qwen2.5-coder-1.5b-instruct-q4_k_m"
+MUTATIONS += (
+    Mutation(
+        "FLUSH_BLOCKS",
+        "a failing pre-compaction flush stops the compaction (no longer best effort)",
+        wrap("harness.compaction.engine", "_best_effort", flush_blocks),
+        ("AS-FLUSH-BEST-EFFORT",),
+    ),
+    Mutation(
+        "DISABLE_KEEPS_ENGINE",
+        "disable_compaction=True still builds the engine (and with it the overflow retry)",
+        attr("harness.builder.HarnessAgent", "_engine", disable_ignored),
+        ("AS-DISABLE-NO-RETRY",),
+    ),
+    Mutation(
+        "NO_OVERFLOW_RETRY",
+        "a context-length error is never recovered: no forced compaction, no retry",
+        attr("harness.agent.Agent", "_recover_from_overflow", no_overflow_retry),
+        ("E5-OVERFLOW", "DSH-RETRY-RESET"),
+    ),
+    Mutation(
+        "RETRY_COUNT_PER_TURN",
+        "the DSH overflow-retry count is not reset when an assistant message lands",
+        attr(
+            "harness.compaction.engine.DshAgentEngine",
+            "overflow_retries_reset_on_reply",
+            lambda _o: False,
+        ),
+        ("DSH-RETRY-RESET",),
+    ),
+    Mutation(
+        "REPLACE_BEFORE_SUMMARY",
+        "the DSH commit appends the replace message before the summary event",
+        attr(f"{_DSH}.engine.DshEngine", "_transaction", replace_before_summary),
+        ("DSH-BACK-TO-BACK", "DSH-SOURCE-SEQS"),
+    ),
+    Mutation(
+        "SOURCES_SHADOWED_ONLY",
+        "the replace message's sourceEventSeqs leave out the start and summary seqs",
+        attr("harness.store.eventlog.log.EventLog", "replace_seqs", sources_shadowed_only),
+        ("DSH-SOURCE-SEQS",),
+    ),
+    Mutation(
+        "STALE_PRICING_ACCEPTED",
+        "a priced node missing from the measurement is priced 0 instead of refused",
+        wrap(f"{_DSH}.selection", "select_compactable_range", stale_pricing_accepted),
+        ("DSH-STALE-PRICING",),
+    ),
+    Mutation(
+        "PRUNE_NOT_PROGRESS",
+        "overflow recovery raises when its summary stage fails, even after a durable prune",
+        attr(f"{_DSH}.engine.DshEngine", "recover_overflow", prune_not_progress),
+        ("DSH-PRUNE-PROGRESS",),
+    ),
+    Mutation(
+        "DSH_SIZE_CHECK_OFF",
+        "a DSH summary not smaller than what it replaces is accepted",
+        wrap(f"{_DSH}.summarizer", "summarize_span", size_check_off),
+        ("DSH-SMALLER",),
+    ),
+    Mutation(
+        "DSH_CUT_SUMMARY_ACCEPTED",
+        "a DSH summary cut off at max_tokens is accepted as complete",
+        wrap(f"{_DSH}.summarizer", "summarize_span", truncated_accepted),
+        ("DSH-TRUNCATED",),
+    ),
+    Mutation(
+        "FALLBACK_128K",
+        "the token trigger of an unknown window falls back to 128,000 instead of 160,000",
+        lambda: mock.patch(f"{_AS}.config.FALLBACK_TRIGGER_TOKENS", 128_000),
+        ("E5-FALLBACK-160K",),
     ),
 )
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from experiments.views.e3 import CompactionRecord
 from experiments.views.e5_dsh import DshMechanics
+from experiments.views.e5_more import MoreMechanics
 from experiments.views.e5_seed import SeedMemory
 
 __all__ = [
@@ -182,6 +183,8 @@ class E5View:
     """By model-window table."""
     seed_memory: SeedMemory
     dsh: DshMechanics
+    more: MoreMechanics
+    """The rows issue 22 added for seed claims that had none."""
 
     def __post_init__(self) -> None:
         if not self.grid:

@@ -1,0 +1,134 @@
+"""More patches of the mutation catalogue (:mod:`experiments.mutations.catalogue`): the
+pre-compaction hooks, the overflow retry and DeepSeek-Harness's commit, pricing and summary
+checks. Like :mod:`experiments.mutations.patches`, each breaks one behaviour from the suite."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "disable_ignored",
+    "flush_blocks",
+    "no_overflow_retry",
+    "prune_not_progress",
+    "replace_before_summary",
+    "size_check_off",
+    "sources_shadowed_only",
+    "stale_pricing_accepted",
+    "truncated_accepted",
+]
+
+
+def flush_blocks(_original: Any) -> Any:
+    def best_effort(hook: Any, prefix: Sequence[Any], what: str) -> None:
+        hook(prefix)  # an error now leaves the compaction
+
+    return best_effort
+
+
+def disable_ignored(original: Any) -> Any:
+    def engine(self: Any, config: Any, model: Any, summary: Any, windows: Any, off: bool) -> Any:
+        return original(self, config, model, summary, windows, False)
+
+    return engine
+
+
+def no_overflow_retry(_original: Any) -> Any:
+    def recover(self: Any, error: BaseException, call: Any) -> Any:
+        raise error
+
+    return recover
+
+
+def replace_before_summary(_original: Any) -> Any:
+    """The DSH commit with its two appends swapped: the replace message first (citing only
+    the start), then the summary event."""
+    from harness.compaction.dsh.summarizer import summarize_span
+    from harness.compaction.gate import gated_checkpoint
+
+    def transaction(
+        self: Any, bracket: Any, header: Any, request: Any, selected: Any, check: Any
+    ) -> tuple[int, int, str]:
+        before, selection, shadowed = selected
+        summary, checkpoint, response = summarize_span(
+            self.model, request, selection.tokens, self.meter.price
+        )
+        summary, checkpoint, gate = gated_checkpoint(
+            self.config.gate, summary, checkpoint, shadowed, self.meter, selection.tokens
+        )
+        self._check_stable(header, before, selection, check)
+        replaced = self.log.replace_seqs(
+            selection.seqs[0], selection.seqs[-1], checkpoint, extra_sources=(bracket.start.seq,)
+        )
+        data = self._summary_data(bracket.compaction_id, summary, response, selection) | gate
+        return self.log.append("compaction/summary", data).seq, replaced.seq, summary
+
+    return transaction
+
+
+def sources_shadowed_only(original: Any) -> Any:
+    def replace_seqs(self: Any, start: int, end: int, message: Any, **_kw: Any) -> Any:
+        return original(self, start, end, message)  # the start and summary seqs left out
+
+    return replace_seqs
+
+
+def stale_pricing_accepted(original: Any) -> Any:
+    from harness.compaction.dsh.meter import Measurement
+
+    def select(nodes: Sequence[Any], measurement: Any, retain_tokens: int) -> Any:
+        priced = dict(measurement.nodes)  # a node the pricing misses is priced 0, not refused
+        aligned = tuple((seq, priced.get(seq, 0)) for seq, _ in nodes)
+        return original(nodes, Measurement(measurement.header_tokens, aligned), retain_tokens)
+
+    return select
+
+
+def prune_not_progress(_original: Any) -> Any:
+    """recover_overflow without its exception: a failed summary stage raises even after the
+    prune made the surface smaller."""
+
+    def recover(self: Any, header: Any) -> Any:
+        if self.config.max_overflow_retries == 0:
+            return []
+        generation = self.log.surface.replace_generation
+        self._prune()
+        result = self._compact(header, 0, "overflow", "whole-surface")
+        if self.log.surface.replace_generation == generation or result is None:
+            return []
+        return [result.event]
+
+    return recover
+
+
+def size_check_off(original: Any) -> Any:
+    def summarize(model: Any, request: Any, shadowed_tokens: int, *_price: Any) -> Any:
+        return original(model, request, shadowed_tokens, lambda message: 0)  # always "smaller"
+
+    return summarize
+
+
+@dataclasses.dataclass
+class _Uncut:
+    """A model whose answers all claim ``finish_reason="stop"``."""
+
+    inner: Any
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    def complete(self, request: Any) -> Any:
+        return dataclasses.replace(self.inner.complete(request), finish_reason="stop")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def truncated_accepted(original: Any) -> Any:
+    def summarize(model: Any, request: Any, *args: Any) -> Any:
+        return original(_Uncut(model), request, *args)  # a max-tokens cut is not seen
+
+    return summarize
