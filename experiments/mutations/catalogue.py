@@ -40,6 +40,7 @@ from experiments.mutations.patches import (
 from experiments.mutations.patches_more import (
     disable_ignored,
     flush_blocks,
+    interrupt_as_commit,
     no_overflow_retry,
     prune_not_progress,
     replace_before_summary,
@@ -112,7 +113,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "NO_WATERMARK",
         "consolidation never writes the watermark",
         attr("harness.memory.workspace.MemoryWorkspace", "write_watermark", nothing),
-        ("E2-S2-WATERMARK", "E5-CONSOLIDATE-FAIL", "AS-CONSOLIDATE-FRESHNESS"),
+        ("E2-S2-WATERMARK", "E5-CONSOLIDATE-FAIL"),
     ),
     Mutation(
         "DSH_SKIPS_HEAD",
@@ -181,11 +182,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "LOCK_UNCHECKED",
         "the compaction lock (an unclosed compaction/start) is not checked",
         wrap("harness.store.eventlog.bracket", "refuse_if_busy", nothing),
-        (),
-        gap=(
-            "the DSH lock probe of E5 raises (SummaryError) instead of judging, so the "
-            "mutation stops E5 before DSH-LOCK is judged: caught, but as an abort"
-        ),
+        ("DSH-LOCK",),
     ),
     Mutation(
         "GATE_OFF",
@@ -301,7 +298,7 @@ MUTATIONS += (
         "REPLACE_BEFORE_SUMMARY",
         "the DSH commit appends the replace message before the summary event",
         attr(f"{_DSH}.engine.DshEngine", "_transaction", replace_before_summary),
-        ("DSH-BACK-TO-BACK", "DSH-SOURCE-SEQS"),
+        ("DSH-BACK-TO-BACK", "DSH-SOURCE-SEQS", "DSH-EVENTS" + _15B),
     ),
     Mutation(
         "SOURCES_SHADOWED_ONLY",
@@ -332,6 +329,12 @@ MUTATIONS += (
         "a DSH summary cut off at max_tokens is accepted as complete",
         wrap(f"{_DSH}.summarizer", "summarize_span", truncated_accepted),
         ("DSH-TRUNCATED",),
+    ),
+    Mutation(
+        "MANUAL_INTERRUPT_AS_COMMIT",
+        "an interrupted manual compaction is reported as a commit failure, not cancelled",
+        wrap("harness.compaction.manual", "_as_manual_error", interrupt_as_commit),
+        ("DSH-MANUAL-ERRORS",),
     ),
     Mutation(
         "FALLBACK_128K",

@@ -11,6 +11,7 @@ from typing import Any
 __all__ = [
     "disable_ignored",
     "flush_blocks",
+    "interrupt_as_commit",
     "no_overflow_retry",
     "prune_not_progress",
     "replace_before_summary",
@@ -33,6 +34,17 @@ def disable_ignored(original: Any) -> Any:
         return original(self, config, model, summary, windows, False)
 
     return engine
+
+
+def interrupt_as_commit(original: Any) -> Any:
+    from harness.errors import ManualCompactionError
+
+    def classify(exc: BaseException) -> Any:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):  # reported as a commit failure
+            return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")
+        return original(exc)
+
+    return classify
 
 
 def no_overflow_retry(_original: Any) -> Any:
