@@ -25,6 +25,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,7 +268,7 @@ def _compact_dsh(
     )
 
 
-def _cut(summary_data: dict[str, object]) -> bool:
+def _cut(summary_data: Mapping[str, object]) -> bool:
     """Whether the committed summary's completion reached its max_tokens, read from the
     event's usage (the caller also reads the recorded finish reason, not the one the engine
     saw)."""

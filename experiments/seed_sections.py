@@ -6,6 +6,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "## Memory Flush — 2026-10-30T12:33:04Z": "1",
         "0 次工具调用，daily 140 B": "4.5",
         "10-31 我用当前构建复跑了一次，JSON 跟 10-30 那份一样": "3.6",
+        "2.0.3 本地模式实际在 workspace/<userId>/": "4.2",
         "3 次搜索、Source 指向 MEMORY.md，答对": "4.5",
         "50 触发、20 保留": "3.1",
         "50 触发、20 保留，默认一次压掉三十条上下": "3.1",
@@ -44,6 +45,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "压前抽事实，best-effort，失败不阻断": "3.2",
         "反向样本（flush 先落盘、维护顺手合并出一份）我只在逻辑上推过，没抓到": "4.5",
         "后面四段：SESSION INTENT、SUMMARY、ARTIFACTS、NEXT STEPS": "3.4",
+        "它没有\"摘要不比原会话小就保留\"的 size 检查": "3.5",
         "官方把 deepseek-flash 标到 1M 上下文、384K 最大输出": "8.3",
         "实测第 3 轮": "5.2",
         "得 trigger=13 / keep=2，第一次在第 7 轮命中——这条是算的，我没跑": "5.4",
@@ -91,6 +93,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "指令要求输出固定的八段 Markdown（Primary Request and Intent / Key Technical Concepts / Files and Code / Errors and Fixes / Pending Jobs / Current Work / Next Step / Critical Context": "4",
         "摘要与替换消息之间一次让出都不给": "7",
         "用 0 当保留预算选区": "2",
+        "自动压缩用 whole-surface": "5",
         "这条 start 就是锁": "5",
     },
 }

@@ -15,19 +15,20 @@ import tempfile
 from pathlib import Path
 
 from experiments.e5.common import qa_config
-from experiments.views.e5_more import CompactHooks, DisabledOverflow
+from experiments.views.e5_more import CompactHooks, DisabledOverflow, LargerSummary
 from harness.agent import Agent
 from harness.builder import HarnessAgent
-from harness.compaction.agentscope import CompactionConfig
+from harness.compaction.agentscope import CompactionConfig, CompactionRecord
 from harness.compaction.factory import make_engine
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.memory.runtime import MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
+from harness.messages import Message
 from harness.model import ChatRequest
 from harness.store.statefile import Transcript
 from harness.testing import FunctionModel
 
-__all__ = ["measure_compact_hooks", "measure_disabled_overflow"]
+__all__ = ["measure_compact_hooks", "measure_disabled_overflow", "measure_larger_summary"]
 
 ROUNDS = 3
 """Q&A rounds of the hooks agent: trigger 5, keep 2 compacts once, in round 3."""
@@ -69,7 +70,7 @@ def _run(root: Path, flush_fails: bool) -> tuple[int, int, int]:
     transcript = Transcript(root / "transcript.jsonl")
     engine = make_engine(_defaults_config(), model, flush=runtime.flush_prefix)
     agent = Agent(model, "system", engine=engine, transcript=transcript)
-    events = []
+    events: list[CompactionRecord] = []
     try:
         for r in range(ROUNDS):
             events.extend(agent.call(f"question-{r}").compactions)
@@ -133,3 +134,24 @@ def measure_disabled_overflow() -> DisabledOverflow:
         finally:
             agent.close()
     return DisabledOverflow(agent_requests=seen["agent"] - 2, outcome=outcome)
+
+
+def measure_larger_summary() -> LargerSummary:
+    """AgentScope's defaults for the size check (``refuse_larger_summary`` off), trigger 5,
+    keep 2, and a summariser that answers 4,000 characters for a three-message prefix."""
+    model = FunctionModel(lambda r: "S" * 4_000 if r.purpose == "summary" else "OK")
+    config = dataclasses.replace(
+        qa_config(5, 2), refuse_larger_summary=CompactionConfig().refuse_larger_summary
+    )
+    agent = Agent(model, "system", engine=make_engine(config, model))
+    for r in range(ROUNDS):
+        before = [*agent.context, Message.user(f"q{r}")]
+        events = agent.call(f"q{r}").compactions
+        if events:
+            cut = events[0].cutoff.index if events[0].cutoff is not None else 0
+            return LargerSummary(
+                committed=True,
+                summary_chars=len(agent.context[0].content),
+                prefix_chars=sum(len(m.content) for m in before[:cut]),
+            )
+    return LargerSummary(committed=False, summary_chars=0, prefix_chars=0)

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, _log, _summariser
-from experiments.views.e5_more import DshCommit, PruneProgress, RetryReset
+from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, SEED_METER, _log, _summariser
+from experiments.views.e5_more import DshCommit, PruneProgress, RetryReset, Stability
 from harness.agent import Agent
-from harness.compaction.dsh import DshEngine, Measurement, select_compactable_range
+from harness.compaction.dsh import DshConfig, DshEngine, Measurement, select_compactable_range
 from harness.compaction.factory import make_engine
 from harness.errors import CompactionError, ContextLengthExceededError, ServerError, SurfaceError
 from harness.messages import Message, ToolCall
@@ -54,6 +54,28 @@ def _stale_pricing(log: EventLog) -> str:
     except SurfaceError as exc:
         return str(exc)
     return ""
+
+
+def _late(log: EventLog) -> None:
+    log.append_message(Message.user("a late question"))
+
+
+def measure_stability(root: Path) -> Stability:
+    """A message appended to the log while the summary call runs (outside the span): the
+    automatic (pressure) path must refuse, the manual path must commit."""
+    auto = _log(root / "auto.jsonl")
+    busy = DshConfig(context_window=200, meter=SEED_METER)  # pressure is due
+    grow = _summariser(on_call=lambda: _late(auto))
+    with _quiet():
+        DshEngine(auto, grow, busy).compact_if_needed(HEADER)
+    ends = [e for e in auto.events if e.type == "compaction/end"]
+    manual = _log(root / "manual.jsonl")
+    late = _summariser(on_call=lambda: _late(manual))
+    committed = DshEngine(manual, late, SEED_CONFIG).compact_now(HEADER) is not None
+    return Stability(
+        automatic_error=str(ends[0].data.get("error") or "") if ends else "",
+        manual_committed=committed,
+    )
 
 
 def _tool_log(path: Path) -> EventLog:
@@ -135,7 +157,12 @@ def measure_retry_reset(root: Path) -> RetryReset:
     return RetryReset(recoveries=recoveries, outcome=outcome)
 
 
-def measure_dsh_commit() -> tuple[DshCommit, PruneProgress, RetryReset]:
+def measure_dsh_commit() -> tuple[DshCommit, PruneProgress, RetryReset, Stability]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        return measure_commit(root), measure_prune_progress(root), measure_retry_reset(root)
+        return (
+            measure_commit(root),
+            measure_prune_progress(root),
+            measure_retry_reset(root),
+            measure_stability(root),
+        )

@@ -216,7 +216,7 @@ def _session(root: Path) -> Path:
     for n in range(4):
         agent.call(f"question {n} " + "x" * 200)
     agent.close()
-    return root / "u"
+    return agent.workspace.base  # root/u: the user's folder, wherever the workspace put it
 
 
 def _code(action: Callable[[], object]) -> str:

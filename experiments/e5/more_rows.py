@@ -8,8 +8,13 @@ from __future__ import annotations
 from experiments.claim_specs import ClaimSpec, Verdict, evaluate, every
 from experiments.claims import AS_SEED, DSH_SEED, Claim, cite
 from experiments.e5.common import SOURCE
-from experiments.e5.compact_hooks import measure_compact_hooks, measure_disabled_overflow
+from experiments.e5.compact_hooks import (
+    measure_compact_hooks,
+    measure_disabled_overflow,
+    measure_larger_summary,
+)
 from experiments.e5.dsh_commit import measure_dsh_commit
+from experiments.e5.namespace import USER, measure_namespace
 from experiments.views.e5_more import MoreMechanics
 
 __all__ = ["MORE_SPECS", "measure_more", "more_claims"]
@@ -18,13 +23,16 @@ FOUR = ("compaction/start", "compaction/summary", "user/message", "compaction/en
 
 
 def measure_more() -> MoreMechanics:
-    commit, prune_progress, retry_reset = measure_dsh_commit()
+    commit, prune_progress, retry_reset, stability = measure_dsh_commit()
     return MoreMechanics(
         hooks=measure_compact_hooks(),
         disabled_overflow=measure_disabled_overflow(),
+        larger_summary=measure_larger_summary(),
         commit=commit,
         prune_progress=prune_progress,
         retry_reset=retry_reset,
+        stability=stability,
+        namespace=measure_namespace(),
     )
 
 
@@ -101,6 +109,35 @@ def _retry_reset_row(data: MoreMechanics, source: str) -> Verdict:
         f"two overflows with a tool round between: {r.outcome}"
         + (f", {r.recoveries} recoveries" if r.outcome == "answered" else ""),
         r.outcome == "answered" and r.recoveries == 2,
+    )
+
+
+def _larger_row(data: MoreMechanics, source: str) -> Verdict:
+    big = data.larger_summary
+    return Verdict(
+        f"a {big.summary_chars}-character summary for a {big.prefix_chars}-character prefix: "
+        + ("accepted" if big.committed else "refused"),
+        big.committed and big.summary_chars > big.prefix_chars,
+    )
+
+
+def _namespace_row(data: MoreMechanics, source: str) -> Verdict:
+    ns = data.namespace
+    return Verdict(
+        f"under the root: {', '.join(ns.top_level) or 'nothing'}; MEMORY.md at "
+        + (", ".join(ns.memory_files) or "nowhere"),
+        ns.top_level == (USER,) and ns.memory_files == (f"{USER}/MEMORY.md",),
+    )
+
+
+def _stability_row(data: MoreMechanics, source: str) -> Verdict:
+    st = data.stability
+    return Verdict(
+        "a message appended outside the span during the summary: automatic "
+        + (f"refused ({st.automatic_error[:60]})" if st.automatic_error else "committed")
+        + "; manual "
+        + ("committed" if st.manual_committed else "refused"),
+        "surface changed" in st.automatic_error and st.manual_committed,
     )
 
 
@@ -194,6 +231,42 @@ MORE_SPECS: tuple[ClaimSpec[MoreMechanics], ...] = (
         "again, then answers; the seed's other reset point (the agent going idle) is not "
         "probed",
         differs_note="the second overflow was not recovered: the count held for the turn",
+    ),
+)
+MORE_SPECS += (
+    ClaimSpec(
+        "AS-WORKSPACE-USER",
+        "In local mode a user's memory lives under workspace/<userId>/, not at the workspace "
+        "root the docs draw.",
+        _namespace_row,
+        "workspace/<userId>/ (lab-user/), not the root",
+        cite(AS_SEED, "2.0.3 本地模式实际在 workspace/<userId>/"),
+        note=_SCRIPTED + "HarnessAgent(user_id='lab-user') whose model calls memory_save once",
+        differs_note="a file of the session landed outside workspace/<userId>/",
+    ),
+    ClaimSpec(
+        "AS-NO-SIZE-CHECK",
+        "AgentScope 2.0.3 has no size check: a summary larger than the prefix it replaces "
+        "is accepted.",
+        _larger_row,
+        "no size check: a larger summary is accepted",
+        cite(AS_SEED, '它没有"摘要不比原会话小就保留"的 size 检查'),
+        kind="article-computed",
+        note=_SCRIPTED + "trigger 5, keep 2, the size check as AgentScope's defaults set "
+        "it (refuse_larger_summary off; ctxlab's check is opt-in)",
+        differs_note="the larger summary was refused",
+    ),
+    ClaimSpec(
+        "DSH-STABILITY-CHECK",
+        "After the summary call, automatic compaction requires the whole surface unchanged; "
+        "manual compaction requires only the selected span unchanged.",
+        _stability_row,
+        "automatic: whole-surface; manual: selected-span",
+        cite(DSH_SEED, "自动压缩用 whole-surface"),
+        note="run on scripted event logs: the summariser appends a message after the span "
+        "while it answers",
+        differs_note="the automatic path committed over a changed surface, or the manual "
+        "path refused a change outside its span",
     ),
 )
 """The issue-22 rows; seed 002's are article-computed by :mod:`experiments.claim_specs`."""

@@ -44,10 +44,13 @@ from experiments.mutations.patches_more import (
     no_overflow_retry,
     prune_not_progress,
     replace_before_summary,
+    size_check_always,
     size_check_off,
     sources_shadowed_only,
+    span_check_only,
     stale_pricing_accepted,
     truncated_accepted,
+    workspace_at_root,
 )
 
 __all__ = ["MUTATIONS", "Mutation", "by_name", "patch_everywhere"]
@@ -335,6 +338,24 @@ MUTATIONS += (
         "an interrupted manual compaction is reported as a commit failure, not cancelled",
         wrap("harness.compaction.manual", "_as_manual_error", interrupt_as_commit),
         ("DSH-MANUAL-ERRORS",),
+    ),
+    Mutation(
+        "AS_SIZE_CHECK_ALWAYS",
+        "the AgentScope engine refuses a summary not smaller than its prefix, config or not",
+        attr("harness.compaction.engine.AgentScopeEngine", "_too_large", size_check_always),
+        ("AS-NO-SIZE-CHECK",),
+    ),
+    Mutation(
+        "SPAN_CHECK_ONLY",
+        "automatic DSH compaction checks only the selected span, not the whole surface",
+        attr(f"{_DSH}.engine.DshEngine", "_check_stable", span_check_only),
+        ("DSH-STABILITY-CHECK",),
+    ),
+    Mutation(
+        "WORKSPACE_AT_ROOT",
+        "a user's memory files go to the workspace root, not workspace/<userId>/",
+        attr("harness.memory.workspace.MemoryWorkspace", "__init__", workspace_at_root),
+        ("AS-WORKSPACE-USER",),
     ),
     Mutation(
         "FALLBACK_128K",

@@ -15,10 +15,13 @@ __all__ = [
     "no_overflow_retry",
     "prune_not_progress",
     "replace_before_summary",
+    "size_check_always",
     "size_check_off",
     "sources_shadowed_only",
+    "span_check_only",
     "stale_pricing_accepted",
     "truncated_accepted",
+    "workspace_at_root",
 ]
 
 
@@ -45,6 +48,32 @@ def interrupt_as_commit(original: Any) -> Any:
         return original(exc)
 
     return classify
+
+
+def size_check_always(_original: Any) -> Any:
+    def too_large(self: Any, plan: Any, compaction: Any) -> bool:
+        if not compaction.messages:  # ctxlab's opt-in check, now on whatever the config says
+            return False
+        return bool(self.meter.price(compaction.messages[0]) >= self.meter.price_all(plan.prefix))
+
+    return too_large
+
+
+def workspace_at_root(original: Any) -> Any:
+    from pathlib import Path
+
+    def init(self: Any, root: Any, user_id: str = "default", clock: Any = None) -> None:
+        here = Path(root)  # the user's folder is the root itself: no <userId>/ namespace
+        original(self, here.parent, here.name, clock)
+
+    return init
+
+
+def span_check_only(original: Any) -> Any:
+    def check_stable(self: Any, header: Any, before: Any, selection: Any, check: Any) -> None:
+        original(self, header, before, selection, "selected-span")
+
+    return check_stable
 
 
 def no_overflow_retry(_original: Any) -> Any:

@@ -59,4 +59,9 @@ MORE_GLOSSES: dict[str, str] = {
         "if the prune already made a durable reduction of the surface and the summary stage "
         "then throws, the reduction on disk is not wasted"
     ),
+    "它没有": "it has no",
+    "摘要不比原会话小就保留": "keep the original when the summary is not smaller than it",
+    "的 size 检查": "size check",
+    "本地模式实际在": "local mode actually puts it in",
+    "自动压缩用": "automatic compaction uses",
 }

@@ -11,9 +11,12 @@ __all__ = [
     "CompactHooks",
     "DisabledOverflow",
     "DshCommit",
+    "LargerSummary",
     "MoreMechanics",
+    "Namespace",
     "PruneProgress",
     "RetryReset",
+    "Stability",
 ]
 
 
@@ -44,6 +47,16 @@ class DisabledOverflow:
     """Agent requests the server saw in the overflowing call."""
     outcome: str
     """``raised`` when the error reached the caller, ``answered`` otherwise."""
+
+
+@dataclass(frozen=True)
+class LargerSummary:
+    """One AgentScope compaction whose summary is longer than the prefix it replaces."""
+
+    committed: bool
+    summary_chars: int
+    """The summary message's length (0 when nothing was committed)."""
+    prefix_chars: int
 
 
 @dataclass(frozen=True)
@@ -81,11 +94,33 @@ class RetryReset:
 
 
 @dataclass(frozen=True)
+class Stability:
+    """A message appended outside the span while the summary call runs."""
+
+    automatic_error: str
+    """The pressure compaction's compaction/end error ("" when it committed)."""
+    manual_committed: bool
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """Where one user's session put its files, relative to the workspace root."""
+
+    top_level: tuple[str, ...]
+    """The names directly under the workspace root."""
+    memory_files: tuple[str, ...]
+    """Every MEMORY.md below the root."""
+
+
+@dataclass(frozen=True)
 class MoreMechanics:
     """The rows issue 22 added for seed claims that had none."""
 
     hooks: CompactHooks
     disabled_overflow: DisabledOverflow
+    larger_summary: LargerSummary
     commit: DshCommit
     prune_progress: PruneProgress
     retry_reset: RetryReset
+    stability: Stability
+    namespace: Namespace
