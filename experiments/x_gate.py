@@ -29,7 +29,7 @@ from experiments.claims import Claim
 from experiments.e3_claims import CODE_WORD
 from experiments.views import to_data
 from experiments.views.e3 import E3View
-from experiments.views.e4 import E4View
+from experiments.views.e4 import E4View, EngineRun
 from experiments.views.x_gate import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.gate import GATE_HEADING
 
@@ -79,11 +79,17 @@ def _e4_run(view: E4View) -> dict[str, GatedSummary]:
     return {
         engine.engine: GatedSummary(
             summary=engine.surface_summary,
-            kept=_kept(engine.surface_summary, e4.FACTS),
+            kept=() if _cut(engine) else _kept(engine.surface_summary, e4.FACTS),
             gate_added=tuple(gate_added(engine.surface_summary)),
         )
         for engine in view.engines
     }
+
+
+def _cut(engine: EngineRun) -> bool:
+    """A DSH summary cut off at max_tokens: the seed's engine refuses it (截断即失败), so it
+    keeps nothing, whatever a harness that committed it shows."""
+    return engine.summary_event is not None and engine.summary_event.cut_at_max_tokens
 
 
 def measure(settings: RunSettings) -> XGateView:

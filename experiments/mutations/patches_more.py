@@ -9,11 +9,15 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "backoff_forward",
+    "consolidation_marks_daily",
     "disable_ignored",
     "flush_blocks",
+    "flush_writes_memory",
     "interrupt_as_commit",
     "no_overflow_retry",
     "prune_not_progress",
+    "read_file_offloaded",
     "replace_before_summary",
     "size_check_always",
     "size_check_off",
@@ -173,3 +177,49 @@ def truncated_accepted(original: Any) -> Any:
         return original(_Uncut(model), request, *args)  # a max-tokens cut is not seen
 
     return summarize
+
+
+def backoff_forward(original: Any) -> Any:
+    """A cutoff that splits a tool pair moves toward the tail (past the results) instead of
+    toward the head."""
+    from harness.compaction.agentscope.cutoff import Cutoff
+
+    def cutoff(messages: Sequence[Any], keep_messages: int, *args: Any, **kw: Any) -> Any:
+        found = original(messages, keep_messages, *args, **kw)
+        if found.index == found.naive_index:
+            return found
+        end = found.naive_index
+        while end < len(messages) and messages[end].role == "tool":
+            end += 1
+        return Cutoff(end, found.naive_index, found.reason)
+
+    return cutoff
+
+
+def read_file_offloaded(original: Any) -> Any:
+    def apply(self: Any, message: Any) -> Any:
+        wider = dataclasses.replace(self, excluded_tools=self.excluded_tools - {"read_file"})
+        return original(wider, message)
+
+    return apply
+
+
+def consolidation_marks_daily(original: Any) -> Any:
+    def consolidate(self: Any) -> Any:
+        outcome = original(self)
+        if outcome.status == "written":  # the consumed ledgers get a marker appended
+            for path in self.workspace.daily_files():
+                path.write_text(path.read_text(encoding="utf-8") + "\n<!-- consolidated -->\n")
+        return outcome
+
+    return consolidate
+
+
+def flush_writes_memory(original: Any) -> Any:
+    def flush_chunk(self: Any, context: str, conversation: str) -> Any:
+        entry = original(self, context, conversation)
+        if entry is not None:  # the flush's facts go to MEMORY.md too, not only the ledger
+            self.workspace.append_memory(entry.text)
+        return entry
+
+    return flush_chunk
