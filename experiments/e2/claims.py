@@ -144,6 +144,15 @@ def _s3_recall(view: E2View, source: str) -> Verdict:
         f"{'saved both' if has_facts(saved) else 'saved neither' if not saved else 'saved part'}"
     )
     empty = "an empty completion" if not s3.answer.strip() else repr(s3.answer[:100])
+    # a recall needs a source: the facts injected from MEMORY.md or returned by a memory tool
+    sourced = has_facts(s3.memory_at_start) or has_facts("\n".join(found))
+    if has_facts(s3.answer) and not sourced:
+        return Verdict(
+            "yes, with no memory holding the facts",
+            False,
+            differs_note=f"the answer names the facts but no memory gave them ({had}): not a "
+            f"recall from memory; {_rule(source)}",
+        )
     return Verdict(
         yes(has_facts(s3.answer)),
         note=_rule(source),

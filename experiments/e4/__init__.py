@@ -28,6 +28,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,9 +263,21 @@ def _compact_dsh(
             >= {result.start_seq, result.summary_seq},
         ),
         summary_event=SummaryEvent(
-            tuple(sorted(summary_data)), summary_data.get("provider"), summary_data.get("model")
+            tuple(sorted(summary_data)),
+            summary_data.get("provider"),
+            summary_data.get("model"),
+            _cut(summary_data) or spy.calls[-1][1].finish_reason == "length",
         ),
     )
+
+
+def _cut(summary_data: Mapping[str, object]) -> bool:
+    """Whether the committed summary's completion reached its max_tokens, read from the
+    event's usage (the caller also reads the recorded finish reason, not the one the engine
+    saw)."""
+    usage, cap = summary_data.get("usage"), summary_data.get("max_tokens")
+    done = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    return isinstance(done, int) and isinstance(cap, int) and done >= cap
 
 
 def _events(

@@ -42,13 +42,27 @@ def _cap(view: E4View) -> str:
     )
 
 
+def _committed_cut(view: E4View, value: str) -> Verdict | None:
+    """A differing verdict when the DSH compaction committed a summary cut off at max_tokens:
+    the seed's engine would have refused it (截断即失败), so its events show nothing."""
+    event = view.run("dsh").summary_event
+    if event is None or not event.cut_at_max_tokens:
+        return None
+    return Verdict(
+        value + "; the committed summary was cut off at max_tokens",
+        False,
+        differs_note="the DSH engine committed a summary whose completion reached max_tokens, "
+        "which the seed's engine refuses",
+    )
+
+
 def _events(view: E4View, source: str) -> Verdict:
     dsh = view.run("dsh")
     types = [
         e.type + ("(replace)" if e.surface_op is not None and e.surface_op.is_replace else "")
         for e in dsh.events
     ]
-    return Verdict(", ".join(types))
+    return _committed_cut(view, ", ".join(types)) or Verdict(", ".join(types))
 
 
 def _replay(view: E4View, source: str) -> Verdict:
@@ -64,14 +78,14 @@ def _replay(view: E4View, source: str) -> Verdict:
             differs_note="the DSH engine replaced nothing (its summary was refused), so the "
             f"replay folded no replace and shows nothing{_cap(view)}",
         )
-    return Verdict(replay, bool(dsh.replay_equals_live))
+    return _committed_cut(view, replay) or Verdict(replay, bool(dsh.replay_equals_live))
 
 
 def _summary_event(view: E4View, source: str) -> Verdict:
     event = view.run("dsh").summary_event or SummaryEvent((), None, None)
     present = [f for f in SUMMARY_EVENT_FIELDS if f in event.fields]
     missing = ", ".join(f for f in SUMMARY_EVENT_FIELDS if f not in present)
-    return Verdict(
+    return _committed_cut(view, ", ".join(present)) or Verdict(
         ", ".join(present),
         note=f"provider {event.provider!r} (the API host the cassette replays), model "
         f"{event.model!r}; {STRUCTURAL}",
@@ -105,7 +119,7 @@ def _range(view: E4View, source: str) -> Verdict:
         )
     oldest = span.start == 0 and span.end + 1 + span.kept == total
     value = f"nodes {span.start}..{span.end} of {total} (the tail of {span.kept} kept is our setup)"
-    return Verdict(value, oldest)
+    return _committed_cut(view, value) or Verdict(value, oldest)
 
 
 def _sections(view: E4View, source: str) -> Verdict:

@@ -73,6 +73,9 @@ class SummaryEvent:
     fields: tuple[str, ...]
     provider: str | None
     model: str | None
+    cut_at_max_tokens: bool = False
+    """The summary call's completion reached the event's ``max_tokens``: a cut-off summary,
+    which the seed's engine refuses (截断即失败)."""
 
 
 ENGINE_TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}

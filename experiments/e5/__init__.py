@@ -17,7 +17,10 @@ that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` an
 * :mod:`~experiments.e5.seed_memory`: AgentScope defaults, offload path, injection, NO_REPLY,
   memory_save and the consolidation cadence and cap, as the seed states them;
 * :mod:`~experiments.e5.dsh_mechanics`: DeepSeek-Harness pressure, overflow, range back-off,
-  summary checks, the lock and the manual error classes.
+  summary checks, the lock and the manual error classes;
+* :mod:`~experiments.e5.compact_hooks` and :mod:`~experiments.e5.dsh_commit`: the pre-compaction
+  hooks, disableCompaction, and DeepSeek-Harness's commit and overflow bookkeeping (rows in
+  :mod:`~experiments.e5.more_rows`).
 
 Rows carry ``kind`` ``article-computed`` where the seed computed or read the value from
 bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` for our own.
@@ -32,6 +35,7 @@ from experiments.e5.failures import FAILURE_SPECS, measure_failures
 from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
 from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
 from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_grid
+from experiments.e5.more_rows import measure_more, more_claims
 from experiments.e5.seed_memory import measure_seed_memory
 from experiments.e5.seed_rows import seed_memory_claims
 from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
@@ -57,6 +61,7 @@ def measure() -> E5View:
         fallback=measure_fallback(),
         seed_memory=measure_seed_memory(),
         dsh=measure_dsh_mechanics(),
+        more=measure_more(),
     )
 
 
@@ -71,6 +76,7 @@ def claims(view: E5View) -> tuple[Claim, ...]:
         *evaluate("E5", SPECS, view, SOURCE),
         *seed_memory_claims(view.seed_memory),
         *dsh_mechanics_claims(view.dsh),
+        *more_claims(view.more),
     )
 
 

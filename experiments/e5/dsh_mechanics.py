@@ -31,6 +31,7 @@ from harness.compaction.manual import ManualCompaction
 from harness.compaction.manual.lock import session_lock
 from harness.errors import (
     CompactionBusyError,
+    CompactionError,
     ManualCompactionError,
     ServerError,
     SummaryError,
@@ -183,6 +184,8 @@ def _lock(root: Path) -> Lock:
             path()
         except CompactionBusyError:
             refused.append(name)
+        except CompactionError:
+            pass  # not refused as busy: the path went on and failed further in
     return Lock(last_event_during_summary=seen[0] if seen else "", busy=tuple(refused))
 
 
@@ -213,7 +216,7 @@ def _session(root: Path) -> Path:
     for n in range(4):
         agent.call(f"question {n} " + "x" * 200)
     agent.close()
-    return root / "u"
+    return agent.workspace.base  # root/u: the user's folder, wherever the workspace put it
 
 
 def _code(action: Callable[[], object]) -> str:

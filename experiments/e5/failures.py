@@ -111,7 +111,11 @@ def _second_overflow() -> str:
 
 
 def measure_overflow() -> Overflow:
-    result = _warmed_agent(1).call("q2")
+    try:
+        result = _warmed_agent(1).call("q2")
+    except ContextLengthExceededError as exc:  # not recovered: no compaction, no answer
+        once = OverflowOnce(compactions=0, trigger=None, answer=f"raised: {exc}")
+        return Overflow(one_error=once, two_errors=_second_overflow())
     once = OverflowOnce(
         compactions=len(result.compactions),
         trigger=result.compactions[0].trigger if result.compactions else None,

@@ -204,10 +204,17 @@ def _consolidation_cap(root: Path) -> ConsolidationCap:
     )
 
 
+DAY_NS = 86_400 * 1_000_000_000
+FRESHNESS_FACTS = ("old-day-fact", "first-fact", "second-fact")
+"""The entries before the first consolidation: a day-old file's, then today's two."""
+
+
 def _freshness(root: Path) -> Freshness:
-    """Two entries consolidated, a third appended to the same daily file, consolidated again:
-    which entries does the second run send?"""
-    workspace = MemoryWorkspace(root, "lab-user", SteppingClock(START))
+    """An entry of the day before, two entries of today consolidated, a third appended to
+    today's file, consolidated again: which entries does the second run send? (The day
+    before's file was not touched after the first run's watermark: it must not come back.)"""
+    clock = SteppingClock(START - DAY_NS)
+    workspace = MemoryWorkspace(root, "lab-user", clock)
     inputs: list[str] = []
 
     def reply(request: ChatRequest) -> str:
@@ -215,11 +222,13 @@ def _freshness(root: Path) -> Freshness:
         return "- merged"
 
     consolidator = Consolidator(FunctionModel(reply, model_name="scripted"), workspace)
+    workspace.append_entry("Memory Flush", "- old-day-fact")
+    clock.now = START
     workspace.append_entry("Memory Flush", "- first-fact")
     workspace.append_entry("Memory Flush", "- second-fact")
     consolidator.consolidate()
     workspace.append_entry("Memory Flush", "- third-fact")
     consolidator.consolidate()
     second = inputs[-1] if len(inputs) == 2 else ""
-    sends = tuple(f for f in ("first-fact", "second-fact", "third-fact") if f in second)
+    sends = tuple(f for f in (*FRESHNESS_FACTS, "third-fact") if f in second)
     return Freshness(files=len(workspace.daily_files()), second_run_sends=sends)

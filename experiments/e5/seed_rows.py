@@ -96,10 +96,14 @@ def _cadence_row(data: SeedMemory, source: str) -> Verdict:
 
 def _freshness_row(data: SeedMemory, source: str) -> Verdict:
     sends = data.freshness.second_run_sends
+    # per file: today's whole file again, and the day before's (untouched since the
+    # watermark) not at all; a watermark that never moved sends the old file too
     per_file = sends == ("first-fact", "second-fact", "third-fact")
+    shape = "per file" if per_file else "per entry" if sends == ("third-fact",) else "other"
     return Verdict(
-        f"after a third entry in the same daily file the second run sends: {', '.join(sends)}"
-        + (" (per file)" if per_file else " (per entry)"),
+        f"after a third entry in today's file the second run sends: {', '.join(sends)} "
+        f"({shape}; the day before's untouched file "
+        + ("re-sent)" if "old-day-fact" in sends else "not re-sent)"),
         per_file,
     )
 

@@ -130,7 +130,7 @@ def measure_large_result() -> LargeResult:
         agent = Agent(model, "system", [big, *tools.tools()], workspace=workspace.base)
         agent.call("query the manifest")
         read = agent.context[-2]
-    restored = "\n".join(line.split("|", 1)[1] for line in read.content.splitlines())
+    restored = "\n".join(line.partition("|")[2] for line in read.content.splitlines())
     preview = offloaded["preview"]
     return LargeResult(
         original_chars=len(text),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from experiments.e3.view import CompactionRecord
 from experiments.e5.dsh_view import DshMechanics
+from experiments.e5.more_view import MoreMechanics
 from experiments.e5.seed_view import SeedMemory
 
 __all__ = [
@@ -182,6 +183,8 @@ class E5View:
     """By model-window table."""
     seed_memory: SeedMemory
     dsh: DshMechanics
+    more: MoreMechanics
+    """The rows issue 22 added for seed claims that had none."""
 
     def __post_init__(self) -> None:
         if not self.grid:

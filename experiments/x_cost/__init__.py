@@ -154,7 +154,10 @@ def e4_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[LedgerRow
                 ),
                 None,
             )
-            compaction = LedgerCompaction(*priced(report), (usage,), meter)
+            before, after = priced(report)
+            cut = report.summary_event is not None and report.summary_event.cut_at_max_tokens
+            # a DSH summary cut at max_tokens is one the seed's engine refuses: nothing replaced
+            compaction = LedgerCompaction(before, before if cut else after, (usage,), meter)
             requests = [
                 LedgerRequest(a.usage if a else None, _metered(meter, q)) for q, a in conversation
             ]

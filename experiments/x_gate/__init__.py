@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 
 from experiments import e3, e4
 from experiments.e3.view import E3View
-from experiments.e4.view import E4View
+from experiments.e4.view import E4View, EngineRun
 from experiments.lab.claims import Claim
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.views import to_data
@@ -78,11 +78,17 @@ def _e4_run(view: E4View) -> dict[str, GatedSummary]:
     return {
         engine.engine: GatedSummary(
             summary=engine.surface_summary,
-            kept=_kept(engine.surface_summary, e4.FACTS),
+            kept=() if _cut(engine) else _kept(engine.surface_summary, e4.FACTS),
             gate_added=tuple(gate_added(engine.surface_summary)),
         )
         for engine in view.engines
     }
+
+
+def _cut(engine: EngineRun) -> bool:
+    """A DSH summary cut off at max_tokens: the seed's engine refuses it (截断即失败), so it
+    keeps nothing, whatever a harness that committed it shows."""
+    return engine.summary_event is not None and engine.summary_event.cut_at_max_tokens
 
 
 def measure(settings: RunSettings) -> XGateView:

@@ -12,11 +12,11 @@ mutation flips nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from unittest import mock
 
+from experiments.lab.mutations.catalogue_more import MORE_MUTATIONS
+from experiments.lab.mutations.mutation import Mutation
 from experiments.lab.mutations.patches import (
-    Patch,
     attr,
     cutoff_ignores_pairing,
     dsh_skips_head,
@@ -40,21 +40,6 @@ from experiments.lab.mutations.patches import (
 )
 
 __all__ = ["MUTATIONS", "Mutation", "by_name", "patch_everywhere"]
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """One behaviour of the harness broken, and the claims that must notice."""
-
-    name: str
-    what: str
-    """The behaviour broken, in one sentence."""
-    apply: Patch
-    must_flip: tuple[str, ...]
-    """Claims whose status must change (``ID`` for every model, ``ID@model`` for one)."""
-    gap: str = ""
-    """Why no claim catches this mutation yet (its test is then an expected failure, strict:
-    it fails the day a claim starts catching it, so the gap is closed on purpose)."""
 
 
 # --- the catalogue -------------------------------------------------------------------------
@@ -102,7 +87,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "NO_WATERMARK",
         "consolidation never writes the watermark",
         attr("harness.memory.workspace.MemoryWorkspace", "write_watermark", nothing),
-        ("E2-S2-WATERMARK", "E5-CONSOLIDATE-FAIL", "AS-CONSOLIDATE-FRESHNESS"),
+        ("E2-S2-WATERMARK", "E5-CONSOLIDATE-FAIL"),
     ),
     Mutation(
         "DSH_SKIPS_HEAD",
@@ -171,11 +156,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "LOCK_UNCHECKED",
         "the compaction lock (an unclosed compaction/start) is not checked",
         wrap("harness.store.eventlog.bracket", "refuse_if_busy", nothing),
-        (),
-        gap=(
-            "the DSH lock probe of E5 raises (SummaryError) instead of judging, so the "
-            "mutation stops E5 before DSH-LOCK is judged: caught, but as an abort"
-        ),
+        ("DSH-LOCK",),
     ),
     Mutation(
         "GATE_OFF",
@@ -209,11 +190,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "FLUSH_SKIPPED",
         "the pre-compaction memory flush never runs",
         attr("harness.memory.runtime.MemoryRuntime", "flush_prefix", nothing),
-        (),
-        gap=(
-            "no row covers the pre-compaction flush yet (flushBeforeCompact of the seed, best"
-            " effort): the flushes of E2 are the after-call ones"
-        ),
+        ("AS-COMPACT-HOOKS",),
     ),
     Mutation(
         "THRASH_GUARD_OFF",
@@ -258,6 +235,9 @@ MUTATIONS += (
         ("DSH-SUMMARY-EVENT@qwen2.5-coder-1.5b-instruct-q4_k_m",),
     ),
 )
+
+
+MUTATIONS += MORE_MUTATIONS
 
 
 def by_name(name: str) -> Mutation:

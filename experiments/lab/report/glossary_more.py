@@ -38,4 +38,30 @@ MORE_GLOSSES: dict[str, str] = {
     "毛重": "gross weight",
     "体积": "volume",
     "电子元件": "electronic components",
+    # issue 22's rows for seed claims that had none (E5)
+    "默认也开": "is on by default too",
+    "压前抽事实，best-effort，失败不阻断": (
+        "extract facts before compacting, best effort: a failure does not block"
+    ),
+    "关掉的不只是阈值压缩，还有溢出兜底那一次重试": (
+        "turns off not only threshold compaction but also the one overflow fallback retry"
+    ),
+    "摘要与替换消息之间一次让出都不给": (
+        "not a single yield between the summary and the replace message"
+    ),
+    "对不上直接抛错": "if they do not match, it throws at once",
+    "任何一条 assistant/message 落盘": "any assistant/message landing on disk",
+    "把开标记、摘要和全部被遮蔽事件的 seq 串成因果链": (
+        "chains the seqs of the start marker, the summary and every shadowed event into a "
+        "causal chain"
+    ),
+    "如果剪枝已经产生了持久的表面缩减，摘要这段却抛错了，已落盘的缩减不算白干": (
+        "if the prune already made a durable reduction of the surface and the summary stage "
+        "then throws, the reduction on disk is not wasted"
+    ),
+    "它没有": "it has no",
+    "摘要不比原会话小就保留": "keep the original when the summary is not smaller than it",
+    "的 size 检查": "size check",
+    "本地模式实际在": "local mode actually puts it in",
+    "自动压缩用": "automatic compaction uses",
 }
