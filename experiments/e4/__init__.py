@@ -49,7 +49,6 @@ from harness.agent import Agent
 from harness.client import ChatClient
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
-from harness.compaction.dsh.summarizer import CHECKPOINT_NAME
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
 from harness.model import ChatModel, ChatRequest, ChatResponse
@@ -188,12 +187,6 @@ def _engine_run(
         error=done.error,
         summary_event=done.summary_event,
     )
-
-
-def _carries_summary(message: Any) -> bool:
-    """The message the conversation goes on with in place of the compacted span: AgentScope's
-    summary message or DSH's checkpoint."""
-    return bool(message.is_summary or message.name == CHECKPOINT_NAME)
 
 
 def _valid(messages: list[Any]) -> bool:

@@ -7,7 +7,7 @@
 * :mod:`~experiments.lab.recorder.format`: the cassette file (JSON, bodies stored parsed).
 * :mod:`~experiments.lab.recorder.matching`: how replayed requests match recorded ones, and what a
   mismatch says.
-* :mod:`~experiments.lab.recorder.secrets`: the secret scanner every recorded cassette passes.
+* the secret scanner every recorded cassette passes is :mod:`harness.secrets` (re-exported here).
 * :mod:`~experiments.lab.recorder.localserver`: the local model and its deterministic server.
 """
 
@@ -27,7 +27,7 @@ from experiments.lab.recorder.localserver import (
     local_server,
 )
 from experiments.lab.recorder.providers import PROVIDERS, ProviderSpec, provider_spec
-from experiments.lab.recorder.secrets import scan_file, scan_text
+from harness.secrets import scan_file, scan_text
 
 __all__ = [
     "PROVIDERS",

@@ -71,10 +71,10 @@ from experiments.lab.recorder.scrubbing import (
     scrub_response,
 )
 from experiments.lab.recorder.seal import check_cassette
-from experiments.lab.recorder.secrets import scan_text
 from harness.client import ChatClient, RetryPolicy
 from harness.errors import ConfigError, MissingAPIKeyError
 from harness.fs.files import write_atomic
+from harness.secrets import scan_text
 from harness.timeouts import Timeouts
 
 __all__ = [

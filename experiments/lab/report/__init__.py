@@ -13,10 +13,10 @@ deterministically (two builds give byte-identical files):
 A recorded experiment's plot shows every recorded set: ``<ID>.json`` and each
 ``<ID>@<model>.json`` (:func:`recorded_views`).
 
-Modules: :mod:`.tables` (inputs, claims, provenance); :mod:`.per_experiment`, one module per
-experiment reading its JSON back into the typed view the experiment wrote it from
-(:mod:`experiments.lab.views`) and rendering its page's Measurements section, plus the registry of
-them; then the renderers :mod:`.pages` (with :mod:`.markdown`), :mod:`.plots` and :mod:`.html`.
+Modules: :mod:`.tables` (inputs, claims, provenance); :mod:`.experiments`, each experiment's
+``page.PAGE`` (``experiments/<name>/page.py``: its view type, its page's Measurements section,
+its plot), collected in the manifest's order; then the renderers :mod:`.pages` (with
+:mod:`.markdown`), :mod:`.plots` and :mod:`.html`.
 """
 
 from __future__ import annotations

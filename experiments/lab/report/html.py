@@ -5,7 +5,7 @@ The page answers first: a verdict matrix (experiment × recorded model, claims t
 differ, each cell linking to the experiment's section) and one sentence per experiment with
 the main causes of what differs (:mod:`.verdicts`). Then one section per experiment, in the
 order of :data:`experiments.lab.registry.EXPERIMENTS` (then any other experiment that left claims
-or a JSON): what it tests (:func:`.per_experiment.about`), its plots, its claims (the claim, the
+or a JSON): what it tests (:func:`.experiments.about`), its plots, its claims (the claim, the
 article's value and each model's, the note folded away, boilerplate said once by
 :mod:`.boilerplate`) and its cassettes' provenance. The full claims table closes the page,
 filterable by status, kind, experiment and model.

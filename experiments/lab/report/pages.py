@@ -1,7 +1,7 @@
 """Markdown pages: ``claims.md`` and one readable page per experiment (``<ID>.md``).
 
 An experiment's page is a header, its source, its claims, then its measurements: the section
-its :mod:`.per_experiment` module renders from its view, or, without one, the JSON as recorded.
+its ``experiments/<name>/page.py`` renders from its view, or, without one, the JSON as recorded.
 Computes nothing of its own beyond choosing display columns.
 """
 

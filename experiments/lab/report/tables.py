@@ -3,7 +3,7 @@
 Nothing here renders. :func:`load_inputs` reads ``claims.csv`` and every ``E*.json`` of a
 reports folder; :func:`claims_table` is the one function that builds the claims DataFrame; each
 experiment's provenance becomes :class:`ProvenanceRow` records; :func:`records_frame` turns any
-list of records into a DataFrame. Per-experiment measurements are read in :mod:`.per_experiment`.
+list of records into a DataFrame. Per-experiment measurements are read in :mod:`.experiments`.
 """
 
 from __future__ import annotations
