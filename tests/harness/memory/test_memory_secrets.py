@@ -13,7 +13,7 @@ from support.loopback import ScriptedHTTPServer, completion, json_reply, say
 
 from experiments.lab.errors import ExperimentError
 from experiments.lab.experiment import write_json
-from experiments.lab.recorder import secrets as recording_secrets
+from experiments.lab.recorder import cassette as recording
 from harness import secrets
 from harness.client import ChatClient, RetryPolicy
 from harness.harness_agent import HarnessAgent
@@ -108,7 +108,7 @@ def test_memory_save_redacts_a_key(agent_over_http: Any) -> None:
 
 
 def test_one_scanner_for_cassettes_reports_and_memory() -> None:
-    assert recording_secrets.scan_text is secrets.scan_text
+    assert recording.scan_text is secrets.scan_text  # what the cassette recorder calls
     text, findings = secrets.redact_text(f"key {TYPED_KEY}; Bearer abcdefghijklmnopqrstu; ok")
     assert text == "key [REDACTED]; Bearer [REDACTED]; ok"
     assert findings == ["line 1: sk- API key", "line 1: Bearer token"]
