@@ -208,12 +208,12 @@ def run(settings: RunSettings) -> ExperimentResult:
     return ExperimentResult("E1", evaluate("E1", SPECS, view, SOURCE), to_data(view), SOURCE)
 
 
-def _naive(view: E1View, source: str) -> Verdict:
+def _naive(view: E1View) -> Verdict:
     naive = view.naive_cutoff_message
     return Verdict(f"{naive.index} ({naive.role})")
 
 
-def _after(view: E1View, source: str) -> Verdict:
+def _after(view: E1View) -> Verdict:
     kinds = [
         "empty summary" if m.kind == "summary" and not _summary_body(m.text) else m.kind
         for m in view.after
@@ -225,7 +225,7 @@ def _summary_body(text: str) -> str:
     return text.removeprefix(SUMMARY_PREFIX).strip()
 
 
-def _probes(view: E1View, source: str) -> Verdict:
+def _probes(view: E1View) -> Verdict:
     return Verdict(
         "; ".join(
             f"trigger {p.trigger}, {p.messages} msgs: {'compacts' if p.fires else 'no compaction'}"
@@ -234,10 +234,10 @@ def _probes(view: E1View, source: str) -> Verdict:
     )
 
 
-def _probes_at(start: int, end: int) -> Callable[[E1View, str], Verdict]:
-    def measure(view: E1View, source: str) -> Verdict:
+def _probes_at(start: int, end: int) -> Callable[[E1View], Verdict]:
+    def measure(view: E1View) -> Verdict:
         probes = replace(view, trigger_probes=view.trigger_probes[start:end])
-        return _probes(probes, source)
+        return _probes(probes)
 
     return measure
 
@@ -246,7 +246,7 @@ def _masked(line: str) -> str:
     return re.sub(r"/ \d+ tokens", "/ N tokens", line.strip())
 
 
-def _log_line(view: E1View, source: str) -> Verdict:
+def _log_line(view: E1View) -> Verdict:
     ours = view.log_lines[0] if view.log_lines else ""
     return Verdict(
         ours,
@@ -256,7 +256,7 @@ def _log_line(view: E1View, source: str) -> Verdict:
     )
 
 
-def _reason(view: E1View, source: str) -> Verdict:
+def _reason(view: E1View) -> Verdict:
     said = view.reason
     holds = all(
         re.search(pattern, said)
@@ -271,7 +271,7 @@ def _reason(view: E1View, source: str) -> Verdict:
     )
 
 
-def _rerun(view: E1View, source: str) -> Verdict:
+def _rerun(view: E1View) -> Verdict:
     identical = bool(view.rerun and view.rerun.identical)
     digest = view.rerun.sha256[:12] if view.rerun else "none"
     return Verdict(
@@ -288,7 +288,7 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
     ClaimSpec(
         "E1-TOTAL",
         "The history holds 9 messages when compaction triggers (trigger 6).",
-        lambda v, _: Verdict(str(v.total_messages)),
+        lambda v: Verdict(str(v.total_messages)),
         "9",
         cite(AS_SEED, "E1 的输入 9 条"),
     ),
@@ -302,14 +302,14 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
     ClaimSpec(
         "E1-CUTOFF",
         "The safe cutoff moves back to the assistant holding the tool_use.",
-        lambda v, _: Verdict(str(v.cutoff)),
+        lambda v: Verdict(str(v.cutoff)),
         "6",
         cite(AS_SEED, "切点移到 6"),
     ),
     ClaimSpec(
         "E1-KEEP",
         "Three messages are kept (one more than keepMessages).",
-        lambda v, _: Verdict(str(v.keeping)),
+        lambda v: Verdict(str(v.keeping)),
         "3",
         cite(AS_SEED, "结果是尾部 3 条，不是 2 条"),
     ),
@@ -331,7 +331,7 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
     ClaimSpec(
         "E1-TOKENS",
         "The 9 messages are estimated at 305 tokens.",
-        lambda v, _: Verdict(str(v.estimated_tokens)),
+        lambda v: Verdict(str(v.estimated_tokens)),
         "305",
         cite(AS_SEED, "total=9 msgs / 305 tokens"),
         differs_note="the article does not publish its 9 messages; ours are our own freight "
@@ -356,7 +356,7 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
         "E1-DEFAULT-REMOVES",
         "AgentScope's defaults (trigger 50, keep 20) remove about thirty messages at a time: "
         "50 plain messages lose 30.",
-        lambda v, _: Verdict(f"{v.default_removed} of 50"),
+        lambda v: Verdict(f"{v.default_removed} of 50"),
         "30 of 50",
         cite(AS_SEED, "50 触发、20 保留，默认一次压掉三十条上下"),
         kind="article-computed",

@@ -36,12 +36,13 @@ def _rule(source: str) -> str:
     )
 
 
-def claims(view: E2View, source: str) -> tuple[Claim, ...]:
+def claims(view: E2View) -> tuple[Claim, ...]:
     """E2's claims: :data:`SPECS` judged on ``view``."""
-    return evaluate("E2", SPECS, view, source)
+    return evaluate("E2", SPECS, view, view.source)
 
 
-def _s1_tools(view: E2View, source: str) -> Verdict:
+def _s1_tools(view: E2View) -> Verdict:
+    source = view.source
     s1 = view.steps[0]
     unread = len(call_attempts(s1.answer)) - len(s1.tool_calls)
     value = str(len(s1.tool_calls))
@@ -55,7 +56,8 @@ def _s1_tools(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s1_flush(view: E2View, source: str) -> Verdict:
+def _s1_flush(view: E2View) -> Verdict:
+    source = view.source
     first_flush = view.final_daily_text.split("## Memory Flush")[1:2]
     return Verdict(
         yes(bool(first_flush) and has_facts(first_flush[0])),
@@ -64,21 +66,22 @@ def _s1_flush(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s1_no_memory(view: E2View, source: str) -> Verdict:
+def _s1_no_memory(view: E2View) -> Verdict:
     return Verdict("present" if view.steps[0].files["MEMORY.md"].exists else "absent")
 
 
-def _s1_skip_log(view: E2View, source: str) -> Verdict:
+def _s1_skip_log(view: E2View) -> Verdict:
     maintenance = view.steps[0].maintenance
     return Verdict(maintenance[0] if maintenance else "no maintenance ran")
 
 
-def _header(view: E2View, source: str) -> Verdict:
+def _header(view: E2View) -> Verdict:
     lines = view.final_daily_text.splitlines()
     return Verdict(next((line for line in lines if line.startswith("## Memory")), "none"))
 
 
-def _s2_memory(view: E2View, source: str) -> Verdict:
+def _s2_memory(view: E2View) -> Verdict:
+    source = view.source
     s2 = view.steps[1]
     memory = s2.memory_text or ""
     copy = verbatim_copy(memory, s2.consolidation_input)
@@ -102,11 +105,11 @@ def _s2_memory(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s2_watermark(view: E2View, source: str) -> Verdict:
+def _s2_watermark(view: E2View) -> Verdict:
     return Verdict(f"{view.steps[1].size('memory/.consolidation_state')} B")
 
 
-def _s2_daily(view: E2View, source: str) -> Verdict:
+def _s2_daily(view: E2View) -> Verdict:
     return Verdict("unchanged" if view.steps[1].daily_unchanged else "changed")
 
 
@@ -115,7 +118,8 @@ def _header_bytes(text: str) -> int:
     return sum(len(m.group(2)) for m in FRACTION.finditer(text))
 
 
-def _sizes(view: E2View, source: str) -> Verdict:
+def _sizes(view: E2View) -> Verdict:
+    source = view.source
     s2 = view.steps[1]
     sizes = (
         " / ".join(f"{name} {s2.size(name)} B" for name in (DAILY, "MEMORY.md"))
@@ -133,7 +137,8 @@ def _sizes(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s3_recall(view: E2View, source: str) -> Verdict:
+def _s3_recall(view: E2View) -> Verdict:
+    source = view.source
     s3 = view.steps[2]
     found = s3.tool_result_facts
     saved = _section(s3.daily_added, "Memory Save")
@@ -160,7 +165,8 @@ def _s3_recall(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s3_searches(view: E2View, source: str) -> Verdict:
+def _s3_searches(view: E2View) -> Verdict:
+    source = view.source
     s3 = view.steps[2]
     tools = Counter(s3.tool_calls)
     searches = f"memory_search×{tools['memory_search']}; sources: " + (
@@ -180,7 +186,8 @@ def _section(text: str, kind: str) -> str:
     return "\n".join(p for p in parts if p.lstrip("#").lstrip().startswith(kind))
 
 
-def _s4_rebuild(view: E2View, source: str) -> Verdict:
+def _s4_rebuild(view: E2View) -> Verdict:
+    source = view.source
     s4 = view.steps[3]
     tools4 = Counter(s4.tool_calls)
     from_daily = any(src.startswith("memory/") for src in s4.sources)
@@ -197,7 +204,8 @@ def _s4_rebuild(view: E2View, source: str) -> Verdict:
     )
 
 
-def _s4_save(view: E2View, source: str) -> Verdict:
+def _s4_save(view: E2View) -> Verdict:
+    source = view.source
     s3, s4 = view.steps[2], view.steps[3]
     saved = bool(_section(s4.daily_added, "Memory Save"))
     kept = s4.watermark == s3.watermark
@@ -212,7 +220,7 @@ def _s4_save(view: E2View, source: str) -> Verdict:
     )
 
 
-def _extra_calls(view: E2View, source: str) -> Verdict:
+def _extra_calls(view: E2View) -> Verdict:
     calls = view.model_calls
     return Verdict(
         f"flush {calls.get('flush', 0)} + consolidation {calls.get('consolidation', 0)}",
@@ -220,9 +228,10 @@ def _extra_calls(view: E2View, source: str) -> Verdict:
     )
 
 
-def _flush_invents(view: E2View, source: str) -> Verdict:
+def _flush_invents(view: E2View) -> Verdict:
     """The seed: a date "never in the conversation" — so the whole conversation counts, the
     model's answers included, not only what the user said."""
+    source = view.source
     said = "\n".join(s.user for s in view.steps)
     conversation = "\n".join(f"{s.user}\n{s.answer}" for s in view.steps)
     flushed = _section(view.final_daily_text, "Memory Flush")

@@ -33,21 +33,21 @@ WORDING_GONE = re.compile(
 RULE = "judged by judge `e3-rules`; model output as recorded"
 
 
-def claims(view: E3View, source: str) -> tuple[Claim, ...]:
+def claims(view: E3View) -> tuple[Claim, ...]:
     """E3's claims: :data:`SPECS` judged on ``view``."""
-    return evaluate("E3", SPECS, view, source)
+    return evaluate("E3", SPECS, view, view.source)
 
 
 def _summaries(view: E3View) -> list[str]:
     return [r.compaction.summary for r in view.rounds if r.compaction]
 
 
-def _first(view: E3View, source: str) -> Verdict:
+def _first(view: E3View) -> Verdict:
     compacted = view.compacted_rounds
     return Verdict(str(compacted[0]) if compacted else "none")
 
 
-def _every(view: E3View, source: str) -> Verdict:
+def _every(view: E3View) -> Verdict:
     return Verdict(
         "; ".join(
             f"round {r.round}: total={c.total_messages}, cutoff={c.cutoff}, "
@@ -58,7 +58,7 @@ def _every(view: E3View, source: str) -> Verdict:
     )
 
 
-def _visible(view: E3View, source: str) -> Verdict:
+def _visible(view: E3View) -> Verdict:
     return Verdict(
         "; ".join(
             f"round {r.round}: {r.visible_before} → {r.visible_after}" for r in view.rounds[2:]
@@ -66,7 +66,7 @@ def _visible(view: E3View, source: str) -> Verdict:
     )
 
 
-def _summary_message(view: E3View, source: str) -> Verdict:
+def _summary_message(view: E3View) -> Verdict:
     summary = view.final_summary_message
     role, name = (summary.role, summary.name) if summary else (None, None)
     opening = summary is not None and summary.text.startswith(SUMMARY_PREFIX)
@@ -76,11 +76,12 @@ def _summary_message(view: E3View, source: str) -> Verdict:
     return Verdict(value)
 
 
-def _final_messages(view: E3View, source: str) -> Verdict:
+def _final_messages(view: E3View) -> Verdict:
     return Verdict(str(len(view.rounds[-1].context_after)))
 
 
-def _final_tokens(view: E3View, source: str) -> Verdict:
+def _final_tokens(view: E3View) -> Verdict:
+    source = view.source
     return Verdict(
         str(view.rounds[-1].estimated_tokens_after),
         differs_note="the estimate prices the summary and the answers, which are model "
@@ -89,8 +90,9 @@ def _final_tokens(view: E3View, source: str) -> Verdict:
     )
 
 
-def _sections(view: E3View, source: str) -> Verdict:
+def _sections(view: E3View) -> Verdict:
     """A section counts only with content: a heading alone, or "None" under it, is empty."""
+    source = view.source
     summaries = _summaries(view)
     headed = sum(all(h in markdown_headings(t) for h in SECTIONS) for t in summaries)
     filled = [filled_sections(t, SECTIONS) for t in summaries]
@@ -122,7 +124,8 @@ def _route_text(view: E3View) -> str:
     return "; ".join(f"round {n}: {route}" for n, route in _routes(view).items())
 
 
-def _recall(view: E3View, source: str) -> Verdict:
+def _recall(view: E3View) -> Verdict:
+    source = view.source
     recall = [n for n in (4, 5) if CODE_WORD in view.round(n).answer]
     routes = _route_text(view)
     return Verdict(
@@ -133,7 +136,7 @@ def _recall(view: E3View, source: str) -> Verdict:
     )
 
 
-def _recall_route(view: E3View, source: str) -> Verdict:
+def _recall_route(view: E3View) -> Verdict:
     summaries = _summaries(view)
     keeps_word = sum(CODE_WORD in text for text in summaries)
     return Verdict(
@@ -146,7 +149,8 @@ def _recall_route(view: E3View, source: str) -> Verdict:
     )
 
 
-def _summary_keeps(view: E3View, source: str) -> Verdict:
+def _summary_keeps(view: E3View) -> Verdict:
+    source = view.source
     summaries = _summaries(view)
     keeps_word = sum(CODE_WORD in text for text in summaries)
     return Verdict(
@@ -159,7 +163,7 @@ def _summary_keeps(view: E3View, source: str) -> Verdict:
     )
 
 
-def _merged(view: E3View, source: str) -> Verdict:
+def _merged(view: E3View) -> Verdict:
     """Each round's summary message carries the fixed opening once: the old summary was
     recognised and merged into the new one, not nested inside it."""
     openings = [
@@ -177,7 +181,7 @@ def _merged(view: E3View, source: str) -> Verdict:
     )
 
 
-def _at_compaction(view: E3View, source: str) -> Verdict:
+def _at_compaction(view: E3View) -> Verdict:
     """Round 3's context at the compaction: the summary, A2 (round 2's answer), U3."""
     if len(view.rounds) < 3:
         return Verdict("fewer than 3 rounds", False)
@@ -196,7 +200,8 @@ def _at_compaction(view: E3View, source: str) -> Verdict:
     return Verdict(", ".join(names), note=f"read from the context after round 3; {STRUCTURAL}")
 
 
-def _reverse(view: E3View, source: str) -> Verdict:
+def _reverse(view: E3View) -> Verdict:
+    source = view.source
     answer = view.round(3).answer
     return Verdict(
         REVERSED if REVERSED in answer else answer[:40],
@@ -205,7 +210,7 @@ def _reverse(view: E3View, source: str) -> Verdict:
     )
 
 
-def _wording(view: E3View, source: str) -> Verdict:
+def _wording(view: E3View) -> Verdict:
     answer = view.round(4).answer
     return Verdict(
         "says it is gone" if WORDING_GONE.search(answer) else "does not say so",
@@ -214,7 +219,8 @@ def _wording(view: E3View, source: str) -> Verdict:
     )
 
 
-def _summary_lengths(view: E3View, source: str) -> Verdict:
+def _summary_lengths(view: E3View) -> Verdict:
+    source = view.source
     return Verdict(
         " / ".join(str(len(s)) for s in _summaries(view)),
         differs_note=f"summary text is model output: {source} is not the article's "

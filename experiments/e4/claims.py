@@ -22,9 +22,9 @@ STRUCTURAL = "structural: decided by the harness, whatever the model says"
 SUMMARY_EVENT_FIELDS = ("summary", "shadowed_range", "shadowed_seqs", "provider", "model", "usage")
 
 
-def claims(view: E4View, source: str) -> tuple[Claim, ...]:
+def claims(view: E4View) -> tuple[Claim, ...]:
     """E4's claims: :data:`SPECS` judged on ``view``."""
-    return evaluate("E4", SPECS, view, source)
+    return evaluate("E4", SPECS, view, view.source)
 
 
 def _rule(view: E4View, source: str) -> str:
@@ -56,7 +56,7 @@ def _committed_cut(view: E4View, value: str) -> Verdict | None:
     )
 
 
-def _events(view: E4View, source: str) -> Verdict:
+def _events(view: E4View) -> Verdict:
     dsh = view.run("dsh")
     types = [
         e.type + ("(replace)" if e.surface_op is not None and e.surface_op.is_replace else "")
@@ -65,7 +65,7 @@ def _events(view: E4View, source: str) -> Verdict:
     return _committed_cut(view, ", ".join(types)) or Verdict(", ".join(types))
 
 
-def _replay(view: E4View, source: str) -> Verdict:
+def _replay(view: E4View) -> Verdict:
     dsh, agentscope = view.run("dsh"), view.run("agentscope")
     replay = (
         f"DSH: {'equal' if dsh.replay_equals_live else 'different'} (AgentScope on the same "
@@ -81,7 +81,7 @@ def _replay(view: E4View, source: str) -> Verdict:
     return _committed_cut(view, replay) or Verdict(replay, bool(dsh.replay_equals_live))
 
 
-def _summary_event(view: E4View, source: str) -> Verdict:
+def _summary_event(view: E4View) -> Verdict:
     event = view.run("dsh").summary_event or SummaryEvent((), None, None)
     present = [f for f in SUMMARY_EVENT_FIELDS if f in event.fields]
     missing = ", ".join(f for f in SUMMARY_EVENT_FIELDS if f not in present)
@@ -93,7 +93,7 @@ def _summary_event(view: E4View, source: str) -> Verdict:
     )
 
 
-def _cache(view: E4View, source: str) -> Verdict:
+def _cache(view: E4View) -> Verdict:
     dsh, agentscope = view.run("dsh"), view.run("agentscope")
     reuse = f"DSH {dsh.prefix_reuse:.0%} vs AgentScope {agentscope.prefix_reuse:.0%}"
     cached = (
@@ -108,7 +108,7 @@ def _cache(view: E4View, source: str) -> Verdict:
     return Verdict(f"{reuse}; {cached}", holds)
 
 
-def _range(view: E4View, source: str) -> Verdict:
+def _range(view: E4View) -> Verdict:
     dsh = view.run("dsh")
     span, total = dsh.range, len(view.conversation)
     if span is None:
@@ -122,7 +122,8 @@ def _range(view: E4View, source: str) -> Verdict:
     return _committed_cut(view, value) or Verdict(value, oldest)
 
 
-def _sections(view: E4View, source: str) -> Verdict:
+def _sections(view: E4View) -> Verdict:
+    source = view.source
     summary = view.run("dsh").summary
     headed = [h for h in markdown_headings(summary) if h in DSH_SECTIONS]
     filled = filled_sections(summary, DSH_SECTIONS)
@@ -146,7 +147,8 @@ def _labels(summary: str, named: list[str]) -> str:
     return f"; it names {len(named)} of 8 in all"
 
 
-def _exact(view: E4View, source: str) -> Verdict:
+def _exact(view: E4View) -> Verdict:
+    source = view.source
     dsh, agentscope = view.run("dsh"), view.run("agentscope")
     return Verdict(
         f"{len(dsh.facts_kept)} of 4 kept ({', '.join(dsh.facts_kept) or 'none'})",

@@ -20,7 +20,7 @@ def dsh_mechanics_claims(data: DshMechanics) -> tuple[Claim, ...]:
     return evaluate("E5", DSH_SPECS, data, SOURCE)
 
 
-def _pressure_row(data: DshMechanics, source: str) -> Verdict:
+def _pressure_row(data: DshMechanics) -> Verdict:
     p = data.pressure
     return Verdict(
         f"window {p.window}: threshold {p.threshold}, retain {p.retain}; below: "
@@ -32,7 +32,7 @@ def _pressure_row(data: DshMechanics, source: str) -> Verdict:
     )
 
 
-def _overflow_row(data: DshMechanics, source: str) -> Verdict:
+def _overflow_row(data: DshMechanics) -> Verdict:
     o = data.overflow
     return Verdict(
         f"compacted {o.messages_before} → {o.messages_after} messages; nothing "
@@ -45,7 +45,7 @@ def _overflow_row(data: DshMechanics, source: str) -> Verdict:
     )
 
 
-def _backoff_row(data: DshMechanics, source: str) -> Verdict:
+def _backoff_row(data: DshMechanics) -> Verdict:
     b = data.backoff
     return Verdict(
         f"naive cut {b.naive_cut} moved to {b.cut}; only a pair left: "
@@ -66,15 +66,15 @@ def _rejected(attempt: Attempt, error_says: str) -> Verdict:
     )
 
 
-def _smaller_row(data: DshMechanics, source: str) -> Verdict:
+def _smaller_row(data: DshMechanics) -> Verdict:
     return _rejected(data.smaller, "not smaller")
 
 
-def _truncated_row(data: DshMechanics, source: str) -> Verdict:
+def _truncated_row(data: DshMechanics) -> Verdict:
     return _rejected(data.truncated, "")
 
 
-def _lock_row(data: DshMechanics, source: str) -> Verdict:
+def _lock_row(data: DshMechanics) -> Verdict:
     lock = data.lock
     return Verdict(
         f"last event during the summary call: {lock.last_event_during_summary}; busy: "
@@ -84,7 +84,7 @@ def _lock_row(data: DshMechanics, source: str) -> Verdict:
     )
 
 
-def _stale_row(data: DshMechanics, source: str) -> Verdict:
+def _stale_row(data: DshMechanics) -> Verdict:
     stale = data.stale
     return Verdict(
         f"detected: {yes(stale.detected)}; busy: "
@@ -93,7 +93,7 @@ def _stale_row(data: DshMechanics, source: str) -> Verdict:
     )
 
 
-def _manual_row(data: DshMechanics, source: str) -> Verdict:
+def _manual_row(data: DshMechanics) -> Verdict:
     codes = data.manual_errors
     seen = sorted(set(codes.values()) & set(SIX))
     return Verdict(

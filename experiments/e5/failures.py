@@ -65,7 +65,7 @@ def measure_summary_failure() -> SummaryFailure:
     )
 
 
-def _summary_failure(view: E5View, source: str) -> Verdict:
+def _summary_failure(view: E5View) -> Verdict:
     """Matches when the agent compacted and the summary begins with the placeholder."""
     summary = view.failures.summary_failure
     held = summary.compacted and str(summary.summary_starts).startswith(SUMMARY_UNAVAILABLE)
@@ -124,7 +124,7 @@ def measure_overflow() -> Overflow:
     return Overflow(one_error=once, two_errors=_second_overflow())
 
 
-def _overflow(view: E5View, source: str) -> Verdict:
+def _overflow(view: E5View) -> Verdict:
     """One error: a forced compaction and an answered retry. Two: the caller sees the error."""
     overflow = view.failures.overflow
     one = overflow.one_error
@@ -188,7 +188,7 @@ def measure_consolidation_failure() -> ConsolidationWriteFailure:
     )
 
 
-def _consolidation_failure(view: E5View, source: str) -> Verdict:
+def _consolidation_failure(view: E5View) -> Verdict:
     """Matches when the watermark stayed, the same batch was redone and both facts landed."""
     consolidation = view.failures.consolidation_write_failure
     watermark = "kept" if consolidation.watermark_unchanged else "moved"

@@ -41,14 +41,14 @@ def _retention(thresholds: FallbackProfile) -> str:
     return f"{thresholds.keep_tokens} tokens"
 
 
-def _theirs(view: E5View, source: str) -> Verdict:
+def _theirs(view: E5View) -> Verdict:
     theirs = view.fallback["agentscope-2.0.3"]
     return Verdict(
         f"window {theirs.window}, trigger {theirs.trigger_tokens}, keep {_retention(theirs)}"
     )
 
 
-def _ours(view: E5View, source: str) -> Verdict:
+def _ours(view: E5View) -> Verdict:
     ours = view.fallback["ctxlab"]
     return Verdict(f"window {ours.window}, trigger {ours.trigger_tokens}")
 

@@ -59,8 +59,8 @@ def measure_flush_order() -> dict[str, FlushOutcome]:
     return {order: _run_order(order) for order in ORDERS}
 
 
-def _outcome(order: str) -> Callable[[E5View, str], Verdict]:
-    def measure(view: E5View, source: str) -> Verdict:
+def _outcome(order: str) -> Callable[[E5View], Verdict]:
+    def measure(view: E5View) -> Verdict:
         run = view.flush_order[order]
         memory = "present" if run.memory_exists else "absent"
         return Verdict(f"{run.maintenance}, MEMORY.md {memory}")

@@ -69,15 +69,15 @@ def _cell(grid: tuple[GridCell, ...], trigger: int, keep: int) -> GridCell:
     return next(c for c in grid if c.trigger == trigger and c.keep == keep)
 
 
-def _cadence(trigger: int, keep: int) -> Callable[[E5View, str], Verdict]:
-    def measure(view: E5View, source: str) -> Verdict:
+def _cadence(trigger: int, keep: int) -> Callable[[E5View], Verdict]:
+    def measure(view: E5View) -> Verdict:
         cell = _cell(view.grid, trigger, keep)
         return Verdict(f"first at round {cell.first}, then every {cell.interval}")
 
     return measure
 
 
-def _every_two(view: E5View, source: str) -> Verdict:
+def _every_two(view: E5View) -> Verdict:
     """The seed computes the interval for trigger 6 / keep 2 (2 rounds), not the first round."""
     cell = _cell(view.grid, 6, 2)
     return Verdict(
@@ -85,7 +85,7 @@ def _every_two(view: E5View, source: str) -> Verdict:
     )
 
 
-def _formula(view: E5View, source: str) -> Verdict:
+def _formula(view: E5View) -> Verdict:
     """Matches when every cell's single measured interval is the formula's."""
     agree, disagree = [c for c in view.grid if c.agrees], list(view.disagreeing)
     return Verdict(

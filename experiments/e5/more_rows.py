@@ -41,7 +41,7 @@ def more_claims(data: MoreMechanics) -> tuple[Claim, ...]:
     return evaluate("E5", MORE_SPECS, data, SOURCE)
 
 
-def _hooks_row(data: MoreMechanics, source: str) -> Verdict:
+def _hooks_row(data: MoreMechanics) -> Verdict:
     h = data.hooks
     return every(
         ("flush on", h.flush_default),
@@ -54,7 +54,7 @@ def _hooks_row(data: MoreMechanics, source: str) -> Verdict:
     )  # fmt: skip
 
 
-def _best_effort_row(data: MoreMechanics, source: str) -> Verdict:
+def _best_effort_row(data: MoreMechanics) -> Verdict:
     ok = data.hooks.compacted_despite_failing_flush
     return Verdict(
         "a failing flush: the compaction " + ("went on" if ok else "did not replace the prefix"),
@@ -62,7 +62,7 @@ def _best_effort_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _disabled_row(data: MoreMechanics, source: str) -> Verdict:
+def _disabled_row(data: MoreMechanics) -> Verdict:
     d = data.disabled_overflow
     return Verdict(
         f"{d.agent_requests} agent request(s) in the overflowing call, the overflow {d.outcome}",
@@ -70,7 +70,7 @@ def _disabled_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _back_to_back_row(data: MoreMechanics, source: str) -> Verdict:
+def _back_to_back_row(data: MoreMechanics) -> Verdict:
     c = data.commit
     return Verdict(
         " → ".join(c.event_types)
@@ -79,7 +79,7 @@ def _back_to_back_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _sources_row(data: MoreMechanics, source: str) -> Verdict:
+def _sources_row(data: MoreMechanics) -> Verdict:
     c = data.commit
     return Verdict(
         f"sourceEventSeqs {list(c.source_event_seqs)}; start, summary, shadowed: "
@@ -88,12 +88,12 @@ def _sources_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _stale_row(data: MoreMechanics, source: str) -> Verdict:
+def _stale_row(data: MoreMechanics) -> Verdict:
     error = data.commit.stale_pricing_error
     return Verdict(f"error: {error or 'none, the range was selected'}", "stale pricing" in error)
 
 
-def _prune_progress_row(data: MoreMechanics, source: str) -> Verdict:
+def _prune_progress_row(data: MoreMechanics) -> Verdict:
     p = data.prune_progress
     return Verdict(
         f"summary stage fails: pruned first → {p.with_prune} ({p.with_prune_trigger or '-'}); "
@@ -103,7 +103,7 @@ def _prune_progress_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _retry_reset_row(data: MoreMechanics, source: str) -> Verdict:
+def _retry_reset_row(data: MoreMechanics) -> Verdict:
     r = data.retry_reset
     return Verdict(
         f"two overflows with a tool round between: {r.outcome}"
@@ -112,7 +112,7 @@ def _retry_reset_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _larger_row(data: MoreMechanics, source: str) -> Verdict:
+def _larger_row(data: MoreMechanics) -> Verdict:
     big = data.larger_summary
     return Verdict(
         f"a {big.summary_chars}-character summary for a {big.prefix_chars}-character prefix: "
@@ -121,7 +121,7 @@ def _larger_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _namespace_row(data: MoreMechanics, source: str) -> Verdict:
+def _namespace_row(data: MoreMechanics) -> Verdict:
     ns = data.namespace
     return Verdict(
         f"under the root: {', '.join(ns.top_level) or 'nothing'}; MEMORY.md at "
@@ -130,7 +130,7 @@ def _namespace_row(data: MoreMechanics, source: str) -> Verdict:
     )
 
 
-def _stability_row(data: MoreMechanics, source: str) -> Verdict:
+def _stability_row(data: MoreMechanics) -> Verdict:
     st = data.stability
     return Verdict(
         "a message appended outside the span during the summary: automatic "

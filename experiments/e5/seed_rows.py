@@ -17,7 +17,7 @@ def seed_memory_claims(data: SeedMemory) -> tuple[Claim, ...]:
     return evaluate("E5", SEED_SPECS, data, SOURCE)
 
 
-def _defaults_row(data: SeedMemory, source: str) -> Verdict:
+def _defaults_row(data: SeedMemory) -> Verdict:
     d = data.defaults
     dynamic = "dynamic" if d.trigger_tokens == 0 and d.keep_tokens == "dynamic" else "fixed"
     return Verdict(
@@ -25,7 +25,7 @@ def _defaults_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _prune_row(data: SeedMemory, source: str) -> Verdict:
+def _prune_row(data: SeedMemory) -> Verdict:
     p = data.prune
     return Verdict(
         f"on; protect {p.protect_tokens}, at least {p.minimum_tokens}, "
@@ -40,7 +40,7 @@ def _prune_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _offload_path_row(data: SeedMemory, source: str) -> Verdict:
+def _offload_path_row(data: SeedMemory) -> Verdict:
     path = data.offload.path
     parts = path.split("/")
     seed_shape = (
@@ -52,7 +52,7 @@ def _offload_path_row(data: SeedMemory, source: str) -> Verdict:
     return Verdict(path, seed_shape)
 
 
-def _offload_excluded_row(data: SeedMemory, source: str) -> Verdict:
+def _offload_excluded_row(data: SeedMemory) -> Verdict:
     excluded = data.offload.excluded
     named = [t for t in ("read_file", "memory_search") if t in excluded]
     return Verdict(
@@ -61,7 +61,7 @@ def _offload_excluded_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _inject_row(data: SeedMemory, source: str) -> Verdict:
+def _inject_row(data: SeedMemory) -> Verdict:
     inj = data.injection
     cut = inj.injected_chars <= inj.cap_chars + 200 < inj.memory_tokens * 2.5
     return Verdict(
@@ -71,7 +71,7 @@ def _inject_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _no_reply_row(data: SeedMemory, source: str) -> Verdict:
+def _no_reply_row(data: SeedMemory) -> Verdict:
     nr = data.no_reply
     return Verdict(
         f"entry written: {yes(nr.entry)}, daily files: {nr.daily_files}",
@@ -79,14 +79,14 @@ def _no_reply_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _memory_save_row(data: SeedMemory, source: str) -> Verdict:
+def _memory_save_row(data: SeedMemory) -> Verdict:
     save = data.memory_save
     return every(
         ("MEMORY.md", save.memory_has_it), ("daily '## Memory Save'", save.daily_save_section)
     )
 
 
-def _cadence_row(data: SeedMemory, source: str) -> Verdict:
+def _cadence_row(data: SeedMemory) -> Verdict:
     cadence = data.cadence.granted_minutes
     return Verdict(
         "claims tried at minutes 0, 10, 29, 30, 45, 61 granted at " + ", ".join(map(str, cadence)),
@@ -94,7 +94,7 @@ def _cadence_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _freshness_row(data: SeedMemory, source: str) -> Verdict:
+def _freshness_row(data: SeedMemory) -> Verdict:
     sends = data.freshness.second_run_sends
     # per file: today's whole file again, and the day before's (untouched since the
     # watermark) not at all; a watermark that never moved sends the old file too
@@ -108,7 +108,7 @@ def _freshness_row(data: SeedMemory, source: str) -> Verdict:
     )
 
 
-def _memory_cap_row(data: SeedMemory, source: str) -> Verdict:
+def _memory_cap_row(data: SeedMemory) -> Verdict:
     cap = data.consolidation_cap
     return Verdict(
         f"default {cap.default_max_tokens}, request max_tokens {cap.request_max_tokens}",

@@ -74,7 +74,7 @@ def measure_tool_round() -> ToolHeavy:
     )
 
 
-def _tool_round(view: E5View, source: str) -> Verdict:
+def _tool_round(view: E5View) -> Verdict:
     """Matches when the call compacted at least twice and pairing held."""
     heavy = view.tool_heavy
     count = len(heavy.compactions)
@@ -144,7 +144,7 @@ def measure_large_result() -> LargeResult:
     )
 
 
-def _offload(view: E5View, source: str) -> Verdict:
+def _offload(view: E5View) -> Verdict:
     """Matches when the preview keeps head and tail and read_file restores the text unoffloaded."""
     large = view.large_result
     held = (

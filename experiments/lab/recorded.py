@@ -36,11 +36,11 @@ def view_header(experiment: str, cassette: CassetteClient) -> ViewHeader:
     return ViewHeader(experiment=experiment, source=provenance.source, provenance=provenance)
 
 
-def recorded_result(view: V, claims: Callable[[V, str], tuple[Claim, ...]]) -> ExperimentResult:
+def recorded_result(view: V, claims: Callable[[V], tuple[Claim, ...]]) -> ExperimentResult:
     """The run's result: ``view`` judged by ``claims``, written whole, with its provenance."""
     return ExperimentResult(
         view.experiment,
-        claims(view, view.source),
+        claims(view),
         to_data(view),
         view.source,
         (to_data(view.provenance),),

@@ -107,7 +107,7 @@ def test_invented_codes() -> None:
 # --- the claims on the shipped recordings, and on edited copies of them --------------------------
 
 
-JUDGES: dict[str, tuple[Callable[[dict[str, Any]], Any], Callable[[Any, str], tuple[Any, ...]]]] = {
+JUDGES: dict[str, tuple[Callable[[dict[str, Any]], Any], Callable[[Any], tuple[Any, ...]]]] = {
     "E2": (E2_PAGE.read, e2_claims.claims),
     "E3": (E3_PAGE.read, e3_claims.claims),
     "E4": (E4_PAGE.read, e4_claims.claims),
@@ -117,7 +117,7 @@ JUDGES: dict[str, tuple[Callable[[dict[str, Any]], Any], Callable[[Any, str], tu
 def judged(experiment: str, data: dict[str, Any]) -> dict[str, Any]:
     """The claims ``experiment`` makes of its JSON ``data`` (model ``local/m``), by id."""
     view, claims = JUDGES[experiment]
-    return {c.claim_id: c for c in claims(view(data), "local/m")}
+    return {c.claim_id: c for c in claims(view(data))}
 
 
 def test_e2_s2_memory_is_differs_on_the_shipped_recording_and_says_why() -> None:

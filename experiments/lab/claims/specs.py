@@ -53,8 +53,9 @@ class ClaimSpec(Generic[V]):
     id: str
     text: str
     """The statement, in one sentence."""
-    measure: Callable[[V, str], Verdict]
-    """Reads the view (and the source of its model output) into a verdict."""
+    measure: Callable[[V], Verdict]
+    """Reads the view into a verdict (a recorded view carries the source of its model output as
+    ``view.source``)."""
     article_value: str = ""
     article_source: str = ""
     """Where a seed states the value (:func:`experiments.lab.claims.cite`)."""
@@ -97,7 +98,7 @@ def _kind(spec: ClaimSpec[V]) -> Kind:
 
 def _claim(experiment: str, spec: ClaimSpec[V], view: V, source: str) -> Claim:
     spec = replace(spec, kind=_kind(spec))
-    verdict = spec.measure(view, source)
+    verdict = spec.measure(view)
     ours = spec.kind == "ctxlab"
     article = verdict.article or spec.article_value
     target = spec.expected if ours else article

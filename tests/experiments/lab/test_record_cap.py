@@ -72,7 +72,7 @@ def e4_claims_of(report: str) -> dict[str, Any]:
 
     data = json.loads((PROJECT_ROOT / "reports" / report).read_text(encoding="utf-8"))
     view = from_data(E4View, data)
-    return {c.claim_id: c for c in e4_claims.claims(view, view.source)}
+    return {c.claim_id: c for c in e4_claims.claims(view)}
 
 
 def test_e4_notes_name_the_cap_of_a_capped_recording_and_only_of_one() -> None:
