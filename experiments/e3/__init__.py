@@ -6,14 +6,15 @@ article. Structural claims (when compaction fires, what it keeps) follow from th
 must match; what the model says is reported as it came out and judged by the rules below.
 
 Used by other experiments: X-GATE re-runs :func:`measure` with the gate on and checks
-:data:`CODE_WORD`; X-COST replays :func:`run` and reads :data:`CONFIG`.
+:data:`CODE_WORD`; X-COST replays :func:`run` and reads :data:`CONFIG` and :class:`E3View`;
+E5 and X-COST read compactions as :class:`CompactionRow`.
 """
 
 from __future__ import annotations
 
 from experiments.e3 import claims as e3_claims
 from experiments.e3.view import (
-    CompactionRecord,
+    CompactionRow,
     ContextMessage,
     E3Config,
     E3View,
@@ -23,14 +24,23 @@ from experiments.e3.view import (
 )
 from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorded import recorded_result, view_header
-from experiments.lab.views import from_data
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, PruneConfig
 from harness.compaction.factory import make_engine
 from harness.results import CallResult
 from harness.tokens import estimate_tokens
 
-__all__ = ["CODE_WORD", "CONFIG", "EXPERIMENT", "ROUNDS", "SYSTEM_PROMPT", "measure", "run"]
+__all__ = [
+    "CODE_WORD",
+    "CONFIG",
+    "EXPERIMENT",
+    "ROUNDS",
+    "SYSTEM_PROMPT",
+    "CompactionRow",
+    "E3View",
+    "measure",
+    "run",
+]
 
 CODE_WORD = e3_claims.CODE_WORD
 """The code word planted in round 1 (X-GATE checks its summaries for it too)."""
@@ -63,7 +73,7 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> R
         usage=UsageRecord(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
         if usage
         else None,
-        compaction=from_data(CompactionRecord, event.to_dict()) if event else None,
+        compaction=CompactionRow.of(event) if event else None,
         context_after=tuple(
             ContextMessage(m.role, m.kind, m.name, m.content) for m in agent.context
         ),

@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from experiments.lab.views.recorded import RecordedView
 
+if TYPE_CHECKING:
+    from harness.compaction.record import CompactionRecord
+
 __all__ = [
-    "CompactionRecord",
+    "CompactionRow",
     "ContextMessage",
     "E3Config",
     "E3View",
@@ -43,8 +47,9 @@ class UsageRecord:
 
 
 @dataclass(frozen=True)
-class CompactionRecord:
-    """A compaction as :class:`~harness.compaction.agentscope.CompactionEvent` records it."""
+class CompactionRow:
+    """One AgentScope compaction as the reports read it, built from the harness's
+    :class:`~harness.compaction.record.CompactionRecord` by :meth:`of`."""
 
     trigger: str
     total_messages: int
@@ -60,6 +65,30 @@ class CompactionRecord:
     summary_failed: bool = False
     log_lines: tuple[str, ...] = ()
     meter: str = ""
+
+    @classmethod
+    def of(cls, record: CompactionRecord) -> CompactionRow:
+        """The row of ``record``, an AgentScope compaction (it always has a cutoff and prices
+        the history before and after)."""
+        cutoff = record.cutoff
+        if cutoff is None or record.total_tokens is None or record.tokens_after is None:
+            raise ValueError(f"not an AgentScope compaction (engine {record.engine}): {record}")
+        return cls(
+            trigger=record.trigger,
+            total_messages=record.total_messages,
+            total_tokens=record.total_tokens,
+            naive_cutoff=cutoff.naive_index,
+            cutoff=cutoff.index,
+            cutoff_reason=cutoff.reason,
+            keeping=record.keeping,
+            messages_after=record.messages_after,
+            tokens_after=record.tokens_after,
+            summary=record.summary,
+            summary_chars=len(record.summary),
+            summary_failed=record.summary_failed,
+            log_lines=record.log_lines,
+            meter=record.meter,
+        )
 
 
 @dataclass(frozen=True)
@@ -87,7 +116,7 @@ class RoundRow:
     context_at_request: int
     estimated_tokens_after: int
     usage: UsageRecord | None
-    compaction: CompactionRecord | None
+    compaction: CompactionRow | None
     """The compaction before this round's request; None in rounds without one."""
     context_after: tuple[ContextMessage, ...]
 

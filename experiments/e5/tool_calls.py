@@ -12,12 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from experiments.e3.view import CompactionRecord
+from experiments.e3 import CompactionRow
 from experiments.e5.common import START, qa_config
 from experiments.e5.view import E5View, LargeResult, ToolHeavy
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
-from experiments.lab.views import from_data, to_data
+from experiments.lab.views import to_data
 from harness.agent import Agent
 from harness.compaction.factory import make_engine
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
@@ -68,7 +68,7 @@ def measure_tool_round() -> ToolHeavy:
         compactions_before_request=tuple(
             i + 1 for i, r in enumerate(result.requests) if r.compaction is not None
         ),
-        compactions=tuple(from_data(CompactionRecord, e.to_dict()) for e in result.compactions),
+        compactions=tuple(CompactionRow.of(e) for e in result.compactions),
         pairing_held=True,
         tool_calls=tuple(result.tool_calls),
     )

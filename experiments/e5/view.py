@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.e3.view import CompactionRecord
+from experiments.e3.view import CompactionRow
 from experiments.e5.dsh_view import DshMechanics
 from experiments.e5.more_view import MoreMechanics
 from experiments.e5.seed_view import SeedMemory
@@ -69,7 +69,7 @@ class ToolHeavy:
     """Model requests of the agent in that call."""
     compactions_before_request: tuple[int, ...]
     """For each compaction, the model request (1-based, within the call) it ran before."""
-    compactions: tuple[CompactionRecord, ...]
+    compactions: tuple[CompactionRow, ...]
     pairing_held: bool
     tool_calls: tuple[str, ...]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from experiments import e3, e4
-from experiments.e3.view import CompactionRecord, E3View
+from experiments.e3 import CompactionRow, E3View
 from experiments.e4.view import E4View, EngineRun
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorder.provenance import Provenance
@@ -120,7 +120,7 @@ def e3_ledgers(result: ExperimentResult, taps: dict[str, Any]) -> list[LedgerRow
     return rows
 
 
-def _compaction(event: CompactionRecord, usages: Sequence[Any]) -> LedgerCompaction:
+def _compaction(event: CompactionRow, usages: Sequence[Any]) -> LedgerCompaction:
     return LedgerCompaction(event.total_tokens, event.tokens_after, tuple(usages), event.meter)
 
 
@@ -204,7 +204,7 @@ def _row(
         later_requests=sum(len(c.later) for c in ledger.compactions),
         removed_per_later_request=per_later,
         break_even_requests=break_even,
-        ledger=from_data(LedgerRecord, ledger.to_dict()),
+        ledger=LedgerRecord.of(ledger),
     )
 
 

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from experiments.lab.views import to_data
+from experiments.x_cost.view import CompactionCostRecord, LedgerRecord
 from harness.model import Usage
 
 __all__ = [
@@ -157,22 +159,9 @@ class CompactionCost:
         return self.summary.state
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "request": self.request,
-            "state": self.state,
-            "summary_calls": self.summary.calls,
-            "summary_prompt_tokens": self.summary.prompt_tokens,
-            "summary_cached_tokens": self.summary.cached_tokens,
-            "summary_completion_tokens": self.summary.completion_tokens,
-            "cost": self.summary.total,
-            "removed_metered": self.removed_metered,
-            "meter": self.meter,
-            "window": self.window,
-            "later": [[s.request, s.removed_tokens] for s in self.later],
-            "savings": self.savings,
-            "net": self.net,
-        }
+        """This compaction's row as JSON data (:class:`~experiments.x_cost.view.
+        CompactionCostRecord`'s fields)."""
+        return to_data(CompactionCostRecord.of(self))
 
 
 @dataclass(frozen=True)
@@ -239,18 +228,9 @@ class CostLedger:
         return with_, without
 
     def to_dict(self) -> dict[str, Any]:
-        with_, without = self.cumulative()
-        return {
-            "compactions": [c.to_dict() for c in self.compactions],
-            "requests": [[r.prompt_tokens, r.without_compaction] for r in self.requests],
-            "cumulative_with": with_,
-            "cumulative_without": without,
-            "cost": self.cost,
-            "cached": self.cached,
-            "savings": self.savings,
-            "net": self.net,
-            "usage_missing": self.missing,
-        }
+        """Every row and the totals as JSON data (:class:`~experiments.x_cost.view.LedgerRecord`'s
+        fields)."""
+        return to_data(LedgerRecord.of(self))
 
 
 def _ratio(request: LedgerRequest) -> float | None:

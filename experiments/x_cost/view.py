@@ -4,15 +4,19 @@
 claims (:mod:`experiments.x_cost.claims`), its page
 (:mod:`experiments.x_cost.page`) and its plot
 (:mod:`experiments.x_cost.plot`) read it. A ledger is
-:meth:`experiments.x_cost.ledger.CostLedger.to_dict`'s form, read with
-:func:`~experiments.lab.views.from_data`.
+recorded as a :class:`LedgerRecord`, built from the
+:class:`~experiments.x_cost.ledger.CostLedger` by :meth:`LedgerRecord.of`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from experiments.lab.recorder.provenance import Provenance
+
+if TYPE_CHECKING:
+    from experiments.x_cost.ledger import CompactionCost, CostLedger
 
 __all__ = ["CompactionCostRecord", "LedgerRecord", "LedgerRow", "XCostView"]
 
@@ -43,6 +47,27 @@ class CompactionCostRecord:
     savings: int | None
     net: int | None
 
+    @classmethod
+    def of(cls, cost: CompactionCost) -> CompactionCostRecord:
+        """The record of one of the ledger's compactions."""
+        summary = cost.summary
+        return cls(
+            index=cost.index,
+            request=cost.request,
+            state=cost.state,
+            summary_calls=summary.calls,
+            summary_prompt_tokens=summary.prompt_tokens,
+            summary_cached_tokens=summary.cached_tokens,
+            summary_completion_tokens=summary.completion_tokens,
+            cost=summary.total,
+            removed_metered=cost.removed_metered,
+            meter=cost.meter,
+            window=cost.window,
+            later=tuple((s.request, s.removed_tokens) for s in cost.later),
+            savings=cost.savings,
+            net=cost.net,
+        )
+
 
 @dataclass(frozen=True)
 class LedgerRecord:
@@ -58,6 +83,22 @@ class LedgerRecord:
     savings: int | None
     net: int | None
     usage_missing: int
+
+    @classmethod
+    def of(cls, ledger: CostLedger) -> LedgerRecord:
+        """The record of ``ledger``, built from it directly."""
+        with_, without = ledger.cumulative()
+        return cls(
+            compactions=tuple(CompactionCostRecord.of(c) for c in ledger.compactions),
+            requests=tuple((r.prompt_tokens, r.without_compaction) for r in ledger.requests),
+            cumulative_with=tuple(with_),
+            cumulative_without=tuple(without),
+            cost=ledger.cost,
+            cached=ledger.cached,
+            savings=ledger.savings,
+            net=ledger.net,
+            usage_missing=ledger.missing,
+        )
 
 
 @dataclass(frozen=True)

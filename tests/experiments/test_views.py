@@ -17,11 +17,15 @@ from support.paths import ROOT
 from experiments import e1, e2, e3, e4, e5
 from experiments.e1.view import E1View
 from experiments.e2.view import E2View
-from experiments.e3.view import E3View
+from experiments.e3.view import CompactionRow, E3View
 from experiments.e4.view import E4View
 from experiments.e5.view import E5View
 from experiments.lab.experiment import RunSettings, dump_json
 from experiments.lab.views import ShapeError, from_data, to_data
+from experiments.x_cost.ledger import LedgerCompaction, LedgerRequest, build_ledger
+from experiments.x_cost.view import LedgerRecord
+from harness.compaction.record import CompactionRecord, Cutoff, EngineName
+from harness.model import Usage
 
 
 @dataclass(frozen=True)
@@ -136,3 +140,50 @@ def test_e1_writes_the_view_its_report_reads() -> None:
     assert replace(view, rerun=None) == e1.measure()
     committed = json.loads((ROOT / "reports" / "E1.json").read_text(encoding="utf-8"))
     assert from_data(E1View, committed) == view
+
+
+def _record(cutoff: Cutoff | None, engine: EngineName = "agentscope") -> CompactionRecord:
+    return CompactionRecord(
+        engine=engine,
+        trigger="messages",
+        total_messages=9,
+        total_tokens=None if cutoff is None else 120,
+        cutoff=cutoff,
+        keeping=2,
+        messages_after=4,
+        tokens_after=None if cutoff is None else 60,
+        summary="摘要",
+        summary_failed=False,
+        log_lines=("compacted",),
+        meter="agentscope-2.0.3",
+        gate={"added": 1},
+    )
+
+
+def test_a_compaction_row_is_built_from_the_record_directly_as_its_json_said() -> None:
+    """CompactionRow.of gives the row the old ``from_data(…, record.to_dict())`` round trip
+    gave (the gate's section is not one of the row's fields)."""
+    record = _record(Cutoff(6, 5, "moved to keep a tool pair"))
+    assert CompactionRow.of(record) == from_data(CompactionRow, record.to_dict())
+
+
+def test_a_compaction_with_no_cutoff_is_not_an_agentscope_row() -> None:
+    with pytest.raises(ValueError, match="not an AgentScope compaction"):
+        CompactionRow.of(_record(None, engine="dsh"))
+
+
+def test_a_ledger_record_is_the_ledger_and_its_json_is_the_record() -> None:
+    usage = Usage(prompt_tokens=100, completion_tokens=20)
+    requests = [
+        LedgerRequest(usage, 100),
+        LedgerRequest(
+            Usage(prompt_tokens=50, completion_tokens=5),
+            50,
+            (LedgerCompaction(100, 40, (usage,), "m"),),
+        ),
+    ]
+    ledger = build_ledger(requests)
+    record = LedgerRecord.of(ledger)
+    assert to_data(record) == ledger.to_dict()
+    assert record.savings == ledger.savings and record.net == ledger.net
+    assert [c.cost for c in record.compactions] == [c.summary.total for c in ledger.compactions]
