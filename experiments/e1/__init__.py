@@ -33,15 +33,9 @@ from experiments.lab.experiment import (
     dump_json,
 )
 from experiments.lab.views import from_data, to_data
-from harness.compaction.agentscope import (
-    SUMMARY_PREFIX,
-    CompactionConfig,
-    Compactor,
-    PruneConfig,
-    resolve_thresholds,
-)
-from harness.messages import Message, ToolCall, validate_pairing
-from harness.testing import ScriptedModel, Step
+from harness import CompactionConfig, Message, ScriptedModel, Step, ToolCall
+from harness.compaction.agentscope import SUMMARY_PREFIX, Compactor, PruneConfig, resolve_thresholds
+from harness.messages import validate_pairing
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens
 
 __all__ = ["CONFIG", "EXPERIMENT", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]

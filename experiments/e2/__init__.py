@@ -30,9 +30,8 @@ from experiments.e2.view import E2View, FileState, StepRow
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorded import recorded_result, view_header
 from experiments.lab.recorder.textcalls import TextToolCalls
-from harness.errors import StepLimitExceededError
-from harness.harness_agent import HarnessAgent
-from harness.memory import MaintenanceSchedule, MemoryConfig, SteppingClock, parse_instant
+from harness import HarnessAgent, MemoryConfig, StepLimitExceededError
+from harness.memory import MaintenanceSchedule, SteppingClock, parse_instant
 from harness.model import ChatModel, ChatRequest, ChatResponse
 
 __all__ = ["EXPERIMENT", "STEPS", "run"]

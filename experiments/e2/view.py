@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.lab.views.recorded import RecordedView
-from harness.memory.consolidation import ConsolidationOutcome
+from harness.memory import ConsolidationOutcome
 
 __all__ = ["E2View", "FileState", "StepRow"]
 

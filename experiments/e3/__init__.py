@@ -24,10 +24,8 @@ from experiments.e3.view import (
 )
 from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorded import recorded_result, view_header
-from harness.agent import Agent
-from harness.compaction.agentscope import CompactionConfig, PruneConfig
-from harness.compaction.factory import make_engine
-from harness.results import CallResult
+from harness import Agent, CallResult, CompactionConfig, make_engine
+from harness.compaction.agentscope import PruneConfig
 from harness.tokens import estimate_tokens
 
 __all__ = [

@@ -45,10 +45,9 @@ from experiments.e4.view import (
 )
 from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
 from experiments.lab.recorded import recorded_result, view_header
-from harness.agent import Agent
-from harness.client import ChatClient
-from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
-from harness.compaction.dsh import DshConfig, DshEngine, price_message
+from harness import Agent, ChatClient, CompactionConfig, DshConfig
+from harness.compaction.agentscope import Compactor, resolve_thresholds
+from harness.compaction.dsh import DshEngine, price_message
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
 from harness.model import ChatModel, ChatRequest, ChatResponse

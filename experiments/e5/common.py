@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from experiments.lab.experiment import ARTICLE_METER
-from harness.compaction.agentscope import CompactionConfig
+from harness import CompactionConfig
 from harness.memory import parse_instant
 
 __all__ = ["SOURCE", "START", "qa_config"]

@@ -16,17 +16,20 @@ from pathlib import Path
 
 from experiments.e5.common import qa_config
 from experiments.e5.more_view import CompactHooks, DisabledOverflow, LargerSummary
-from harness.agent import Agent
-from harness.compaction.agentscope import CompactionConfig, CompactionRecord
-from harness.compaction.factory import make_engine
-from harness.errors import ContextLengthExceededError, ServerError
-from harness.harness_agent import HarnessAgent
-from harness.memory.runtime import MemoryRuntime
-from harness.memory.workspace import MemoryWorkspace
-from harness.messages import Message
+from harness import (
+    Agent,
+    CompactionConfig,
+    ContextLengthExceededError,
+    FunctionModel,
+    HarnessAgent,
+    Message,
+    make_engine,
+)
+from harness.compaction.agentscope import CompactionRecord
+from harness.errors import ServerError
+from harness.memory import MemoryRuntime, MemoryWorkspace
 from harness.model import ChatRequest
 from harness.store.statefile import Transcript
-from harness.testing import FunctionModel
 
 __all__ = ["measure_compact_hooks", "measure_disabled_overflow", "measure_larger_summary"]
 

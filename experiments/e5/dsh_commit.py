@@ -13,16 +13,21 @@ from pathlib import Path
 
 from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, SEED_METER, _log, _summariser
 from experiments.e5.more_view import DshCommit, PruneProgress, RetryReset, Stability
-from harness.agent import Agent
-from harness.compaction.dsh import DshConfig, DshEngine, Measurement, select_compactable_range
-from harness.compaction.factory import make_engine
-from harness.errors import CompactionError, ContextLengthExceededError, ServerError, SurfaceError
-from harness.messages import Message, ToolCall
+from harness import (
+    Agent,
+    CompactionError,
+    ContextLengthExceededError,
+    DshConfig,
+    FunctionModel,
+    Message,
+    Tool,
+    ToolCall,
+    make_engine,
+)
+from harness.compaction.dsh import DshEngine, Measurement, select_compactable_range
+from harness.errors import ServerError, SurfaceError
 from harness.model import ChatRequest, ChatResponse
-from harness.store.eventlog import EventLog
-from harness.store.eventlog.history import EventLogHistory
-from harness.testing import FunctionModel
-from harness.tools import Tool
+from harness.store.eventlog import EventLog, EventLogHistory
 
 __all__ = ["measure_dsh_commit"]
 

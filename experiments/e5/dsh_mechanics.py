@@ -20,28 +20,19 @@ from experiments.e5.dsh_view import (
     Pressure,
     Stale,
 )
-from harness.compaction.dsh import (
-    DshConfig,
-    DshEngine,
-    Measurement,
-    measure,
-    select_compactable_range,
-)
+from harness import CompactionError, DshConfig, FunctionModel, HarnessAgent, Message, ToolCall
+from harness.compaction.dsh import DshEngine, Measurement, measure, select_compactable_range
 from harness.compaction.manual import ManualCompaction
 from harness.compaction.manual.lock import session_lock
 from harness.errors import (
     CompactionBusyError,
-    CompactionError,
     ManualCompactionError,
     ServerError,
     SummaryError,
     SurfaceChangedError,
 )
-from harness.harness_agent import HarnessAgent
-from harness.messages import Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog
-from harness.testing import FunctionModel
 
 __all__ = ["measure_dsh_mechanics"]
 

@@ -25,14 +25,11 @@ from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
 from experiments.lab.experiment import ARTICLE_METER
 from experiments.lab.views import to_data
-from harness.agent import Agent
-from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, CompactionConfig, PruneConfig
-from harness.compaction.factory import make_engine
-from harness.errors import ContextLengthExceededError, ServerError
-from harness.memory import MemoryWorkspace, SteppingClock
-from harness.memory.consolidation import ConsolidationOutcome, Consolidator
+from harness import Agent, CompactionConfig, ContextLengthExceededError, FunctionModel, make_engine
+from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, PruneConfig
+from harness.errors import ServerError
+from harness.memory import ConsolidationOutcome, Consolidator, MemoryWorkspace, SteppingClock
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
 
 __all__ = ["FAILURE_SPECS", "measure_failures"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from experiments.e5.view import E5View, FallbackProfile
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
-from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
+from harness import CompactionConfig
+from harness.compaction.agentscope import resolve_thresholds
 from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
 __all__ = ["FALLBACK_SPECS", "measure_fallback"]

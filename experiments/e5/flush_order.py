@@ -14,10 +14,9 @@ from experiments.e5.common import START
 from experiments.e5.view import E5View, FlushOutcome
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
-from harness.harness_agent import HarnessAgent
-from harness.memory import BackgroundOrder, MemoryConfig, SteppingClock
+from harness import FunctionModel, HarnessAgent, MemoryConfig
+from harness.memory import BackgroundOrder, SteppingClock
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
 
 __all__ = ["ORDER_SPECS", "measure_flush_order"]
 

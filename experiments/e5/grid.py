@@ -14,10 +14,8 @@ from experiments.e5.common import qa_config
 from experiments.e5.view import E5View, GridCell
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
-from harness.agent import Agent
-from harness.compaction.factory import make_engine
+from harness import Agent, FunctionModel, make_engine
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
 
 __all__ = ["GRID_SPECS", "cadence", "formula_interval", "measure_grid"]
 

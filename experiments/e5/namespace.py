@@ -7,10 +7,8 @@ import tempfile
 from pathlib import Path
 
 from experiments.e5.more_view import Namespace
-from harness.harness_agent import HarnessAgent
-from harness.messages import Message, ToolCall
+from harness import FunctionModel, HarnessAgent, Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
-from harness.testing import FunctionModel
 
 __all__ = ["USER", "measure_namespace"]
 

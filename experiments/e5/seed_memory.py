@@ -26,21 +26,18 @@ from experiments.e5.seed_view import (
     PruneRun,
     SeedMemory,
 )
-from harness.compaction.agentscope import CompactionConfig
-from harness.compaction.agentscope.prune import prune_tool_results
-from harness.harness_agent import HarnessAgent
+from harness import CompactionConfig, FunctionModel, HarnessAgent, MemoryConfig, Message, ToolCall
+from harness.compaction.agentscope import prune_tool_results
 from harness.memory import (
+    NO_REPLY,
     Consolidator,
     MaintenanceSchedule,
-    MemoryConfig,
+    MemoryFlusher,
+    MemoryTools,
     MemoryWorkspace,
     SteppingClock,
 )
-from harness.memory.flush import NO_REPLY, MemoryFlusher
-from harness.memory.tools import MemoryTools
-from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
 from harness.tokens import CHARS_PER_TOKEN, RESERVED_TOKENS, estimate_message_tokens
 from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
 

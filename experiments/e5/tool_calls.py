@@ -18,13 +18,10 @@ from experiments.e5.view import E5View, LargeResult, ToolHeavy
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
 from experiments.lab.views import to_data
-from harness.agent import Agent
-from harness.compaction.factory import make_engine
+from harness import Agent, FunctionModel, Message, Tool, ToolCall, make_engine
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
-from harness.messages import Message, ToolCall, validate_pairing
+from harness.messages import validate_pairing
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
-from harness.tools import Tool
 
 __all__ = ["TOOL_SPECS", "measure_large_result", "measure_tool_round"]
 

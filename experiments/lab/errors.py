@@ -18,7 +18,7 @@ the code that raises them, so ``harness.errors`` describes only the harness::
 
 from __future__ import annotations
 
-from harness.errors import CtxlabError
+from harness import CtxlabError
 
 __all__ = [
     "CassetteBusyError",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from harness.errors import ConfigError
+from harness import ConfigError
 
 __all__ = ["PROJECT_NAME", "SOURCE_ROOT", "find_project", "is_project"]
 

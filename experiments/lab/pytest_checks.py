@@ -18,7 +18,7 @@ def preflight_or_usage_error(
     local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
     ``ids`` only what every recording from the provider needs is checked."""
     from experiments.lab.preflight import preflight
-    from harness.errors import CtxlabError
+    from harness import CtxlabError
 
     try:
         preflight(ids, *options)

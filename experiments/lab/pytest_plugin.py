@@ -243,7 +243,7 @@ class ClaimSession:
     def rerecord(self, ids: list[str]) -> None:
         """Record the cassettes of ``ids`` live; a failure is kept for their claims to show."""
         from experiments.lab.recording import dependents, record, recordable
-        from harness.errors import CtxlabError
+        from harness import CtxlabError
 
         source = self.source()
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -280,7 +280,7 @@ class ClaimSession:
         from experiments.lab.experiment import RunSettings
         from experiments.lab.registry import EXPERIMENTS
         from experiments.lab.runner import run_one
-        from harness.errors import CtxlabError
+        from harness import CtxlabError
 
         if experiment_id not in self.results and experiment_id not in self.errors:
             if experiment_id not in EXPERIMENTS:

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.lab.errors import ExperimentError
-from harness.errors import ConfigError, SessionBusyError
+from harness import ConfigError
+from harness.errors import SessionBusyError
 from harness.store.session_lock import session_lock
 
 __all__ = ["LOCK_WAIT_SECONDS", "Stage", "Terminated", "recover", "staged"]

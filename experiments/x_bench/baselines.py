@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Literal
 
+from harness import Message
 from harness.compaction.agentscope import Compaction, CompactionRecord
 from harness.compaction.engine import Turn
 from harness.compaction.record import Cutoff
-from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import Usage
 from harness.store.history import History

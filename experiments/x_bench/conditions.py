@@ -29,10 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
-from harness.compaction.agentscope import CTXLAB_GATE, CompactionConfig, ctxlab_profile
-from harness.compaction.dsh.config import DshConfig
-from harness.compaction.engine import CompactionEngine
-from harness.compaction.factory import make_engine
+from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
+from harness.compaction.agentscope import CTXLAB_GATE, ctxlab_profile
 from harness.compaction.gate import GateConfig
 from harness.model import ChatModel
 from harness.store.history import History

@@ -18,17 +18,14 @@ from dataclasses import dataclass, field
 from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
 from experiments.x_bench.schema import Conversation, Turn
-from harness.agent import Agent
+from harness import Agent, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.record import CompactionRecord
 from harness.errors import ScriptError
-from harness.messages import Message, ToolCall
 from harness.meter import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
-from harness.testing import FunctionModel
 from harness.tokens import estimate_text_tokens, estimate_tokens
-from harness.tools import Tool
 
 __all__ = [
     "AGENT_MODEL",

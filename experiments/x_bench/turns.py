@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from experiments.x_bench.schema import Fact, Turn
-from harness.messages import Message, ToolCall
+from harness import Message, ToolCall
 from harness.tokens import estimate_tokens
 
 __all__ = [

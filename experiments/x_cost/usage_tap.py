@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from experiments.x_cost.ledger import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
-from harness.errors import ConfigError
+from harness import ConfigError
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 
 if TYPE_CHECKING:
-    from harness.results import CallResult, RequestRecord
+    from harness import CallResult, RequestRecord
 
 __all__ = ["TappedCall", "UsageTap", "ledger_from_calls", "ledger_requests"]
 

@@ -31,17 +31,14 @@ from experiments.x_thrash.view import (
     SessionRun,
     XThrashView,
 )
-from harness.agent import Agent
-from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
+from harness import Agent, CompactionConfig, FunctionModel, Message, Tool, ToolCall, make_engine
+from harness.compaction.agentscope import resolve_thresholds
 from harness.compaction.engine import AgentScopeEngine
-from harness.compaction.factory import make_engine
 from harness.compaction.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError
-from harness.messages import Message, ToolCall, validate_pairing
+from harness.messages import validate_pairing
 from harness.model import ChatRequest
-from harness.testing import FunctionModel
 from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
-from harness.tools import Tool
 
 __all__ = ["CONFIG", "EXPERIMENT", "MODEL", "TURNS", "measure", "run"]
 

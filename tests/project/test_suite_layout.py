@@ -5,6 +5,7 @@ for the suite too; and no experiment reaching into another experiment's claims."
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,3 +120,33 @@ def test_every_experiment_is_one_folder_listed_once() -> None:
 def test_each_folder_holds_its_runner_claims_view_and_page(entry: object) -> None:
     folder = ROOT / "experiments" / entry.folder  # type: ignore[attr-defined]
     assert {"__init__.py", "view.py", "page.py"} <= {p.name for p in folder.glob("*.py")}
+
+
+def _exporter(module: str, name: str) -> str | None:
+    """The shortest package above ``module`` that exports ``name`` (its ``__all__``) as the same
+    object, or None."""
+    target = getattr(importlib.import_module(module), name, None)
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        package = importlib.import_module(".".join(parts[:i]))
+        if name in getattr(package, "__all__", ()) and getattr(package, name, None) is target:
+            return package.__name__
+    return None
+
+
+def test_the_suite_reaches_the_harness_through_its_public_names() -> None:
+    """An experiment imports a harness name from the package that exports it (``harness``,
+    ``harness.memory`` …), not from the module inside that defines it."""
+    deep = []
+    for path in sorted((ROOT / "experiments").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+                continue
+            if not node.module.startswith("harness."):
+                continue
+            for alias in node.names:
+                public = _exporter(node.module, alias.name)
+                if public is not None:
+                    where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                    deep.append(f"{where}: {alias.name} from {node.module}, not {public}")
+    assert not deep, "\n".join(deep)

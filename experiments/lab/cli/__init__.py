@@ -18,7 +18,7 @@ from experiments.lab.cli.models import no_model as _no_model
 from experiments.lab.cli.options import folders, timeouts
 from experiments.lab.cli.session import saved_session, show_session
 from experiments.lab.cli.subcommands import SUBCOMMANDS
-from harness.errors import CtxlabError
+from harness import CtxlabError
 
 if TYPE_CHECKING:
     pass

@@ -57,7 +57,7 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
 
 
 def _bad(message: str) -> Exception:
-    from harness.errors import ConfigError
+    from harness import ConfigError
 
     return ConfigError(message)
 
@@ -104,8 +104,7 @@ def _conversations(args: argparse.Namespace) -> list[Conversation]:
 def _preflight(model: ChatModel, where: str) -> None:
     """One tiny request, so an unreachable server is one sentence before anything runs (a
     summary call that fails is otherwise a placeholder summary, AgentScope's fail-open)."""
-    from harness.errors import ModelError
-    from harness.messages import Message
+    from harness import Message, ModelError
     from harness.model import ChatRequest
 
     try:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import ConfigError
+from harness import ConfigError
 
 if TYPE_CHECKING:
     from experiments.lab.runner import RunSummary

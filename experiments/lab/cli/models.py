@@ -19,7 +19,7 @@ __all__ = ["live_model", "no_model"]
 
 
 def no_model() -> ChatModel:
-    from harness.testing import ScriptedModel
+    from harness import ScriptedModel
 
     return ScriptedModel([], model_name="none")  # undo never calls a model
 
@@ -27,7 +27,7 @@ def no_model() -> ChatModel:
 @contextlib.contextmanager
 def live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
     from experiments.lab.recorder import local_server, provider_spec
-    from harness.client import ChatClient
+    from harness import ChatClient
 
     if args.provider == "local" and not args.base_url:
         with local_server() as server:

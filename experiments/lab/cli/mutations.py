@@ -8,7 +8,7 @@ import sys
 import time
 
 from experiments.lab.cli.options import folders, order_replay_out
-from harness.errors import ConfigError
+from harness import ConfigError
 
 __all__ = ["mutations", "run_in_order"]
 

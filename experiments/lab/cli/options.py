@@ -44,7 +44,7 @@ def timeouts(args: argparse.Namespace) -> Timeouts:
 
 def _positive_seconds(text: str) -> float:
     """An argparse type: a finite number of seconds above 0."""
-    from harness.errors import ConfigError
+    from harness import ConfigError
     from harness.validation import seconds
 
     try:
@@ -146,7 +146,7 @@ def folders(args: argparse.Namespace) -> tuple[Path, Path]:
         out = out if out is not None else root / "reports"
         cassettes = cassettes if cassettes is not None else root / "cassettes"
     if out.exists() and not out.is_dir():
-        from harness.errors import ConfigError
+        from harness import ConfigError
 
         raise ConfigError(f"--out {out} is a file; give a folder (it is created if missing).")
     return out, cassettes
@@ -184,7 +184,7 @@ def order_replay_out(args: argparse.Namespace) -> Path:
     import tempfile
 
     from experiments.lab.project import find_project
-    from harness.errors import ConfigError
+    from harness import ConfigError
 
     if args.out is None:
         return Path(tempfile.mkdtemp(prefix="ctxlab-order-replay-"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.errors import ConfigError
+from harness import ConfigError
 
 __all__ = ["saved_session", "session_options", "show_session"]
 

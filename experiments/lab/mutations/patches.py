@@ -75,7 +75,7 @@ def attr(target: str, attribute: str, make: Callable[[Any], object]) -> Patch:
 
 
 def cutoff_ignores_pairing(original: Any) -> Any:
-    from harness.compaction.agentscope.cutoff import Cutoff
+    from harness.compaction.agentscope import Cutoff
 
     def cutoff(messages: Sequence[Any], keep_messages: int, *args: Any, **kw: Any) -> Any:
         found = original(messages, keep_messages, *args, **kw)
@@ -126,7 +126,7 @@ def empty_summary(_original: Any) -> Any:
 
 
 def nested_summary(original: Any) -> Any:
-    from harness.compaction.agentscope.summary import SUMMARY_PREFIX
+    from harness.compaction.agentscope import SUMMARY_PREFIX
 
     def build(self: Any, plan: Any, summary: Any) -> Any:
         done = original(self, plan, summary)

@@ -90,7 +90,8 @@ def no_overflow_retry(_original: Any) -> Any:
 def replace_before_summary(_original: Any) -> Any:
     """The DSH commit with its two appends swapped: the replace message first (citing only
     the start), then the summary event."""
-    from harness.compaction.dsh.summarizer import gated_checkpoint, summarize_span
+    from harness.compaction.dsh import summarize_span
+    from harness.compaction.dsh.summarizer import gated_checkpoint
 
     def transaction(
         self: Any, bracket: Any, header: Any, request: Any, selected: Any, check: Any
@@ -120,7 +121,7 @@ def sources_shadowed_only(original: Any) -> Any:
 
 
 def stale_pricing_accepted(original: Any) -> Any:
-    from harness.compaction.dsh.meter import Measurement
+    from harness.compaction.dsh import Measurement
 
     def select(nodes: Sequence[Any], measurement: Any, retain_tokens: int) -> Any:
         priced = dict(measurement.nodes)  # a node the pricing misses is priced 0, not refused
@@ -181,7 +182,7 @@ def truncated_accepted(original: Any) -> Any:
 def backoff_forward(original: Any) -> Any:
     """A cutoff that splits a tool pair moves toward the tail (past the results) instead of
     toward the head."""
-    from harness.compaction.agentscope.cutoff import Cutoff
+    from harness.compaction.agentscope import Cutoff
 
     def cutoff(messages: Sequence[Any], keep_messages: int, *args: Any, **kw: Any) -> Any:
         found = original(messages, keep_messages, *args, **kw)

@@ -71,8 +71,9 @@ from experiments.lab.recorder.scrubbing import (
     scrub_response,
 )
 from experiments.lab.recorder.seal import check_cassette
-from harness.client import ChatClient, RetryPolicy
-from harness.errors import ConfigError, MissingAPIKeyError
+from harness import ChatClient, ConfigError
+from harness.client import RetryPolicy
+from harness.errors import MissingAPIKeyError
 from harness.fs.files import write_atomic
 from harness.secrets import scan_text
 from harness.timeouts import Timeouts

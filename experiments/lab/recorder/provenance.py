@@ -22,7 +22,7 @@ from experiments.lab.recorder.format import (
 )
 from experiments.lab.recorder.providers import ProviderSpec
 from experiments.lab.recorder.seal import interactions_digest
-from harness.client import ChatClient
+from harness import ChatClient
 
 __all__ = ["REPLAY_KEY", "CassetteClient", "Provenance", "provenance_of", "read_provenance"]
 

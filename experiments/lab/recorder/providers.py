@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from harness import ConfigError
 from harness.client import DEFAULT_BASE_URL, DEFAULT_MODEL
-from harness.errors import ConfigError
 
 __all__ = [
     "LOCAL_MODEL",

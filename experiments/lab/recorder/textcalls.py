@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import replace
 
-from harness.messages import Message, ToolCall
+from harness import Message, ToolCall
 from harness.model import ChatModel, ChatRequest, ChatResponse
 
 __all__ = ["TextToolCalls", "parse_text_tool_calls"]

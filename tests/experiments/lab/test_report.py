@@ -23,7 +23,7 @@ from support.report_plots import plot_size, png_of
 from experiments import e1
 from experiments.e2.view import E2View, FileState, StepRow
 from experiments.e3.view import (
-    CompactionRecord,
+    CompactionRow,
     ContextMessage,
     E3Config,
     E3View,
@@ -59,7 +59,7 @@ def _synthetic_round(number: int, user: str, before: int, after: int) -> RoundRo
     summary = f"## SESSION INTENT\n记住暗号。\n\n## SUMMARY\n第 {number} 轮 | 暗号 夜莺\n"
     compaction = None
     if number >= 3:
-        compaction = CompactionRecord(
+        compaction = CompactionRow(
             trigger="messages",
             total_messages=5,
             total_tokens=120,
