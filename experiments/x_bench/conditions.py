@@ -33,7 +33,7 @@ from harness.compaction.agentscope import CTXLAB_GATE, CompactionConfig, ctxlab_
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.engine import CompactionEngine
 from harness.compaction.factory import make_engine
-from harness.compaction.gate import GateConfig
+from harness.compaction.guards.gate import GateConfig
 from harness.model import ChatModel
 from harness.store.history import History
 

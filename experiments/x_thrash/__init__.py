@@ -1,5 +1,5 @@
 """X-THRASH (ctxlab's own, no seed states it): compaction thrash under AgentScope's defaults,
-with and without ctxlab's thrash guard (:mod:`harness.compaction.thrash`).
+with and without ctxlab's thrash guard (:mod:`harness.compaction.guards.thrash`).
 
 A scripted model (named as such: ``scripted``) plays a long freight session: each turn the user
 asks about an order, the model looks it up with a tool and answers, so a turn is four messages
@@ -35,7 +35,7 @@ from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
 from harness.compaction.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
-from harness.compaction.thrash import ThrashConfig, ThrashGuard
+from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest

@@ -134,7 +134,7 @@ class AgentScopeEngine:
         """Carry out ``plan`` (steps 5-7): every side effect of a compaction is here, in order."""
         if plan is None:
             return []
-        # The plan is final: the thrash guard (harness.compaction.thrash) already had its say
+        # The plan is final: the thrash guard (harness.compaction.guards.thrash) already had its say
         # inside Compactor.plan, right after the safe cutoff.
         self._before_summary(history, plan)  # step 5: memory flush + prefix record
         try:
@@ -145,7 +145,7 @@ class AgentScopeEngine:
             # ctxlab's chunked backlog: a failed chunk keeps the history whole (nothing dropped)
             logger.warning("Compaction skipped, the history is kept as it was: %s", exc)
             return []
-        # step 7: the identifier-survival gate (harness.compaction.gate) appends the exact
+        # step 7: the identifier-survival gate (harness.compaction.guards.gate) appends the exact
         # values the summary dropped, then ``[summary] + tail`` replaces the history.
         compaction = self.compactor.build(plan, summary)
         if self._too_large(plan, compaction):

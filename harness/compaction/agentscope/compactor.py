@@ -27,9 +27,9 @@ from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
-from harness.compaction.gate import gated_summary
+from harness.compaction.guards.gate import gated_summary
+from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.record import CompactionRecord
-from harness.compaction.thrash import ThrashGuard, allows
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of

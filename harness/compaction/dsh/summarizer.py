@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from harness.compaction.dsh.meter import price_message
-from harness.compaction.gate import GateConfig, gate_checkpoint
+from harness.compaction.guards.gate import GateConfig, gate_checkpoint
 from harness.errors import SummaryError
 from harness.messages import CHECKPOINT_NAME, Message
 from harness.meter import TokenMeter
