@@ -33,7 +33,7 @@ from experiments.x_thrash.view import (
 )
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
 from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError

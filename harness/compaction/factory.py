@@ -19,9 +19,10 @@ from harness.compaction.agentscope import (
     PrefixHook,
     resolve_thresholds,
 )
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.engine import DshEngine
-from harness.compaction.engine import AgentScopeEngine, CompactionEngine
+from harness.compaction.engine import CompactionEngine
 from harness.errors import ConfigError
 from harness.model import ChatModel
 from harness.store.eventlog import EventLogHistory

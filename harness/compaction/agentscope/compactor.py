@@ -12,7 +12,7 @@ The compactor does steps 1-4 as a pure function, :meth:`Compactor.plan` (message
 :class:`Plan` out: trigger, cutoff, prefix, tail; no model call, no write), and steps 6-7 as
 :meth:`Compactor.summarize` (the one model call) and :meth:`Compactor.build` (pure). Step 5 has
 side effects, so it is not here: the engine runs it between the plan and the summary
-(:meth:`harness.compaction.engine.AgentScopeEngine.before_request`). The compactor never
+(:meth:`harness.compaction.agentscope.engine.AgentScopeEngine.before_request`). The compactor never
 mutates its input, and returns ``None`` when nothing is to be done.
 """
 

@@ -25,7 +25,7 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
     truncate_tool_arguments,
 )
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.errors import ScriptError, ServerError
 from harness.messages import SUMMARY_NAME, Message, ToolCall, validate_pairing
 from harness.meter import build_meter

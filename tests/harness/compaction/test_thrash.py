@@ -18,7 +18,7 @@ from harness.compaction.agentscope import (
     ctxlab_profile,
     resolve_thresholds,
 )
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
 from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
