@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
-from harness.compaction.agentscope.prune_gate import PruneGate
+from harness.compaction.agentscope.prune import PruneForecast
 from harness.compaction.record import CompactionRecord
 from harness.errors import SummaryError
 from harness.messages import Message
@@ -34,7 +34,7 @@ class AgentScopeEngine:
     """Runs a :class:`Compactor` and applies its result to the history.
 
     The check before a request costs what changed since the last one: the history's prices
-    (:class:`~harness.meter.Ledger`) and the prune's decision (:class:`PruneGate`) are kept up
+    (:class:`~harness.meter.Ledger`) and the prune's decision (:class:`PruneForecast`) are kept up
     to date from the turn's messages, and the full compactor runs only when a trigger may fire."""
 
     max_overflow_retries = 1
@@ -46,7 +46,7 @@ class AgentScopeEngine:
         """The memory flush of step 5 (run when the config's ``flush_before_compact`` is on)."""
         self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
         prune = compactor.config.prune
-        self._gate = PruneGate(prune) if prune is not None else None
+        self._forecast = PruneForecast(prune) if prune is not None else None
 
     @property
     def meter(self) -> TokenMeter:
@@ -55,14 +55,14 @@ class AgentScopeEngine:
     def read(self, turn: Turn) -> Reading:
         """The meter's reading of ``turn``; O(header + messages added since the last)."""
         self._ledger.sync(turn.messages)
-        if self._gate is not None:
-            self._gate.sync(turn.messages)
+        if self._forecast is not None:
+            self._forecast.sync(turn.messages)
         header, envelope = self.meter.header(turn.header.messages, turn.header.tools)
         return self.meter.read(header + self._ledger.total, envelope)
 
     def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
         reading = self.read(turn)
-        prune = self._gate is not None and self._gate.would_prune()
+        prune = self._forecast is not None and self._forecast.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
             return []
         return self.compact(history, self.compactor.plan(history.messages(), reading))
