@@ -20,11 +20,11 @@ from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.dsh.meter import measure
 from harness.compaction.engine import Turn
 from harness.messages import Message
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
 from harness.store.history import StateHistory
 from harness.testing import ScriptedModel
-from harness.tokens import estimate_tokens
 
 __all__ = ["rows"]
 

@@ -41,8 +41,9 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
 )
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter.pricers import estimate_message_tokens, estimate_tokens
+from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
 from harness.testing import ScriptedModel, Step
-from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens
 
 __all__ = ["CONFIG", "EXPERIMENT", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]
 

@@ -27,8 +27,8 @@ from experiments.lab.views import from_data
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, PruneConfig
 from harness.compaction.factory import make_engine
+from harness.meter.pricers import estimate_tokens
 from harness.results import CallResult
-from harness.tokens import estimate_tokens
 
 __all__ = ["CODE_WORD", "CONFIG", "EXPERIMENT", "ROUNDS", "SYSTEM_PROMPT", "measure", "run"]
 

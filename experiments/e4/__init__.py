@@ -51,9 +51,9 @@ from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_t
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
-from harness.tokens import estimate_tokens
 
 __all__ = ["EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 

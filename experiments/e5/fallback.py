@@ -10,7 +10,7 @@ from experiments.e5.view import E5View, FallbackProfile
 from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness.compaction.agentscope import CompactionConfig, resolve_thresholds
-from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
+from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
 __all__ = ["FALLBACK_SPECS", "measure_fallback"]
 

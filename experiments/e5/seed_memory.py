@@ -39,9 +39,10 @@ from harness.memory import (
 from harness.memory.flush import NO_REPLY, MemoryFlusher
 from harness.memory.tools import MemoryTools
 from harness.messages import Message, ToolCall
+from harness.meter.pricers import CHARS_PER_TOKEN, estimate_message_tokens
+from harness.meter.windows import RESERVED_TOKENS
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tokens import CHARS_PER_TOKEN, RESERVED_TOKENS, estimate_message_tokens
 from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
 
 PRUNE_MARKER = re.compile(r"\n\n\.\.\.\(\d+ chars pruned\)\.\.\.\n\n")

@@ -38,9 +38,10 @@ from harness.compaction.factory import make_engine
 from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter.pricers import estimate_tokens
+from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 from harness.tools import Tool
 
 __all__ = ["CONFIG", "EXPERIMENT", "MODEL", "TURNS", "measure", "run"]

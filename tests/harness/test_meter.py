@@ -17,10 +17,10 @@ from harness.compaction.factory import make_engine
 from harness.errors import ConfigError
 from harness.messages import Message, ToolCall
 from harness.meter import AGENTSCOPE, CTXLAB, Ledger, TokenMeter, build_meter, message_price
+from harness.meter.pricers import estimate_message_tokens, estimate_text_tokens
 from harness.model import ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.testing import FunctionModel
-from harness.tokens import estimate_message_tokens, estimate_text_tokens
 
 # --- §5: DeepSeek-Harness's pricing ---------------------------------------------------------
 

@@ -15,8 +15,8 @@ from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.thrash import ThrashConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
+from harness.meter.windows import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 from harness.summary_outcome import SummaryPolicy
-from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 
 __all__ = [
     "CTXLAB_GATE",

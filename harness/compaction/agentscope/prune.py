@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from harness.compaction.agentscope.config import PruneConfig, TruncateArgsConfig
 from harness.messages import Message, ToolCall
 from harness.meter import Ledger, same_message
-from harness.tokens import estimate_message_tokens, estimate_tokens
+from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 
 __all__ = ["PruneForecast", "prune_tool_results", "truncate_tool_arguments"]
 
