@@ -17,7 +17,7 @@ from benchmarks.common import Row, timed
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.dsh import DshConfig, DshEngine
-from harness.compaction.dsh.meter import measure
+from harness.compaction.dsh.selection import measure
 from harness.compaction.engine import Turn
 from harness.messages import Message
 from harness.meter.pricers import estimate_tokens

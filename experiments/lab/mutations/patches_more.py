@@ -120,7 +120,7 @@ def sources_shadowed_only(original: Any) -> Any:
 
 
 def stale_pricing_accepted(original: Any) -> Any:
-    from harness.compaction.dsh.meter import Measurement
+    from harness.compaction.dsh.selection import Measurement
 
     def select(nodes: Sequence[Any], measurement: Any, retain_tokens: int) -> Any:
         priced = dict(measurement.nodes)  # a node the pricing misses is priced 0, not refused
