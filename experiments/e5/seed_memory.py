@@ -43,7 +43,7 @@ from harness.meter.pricers import CHARS_PER_TOKEN, estimate_message_tokens
 from harness.meter.windows import RESERVED_TOKENS
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
+from harness.tools import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
 
 PRUNE_MARKER = re.compile(r"\n\n\.\.\.\(\d+ chars pruned\)\.\.\.\n\n")
 """The marker a pruned tool result carries between its head and its tail."""

@@ -19,5 +19,5 @@ The compaction cost ledger, ctxlab's own and used only by X-COST, lives with its
 (``experiments/x_cost/ledger.py``): the library holds the seeds' mechanisms and their seams.
 
 Large tool result offload is not a compaction step (it runs when a tool returns):
-see :mod:`harness.tool_offload`.
+see :class:`harness.tools.LargeResultOffloader`.
 """

@@ -134,7 +134,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "OFFLOAD_OFF_BY_ONE",
         "a tool result of exactly the offload threshold is offloaded (> became >=)",
-        attr("harness.tool_offload.LargeResultOffloader", "apply", offload_at_limit),
+        attr("harness.tools.LargeResultOffloader", "apply", offload_at_limit),
         (),
         gap=(
             "E5-OFFLOAD offloads a 300,000-character result, far above the 80,000 threshold; "

@@ -133,7 +133,7 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "READ_FILE_OFFLOADED",
         "read_file's own result is offloaded again (it left the excluded tools)",
-        attr("harness.tool_offload.LargeResultOffloader", "apply", read_file_offloaded),
+        attr("harness.tools.LargeResultOffloader", "apply", read_file_offloaded),
         ("E5-OFFLOAD",),
     ),
     Mutation(
