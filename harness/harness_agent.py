@@ -172,7 +172,7 @@ class HarnessAgent:
 
     def _resumed(self, history: EventLogHistory | StateHistory) -> EventLogHistory | StateHistory:
         """A resumed session's tool calls that a crash left without results are closed with
-        synthetic "interrupted" results (see :mod:`harness.interrupted`), now if the session
+        synthetic "interrupted" results (see :mod:`harness.replies`), now if the session
         is free; while another writer holds it (its tool may still be running) the first call
         does it, holding the lock."""
         try:

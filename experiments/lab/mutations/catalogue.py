@@ -145,7 +145,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "INTERRUPTED_LEFT_OPEN",
         "a tool call a crash interrupted is left open (no synthetic result)",
-        wrap("harness.interrupted", "pending_calls", lambda _o: lambda messages: []),
+        wrap("harness.replies", "pending_calls", lambda _o: lambda messages: []),
         (),
         gap=(
             "closing an interrupted call is crash hardening of ctxlab; no claim replays a "

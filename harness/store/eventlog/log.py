@@ -37,8 +37,8 @@ from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.fs import files
 from harness.fs.oslock import exclusive
 from harness.fs.path import WorkspacePath
-from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
+from harness.replies import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.eventlog import codec as formats
 from harness.store.eventlog.codec import Codec, LogFormat, read_events
@@ -310,7 +310,7 @@ class EventLog(LogFold):
         return self.replace_seqs(nodes[start], nodes[end], message, extra_sources=extra_sources)
 
     def close_interrupted_calls(self) -> list[Event]:
-        """Close the calls a crash left without results (see :mod:`harness.interrupted`):
+        """Close the calls a crash left without results (see :mod:`harness.replies`):
         one ``tool/result`` each, marked ``interrupted``. Call it when resuming a session,
         never beside a live agent whose tools may still be running."""
         calls = pending_calls(self.messages())
