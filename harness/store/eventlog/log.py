@@ -10,7 +10,7 @@ append is checked first (an invalid event raises :class:`~harness.errors.Surface
 writes nothing), then written, then folded, so the live surface only holds written events.
 
 **Several processes may write one log**: every append takes an exclusive OS lock on the file
-(:mod:`~harness.fs.oslock`), folds whatever other writers appended since, then
+(:func:`~harness.fs.locks.exclusive`), folds whatever other writers appended since, then
 writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
 half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
 
@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.fs import files
-from harness.fs.oslock import exclusive
+from harness.fs.locks import exclusive
 from harness.fs.path import WorkspacePath
 from harness.messages import Message
 from harness.replies import INTERRUPTED_CODE, interrupted_result, pending_calls
