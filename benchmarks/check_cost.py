@@ -15,15 +15,16 @@ from collections.abc import Callable
 
 from benchmarks.common import Row, timed
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.dsh import DshConfig, DshEngine
-from harness.compaction.dsh.meter import measure
-from harness.compaction.engine import AgentScopeEngine, Turn
+from harness.compaction.dsh.selection import measure
+from harness.compaction.engine import Turn
 from harness.messages import Message
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
 from harness.store.history import StateHistory
 from harness.testing import ScriptedModel
-from harness.tokens import estimate_tokens
 
 __all__ = ["rows"]
 

@@ -32,8 +32,7 @@ from harness.replies import ToolCallIds
 from harness.results import CallResult, RequestRecord
 from harness.store.history import History, StateHistory
 from harness.store.statefile import JsonStateStore, Transcript
-from harness.tool_offload import LargeResultOffloader
-from harness.tools import Tool, ToolBox
+from harness.tools import LargeResultOffloader, Tool, ToolBox
 from harness.validation import count
 
 __all__ = ["Agent"]

@@ -307,7 +307,7 @@ class CommitError(CompactionError):
 
 class CompactionThrashError(CompactionError):
     """The context refilled to the trigger right after several compactions in a row; the
-    thrash guard (:mod:`harness.compaction.thrash`) stopped before running another."""
+    thrash guard (:mod:`harness.compaction.guards.thrash`) stopped before running another."""
 
 
 class ManualCompactionError(CompactionError):

@@ -44,6 +44,7 @@ from harness.memory.clock import NanoClock, format_instant
 from harness.memory.consolidation import ConsolidationOutcome, MaintenanceSchedule
 from harness.memory.runtime import MemoryConfig, MemoryRuntime
 from harness.memory.workspace import MemoryWorkspace
+from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatModel, provider_of
 from harness.results import CallResult
 from harness.store.durability import DEFAULT_DURABILITY, Durability, check_durability
@@ -53,7 +54,6 @@ from harness.store.eventlog.dsh_format import DshCodec
 from harness.store.history import StateHistory
 from harness.store.session_lock import session_lock
 from harness.store.sessions import open_history
-from harness.tokens import CTXLAB_WINDOWS
 from harness.tools import Tool
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_COMPACTION", "HarnessAgent", "SessionOptions"]
@@ -172,7 +172,7 @@ class HarnessAgent:
 
     def _resumed(self, history: EventLogHistory | StateHistory) -> EventLogHistory | StateHistory:
         """A resumed session's tool calls that a crash left without results are closed with
-        synthetic "interrupted" results (see :mod:`harness.interrupted`), now if the session
+        synthetic "interrupted" results (see :mod:`harness.replies`), now if the session
         is free; while another writer holds it (its tool may still be running) the first call
         does it, holding the lock."""
         try:

@@ -31,13 +31,6 @@ class Usage:
     """Input tokens served from the provider's prefix cache; None when the provider did not say
     (which is not the same as 0)."""
 
-    @property
-    def uncached_tokens(self) -> int | None:
-        """Input tokens that were not cache hits, when the cache count is known."""
-        if self.cached_tokens is None:
-            return None
-        return self.prompt_tokens - self.cached_tokens
-
     def to_dict(self) -> dict[str, int | None]:
         return {
             "prompt_tokens": self.prompt_tokens,

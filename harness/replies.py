@@ -16,6 +16,15 @@ pairing), so one bad reply would brick the session. Two defences:
   model (HTTP client or scripted), through :class:`ToolCallIds`, which keeps the history's ids
   as it grows, so a reply is checked against what is new since the last one, never by walking
   the whole history again.
+
+And closing the tool calls a crash left without results (:func:`pending_calls`,
+:func:`interrupted_result`): a process killed between an assistant message that calls tools and
+the results of those calls leaves a history whose last assistant message waits for results that
+will never come; every later request would then fail pairing. On resume, each such call gets a
+synthetic tool result saying the call was interrupted (what DeepSeek-Harness, code
+``TOOL_OUTCOME_UNKNOWN``, and Claude Code do), so the model knows the tool may or may not have
+run and the next call works. The result carries ``metadata["interrupted"] = True``; both stores
+record it as such.
 """
 
 from __future__ import annotations
@@ -32,7 +41,16 @@ from harness.errors import ContentFormatError, ResponseFormatError
 from harness.messages import Message, ToolCall
 from harness.model import ChatResponse, Usage
 
-__all__ = ["ToolCallIds", "parse_usage", "read_completion", "repair_tool_call_ids"]
+__all__ = [
+    "INTERRUPTED_CODE",
+    "INTERRUPTED_TEXT",
+    "ToolCallIds",
+    "interrupted_result",
+    "parse_usage",
+    "pending_calls",
+    "read_completion",
+    "repair_tool_call_ids",
+]
 
 logger = logging.getLogger("harness.client")
 
@@ -263,3 +281,34 @@ def _fresh_id(index: int, call: ToolCall, taken: Container[str]) -> str:
         n += 1
         candidate = f"{base}_{n}"
     return candidate
+
+
+INTERRUPTED_CODE = "TOOL_OUTCOME_UNKNOWN"
+"""DeepSeek-Harness's code for a call whose outcome is unknown after a crash."""
+
+INTERRUPTED_TEXT = (
+    "[tool call interrupted: the session stopped before this call returned a result; "
+    "it may or may not have run]"
+)
+"""The content of a synthetic result."""
+
+
+def pending_calls(messages: Sequence[Message]) -> list[ToolCall]:
+    """The calls of the last assistant message that have no result after it, when only tool
+    results follow that message (the tail a crash mid-tool-round leaves); else none."""
+    answered: set[str] = set()
+    for message in reversed(messages):
+        if message.role == "tool":
+            answered.add(message.tool_call_id or "")
+            continue
+        if message.role != "assistant":
+            return []
+        return [call for call in message.tool_calls if call.id not in answered]
+    return []
+
+
+def interrupted_result(call: ToolCall) -> Message:
+    """The synthetic result that closes ``call``."""
+    message = Message.tool(call.id, INTERRUPTED_TEXT, tool_name=call.name)
+    message.metadata["interrupted"] = INTERRUPTED_CODE
+    return message

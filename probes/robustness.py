@@ -14,9 +14,9 @@ from harness.errors import (
     StepLimitExceededError,
 )
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatRequest
 from harness.testing import FunctionModel, Reply
-from harness.tokens import CHARS_PER_TOKEN
 from harness.tools import Tool
 from probes.fakes import ROOT, Server, agent, completion, ctxlab, python, raw, say
 from probes.registry import check, probe

@@ -36,7 +36,8 @@ from experiments.lab.views import from_data, to_data
 from harness import CompactionConfig, Message, ScriptedModel, Step, ToolCall
 from harness.compaction.agentscope import SUMMARY_PREFIX, Compactor, PruneConfig, resolve_thresholds
 from harness.messages import validate_pairing
-from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, estimate_message_tokens, estimate_tokens
+from harness.meter.pricers import estimate_message_tokens, estimate_tokens
+from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
 
 __all__ = ["CONFIG", "EXPERIMENT", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]
 

@@ -26,7 +26,7 @@ from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResu
 from experiments.lab.recorded import recorded_result, view_header
 from harness import Agent, CallResult, CompactionConfig, make_engine
 from harness.compaction.agentscope import PruneConfig
-from harness.tokens import estimate_tokens
+from harness.meter.pricers import estimate_tokens
 
 __all__ = [
     "CODE_WORD",

@@ -86,7 +86,7 @@ def _final_tokens(view: E3View) -> Verdict:
         str(view.rounds[-1].estimated_tokens_after),
         differs_note="the estimate prices the summary and the answers, which are model "
         f"output ({source}, not the article's deepseek-flash); same estimator as "
-        "compaction (harness.tokens)",
+        "compaction (harness.meter.pricers)",
     )
 
 

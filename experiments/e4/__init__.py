@@ -50,9 +50,9 @@ from harness.compaction.agentscope import Compactor, resolve_thresholds
 from harness.compaction.dsh import DshEngine, price_message
 from harness.errors import SummaryError
 from harness.messages import validate_pairing
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
-from harness.tokens import estimate_tokens
 
 __all__ = ["EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 

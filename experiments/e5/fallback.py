@@ -11,7 +11,7 @@ from experiments.lab.claims import AS_SEED, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness import CompactionConfig
 from harness.compaction.agentscope import resolve_thresholds
-from harness.tokens import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
+from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
 
 __all__ = ["FALLBACK_SPECS", "measure_fallback"]
 

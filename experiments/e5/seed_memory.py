@@ -37,9 +37,10 @@ from harness.memory import (
     MemoryWorkspace,
     SteppingClock,
 )
+from harness.meter.pricers import CHARS_PER_TOKEN, estimate_message_tokens
+from harness.meter.windows import RESERVED_TOKENS
 from harness.model import ChatRequest
-from harness.tokens import CHARS_PER_TOKEN, RESERVED_TOKENS, estimate_message_tokens
-from harness.tool_offload import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
+from harness.tools import OFFLOAD_EXCLUDED_TOOLS, LargeResultOffloader
 
 PRUNE_MARKER = re.compile(r"\n\n\.\.\.\(\d+ chars pruned\)\.\.\.\n\n")
 """The marker a pruned tool result carries between its head and its tail."""

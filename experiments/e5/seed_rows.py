@@ -147,7 +147,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "large_tool_results/<hash>.txt",
         cite(AS_SEED, "中间换成 large_tool_results/<hash>.txt 的路径"),
         kind="article-computed",
-        note="follows the seed (harness.tool_offload); AgentScope's released code "
+        note="follows the seed (harness.tools); AgentScope's released code "
         "writes large_tool_results/<agent>/<callId>-<16 hex> without .txt instead",
         differs_note="the path is not large_tool_results/<hex>.txt",
     ),
@@ -158,7 +158,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "7 tools, read_file and memory_search among them",
         cite(AS_SEED, "read_file、memory_search 这类工具本身不参与"),
         kind="article-computed",
-        differs_note="deviation kept on purpose (harness.tool_offload): the seed "
+        differs_note="deviation kept on purpose (harness.tools): the seed "
         "gives the count and names only two of its seven, so there is no seed list to "
         "follow; ctxlab keeps the nine of AgentScope's source (read_file, write_file, "
         "edit_file, grep_files, glob_files, list_files, memory_search, memory_get, "

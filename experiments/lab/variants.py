@@ -16,12 +16,12 @@ import dataclasses
 from typing import TypeVar
 
 from experiments.lab.errors import ExperimentError
-from harness.compaction.gate import GateConfig
+from harness.compaction.guards.gate import GateConfig
 
 __all__ = ["OWN_CASSETTES", "VARIANTS", "cassette_variant", "with_variant"]
 
 VARIANTS: dict[str, str] = {
-    "gate": "the identifier-survival gate on (harness/compaction/gate.py, GateConfig())",
+    "gate": "the identifier-survival gate on (harness/compaction/guards/gate.py, GateConfig())",
 }
 """The variants ``--variant`` knows, and what each turns on."""
 

@@ -24,9 +24,9 @@ from harness.compaction.agentscope import Compaction, CompactionRecord
 from harness.compaction.engine import Turn
 from harness.compaction.record import Cutoff
 from harness.meter import Reading, TokenMeter, build_meter
+from harness.meter.pricers import estimate_tokens
 from harness.model import Usage
 from harness.store.history import History
-from harness.tokens import estimate_tokens
 
 __all__ = ["MASK", "MaskingEngine", "TruncationEngine", "keep_from"]
 

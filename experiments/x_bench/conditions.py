@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
 from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
 from harness.compaction.agentscope import CTXLAB_GATE, ctxlab_profile
-from harness.compaction.gate import GateConfig
+from harness.compaction.guards.gate import GateConfig
 from harness.model import ChatModel
 from harness.store.history import History
 

@@ -3,7 +3,7 @@ one seed.
 
 A conversation is user turns, the scripted agent's tool calls (``search_records``, whose results
 are large job logs) and replies, in Chinese or English, at about 2K, 8K or 24K tokens (priced
-with the harness's own estimator, :func:`harness.tokens.estimate_tokens`, over the messages the
+with the harness estimator, :func:`harness.meter.pricers.estimate_tokens`, over the messages the
 agent loop builds from the turns, :func:`turn_messages`). Twelve facts are planted, one turn
 each, at a depth drawn in a band that rotates with the seed: four identifiers (an id, a path, a
 URL, an amount), a person's name, a code word (``暗号：夜莺`` / ``the password is falcon``), a

@@ -22,10 +22,10 @@ from harness import Agent, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.record import CompactionRecord
 from harness.errors import ScriptError
 from harness.meter import AGENTSCOPE, message_price
+from harness.meter.pricers import estimate_text_tokens, estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
-from harness.tokens import estimate_text_tokens, estimate_tokens
 
 __all__ = [
     "AGENT_MODEL",
@@ -284,8 +284,8 @@ def _play_turns(
 
 
 def _priced(messages: Sequence[Message]) -> int:
-    """The estimator's price of ``messages`` (:func:`harness.tokens.estimate_tokens`), cached on
-    each message: every request repeats the history before it."""
+    """The estimator's price of ``messages`` (:func:`harness.meter.pricers.estimate_tokens`),
+    cached on each message: every request repeats the history before it."""
     return sum(message_price(AGENTSCOPE, m) for m in messages)
 
 

@@ -122,7 +122,7 @@ class Conversation:
     turns: list[Turn]
     facts: list[Fact]
     tokens: int
-    """The turns' messages priced with the harness's estimator (:mod:`harness.tokens`)."""
+    """The turns' messages priced with the harness's estimator (:mod:`harness.meter.pricers`)."""
     abstain_markers: list[str]
     """Phrases that say "not known"; an abstention answer must contain one."""
     schema: str = SCHEMA

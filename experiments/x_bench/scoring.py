@@ -30,7 +30,7 @@ import numpy as np
 from experiments.x_bench.corpus import conversation_text
 from experiments.x_bench.replay import ConversationRun
 from experiments.x_bench.schema import Conversation, Fact
-from harness.compaction.gate import extract_identifiers
+from harness.compaction.guards.gate import extract_identifiers
 
 __all__ = [
     "FactScore",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from experiments.x_bench.schema import Fact, Turn
 from harness import Message, ToolCall
-from harness.tokens import estimate_tokens
+from harness.meter.pricers import estimate_tokens
 
 __all__ = [
     "BANDS",

@@ -1,9 +1,9 @@
 """X-GATE: the identifier-survival gate, from recorded cassettes: planted facts kept with and
 without it, per recorded model.
 
-ctxlab's gate (:mod:`harness.compaction.gate`; neither seed has one) appends the exact values a
-summary dropped to it. This experiment replays E3 and E4 twice for each recorded set, gate off
-(as the article ran) and gate on. E3's gate run replays its own recording
+ctxlab's gate (:mod:`harness.compaction.guards.gate`; neither seed has one) appends the exact
+values a summary dropped to it. This experiment replays E3 and E4 twice for each recorded set,
+gate off (as the article ran) and gate on. E3's gate run replays its own recording
 (``rounds-gate.json``, recorded with ``ctxlab record E3 --provider local --variant gate``):
 E3's later requests carry the gated summary and so get other answers. E4's gate run replays
 E4's plain cassette with the gate on, since no request follows its compactions (replay checks
@@ -30,7 +30,7 @@ from experiments.lab.claims import Claim
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.views import to_data
 from experiments.x_gate.view import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
-from harness.compaction.gate import GATE_HEADING
+from harness.compaction.guards.gate import GATE_HEADING
 
 __all__ = ["E3_FACTS", "EXPERIMENT", "claims", "gate_added", "measure", "run"]
 

@@ -1,5 +1,5 @@
 """X-THRASH (ctxlab's own, no seed states it): compaction thrash under AgentScope's defaults,
-with and without ctxlab's thrash guard (:mod:`harness.compaction.thrash`).
+with and without ctxlab's thrash guard (:mod:`harness.compaction.guards.thrash`).
 
 A scripted model (named as such: ``scripted``) plays a long freight session: each turn the user
 asks about an order, the model looks it up with a tool and answers, so a turn is four messages
@@ -33,12 +33,13 @@ from experiments.x_thrash.view import (
 )
 from harness import Agent, CompactionConfig, FunctionModel, Message, Tool, ToolCall, make_engine
 from harness.compaction.agentscope import resolve_thresholds
-from harness.compaction.engine import AgentScopeEngine
-from harness.compaction.thrash import ThrashConfig, ThrashGuard
+from harness.compaction.agentscope.engine import AgentScopeEngine
+from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionThrashError, PairingError
 from harness.messages import validate_pairing
+from harness.meter.pricers import estimate_tokens
+from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatRequest
-from harness.tokens import CTXLAB_WINDOWS, estimate_tokens
 
 __all__ = ["CONFIG", "EXPERIMENT", "MODEL", "TURNS", "measure", "run"]
 

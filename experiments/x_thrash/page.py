@@ -53,7 +53,8 @@ def _listed(counts: dict[str, int]) -> str:
 READING = (
     "A scripted model plays a long freight session (each turn: a question, a lookup tool call, "
     "its result, an answer). Left: AgentScope 2.0.3's default compaction; right: the same plus "
-    "ctxlab's thrash guard (`harness/compaction/thrash.py`). Tokens are AgentScope's estimator's."
+    "ctxlab's thrash guard (`harness/compaction/guards/thrash.py`). Tokens are AgentScope's "
+    "estimator's."
 )
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.compaction.thrash import ThrashSkip
+from harness.compaction.guards.thrash import ThrashSkip
 
 __all__ = ["GuardConfigRecord", "GuardRecord", "RefillRun", "SessionRun", "XThrashView"]
 
 
 @dataclass(frozen=True)
 class GuardConfigRecord:
-    """The thrash guard's settings (:class:`~harness.compaction.thrash.ThrashConfig`)."""
+    """The thrash guard's settings (:class:`~harness.compaction.guards.thrash.ThrashConfig`)."""
 
     min_removed_fraction: float
     refill_requests: int

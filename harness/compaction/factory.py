@@ -19,14 +19,15 @@ from harness.compaction.agentscope import (
     PrefixHook,
     resolve_thresholds,
 )
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.engine import DshEngine
-from harness.compaction.engine import AgentScopeEngine, CompactionEngine
+from harness.compaction.engine import CompactionEngine
 from harness.errors import ConfigError
+from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatModel
 from harness.store.eventlog import EventLogHistory
 from harness.store.history import History
-from harness.tokens import CTXLAB_WINDOWS
 
 __all__ = ["EngineConfig", "flushes", "make_engine"]
 

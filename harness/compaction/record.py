@@ -60,7 +60,7 @@ class CompactionRecord:
     it on ``compaction/summary``."""
 
     gate: dict[str, object] | None = None
-    """What the identifier-survival gate added (:meth:`harness.compaction.gate.GateResult.
+    """What the identifier-survival gate added (:meth:`harness.compaction.guards.gate.GateResult.
     to_record`); None when the gate is off. ``summary`` already holds the added section."""
 
     @property

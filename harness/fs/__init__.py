@@ -4,6 +4,6 @@
   followed;
 * :mod:`~harness.fs.path` — :class:`WorkspacePath`: a file named by its root and relative path;
 * :mod:`~harness.fs.files` — atomic writes (temp + rename) and appends;
-* :mod:`~harness.fs.locks` — OS file locks with a holder and a wait;
-* :mod:`~harness.fs.oslock` — the ``flock`` helpers the event log's appends take.
+* :mod:`~harness.fs.locks` — OS file locks (``flock``): lock files with a holder and a wait,
+  and the exclusive lock on a data file the event log's appends take.
 """

@@ -1,4 +1,6 @@
-"""Cross-process locks: one OS file lock per lock file, reentrant within a thread.
+"""Cross-process locks, all ``flock(2)``: :func:`file_lock`, one OS file lock per lock file,
+reentrant within a thread; and :func:`exclusive` / :func:`try_exclusive`, an exclusive lock held
+on an open data file.
 
 The lock is ``flock(2)`` on a lock file, so the kernel releases it the moment its holder dies
 (``kill -9`` leaves no stale lock to break by hand). It waits with a timeout, it is reentrant
@@ -15,6 +17,13 @@ file by path.
 
 :func:`file_lock` is the one place ctxlab takes such a lock, so every writer of one resource
 (the memory consolidation, MEMORY.md and its watermark, ...) agrees on the lock file.
+
+:func:`exclusive` and :func:`try_exclusive` take the lock on the data file itself (the event
+log, the session file), so there is no side file to leak or clean up; ``flock`` locks belong to
+an open file description, so two opens of one file exclude each other even inside one process.
+Like the lock files, the file is opened through :class:`~harness.fs.path.WorkspacePath`: a
+symlink in place of the file or of a folder above it is refused, never locked or created
+outside. ctxlab runs on POSIX systems only.
 """
 
 from __future__ import annotations
@@ -28,15 +37,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.errors import LockTimeoutError
+from harness.errors import EventLogLockError, LockTimeoutError
 from harness.fs.path import WorkspacePath
 
-__all__ = ["file_lock", "is_locked"]
+__all__ = ["exclusive", "file_lock", "is_locked", "try_exclusive"]
 
 POLL_SECONDS = 0.02
 """How often a waiter retries a lock another holder has."""
 
 _CONTENTION = frozenset({errno.EACCES, errno.EAGAIN, errno.EWOULDBLOCK})
+_OPEN = os.O_RDWR | os.O_CREAT
 _local = threading.local()
 
 
@@ -62,7 +72,7 @@ def file_lock(path: Path | WorkspacePath, timeout: float = 600.0, what: str = ""
     (negative: forever), else raise :class:`~harness.errors.LockTimeoutError` naming ``what``.
     A thread that already holds it (the same lock file, however it is named) takes it again."""
     lock = WorkspacePath.of(path)
-    fd = lock.open_fd(os.O_RDWR | os.O_CREAT)
+    fd = lock.open_fd(_OPEN)
     info = os.fstat(fd)
     key, held = (info.st_dev, info.st_ino), _held()
     if key in held:
@@ -116,3 +126,41 @@ def is_locked(path: Path | WorkspacePath) -> bool:
             return False
     except LockTimeoutError:
         return True
+
+
+@contextlib.contextmanager
+def exclusive(path: Path | WorkspacePath) -> Iterator[int]:
+    """Hold an exclusive lock on ``path`` (created if missing), waiting for other holders;
+    yields the open descriptor (read-write, so the holder may read and truncate through it)."""
+    fd = WorkspacePath.of(path).open_fd(_OPEN)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            raise EventLogLockError(f"could not lock {path}: {exc}") from exc
+        yield fd
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
+def try_exclusive(path: Path | WorkspacePath) -> int | None:
+    """An open descriptor holding an exclusive lock on ``path`` (created if missing), or None
+    when another open file holds it. The caller closes the descriptor to release it; the lock
+    is on the file that was at ``path`` when it was taken, which is re-checked here so that a
+    holder unlinking the file on release cannot hand out two locks."""
+    target = WorkspacePath.of(path)
+    fd = target.open_fd(_OPEN)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except OSError:
+        os.close(fd)
+        raise
+    now = target.stat()
+    if now is None or now.st_ino != os.fstat(fd).st_ino:
+        # the holder released and unlinked it between our open and our lock
+        os.close(fd)
+        return try_exclusive(target)
+    return fd

@@ -28,10 +28,10 @@ from harness.memory.clock import EPOCH, NanoClock, format_instant
 from harness.memory.injection import cut_memory
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatModel, ChatRequest
 from harness.secrets import redact_for_storage
 from harness.summary_outcome import SummaryOutcome, request_summary
-from harness.tokens import CHARS_PER_TOKEN
 from harness.validation import count, seconds
 
 __all__ = [

@@ -17,9 +17,9 @@ from harness.memory.injection import cut_memory
 from harness.memory.render import clip_tail, render_chunks, render_conversation
 from harness.memory.workspace import DailyEntry, MemoryWorkspace
 from harness.messages import Message
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatModel, ChatRequest
 from harness.secrets import redact_for_storage
-from harness.tokens import CHARS_PER_TOKEN
 from harness.validation import count, seconds
 
 __all__ = ["DEFAULT_FLUSH_PROMPT", "NO_REPLY", "FlushPolicy", "MemoryFlusher"]

@@ -13,7 +13,7 @@ from typing import Literal
 
 from harness.memory.render import REFERENCE_NAME
 from harness.messages import Message
-from harness.tokens import CHARS_PER_TOKEN
+from harness.meter.pricers import CHARS_PER_TOKEN
 
 __all__ = [
     "RECALL_GUIDANCE",

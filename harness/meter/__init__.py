@@ -5,7 +5,8 @@ heuristic, ctxlab's CJK-aware heuristic, the exact tokenizer where installed) an
 on each message; :mod:`~harness.meter.ledger` keeps a history's running price so the check before
 a request costs what changed since the last one; :mod:`~harness.meter.meters` anchors the
 estimate on the provider's last ``usage.prompt_tokens`` (DeepSeek-Harness's token meter) and
-names itself in every reading.
+names itself in every reading; :mod:`~harness.meter.windows` is the context-window table
+(model-name prefixes to window sizes).
 """
 
 from harness.meter.ledger import Ledger, same_message

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope import Compaction
 from harness.disk_errors import on_disk
-from harness.interrupted import interrupted_result, pending_calls
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.replies import interrupted_result, pending_calls
 from harness.store.protocol import SEARCH_LIMIT, History, Original, search_histories
 from harness.store.statefile import AgentState, JsonStateStore, Transcript
 
@@ -102,7 +102,7 @@ class StateHistory:
 
     def close_interrupted_calls(self) -> list[Message]:
         """On resume: close the tool calls a crash left without results with synthetic
-        results marked ``interrupted`` (see :mod:`harness.interrupted`); returns them."""
+        results marked ``interrupted`` (see :mod:`harness.replies`); returns them."""
         closing = [interrupted_result(call) for call in pending_calls(self.state.context)]
         if closing:
             self.append(closing)

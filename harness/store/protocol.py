@@ -89,7 +89,7 @@ class History(Protocol):
 
     def close_interrupted_calls(self) -> list[Message]:
         """On resume: close the tool calls a crash left without results with synthetic
-        results marked ``interrupted`` (:mod:`harness.interrupted`); returns them."""
+        results marked ``interrupted`` (:mod:`harness.replies`); returns them."""
         ...
 
 

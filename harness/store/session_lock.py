@@ -6,7 +6,7 @@ every tool, every compaction), a manual compaction and an undo
 (:mod:`harness.compaction.manual`). Readers (``session_search``, :meth:`HarnessAgent.context
 <harness.harness_agent.HarnessAgent>`, ``EventLog.replay``) never take it, so they never wait.
 
-The lock is ``flock`` (:func:`harness.fs.oslock.try_exclusive`), so the kernel
+The lock is ``flock`` (:func:`harness.fs.locks.try_exclusive`), so the kernel
 releases it when its holder dies (``kill -9`` included) and a lock nobody holds is never
 "busy". While held, the file holds one JSON line naming the holder: user, host, pid, start time
 and action. The file is removed before the lock goes, and a waiter re-checks the file it
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import PathEscapeError, SessionBusyError
-from harness.fs.oslock import try_exclusive
+from harness.fs.locks import try_exclusive
 from harness.fs.path import WorkspacePath
 from harness.store.statefile import utc_now
 

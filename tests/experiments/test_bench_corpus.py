@@ -24,7 +24,7 @@ from experiments.x_bench.schema import (
     dump_conversation,
     load_conversations,
 )
-from harness.tokens import estimate_tokens
+from harness.meter.pricers import estimate_tokens
 
 PINNED_DIGESTS = {
     # sha256 (first 16 hex digits) of seed 1's JSON per size and language: a change to the

@@ -12,7 +12,7 @@ from experiments import e1
 from experiments.lab.claims import CLAIM_COLUMNS
 from experiments.lab.cli import main
 from harness.messages import validate_pairing
-from harness.tokens import estimate_tokens
+from harness.meter.pricers import estimate_tokens
 
 E1_CLAIMS = ("E1-TOTAL", "E1-NAIVE", "E1-CUTOFF", "E1-KEEP", "E1-AFTER")
 

@@ -28,8 +28,8 @@ from experiments.x_bench.suite import bench_conversations
 from experiments.x_bench.view import XBenchView
 from harness.errors import ScriptError
 from harness.messages import Message
+from harness.meter.pricers import estimate_tokens
 from harness.testing import FunctionModel
-from harness.tokens import estimate_tokens
 
 
 @pytest.fixture(scope="module")

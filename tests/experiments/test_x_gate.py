@@ -24,7 +24,7 @@ from experiments.lab.registry import EXPERIMENTS
 from experiments.lab.runner import run_one
 from experiments.lab.variants import with_variant
 from harness.compaction.agentscope import CompactionConfig
-from harness.compaction.gate import GateConfig
+from harness.compaction.guards.gate import GateConfig
 
 QUIET = {"progress": lambda _line: None}
 SET = "openai-compatible-fixed"

@@ -20,11 +20,11 @@ from harness.errors import (
 )
 from harness.hooks import AgentHook, CallContext
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatRequest
 from harness.results import CallResult
 from harness.store.statefile import JsonStateStore, Transcript
 from harness.testing import FunctionModel, ScriptedModel, Step
-from harness.tokens import estimate_tokens
 from harness.tools import Tool
 
 

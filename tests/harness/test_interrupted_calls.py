@@ -15,9 +15,9 @@ import pytest
 from support.sessions import bare_agent
 
 from harness.harness_agent import HarnessAgent
-from harness.interrupted import INTERRUPTED_CODE, INTERRUPTED_TEXT
 from harness.messages import Message
 from harness.model import ChatRequest
+from harness.replies import INTERRUPTED_CODE, INTERRUPTED_TEXT
 from harness.store.eventlog import EventLog
 from harness.store.statefile import JsonStateStore
 from harness.testing import FunctionModel

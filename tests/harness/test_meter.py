@@ -10,18 +10,17 @@ from hypothesis import strategies as st
 
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, PruneConfig
-from harness.compaction.agentscope.prune import prune_tool_results
-from harness.compaction.agentscope.prune_gate import PruneGate
+from harness.compaction.agentscope.prune import PruneForecast, prune_tool_results
 from harness.compaction.dsh import DshConfig, DshEngine, price_message
 from harness.compaction.dsh.summarizer import build_summary_request
 from harness.compaction.factory import make_engine
 from harness.errors import ConfigError
 from harness.messages import Message, ToolCall
 from harness.meter import AGENTSCOPE, CTXLAB, Ledger, TokenMeter, build_meter, message_price
+from harness.meter.pricers import estimate_message_tokens, estimate_text_tokens
 from harness.model import ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.testing import FunctionModel
-from harness.tokens import estimate_message_tokens, estimate_text_tokens
 
 # --- §5: DeepSeek-Harness's pricing ---------------------------------------------------------
 
@@ -255,7 +254,7 @@ def test_the_agentscope_engine_prices_only_what_was_appended() -> None:
     assert len(calls) <= 3
 
 
-# --- the prune gate -------------------------------------------------------------------------
+# --- the prune forecast ---------------------------------------------------------------------
 
 tool_results = st.lists(
     st.tuples(st.integers(0, 60), st.sampled_from(["fetch", "memory_search", "grep"])),
@@ -264,7 +263,7 @@ tool_results = st.lists(
 
 
 @given(tool_results, st.integers(0, 40), st.integers(0, 40), st.integers(1, 30))
-def test_the_prune_gate_decides_as_the_prune(
+def test_the_prune_forecast_decides_as_the_prune(
     results: list[tuple[int, str]], protect: int, minimum: int, max_chars: int
 ) -> None:
     messages: list[Message] = [Message.user("start")]
@@ -272,11 +271,11 @@ def test_the_prune_gate_decides_as_the_prune(
         messages.append(Message.assistant("", [ToolCall(f"c{i}", name)]))
         messages.append(Message.tool(f"c{i}", "r" * length, tool_name=name))
     config = PruneConfig(protect_tokens=protect, minimum_tokens=minimum, max_output_chars=max_chars)
-    gate = PruneGate(config)
-    gate.sync(messages)
+    forecast = PruneForecast(config)
+    forecast.sync(messages)
     pruned = prune_tool_results(messages, config)
     changed = [m.content for m in pruned] != [m.content for m in messages]
-    assert gate.would_prune() == changed
+    assert forecast.would_prune() == changed
 
 
 def test_a_history_on_the_event_log_is_matched_by_content() -> None:
@@ -326,7 +325,7 @@ def test_agentscope_compaction_events_on_the_log_name_their_meter() -> None:
     assert summaries and all(e.data["meter"] == "ctxlab-anchored" for e in summaries)
 
 
-def test_the_prune_gate_at_its_exact_boundaries() -> None:
+def test_the_prune_forecast_at_its_exact_boundaries() -> None:
     call = Message.assistant("", [ToolCall("c0", "fetch")])
     old = Message.tool("c0", "r" * 50, tool_name="fetch")
     new_call = Message.assistant("", [ToolCall("c1", "fetch")])
@@ -339,8 +338,8 @@ def test_the_prune_gate_at_its_exact_boundaries() -> None:
         (protected + 1, worth, False),  # the old result is still protected
     ):
         config = PruneConfig(protect_tokens=protect, minimum_tokens=minimum, max_output_chars=10)
-        gate = PruneGate(config)
-        gate.sync(messages)
+        forecast = PruneForecast(config)
+        forecast.sync(messages)
         pruned = prune_tool_results(messages, config)
         assert ([m.content for m in pruned] != [m.content for m in messages]) is expected
-        assert gate.would_prune() is expected
+        assert forecast.would_prune() is expected

@@ -1,4 +1,4 @@
-"""Tests of harness.tool_offload.LargeResultOffloader."""
+"""Tests of harness.tools.LargeResultOffloader (large tool result offload)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.messages import Message, ToolCall
-from harness.tool_offload import LargeResultOffloader
+from harness.tools import LargeResultOffloader
 
 
 def varied_text(size: int, seed: int = 7) -> str:

@@ -1,4 +1,4 @@
-"""Tests of harness.tokens: the AgentScope estimator rule and the context-window lookup.
+"""Tests of harness.meter.pricers' AgentScope estimator rule and harness.meter.windows' lookup.
 
 Expected values are derived in the test from the documented rule, with an independent count of
 UTF-16 units (a non-BMP character is a surrogate pair, 2 units) and integer ceiling division.
@@ -9,13 +9,11 @@ from __future__ import annotations
 import pytest
 
 from harness.messages import SUMMARY_NAME, Message, ToolCall
-from harness.tokens import (
+from harness.meter.pricers import estimate_message_tokens, estimate_text_tokens, estimate_tokens
+from harness.meter.windows import (
     AGENTSCOPE_2_0_3_WINDOWS,
     CTXLAB_WINDOWS,
     WINDOW_PROFILES,
-    estimate_message_tokens,
-    estimate_text_tokens,
-    estimate_tokens,
     lookup_window,
 )
 

@@ -134,7 +134,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "OFFLOAD_OFF_BY_ONE",
         "a tool result of exactly the offload threshold is offloaded (> became >=)",
-        attr("harness.tool_offload.LargeResultOffloader", "apply", offload_at_limit),
+        attr("harness.tools.LargeResultOffloader", "apply", offload_at_limit),
         (),
         gap=(
             "E5-OFFLOAD offloads a 300,000-character result, far above the 80,000 threshold; "
@@ -145,7 +145,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "INTERRUPTED_LEFT_OPEN",
         "a tool call a crash interrupted is left open (no synthetic result)",
-        wrap("harness.interrupted", "pending_calls", lambda _o: lambda messages: []),
+        wrap("harness.replies", "pending_calls", lambda _o: lambda messages: []),
         (),
         gap=(
             "closing an interrupted call is crash hardening of ctxlab; no claim replays a "
@@ -162,7 +162,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "GATE_OFF",
         "the identifier-survival gate is switched off whatever the config says",
         lambda: many(
-            wrap("harness.compaction.gate", "gated_summary", gate_off_summary),
+            wrap("harness.compaction.guards.gate", "gated_summary", gate_off_summary),
             wrap("harness.compaction.dsh.summarizer", "gated_checkpoint", gate_off_summary),
         ),
         ("X-GATE-E4-AS-ON", "X-GATE-E4-DSH-ON@qwen2.5-coder-1.5b-instruct-q4_k_m"),
@@ -195,7 +195,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "THRASH_GUARD_OFF",
         "the thrash guard lets every compaction run",
-        wrap("harness.compaction.thrash", "allows", lambda _o: lambda *args: True),
+        wrap("harness.compaction.guards.thrash", "allows", lambda _o: lambda *args: True),
         ("X-THRASH-GUARDED", "X-THRASH-REFILL", "X-THRASH-SKIPS"),
     ),
     Mutation(

@@ -37,7 +37,7 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "FLUSH_BLOCKS",
         "a failing pre-compaction flush stops the compaction (no longer best effort)",
-        wrap("harness.compaction.engine", "_best_effort", flush_blocks),
+        wrap("harness.compaction.agentscope.engine", "_best_effort", flush_blocks),
         ("AS-FLUSH-BEST-EFFORT",),
     ),
     Mutation(
@@ -107,7 +107,9 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "AS_SIZE_CHECK_ALWAYS",
         "the AgentScope engine refuses a summary not smaller than its prefix, config or not",
-        attr("harness.compaction.engine.AgentScopeEngine", "_too_large", size_check_always),
+        attr(
+            "harness.compaction.agentscope.engine.AgentScopeEngine", "_too_large", size_check_always
+        ),
         ("AS-NO-SIZE-CHECK",),
     ),
     Mutation(
@@ -131,7 +133,7 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "READ_FILE_OFFLOADED",
         "read_file's own result is offloaded again (it left the excluded tools)",
-        attr("harness.tool_offload.LargeResultOffloader", "apply", read_file_offloaded),
+        attr("harness.tools.LargeResultOffloader", "apply", read_file_offloaded),
         ("E5-OFFLOAD",),
     ),
     Mutation(

@@ -173,7 +173,7 @@ def prune_at_limit(original: Any) -> Any:
 
 
 def offload_at_limit(_original: Any) -> Any:
-    from harness.tool_offload import LargeResultOffloader
+    from harness.tools import LargeResultOffloader
 
     apply = LargeResultOffloader.apply
 

@@ -6,6 +6,8 @@
 * :mod:`~harness.compaction.agentscope.cutoff` — the **safe cutoff** that never splits a tool
   call from its results;
 * :mod:`~harness.compaction.agentscope.compactor` — the compaction step (plan, then summary);
+* :mod:`~harness.compaction.agentscope.engine` — :class:`AgentScopeEngine`, the compactor as the
+  agent loop calls it (the memory flush and the prefix record between plan and summary);
 * :mod:`~harness.compaction.agentscope.summary` — the summary call and the **summary merge**
   (one ``<compressed_history>`` message replaces the prefix and any earlier summary).
 """

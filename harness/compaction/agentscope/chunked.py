@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from harness.compaction.agentscope.summary import build_summary_message, render_transcript
 from harness.compaction.agentscope.summary import summarize as summarize_once
 from harness.messages import Message
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatModel
 from harness.summary_outcome import SummaryOutcome
-from harness.tokens import CHARS_PER_TOKEN
 
 __all__ = ["needs_chunks", "prefix_chunks", "summarize_in_chunks"]
 

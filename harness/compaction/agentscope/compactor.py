@@ -12,7 +12,7 @@ The compactor does steps 1-4 as a pure function, :meth:`Compactor.plan` (message
 :class:`Plan` out: trigger, cutoff, prefix, tail; no model call, no write), and steps 6-7 as
 :meth:`Compactor.summarize` (the one model call) and :meth:`Compactor.build` (pure). Step 5 has
 side effects, so it is not here: the engine runs it between the plan and the summary
-(:meth:`harness.compaction.engine.AgentScopeEngine.before_request`). The compactor never
+(:meth:`harness.compaction.agentscope.engine.AgentScopeEngine.before_request`). The compactor never
 mutates its input, and returns ``None`` when nothing is to be done.
 """
 
@@ -27,9 +27,9 @@ from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import build_summary_message, summarize
-from harness.compaction.gate import gated_summary
+from harness.compaction.guards.gate import gated_summary
+from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.record import CompactionRecord
-from harness.compaction.thrash import ThrashGuard, allows
 from harness.messages import Message
 from harness.meter import Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of

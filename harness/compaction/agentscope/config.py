@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from harness.compaction.gate import GateConfig
-from harness.compaction.thrash import ThrashConfig
+from harness.compaction.guards.gate import GateConfig
+from harness.compaction.guards.thrash import ThrashConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
+from harness.meter.windows import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 from harness.summary_outcome import SummaryPolicy
-from harness.tokens import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 
 __all__ = [
     "CTXLAB_GATE",
@@ -117,7 +117,7 @@ class CompactionConfig:
     ``agentscope-2.0.3`` (the article's estimator, over the working history only), ``dsh`` or
     ``tokenizer-anchored``."""
     gate: GateConfig | None = None
-    """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
+    """ctxlab's identifier-survival gate (:mod:`harness.compaction.guards.gate`): exact values the
     summary dropped are appended to it. None (the seed's behaviour) turns it off."""
     refuse_larger_summary: bool = False
     """ctxlab's size check: a summary (gated, as it would replace the span) that is not smaller
@@ -125,7 +125,7 @@ class CompactionConfig:
     (the summary call was still made). False is AgentScope 2.0.3's behaviour: it has no size
     check."""
     thrash: ThrashConfig | None = None
-    """ctxlab's thrash guard (:mod:`harness.compaction.thrash`): compactions that cannot
+    """ctxlab's thrash guard (:mod:`harness.compaction.guards.thrash`): compactions that cannot
     shorten the context enough are not run, and a loop of them stops with an error. None (the
     seed's behaviour) turns it off."""
     summary_chunk_tokens: int | None = None

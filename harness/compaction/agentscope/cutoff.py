@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from harness.compaction.record import Cutoff
 from harness.messages import Message
-from harness.tokens import estimate_message_tokens
+from harness.meter.pricers import estimate_message_tokens
 
 __all__ = ["Cutoff", "find_safe_cutoff"]
 

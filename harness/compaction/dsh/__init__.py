@@ -2,9 +2,10 @@
 
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.engine import DshEngine, DshResult
-from harness.compaction.dsh.meter import Measurement, measure, price_message, price_text
 from harness.compaction.dsh.selection import (
     CompactableRange,
+    Measurement,
+    measure,
     select_compactable_range,
     tool_pairing_balanced_before,
 )
@@ -15,6 +16,7 @@ from harness.compaction.dsh.summarizer import (
     frame_checkpoint,
     summarize_span,
 )
+from harness.meter.dsh_heuristic import price_message, price_text
 
 __all__ = [
     "CHECKPOINT_NAME",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from harness.compaction.gate import GateConfig
+from harness.compaction.guards.gate import GateConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
 
@@ -40,7 +40,7 @@ class DshConfig:
     events: ``ctxlab-anchored`` (default), ``dsh`` (DeepSeek-Harness's own), ``agentscope-2.0.3``
     or ``tokenizer-anchored``."""
     gate: GateConfig | None = None
-    """ctxlab's identifier-survival gate (:mod:`harness.compaction.gate`): exact values the
+    """ctxlab's identifier-survival gate (:mod:`harness.compaction.guards.gate`): exact values the
     checkpoint dropped are appended to it. None (the seed's behaviour) turns it off."""
 
     def __post_init__(self) -> None:

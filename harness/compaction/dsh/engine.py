@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Literal
 
 from harness.compaction.agentscope import CompactionRecord, Cutoff
 from harness.compaction.dsh.config import DshConfig
-from harness.compaction.dsh.meter import Measurement
 from harness.compaction.dsh.pruner import ToolResultPruner
-from harness.compaction.dsh.selection import CompactableRange, select_compactable_range
+from harness.compaction.dsh.selection import CompactableRange, Measurement, select_compactable_range
 from harness.compaction.dsh.summarizer import (
     build_summary_request,
     gated_checkpoint,

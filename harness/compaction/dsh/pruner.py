@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.compaction.dsh.meter import price_message
 from harness.messages import Message
+from harness.meter.dsh_heuristic import price_message
 
 if TYPE_CHECKING:
     from harness.store.eventlog import EventLog

@@ -10,6 +10,11 @@ and compacts ``0..2`` in both (issue 28 chose dsh's rule over ctxlab's stricter 
 the engine selects what dsh selects on every surface dsh accepts; id mismatches are still
 refused by the AgentScope history and by ``ctxlab compact``'s idle check, which are not dsh's
 selection).
+
+The prices come with the surface as a :class:`Measurement`, :func:`measure`'s pricing of a
+request with DeepSeek-Harness's heuristic (:mod:`harness.meter.dsh_heuristic`: 4 characters per
+token plus small overheads, 0 for an assistant message with no content); the engine's meter
+(:mod:`harness.meter`) anchors the total on the provider's usage where it can.
 """
 
 from __future__ import annotations
@@ -17,16 +22,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.compaction.dsh.meter import Measurement
 from harness.errors import SurfaceError, UnbalancedSurfaceError
 from harness.messages import Message
+from harness.meter.dsh_heuristic import price_header, price_message
+from harness.model import ChatRequest
 
 __all__ = [
     "CompactableRange",
+    "Measurement",
     "cut_balance",
+    "measure",
     "select_compactable_range",
     "tool_pairing_balanced_before",
 ]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The priced request: header (system prompt, reference material, tools) and nodes."""
+
+    header_tokens: int
+    nodes: tuple[tuple[int, int], ...]
+    """``(seq, tokens)`` along the surface."""
+
+    @property
+    def surface_tokens(self) -> int:
+        return sum(tokens for _, tokens in self.nodes)
+
+    @property
+    def total(self) -> int:
+        return self.header_tokens + self.surface_tokens
+
+
+def measure(header: ChatRequest, nodes: Sequence[tuple[int, Message]]) -> Measurement:
+    """Price a request whose first messages are ``header.messages`` and whose history is
+    ``nodes`` (the surface as ``(seq, message)``), with dsh's heuristic."""
+    head = price_header(header.messages, header.tools)
+    return Measurement(head, tuple((seq, price_message(m)) for seq, m in nodes))
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from harness.compaction.dsh.meter import price_message
-from harness.compaction.gate import GateConfig, gate_checkpoint
+from harness.compaction.guards.gate import GateConfig, gate_checkpoint
 from harness.errors import SummaryError
 from harness.messages import CHECKPOINT_NAME, Message
 from harness.meter import TokenMeter
-from harness.meter.dsh_heuristic import is_empty_assistant
+from harness.meter.dsh_heuristic import is_empty_assistant, price_message
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.summary_outcome import SummaryPolicy, request_summary
 

@@ -11,7 +11,7 @@ originals stay in the log.
 * :mod:`~harness.store.eventlog.log` — :class:`EventLog` (JSONL file, crash recovery, several
   writers under an OS file lock);
 * :mod:`~harness.store.eventlog.scan` — reading the JSONL (a torn last line is not corruption);
-* :mod:`~harness.fs.oslock` — the ``flock`` helpers;
+* :func:`~harness.fs.locks.exclusive` — the ``flock`` the appends take;
 * :mod:`~harness.store.eventlog.migrate` — rewriting logs whose replaces named positions;
 * :mod:`~harness.store.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log;
 * :mod:`~harness.store.eventlog.bracket` — :func:`compaction_bracket`, the one

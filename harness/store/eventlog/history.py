@@ -28,13 +28,13 @@ from harness.compaction.record import EngineName
 from harness.disk_errors import on_disk
 from harness.errors import SurfaceError
 from harness.messages import Message
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatRequest
 from harness.store.eventlog.bracket import Bracket, compaction_bracket, refuse_if_busy
 from harness.store.eventlog.events import Event, thaw
 from harness.store.eventlog.log import EventLog
 from harness.store.eventlog.turns import TurnMarks
 from harness.store.protocol import SEARCH_LIMIT, Original, search_histories
-from harness.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from harness.text_search import SearchHit

@@ -10,7 +10,7 @@ append is checked first (an invalid event raises :class:`~harness.errors.Surface
 writes nothing), then written, then folded, so the live surface only holds written events.
 
 **Several processes may write one log**: every append takes an exclusive OS lock on the file
-(:mod:`~harness.fs.oslock`), folds whatever other writers appended since, then
+(:func:`~harness.fs.locks.exclusive`), folds whatever other writers appended since, then
 writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
 half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
 
@@ -35,10 +35,10 @@ from typing import Any, Literal
 
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.fs import files
-from harness.fs.oslock import exclusive
+from harness.fs.locks import exclusive
 from harness.fs.path import WorkspacePath
-from harness.interrupted import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.messages import Message
+from harness.replies import INTERRUPTED_CODE, interrupted_result, pending_calls
 from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.eventlog import codec as formats
 from harness.store.eventlog.codec import Codec, LogFormat, read_events
@@ -310,7 +310,7 @@ class EventLog(LogFold):
         return self.replace_seqs(nodes[start], nodes[end], message, extra_sources=extra_sources)
 
     def close_interrupted_calls(self) -> list[Event]:
-        """Close the calls a crash left without results (see :mod:`harness.interrupted`):
+        """Close the calls a crash left without results (see :mod:`harness.replies`):
         one ``tool/result`` each, marked ``interrupted``. Call it when resuming a session,
         never beside a live agent whose tools may still be running."""
         calls = pending_calls(self.messages())

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.errors import EventLogError, LogCorruptError, SurfaceError
 from harness.fs.files import write_atomic
-from harness.fs.oslock import exclusive
+from harness.fs.locks import exclusive
 from harness.store.eventlog.events import Event
 from harness.store.eventlog.scan import scan_file
 from harness.store.eventlog.surface import SurfaceManager, fold

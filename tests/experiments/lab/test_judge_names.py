@@ -46,7 +46,7 @@ def test_every_judge_a_note_names_exists() -> None:
 
 def test_a_note_naming_a_file_is_caught() -> None:
     assert files_named("judged by a rule in experiments/e3/__init__.py; model output as recorded")
-    assert files_named("see harness/tool_offload.py") == ["harness/tool_offload.py"]
+    assert files_named("see harness/tools.py") == ["harness/tools.py"]
     assert not files_named("judged by judge `e3-rules`; see E4.json")
 
 

@@ -21,10 +21,10 @@ from harness.errors import ContextLengthExceededError, ServerError
 from harness.harness_agent import HarnessAgent
 from harness.memory.runtime import MemoryConfig
 from harness.messages import Message
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatRequest
 from harness.store.statefile import AgentState, JsonStateStore
 from harness.testing import FunctionModel
-from harness.tokens import CHARS_PER_TOKEN
 
 BACKLOG = 100_000
 WINDOW_CHARS = int(CTXLAB_SUMMARY_CHUNK_TOKENS * CHARS_PER_TOKEN) + 10_000

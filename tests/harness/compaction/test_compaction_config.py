@@ -16,7 +16,7 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
 )
 from harness.errors import ConfigError
-from harness.tokens import (
+from harness.meter.windows import (
     AGENTSCOPE_2_0_3_WINDOWS,
     CTXLAB_WINDOWS,
     RESERVED_TOKENS,

@@ -25,13 +25,13 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
     truncate_tool_arguments,
 )
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.errors import ScriptError, ServerError
 from harness.messages import SUMMARY_NAME, Message, ToolCall, validate_pairing
 from harness.meter import build_meter
+from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 from harness.model import ChatModel, ChatRequest
 from harness.testing import FunctionModel, ScriptedModel, Step
-from harness.tokens import estimate_message_tokens, estimate_tokens
 
 SECTIONS = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
 

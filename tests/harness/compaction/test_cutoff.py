@@ -6,7 +6,7 @@ import pytest
 
 from harness.compaction.agentscope import find_safe_cutoff
 from harness.messages import Message, ToolCall, validate_pairing
-from harness.tokens import estimate_message_tokens, estimate_tokens
+from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 
 
 def e1_like() -> list[Message]:

@@ -4,7 +4,8 @@ the
 four-event commit, the lock and the stability checks.
 
 Expected numbers are computed by hand (or by :func:`rule_price`, the pricing rule written out
-independently of :mod:`harness.compaction.dsh.meter`), never by asking the code under test.
+independently of :func:`harness.compaction.dsh.selection.measure`), never by asking the code
+under test.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness import CompactionConfig, ConfigError, DshConfig, HarnessAgent, make_engine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.dsh.engine import DshEngine
-from harness.compaction.engine import AgentScopeEngine
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import StateHistory
 from harness.testing import FunctionModel

@@ -1,7 +1,7 @@
-"""Tests of harness.compaction.gate, the identifier-survival gate: what it extracts (Chinese and
-English), what it appends and in which format, its budget, and its wiring into both engines and
-the event log. Properties: it never removes text, never exceeds its budget, and adds nothing
-when every identifier survived."""
+"""Tests of harness.compaction.guards.gate, the identifier-survival gate: what it extracts
+(Chinese and English), what it appends and in which format, its budget, and its wiring into both
+engines and the event log. Properties: it never removes text, never exceeds its budget, and adds
+nothing when every identifier survived."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.dsh import DshConfig, DshEngine, frame_checkpoint
-from harness.compaction.gate import (
+from harness.compaction.guards.gate import (
     GATE_HEADING,
     GATE_NOTE,
     GateConfig,

@@ -12,8 +12,8 @@ import pytest
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
 from harness.compaction.factory import make_engine
-from harness.compaction.gate import GATE_HEADING, GateConfig, apply_gate
-from harness.compaction.gate_definitions import extract_definitions
+from harness.compaction.guards.gate import GATE_HEADING, GateConfig, apply_gate
+from harness.compaction.guards.gate_definitions import extract_definitions
 from harness.messages import Message
 from harness.meter import build_meter
 from harness.model import ChatRequest

@@ -29,7 +29,7 @@ from harness.errors import (
     ServerError,
     SurfaceChangedError,
 )
-from harness.fs.oslock import try_exclusive
+from harness.fs.locks import try_exclusive
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog

@@ -20,9 +20,9 @@ from harness.compaction.agentscope import (
     resolve_thresholds,
 )
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter.pricers import estimate_tokens
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tokens import estimate_tokens
 
 FIXED_SUMMARY = "FIXED SUMMARY TEXT"
 

@@ -1,4 +1,4 @@
-"""Tests of harness.compaction.thrash, the thrash guard: the two skip rules (a kept tail that
+"""Tests of harness.compaction.guards.thrash, the thrash guard: the two skip rules (a kept tail that
 still meets the trigger, a compaction that removes too little), the refill bound and its typed
 error, the profiles, and the property that a guarded compaction never splits a tool pair."""
 
@@ -18,10 +18,10 @@ from harness.compaction.agentscope import (
     ctxlab_profile,
     resolve_thresholds,
 )
-from harness.compaction.engine import AgentScopeEngine
+from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
-from harness.compaction.gate import GateConfig
-from harness.compaction.thrash import ThrashConfig, ThrashGuard
+from harness.compaction.guards.gate import GateConfig
+from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
 from harness.errors import CompactionError, CompactionThrashError, ConfigError
 from harness.harness_agent import HarnessAgent
 from harness.messages import Message, validate_pairing

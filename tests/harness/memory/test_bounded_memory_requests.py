@@ -21,9 +21,9 @@ from harness.memory.flush import MemoryFlusher
 from harness.memory.runtime import MemoryConfig
 from harness.memory.workspace import MemoryWorkspace
 from harness.messages import Message
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
-from harness.tokens import CHARS_PER_TOKEN
 
 BUDGET_TOKENS = 20_000
 BUDGET_CHARS = int(BUDGET_TOKENS * CHARS_PER_TOKEN)

@@ -38,9 +38,9 @@ from harness.memory import (
 from harness.memory.flush import DEFAULT_FLUSH_PROMPT
 from harness.memory.injection import TRUNCATION_NOTE
 from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message, ToolCall
+from harness.meter.pricers import estimate_text_tokens
 from harness.model import ChatRequest, ChatResponse
 from harness.testing import FunctionModel, Reply
-from harness.tokens import estimate_text_tokens
 from harness.tools import Tool
 
 SKIP_LINE = "No fresh daily entries since 1970-01-01T00:00:00Z — skipping consolidation"

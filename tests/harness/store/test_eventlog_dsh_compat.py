@@ -119,7 +119,7 @@ def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
 
 
 def _priced(nodes: list[tuple[int, Message]], price: int = 10) -> Any:
-    from harness.compaction.dsh.meter import Measurement
+    from harness.compaction.dsh.selection import Measurement
 
     return Measurement(0, tuple((seq, price) for seq, _ in nodes))
 

@@ -1,0 +1,381 @@
+"""The identifier-survival gate: exact values a summary dropped are appended to it.
+
+After a summary of a compacted span is produced, the gate extracts the span's exact
+identifiers — URLs, paths, ids with digits, numbers of three or more digits, quoted code words
+(backticks, “…”, 「…」, 『…』, ‘…’, and "…" in what was said) — and appends those the summary
+does not contain verbatim as a short section. Deterministic, no model call; capped by a token
+budget priced with the engine's own meter. Neither seed has it: it is ctxlab's, off in the
+article-faithful profiles (``CompactionConfig()``, ``DshConfig()``) and on in ctxlab's own
+(:func:`harness.compaction.agentscope.ctxlab_profile`, ``HarnessAgent``'s default).
+
+The output format (frozen: recorded cassettes carry gated summaries)::
+
+    <summary>
+
+    ## Exact values
+    Verbatim from the compacted messages; the summary above does not contain them.
+    - SO-2026-0417
+    - 38650
+    - “蓝鲸”
+
+Nothing is appended when every identifier survived or none fits the budget; the gated text
+always starts with the summary unchanged. Which identifiers win a tight budget: those of a rare
+shape first (``SO-2026-0417`` before the fortieth ``CTN-10##`` of a packing list), then paths,
+URLs and code words before ids and numbers, then the earlier; the chosen ones are listed in the
+order they first appeared.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from harness.compaction.guards.gate_definitions import extract_definitions
+from harness.errors import ConfigError
+from harness.messages import Message
+from harness.meter import TokenMeter
+
+__all__ = [
+    "GATE_HEADING",
+    "GATE_NOTE",
+    "GateConfig",
+    "GateResult",
+    "Identifier",
+    "apply_gate",
+    "extract_identifiers",
+    "gate_checkpoint",
+    "gated_summary",
+    "span_texts",
+    "survives",
+]
+
+GATE_HEADING = "## Exact values"
+GATE_NOTE = "Verbatim from the compacted messages; the summary above does not contain them."
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate's switch (pass one to ``CompactionConfig.gate`` / ``DshConfig.gate``)."""
+
+    budget_tokens: int = 200
+    """The most the appended section (with its heading) may cost, priced by the engine's
+    meter."""
+    max_item_chars: int = 120
+    """Longer identifiers (a URL with a long query, say) are left out."""
+    max_family: int = 5
+    """An identifier that shares its shape with more than this many in one message (the rows
+    of a table: ``CTN-1001`` … ``CTN-1040``) is left out; the summary has to describe a
+    table, the gate keeps facts."""
+    definitions: bool = False
+    """Also keep what no identifier pattern sees
+    (:mod:`harness.compaction.guards.gate_definitions`): definitions (``暗号：夜莺``, ``the
+    password is falcon``), reasons and rules, verbatim. Off here (recorded cassettes carry the
+    gate's output without them); on in ctxlab's profile."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.definitions, bool):
+            raise ConfigError(
+                f"invalid GateConfig: definitions must be a bool, not {self.definitions!r}"
+            )
+        for name in ("budget_tokens", "max_item_chars", "max_family"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(
+                    f"invalid GateConfig: {name} must be a whole number of at least 1, "
+                    f"not {value!r}"
+                )
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """One exact value found in the span."""
+
+    text: str
+    """What must survive verbatim (a quoted word without its quotes)."""
+    shown: str
+    """How the section lists it (a quoted word with its quotes)."""
+    kind: str
+    """``url``, ``path``, ``quoted``, ``id``, ``number`` or ``definition``."""
+    position: int
+    """Order of first appearance in the span."""
+    family: int = 1
+    """Identifiers of this one's shape (digits as ``#``) in the text where it first
+    appeared, itself included; for a definition, the texts of the span it occurs in."""
+
+
+_ALNUM = "A-Za-z0-9"
+_EXTENSIONS = (
+    "py|pyi|js|ts|tsx|jsx|json|jsonl|yaml|yml|toml|ini|cfg|conf|md|txt|csv|tsv|log|sh|java|"
+    "kt|go|rs|c|h|cc|cpp|hpp|cs|rb|php|html|css|sql|xml|pdf|png|jpg|jpeg|gif|svg|xlsx|xls|"
+    "docx|doc|zip|gz|tar|whl|lock|env|ipynb|gguf|bin|db|parquet"
+)
+_SEGMENT = r"[A-Za-z0-9._@%+~-]+"
+_FILE = rf"[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?:{_EXTENSIONS})(?![{_ALNUM}_])"
+_PATHS = (
+    # absolute or home/dot-relative, two segments or more: /data/exports/x.csv, ~/notes
+    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})?/{_SEGMENT}(?:/{_SEGMENT})+/?",
+    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})/{_SEGMENT}/?",
+    # Windows
+    rf"(?<![{_ALNUM}_])[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]+",
+    # relative: src/app/main (two slashes or more) or src/main.py (ends in a file name)
+    rf"(?<![{_ALNUM}_/.-]){_SEGMENT}(?:/{_SEGMENT}){{2,}}/?",
+    rf"(?<![{_ALNUM}_/.-])(?:{_SEGMENT}/)+{_FILE}",
+    # a bare file name with a known extension: manifest-1104.csv
+    rf"(?<![{_ALNUM}_./-]){_FILE}",
+)
+_ALTERNATIVES = (
+    r"(?P<url>https?://[^\s<>\"'`“”‘’「」『』（）()，。；！？、\[\]{}]+)",
+    "(?P<path>" + "|".join(_PATHS) + ")",
+    r"`(?P<tick>[^`\n]{1,80})`",
+    r"“(?P<cjk>[^”\n]{1,40})”",
+    r"「(?P<corner>[^」\n]{1,40})」",
+    r"『(?P<white>[^』\n]{1,40})』",
+    r"‘(?P<single>[^’\n]{1,40})’",
+    r"\"(?P<ascii>[^\"\n]{1,40})\"",
+    rf"(?P<grouped>(?<![{_ALNUM}_.,])[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?(?![{_ALNUM}_]))",
+    rf"(?P<token>(?<![{_ALNUM}_])[{_ALNUM}](?:[{_ALNUM}_.:#-]*[{_ALNUM}])?(?![{_ALNUM}_]))",
+)
+_PROSE = re.compile("|".join(_ALTERNATIVES))
+"""What a user or assistant said: ASCII double quotes mark code words too."""
+_DATA = re.compile("|".join(a for a in _ALTERNATIVES if "?P<ascii>" not in a))
+"""Tool arguments and results (JSON): double quotes only delimit strings."""
+_QUOTES = {
+    "tick": "`{}`",
+    "cjk": "“{}”",
+    "corner": "「{}」",
+    "white": "『{}』",
+    "single": "‘{}’",
+    "ascii": '"{}"',
+}
+_TRAILING = ".,;:!?)]}'\""
+_KIND_RANK = {"path": 0, "url": 1, "quoted": 2, "id": 3, "number": 4, "definition": 5}
+
+
+def _classify(match: re.Match[str]) -> tuple[str, str, str] | None:
+    """``(text, shown, kind)`` of one match, or None when it is no identifier."""
+    group = match.lastgroup or ""
+    value = match.group(group)
+    if group == "url":
+        value = value.rstrip(_TRAILING)
+        return (value, value, "url") if len(value) > len("https://") else None
+    if group == "path":
+        value = value.rstrip(".,;:")
+        return (value, value, "path") if "/" in value or "." in value or "\\" in value else None
+    if group in _QUOTES:
+        if group == "ascii" and _json_key(match):
+            return None  # JSON keys and values are found by the other patterns
+        word = value.strip()
+        return (word, _QUOTES[group].format(word), "quoted") if word else None
+    return _token(value)
+
+
+def _json_key(match: re.Match[str]) -> bool:
+    rest = match.string[match.end() : match.end() + 3].lstrip()
+    return rest.startswith(":")
+
+
+def _token(value: str) -> tuple[str, str, str] | None:
+    digits = sum(c.isdigit() for c in value)
+    if digits == 0:
+        return None
+    if any(c.isalpha() for c in value):
+        return (value, value, "id") if len(value) >= 3 else None
+    return (value, value, "number") if digits >= 3 else None
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"[0-9]", "#", text)
+
+
+def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
+    """The identifiers of ``texts`` (``(text, is_prose)`` pairs), each once, in order of first
+    appearance. ASCII double quotes count only in prose (what a user or assistant said).
+    :attr:`Identifier.family` counts the identifiers of the same shape in the text where it
+    first appeared (40 ``CTN-10##`` in one packing list: a table, not a fact)."""
+    found: dict[str, Identifier] = {}
+    for text, prose in texts:
+        here: dict[str, tuple[str, str]] = {}
+        for match in (_PROSE if prose else _DATA).finditer(text):
+            classified = _classify(match)
+            if classified is not None:
+                here.setdefault(classified[0], classified[1:])
+        shapes = Counter(_shape(word) for word in here)
+        for word, (shown, kind) in here.items():
+            if word not in found:
+                found[word] = Identifier(word, shown, kind, len(found), shapes[_shape(word)])
+    return list(found.values())
+
+
+def span_texts(span: Sequence[Message]) -> list[tuple[str, bool]]:
+    """What the gate reads of a compacted span: every non-system message's content (prose for
+    user and assistant) and every tool call's arguments."""
+    texts: list[tuple[str, bool]] = []
+    for message in span:
+        if message.role == "system":
+            continue
+        texts.append((message.content, message.role in ("user", "assistant")))
+        texts.extend((call.arguments, False) for call in message.tool_calls)
+    return texts
+
+
+def survives(identifier: Identifier, summary: str) -> bool:
+    """True when ``summary`` holds the identifier verbatim (not inside a longer ASCII word or
+    number: ``183`` does not survive as part of ``1830``)."""
+    text = identifier.text
+    head = rf"(?<![{_ALNUM}])" if _ascii_alnum(text[0]) else ""
+    tail = rf"(?![{_ALNUM}])" if _ascii_alnum(text[-1]) else ""
+    return re.search(head + re.escape(text) + tail, summary) is not None
+
+
+def _ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """What the gate did to one summary; :meth:`to_record` is what the event log keeps."""
+
+    text: str
+    """The gated summary: the summary, then the section when anything was added."""
+    added: tuple[str, ...]
+    """The section's items, as listed."""
+    missing: int
+    """Identifiers of the span the summary did not contain."""
+    found: int
+    """Identifiers found in the span."""
+    skipped: int
+    """Found but not eligible: longer than ``max_item_chars`` or rows of a table."""
+    budget_tokens: int
+    tokens: int
+    """What the appended text costs (0 when nothing was added)."""
+    meter: str
+
+    def to_record(self) -> dict[str, object]:
+        return {
+            "added": list(self.added),
+            "found": self.found,
+            "skipped": self.skipped,
+            "missing": self.missing,
+            "left_out": self.missing - len(self.added),
+            "budget_tokens": self.budget_tokens,
+            "tokens": self.tokens,
+            "meter": self.meter,
+        }
+
+
+def _ranked(missing: list[Identifier], shapes: Counter[str]) -> list[Identifier]:
+    """Rare shapes first (a definition: said in fewer texts), then by kind, then the earlier."""
+    rare = {i.text: i.family if i.kind == "definition" else shapes[_shape(i.text)] for i in missing}
+    return sorted(missing, key=lambda i: (rare[i.text], _KIND_RANK[i.kind], i.position))
+
+
+def _with_definitions(found: list[Identifier], texts: list[tuple[str, bool]]) -> list[Identifier]:
+    """``found`` and, after it, the span's definitions that are no identifier already."""
+    known, prose = {i.text for i in found}, [text for text, is_prose in texts if is_prose]
+    extra = [d for d in extract_definitions(prose, GATE_HEADING) if d.text not in known]
+    n = len(found)
+    made = (Identifier(d.text, d.text, "definition", n + d.position, d.count) for d in extra)
+    return [*found, *made]
+
+
+def _text_tokens(meter: TokenMeter) -> Callable[[str], int]:
+    empty = meter.price(Message.user(""))
+    return lambda text: max(meter.price(Message.user(text)) - empty, 0)
+
+
+def _section(summary: str, items: Sequence[Identifier]) -> str:
+    lines = [GATE_HEADING, GATE_NOTE, *(f"- {i.shown}" for i in items)]
+    return ("\n\n" if summary else "") + "\n".join(lines)
+
+
+def _fit(
+    summary: str, ranked: list[Identifier], budget: int, price: Callable[[str], int]
+) -> list[Identifier]:
+    """The ranked items that fit ``budget`` (greedy, in rank order; the section is priced
+    whole each time, as it will be listed), listed by first appearance."""
+    chosen: list[Identifier] = []
+    if price(_section(summary, chosen)) >= budget:
+        return chosen
+    for item in ranked:
+        trial = _in_order([*chosen, item])
+        if price(_section(summary, trial)) <= budget:
+            chosen = trial
+    return chosen
+
+
+def _in_order(items: list[Identifier]) -> list[Identifier]:
+    return sorted(items, key=lambda i: i.position)
+
+
+def apply_gate(
+    config: GateConfig,
+    summary: str,
+    span: Sequence[Message],
+    meter: TokenMeter,
+    budget_tokens: int | None = None,
+) -> GateResult:
+    """``summary`` with the span's identifiers it lacks appended (see the module docstring).
+
+    ``budget_tokens`` overrides the config's budget when smaller (the DSH engine passes the
+    room left below the shadowed span's price)."""
+    budget = (
+        config.budget_tokens if budget_tokens is None else min(budget_tokens, config.budget_tokens)
+    )
+    texts = span_texts(span)
+    found = extract_identifiers(texts)
+    if config.definitions:
+        found = _with_definitions(found, texts)
+    eligible = [
+        i for i in found if len(i.text) <= config.max_item_chars and i.family <= config.max_family
+    ]
+    missing = [i for i in eligible if not survives(i, summary)]
+    skipped = len(found) - len(eligible)
+    price = _text_tokens(meter)
+    shapes = Counter(_shape(i.text) for i in found)
+    chosen = _fit(summary, _ranked(missing, shapes), budget, price) if missing else []
+    if not chosen:
+        return GateResult(summary, (), len(missing), len(found), skipped, budget, 0, meter.name)
+    section = _section(summary, chosen)
+    added = tuple(i.shown for i in chosen)
+    return GateResult(
+        summary + section,
+        added,
+        len(missing),
+        len(found),
+        skipped,
+        budget,
+        price(section),
+        meter.name,
+    )
+
+
+def gate_checkpoint(
+    config: GateConfig,
+    summary: str,
+    span: Sequence[Message],
+    meter: TokenMeter,
+    frame: Callable[[str], Message],
+    shadowed_tokens: int,
+) -> tuple[GateResult, Message]:
+    """The DSH engine's gate: the gated summary and its framed checkpoint, which stays strictly
+    cheaper than the span it replaces (DSH's own check); when it would not, nothing is added."""
+    room = shadowed_tokens - meter.price(frame(summary)) - 1
+    result = apply_gate(config, summary, span, meter, max(room, 0))
+    checkpoint = frame(result.text)
+    if result.added and meter.price(checkpoint) >= shadowed_tokens:
+        result = replace(result, text=summary, added=(), tokens=0)
+        checkpoint = frame(summary)
+    return result, checkpoint
+
+
+def gated_summary(
+    config: GateConfig | None, summary: str, span: Sequence[Message], meter: TokenMeter
+) -> tuple[str, dict[str, object] | None]:
+    """The AgentScope engine's gate: the text for the summary message and the record for the
+    compaction event; ``(summary, None)`` when the gate is off."""
+    if config is None:
+        return summary, None
+    result = apply_gate(config, summary, span, meter)
+    return result.text, result.to_record()
