@@ -105,19 +105,23 @@ def test_agentscope_engine_from_its_old_module_warns_and_is_the_same_class() -> 
             _ = engine.Nothing
 
 
+def _fresh_process(code: str) -> str:
+    """What ``code`` prints in a new interpreter where a DeprecationWarning is an error."""
+    return subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 def test_the_protocol_loads_no_engine() -> None:
     """``harness.compaction.engine`` imports neither engine; the old name is resolved lazily."""
     code = (
         "import sys, harness.compaction.engine; "
         "print(sorted(m for m in sys.modules if m.endswith('.engine')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert out.strip() == "['harness.compaction.engine']"
+    assert _fresh_process(code) == "['harness.compaction.engine']"
 
 
 def test_nothing_in_the_tree_imports_an_old_path() -> None:
@@ -138,10 +142,4 @@ def test_nothing_in_the_tree_imports_an_old_path_in_a_fresh_process() -> None:
         "experiments.lab.mutations.catalogue, experiments.lab.mutations.catalogue_more; "
         f"print([m for m in {OLD_PATHS!r} if m in sys.modules])"
     )
-    out = subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert out.strip() == "[]"
+    assert _fresh_process(code) == "[]"
