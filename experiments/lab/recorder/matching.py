@@ -9,6 +9,7 @@ requests the run never made raise it from :func:`check_all_played`.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,14 @@ def _canonical(value: Any) -> str:
 # --- mismatches ----------------------------------------------------------------------------
 
 
+@functools.cache
+def shared_transport() -> httpx.HTTPTransport:
+    """The one HTTP transport every replay of a process goes through: vcrpy answers before it
+    opens a connection, and building one costs an SSL context (about 35 ms; issue 26 counted 18
+    per ``ctxlab run``)."""
+    return httpx.HTTPTransport()
+
+
 class ReplayTransport(httpx.BaseTransport):
     """Counts requests and turns vcrpy's "no recorded answer" into CassetteMismatchError.
 
@@ -109,7 +118,7 @@ class ReplayTransport(httpx.BaseTransport):
     """
 
     def __init__(self, path: Path, advice: str) -> None:
-        self._inner = httpx.HTTPTransport()
+        self._inner = shared_transport()
         self._path = path
         self._advice = advice
         self.count = 0
@@ -126,7 +135,8 @@ class ReplayTransport(httpx.BaseTransport):
             ) from None
 
     def close(self) -> None:
-        self._inner.close()
+        """Nothing to close: the inner transport is the process's shared one, and a replay
+        never opens a connection."""
 
 
 def _mismatch_reason(exc: CannotOverwriteExistingCassetteException) -> str:
