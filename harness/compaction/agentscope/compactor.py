@@ -215,4 +215,8 @@ class Compactor:
     ) -> int:
         if reading is None:
             return self.meter.price_all(working)
-        return reading.tokens + self.meter.price_all(working) - self.meter.price_all(original)
+        # steps 1-2 keep the count and every message they did not change (the same object),
+        # so only the changed ones move the reading
+        price = self.meter.price
+        changed = [(w, o) for w, o in zip(working, original, strict=True) if w is not o]
+        return reading.tokens + sum(price(w) - price(o) for w, o in changed)

@@ -19,11 +19,17 @@ from collections.abc import Sequence
 from harness.compaction.agentscope.config import PruneConfig, TruncateArgsConfig
 from harness.messages import Message, ToolCall
 from harness.meter import Ledger, same_message
-from harness.meter.pricers import estimate_message_tokens, estimate_tokens
+from harness.meter.pricers import AGENTSCOPE, message_price
 
 __all__ = ["PruneForecast", "prune_tool_results", "truncate_tool_arguments"]
 
 logger = logging.getLogger("harness.compaction")
+
+
+def _tokens(message: Message) -> int:
+    """AgentScope's estimate of ``message`` (``estimate_message_tokens``), cached on the
+    message as the meter caches it: the prune walks the whole history at every check."""
+    return message_price(AGENTSCOPE, message)
 
 
 def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list[Message]:
@@ -45,10 +51,10 @@ def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list
         if message.metadata.get("pruned_chars"):
             continue  # already a head and a tail; pruning it again would misreport the cut
         if protected < config.protect_tokens:
-            protected += estimate_message_tokens(message)
+            protected += _tokens(message)
         elif len(message.content) > config.max_output_chars:
             candidates.append(index)
-    if estimate_tokens(messages[i] for i in candidates) < config.minimum_tokens:
+    if sum(_tokens(messages[i]) for i in candidates) < config.minimum_tokens:
         return list(messages)
     pruned = list(messages)
     for index in candidates:
@@ -75,7 +81,7 @@ def truncate_tool_arguments(
     """
     over = (
         len(messages) >= config.trigger_messages
-        or estimate_tokens(messages) >= config.trigger_tokens
+        or sum(map(_tokens, messages)) >= config.trigger_tokens
     )
     if not over:
         return list(messages)
@@ -122,7 +128,7 @@ class PruneForecast:
             return 0
         if message.metadata.get("pruned_chars"):
             return 0
-        return estimate_message_tokens(message)
+        return _tokens(message)
 
     def _long_price(self, message: Message) -> int:
         if len(message.content) <= self.config.max_output_chars:

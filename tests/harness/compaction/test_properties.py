@@ -8,6 +8,7 @@ call at the very end. The hypothesis profile (``fast`` or ``thorough``) is chose
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 from hypothesis import event, given, note
 from hypothesis import strategies as st
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 from harness.compaction.agentscope import (
     CompactionConfig,
     Compactor,
+    PruneConfig,
+    TruncateArgsConfig,
     build_summary_message,
     find_safe_cutoff,
     resolve_thresholds,
@@ -188,3 +191,35 @@ def check_cutoff(history: list[Message], index: int) -> None:
         prefix, tail = history[:index], history[index:]
         assert call_ids(prefix) == result_ids(prefix)
         validate_pairing(tail)
+
+
+@given(histories(), st.data())
+def test_the_plans_price_moves_only_by_what_the_prune_and_truncate_changed(
+    history: list[Message], data: st.DataObject
+) -> None:
+    """With a reading, the plan prices the request as the reading plus what steps 1-2 changed;
+    it finds that by identity (an unchanged message is the same object) and must equal the full
+    recount ``reading + price(working) - price(original)``."""
+    long = data.draw(st.text(min_size=30, max_size=90), label="long tool output")
+    history = [
+        Message.tool(m.tool_call_id or "", m.content + long, tool_name=m.metadata["tool_name"])
+        if m.role == "tool" and data.draw(st.booleans())
+        else m
+        for m in history
+    ]
+    prune = PruneConfig(
+        protect_tokens=data.draw(st.integers(0, 40)), minimum_tokens=1, max_output_chars=20
+    )
+    truncate = TruncateArgsConfig(
+        trigger_messages=1, keep_messages=data.draw(st.integers(1, 4)), max_arg_length=3
+    )
+    config = replace(CompactionConfig.count_only(2, 1), prune=prune, truncate_args=truncate)
+    model = summariser()
+    compactor = Compactor(config, resolve_thresholds(config, model.model_name), model)
+    price = compactor.meter.price_all
+    reading = compactor.meter.read(1_000 + price(history))  # a header of 1,000 tokens
+    plan = compactor.plan(history, reading, force=True)
+    working = compactor._shrink_tool_traffic(history)
+    event("something pruned or truncated" if working != history else "nothing changed")
+    if plan is not None:
+        assert plan.tokens == reading.tokens + price(working) - price(history)
