@@ -13,6 +13,8 @@ from experiments.e2.view import E2View
 from experiments.lab.claims import AS_SEED, Claim, cite
 from experiments.lab.claims.judges import call_attempts, invented_codes, verbatim_copy
 from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from harness import MemoryConfig
+from harness.memory import cut_memory
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 
@@ -257,6 +259,55 @@ def _flush_invents(view: E2View) -> Verdict:
     )
 
 
+def _injected_previous(view: E2View) -> Verdict:
+    """Every agent request of a chat step carries MEMORY.md as the step found it (what the
+    previous call left), whatever the step itself then wrote to it."""
+    cap = MemoryConfig().max_context_tokens
+    parts, same, found_any = [], True, False
+    for step in (s for s in view.steps if s.user):
+        expected = cut_memory(step.memory_at_start, cap).strip()
+        off = sum(injected != expected for injected in step.memory_injected)
+        same = same and off == 0 and bool(step.memory_injected)
+        found_any = found_any or bool(expected)
+        at_start = f"{len(expected.encode())} B" if expected else "none"
+        after = step.size("MEMORY.md")
+        parts.append(
+            f"step {step.step}: {len(step.memory_injected)} request(s), "
+            + (f"each the version found at the start ({at_start})" if not off else
+               f"{off} not the version found at the start ({at_start})")
+            + f", {after} B after the step"
+        )  # fmt: skip
+    return Verdict(
+        "; ".join(parts),
+        same and found_any,
+        note="read from the HARNESS_CONTEXT block of each agent request; structural: the "
+        "injection reads MEMORY.md once, at call start, so a memory_save or a consolidation "
+        "of the same call shows only in the next call",
+        differs_note="a request carried another MEMORY.md than the one the step found at its "
+        "start, or no step found one to inject",
+    )
+
+
+def _s4_sizes(view: E2View) -> Verdict:
+    source = view.source
+    s4 = view.steps[3]
+    memory = (
+        f"MEMORY.md {s4.size('MEMORY.md')} B"
+        if s4.files["MEMORY.md"].exists
+        else ("MEMORY.md absent")
+    )
+    tools = Counter(s4.tool_calls)
+    called = ", ".join(f"{k}×{v}" for k, v in sorted(tools.items())) or "no tool"
+    return Verdict(
+        f"{memory} / {DAILY} {s4.size(DAILY)} B",
+        differs_note=f"model output ({source}): step 4's model called {called}, so MEMORY.md "
+        f"was {'rebuilt' if s4.memory_rebuilt else 'not rebuilt (only memory_save writes it)'}"
+        "; the daily size adds up what every flush and memory_save of the four steps wrote "
+        "(model text; our header format adds "
+        f"{_header_bytes(view.final_daily_text)} B of fraction digits, see E2-FLUSH-HEADER)",
+    )
+
+
 SPECS: tuple[ClaimSpec[E2View], ...] = (
     ClaimSpec(
         "E2-S1-TOOLS",
@@ -363,6 +414,22 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s4_save,
         "## Memory Save added, watermark unchanged",
         cite(AS_SEED, "新增一段 ## Memory Save，水位不变"),
+    ),
+    ClaimSpec(
+        "E2-S4-SIZES",
+        "After step 4, MEMORY.md is rebuilt and the daily file has grown: MEMORY.md / daily sizes.",
+        _s4_sizes,
+        f"MEMORY.md 127 B / {DAILY} 317 B",
+        cite(AS_SEED, "MEMORY.md 被重建到 127 B，daily 涨到 317 B"),
+    ),
+    ClaimSpec(
+        "E2-INJECT-PREVIOUS",
+        "The MEMORY.md a call sees is the one the previous call left: every request of a call "
+        "carries the version found at the call's start.",
+        _injected_previous,
+        "the version the previous call left",
+        cite(AS_SEED, "你在一次请求里看到的 MEMORY.md，是上一次 call 结束后留下的版本"),
+        kind="article-computed",
     ),
     ClaimSpec(
         "E2-EXTRA-CALLS",
