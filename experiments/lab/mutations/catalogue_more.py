@@ -160,6 +160,12 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
         ("E2-INJECT-PREVIOUS" + _15B,),
     ),
     Mutation(
+        "TRANSCRIPT_SKIPPED",
+        "the session transcript (the session log) records no message",
+        attr("harness.store.statefile.Transcript", "append_messages", nothing),
+        ("E3-LOG-KEEPS",),
+    ),
+    Mutation(
         "FALLBACK_128K",
         "the token trigger of an unknown window falls back to 128,000 instead of 160,000",
         lambda: mock.patch(f"{_AS}.config.FALLBACK_TRIGGER_TOKENS", 128_000),
