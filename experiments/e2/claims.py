@@ -6,24 +6,20 @@ about model output live in :mod:`experiments.lab.claims.judges`.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
+from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s4_sizes
 from experiments.e2.view import E2View
 from experiments.lab.claims import AS_SEED, Claim, cite
 from experiments.lab.claims.judges import call_attempts, invented_codes, verbatim_copy
 from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
-from harness import MemoryConfig
-from harness.memory import cut_memory
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 
-DAILY = "memory/2026-10-30.md"
 FACTS = ("上海港", "ALPHA")
 SEED_FLUSH_HEADER = "## Memory Flush — 2026-10-30T12:33:04Z"
 """The daily entry header as the seed shows it (seconds, no fraction)."""
 STRUCTURAL = "structural: decided by the harness, whatever the model says"
-FRACTION = re.compile(r"(## Memory (?:Flush|Save) — \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)Z")
 
 
 def has_facts(text: str) -> bool:
@@ -115,11 +111,6 @@ def _s2_daily(view: E2View) -> Verdict:
     return Verdict("unchanged" if view.steps[1].daily_unchanged else "changed")
 
 
-def _header_bytes(text: str) -> int:
-    """Bytes the entry headers' fraction digits add over the seed's seconds-only format."""
-    return sum(len(m.group(2)) for m in FRACTION.finditer(text))
-
-
 def _sizes(view: E2View) -> Verdict:
     source = view.source
     s2 = view.steps[1]
@@ -127,8 +118,8 @@ def _sizes(view: E2View) -> Verdict:
         " / ".join(f"{name} {s2.size(name)} B" for name in (DAILY, "MEMORY.md"))
         + f" / watermark {s2.size('memory/.consolidation_state')} B"
     )
-    daily_extra = _header_bytes(s2.consolidation_input)
-    memory_extra = _header_bytes(s2.memory_text or "")
+    daily_extra = header_bytes(s2.consolidation_input)
+    memory_extra = header_bytes(s2.memory_text or "")
     return Verdict(
         sizes,
         differs_note="daily and MEMORY.md hold model-written text, so their sizes follow the "
@@ -259,55 +250,6 @@ def _flush_invents(view: E2View) -> Verdict:
     )
 
 
-def _injected_previous(view: E2View) -> Verdict:
-    """Every agent request of a chat step carries MEMORY.md as the step found it (what the
-    previous call left), whatever the step itself then wrote to it."""
-    cap = MemoryConfig().max_context_tokens
-    parts, same, found_any = [], True, False
-    for step in (s for s in view.steps if s.user):
-        expected = cut_memory(step.memory_at_start, cap).strip()
-        off = sum(injected != expected for injected in step.memory_injected)
-        same = same and off == 0 and bool(step.memory_injected)
-        found_any = found_any or bool(expected)
-        at_start = f"{len(expected.encode())} B" if expected else "none"
-        after = step.size("MEMORY.md")
-        parts.append(
-            f"step {step.step}: {len(step.memory_injected)} request(s), "
-            + (f"each the version found at the start ({at_start})" if not off else
-               f"{off} not the version found at the start ({at_start})")
-            + f", {after} B after the step"
-        )  # fmt: skip
-    return Verdict(
-        "; ".join(parts),
-        same and found_any,
-        note="read from the HARNESS_CONTEXT block of each agent request; structural: the "
-        "injection reads MEMORY.md once, at call start, so a memory_save or a consolidation "
-        "of the same call shows only in the next call",
-        differs_note="a request carried another MEMORY.md than the one the step found at its "
-        "start, or no step found one to inject",
-    )
-
-
-def _s4_sizes(view: E2View) -> Verdict:
-    source = view.source
-    s4 = view.steps[3]
-    memory = (
-        f"MEMORY.md {s4.size('MEMORY.md')} B"
-        if s4.files["MEMORY.md"].exists
-        else ("MEMORY.md absent")
-    )
-    tools = Counter(s4.tool_calls)
-    called = ", ".join(f"{k}×{v}" for k, v in sorted(tools.items())) or "no tool"
-    return Verdict(
-        f"{memory} / {DAILY} {s4.size(DAILY)} B",
-        differs_note=f"model output ({source}): step 4's model called {called}, so MEMORY.md "
-        f"was {'rebuilt' if s4.memory_rebuilt else 'not rebuilt (only memory_save writes it)'}"
-        "; the daily size adds up what every flush and memory_save of the four steps wrote "
-        "(model text; our header format adds "
-        f"{_header_bytes(view.final_daily_text)} B of fraction digits, see E2-FLUSH-HEADER)",
-    )
-
-
 SPECS: tuple[ClaimSpec[E2View], ...] = (
     ClaimSpec(
         "E2-S1-TOOLS",
@@ -418,7 +360,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
     ClaimSpec(
         "E2-S4-SIZES",
         "After step 4, MEMORY.md is rebuilt and the daily file has grown: MEMORY.md / daily sizes.",
-        _s4_sizes,
+        s4_sizes,
         f"MEMORY.md 127 B / {DAILY} 317 B",
         cite(AS_SEED, "MEMORY.md 被重建到 127 B，daily 涨到 317 B"),
     ),
@@ -426,7 +368,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         "E2-INJECT-PREVIOUS",
         "The MEMORY.md a call sees is the one the previous call left: every request of a call "
         "carries the version found at the call's start.",
-        _injected_previous,
+        injected_previous,
         "the version the previous call left",
         cite(AS_SEED, "你在一次请求里看到的 MEMORY.md，是上一次 call 结束后留下的版本"),
         kind="article-computed",

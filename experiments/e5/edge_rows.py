@@ -32,9 +32,9 @@ from experiments.e5.edge_view import (
 )
 from experiments.lab.claims import AS_SEED, DSH_SEED, Claim, cite
 from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
-from harness import Agent, FunctionModel, HarnessAgent, Message, Tool, ToolCall
+from harness import Agent, CtxlabError, FunctionModel, HarnessAgent, Message, Tool, ToolCall
 from harness.compaction.dsh import DshEngine
-from harness.errors import CompactionBusyError, CtxlabError
+from harness.errors import CompactionBusyError
 from harness.fs.path import WorkspacePath
 from harness.model import ChatRequest
 from harness.store.eventlog import Event

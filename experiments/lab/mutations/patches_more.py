@@ -229,10 +229,8 @@ def flush_writes_memory(original: Any) -> Any:
 def injection_per_request(original: Any) -> Any:
     """MEMORY.md read again before every request of a call, not once at its start: a
     memory_save of the call shows in its own later requests."""
-    from harness.memory import cut_memory
-    from harness.memory.injection import reference_message
+    from harness.memory import MemoryRuntime, cut_memory, reference_message
     from harness.memory.render import REFERENCE_NAME
-    from harness.memory.runtime import MemoryRuntime
 
     def request(self: Any, call: Any) -> Any:
         for hook in self.hooks:
