@@ -45,6 +45,16 @@ STEPS = (
 )
 TRACKED = ("MEMORY.md", DAILY, "memory/.consolidation_state")
 SOURCE_CITE = re.compile(r"Source: ([^\s#]+)#\d+")
+INJECTED = re.compile(r'<memory_context source="MEMORY.md">\n(.*)\n</memory_context>', re.DOTALL)
+
+
+def injected_memory(request: ChatRequest) -> str:
+    """The MEMORY.md text ``request`` carried as reference material ("" when none)."""
+    for message in request.messages:
+        found = INJECTED.search(message.content) if message.role == "user" else None
+        if found and message.content.startswith("<HARNESS_CONTEXT>"):
+            return found.group(1)
+    return ""
 
 
 def _disk(base: Path) -> dict[str, Any]:
@@ -113,6 +123,7 @@ class Lab:
         memory_at_start = _read(self.base / "MEMORY.md")
         daily_before = _read(self.base / DAILY)
         agent = self.agent(session_id)
+        first = len(self.tally.requests)
         try:
             result, error = agent.call(text), None
         except StepLimitExceededError as exc:  # keep what the call did before it stopped
@@ -121,6 +132,7 @@ class Lab:
         answer, tools = result.text, tuple(result.tool_calls)
         tool_text = "\n".join(m.content for m in result.messages if m.role == "tool")
         agent.close()
+        sent = [r for r in self.tally.requests[first:] if r.purpose == "agent"]
         maintenance = tuple(o.log_line if o else "not due" for o in agent.memory.maintenance_log)
         return StepRow(
             step=step,
@@ -132,6 +144,7 @@ class Lab:
             error=error,
             maintenance=maintenance,
             memory_at_start=memory_at_start,
+            memory_injected=tuple(injected_memory(r) for r in sent),
             tool_result_facts=tuple(fact for fact in FACTS if fact in tool_text),
             daily_added=_read(self.base / DAILY).removeprefix(daily_before),
             **_disk(self.base),

@@ -6,9 +6,9 @@ about model output live in :mod:`experiments.lab.claims.judges`.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
+from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s4_sizes
 from experiments.e2.view import E2View
 from experiments.lab.claims import AS_SEED, Claim, cite
 from experiments.lab.claims.judges import call_attempts, invented_codes, verbatim_copy
@@ -16,12 +16,10 @@ from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 
-DAILY = "memory/2026-10-30.md"
 FACTS = ("上海港", "ALPHA")
 SEED_FLUSH_HEADER = "## Memory Flush — 2026-10-30T12:33:04Z"
 """The daily entry header as the seed shows it (seconds, no fraction)."""
 STRUCTURAL = "structural: decided by the harness, whatever the model says"
-FRACTION = re.compile(r"(## Memory (?:Flush|Save) — \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)Z")
 
 
 def has_facts(text: str) -> bool:
@@ -113,11 +111,6 @@ def _s2_daily(view: E2View) -> Verdict:
     return Verdict("unchanged" if view.steps[1].daily_unchanged else "changed")
 
 
-def _header_bytes(text: str) -> int:
-    """Bytes the entry headers' fraction digits add over the seed's seconds-only format."""
-    return sum(len(m.group(2)) for m in FRACTION.finditer(text))
-
-
 def _sizes(view: E2View) -> Verdict:
     source = view.source
     s2 = view.steps[1]
@@ -125,8 +118,8 @@ def _sizes(view: E2View) -> Verdict:
         " / ".join(f"{name} {s2.size(name)} B" for name in (DAILY, "MEMORY.md"))
         + f" / watermark {s2.size('memory/.consolidation_state')} B"
     )
-    daily_extra = _header_bytes(s2.consolidation_input)
-    memory_extra = _header_bytes(s2.memory_text or "")
+    daily_extra = header_bytes(s2.consolidation_input)
+    memory_extra = header_bytes(s2.memory_text or "")
     return Verdict(
         sizes,
         differs_note="daily and MEMORY.md hold model-written text, so their sizes follow the "
@@ -363,6 +356,22 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s4_save,
         "## Memory Save added, watermark unchanged",
         cite(AS_SEED, "新增一段 ## Memory Save，水位不变"),
+    ),
+    ClaimSpec(
+        "E2-S4-SIZES",
+        "After step 4, MEMORY.md is rebuilt and the daily file has grown: MEMORY.md / daily sizes.",
+        s4_sizes,
+        f"MEMORY.md 127 B / {DAILY} 317 B",
+        cite(AS_SEED, "MEMORY.md 被重建到 127 B，daily 涨到 317 B"),
+    ),
+    ClaimSpec(
+        "E2-INJECT-PREVIOUS",
+        "The MEMORY.md a call sees is the one the previous call left: every request of a call "
+        "carries the version found at the call's start.",
+        injected_previous,
+        "the version the previous call left",
+        cite(AS_SEED, "你在一次请求里看到的 MEMORY.md，是上一次 call 结束后留下的版本"),
+        kind="article-computed",
     ),
     ClaimSpec(
         "E2-EXTRA-CALLS",

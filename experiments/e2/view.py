@@ -44,6 +44,9 @@ class StepRow:
     """The log line of each maintenance check of the step (``not due`` when none was due)."""
     memory_at_start: str = ""
     """MEMORY.md as the step's session found it (what was injected)."""
+    memory_injected: tuple[str, ...] = ()
+    """The MEMORY.md text each agent request of the step carried as reference material, in
+    request order ("" for a request that carried none)."""
     tool_result_facts: tuple[str, ...] = ()
     """The facts the step's tool results held."""
     daily_added: str = ""

@@ -12,6 +12,9 @@ E5 and X-COST read compactions as :class:`CompactionRow`.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from experiments.e3 import claims as e3_claims
 from experiments.e3.view import (
     CompactionRow,
@@ -27,6 +30,8 @@ from experiments.lab.recorded import recorded_result, view_header
 from harness import Agent, CallResult, CompactionConfig, make_engine
 from harness.compaction.agentscope import PruneConfig
 from harness.meter.pricers import estimate_tokens
+from harness.store.history import StateHistory
+from harness.store.statefile import Transcript
 
 __all__ = [
     "CODE_WORD",
@@ -79,16 +84,23 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> R
 
 
 def measure(settings: RunSettings) -> E3View:
-    """Play the five rounds."""
-    with settings.model("E3", "rounds") as cassette:
+    """Play the five rounds. The history keeps its session log (the transcript, as AgentScope's
+    session keeps one) in a temporary folder; it changes no request."""
+    with tempfile.TemporaryDirectory() as tmp, settings.model("E3", "rounds") as cassette:
         engine = make_engine(settings.configure(CONFIG), cassette.client)
-        agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine)
+        history = StateHistory("e3", transcript=Transcript(Path(tmp) / "e3.jsonl"))
+        agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine, history=history)
         rounds = []
         for number, user in enumerate(ROUNDS, start=1):
             result = agent.call(user)
             rounds.append(_round_record(number, user, result, agent))
             if settings.mode == "record":
                 settings.progress(f"    round {number}: {len(agent.context)} messages in context")
+        logged = tuple(
+            o.message.content
+            for o in history.originals()
+            if o.message.role == "user" and not o.message.is_summary
+        )
     summary = next((m for m in agent.context if m.is_summary), None)
     return E3View(
         **view_header("E3", cassette),
@@ -102,6 +114,7 @@ def measure(settings: RunSettings) -> E3View:
             tools="none",
         ),
         rounds=tuple(rounds),
+        session_log_users=logged,
         final_summary_message=SummaryMessage(summary.role, summary.name, summary.content)
         if summary
         else None,

@@ -219,6 +219,26 @@ def _wording(view: E3View) -> Verdict:
     )
 
 
+def _log_keeps(view: E3View) -> Verdict:
+    """Round 1's message stays in the session log after compaction took it out of the context
+    (a summary quoting it is not the message)."""
+    first = view.round(1).user
+    in_log = first in view.session_log_users
+    final = view.rounds[-1].context_after
+    in_context = any(m.kind != "summary" and m.text == first for m in final)
+    compactions = len(view.compacted_rounds)
+    return Verdict(
+        f"round 1's message in the session log: {'yes' if in_log else 'no'}; in the context "
+        f"after round {view.rounds[-1].round}: {'yes' if in_context else 'no'} "
+        f"({compactions} compactions)",
+        in_log and not in_context and compactions > 0,
+        note="read from the session's transcript (the session log the history appends every "
+        f"message to) and the final context; {STRUCTURAL}",
+        differs_note="the session log lost round 1's message, or the context still holds it "
+        "(no compaction took it out)",
+    )
+
+
 def _summary_lengths(view: E3View) -> Verdict:
     source = view.source
     return Verdict(
@@ -348,6 +368,14 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _wording,
         "says it is gone",
         cite(AS_SEED, "但第一轮的原话已经不在上下文里了"),
+    ),
+    ClaimSpec(
+        "E3-LOG-KEEPS",
+        "Compaction replaces the working history, not the full history: round 1's message is "
+        "gone from the context but still in the session log.",
+        _log_keeps,
+        "in the session log, not in the context",
+        cite(AS_SEED, "session log 里第一轮的原话还在，只是模型这一轮看不见了"),
     ),
     ClaimSpec(
         "E3-SUMMARY-LEN",

@@ -153,6 +153,9 @@ class E3View(RecordedView):
     rounds: tuple[RoundRow, ...]
     """In round order."""
     final_summary_message: SummaryMessage | None
+    session_log_users: tuple[str, ...] = ()
+    """The user messages the session log (the transcript) holds after the five rounds, in
+    order, summaries left out."""
 
     def __post_init__(self) -> None:
         numbers = [r.round for r in self.rounds]

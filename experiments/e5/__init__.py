@@ -20,7 +20,9 @@ that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` an
   summary checks, the lock and the manual error classes;
 * :mod:`~experiments.e5.compact_hooks` and :mod:`~experiments.e5.dsh_commit`: the pre-compaction
   hooks, disableCompaction, and DeepSeek-Harness's commit and overflow bookkeeping (rows in
-  :mod:`~experiments.e5.more_rows`).
+  :mod:`~experiments.e5.more_rows`);
+* :mod:`~experiments.e5.edge_rows`: the offload threshold's edge, a tool call a crash left
+  open, a DSH compaction whose close fails, and image content.
 
 Rows carry ``kind`` ``article-computed`` where the seed computed or read the value from
 bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` for our own.
@@ -31,6 +33,7 @@ from __future__ import annotations
 from experiments.e5.common import SOURCE, START
 from experiments.e5.dsh_mechanics import measure_dsh_mechanics
 from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.edge_rows import edge_claims, measure_edges
 from experiments.e5.failures import FAILURE_SPECS, measure_failures
 from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
 from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
@@ -62,6 +65,7 @@ def measure() -> E5View:
         seed_memory=measure_seed_memory(),
         dsh=measure_dsh_mechanics(),
         more=measure_more(),
+        edges=measure_edges(),
     )
 
 
@@ -77,6 +81,7 @@ def claims(view: E5View) -> tuple[Claim, ...]:
         *seed_memory_claims(view.seed_memory),
         *dsh_mechanics_claims(view.dsh),
         *more_claims(view.more),
+        *edge_claims(view.edges),
     )
 
 

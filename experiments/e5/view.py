@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from experiments.e3.view import CompactionRow
 from experiments.e5.dsh_view import DshMechanics
+from experiments.e5.edge_view import EdgeMechanics
 from experiments.e5.more_view import MoreMechanics
 from experiments.e5.seed_view import SeedMemory
 
@@ -185,6 +186,8 @@ class E5View:
     dsh: DshMechanics
     more: MoreMechanics
     """The rows issue 22 added for seed claims that had none."""
+    edges: EdgeMechanics
+    """The last of those rows, and the two the catalogue's former gaps flip."""
 
     def __post_init__(self) -> None:
         if not self.grid:

@@ -34,6 +34,7 @@ BY_CLAIM: dict[str, str] = {
     "E2-FLUSH-HEADER": DEVIATION,
     "E2-S2-MEMORY": MODEL,
     "E2-SIZES": MODEL,
+    "E2-S4-SIZES": MODEL,
     "E2-S3-RECALL": MODEL,
     "E2-S3-SEARCHES": MODEL,
     "E2-S4-REBUILD": MODEL,
@@ -61,6 +62,7 @@ BY_CLAIM: dict[str, str] = {
     "AS-OFFLOAD-EXCLUDED": DEVIATION,
     "AS-CONSOLIDATE-FRESHNESS": DEVIATION,
     "DSH-LOCK-STALE": DEVIATION,
+    "DSH-IMAGE-REFUSED": DEVIATION,
     # X-GATE: facts the model's summaries dropped.
     "X-GATE-E3-OFF": MODEL,
     "X-GATE-E3-ON": MODEL,

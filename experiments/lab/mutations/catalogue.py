@@ -135,28 +135,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         "OFFLOAD_OFF_BY_ONE",
         "a tool result of exactly the offload threshold is offloaded (> became >=)",
         attr("harness.tools.LargeResultOffloader", "apply", offload_at_limit),
-        (),
-        gap=(
-            "E5-OFFLOAD offloads a 300,000-character result, far above the 80,000 threshold; "
-            "no row probes the threshold itself (the seed built no large sample: "
-            "本课没构造大工具结果样本)"
-        ),
+        ("E5-OFFLOAD-EDGE",),
     ),
     Mutation(
         "INTERRUPTED_LEFT_OPEN",
         "a tool call a crash interrupted is left open (no synthetic result)",
         wrap("harness.replies", "pending_calls", lambda _o: lambda messages: []),
-        (),
-        gap=(
-            "closing an interrupted call is crash hardening of ctxlab; no claim replays a "
-            "crashed session (tests/harness/test_interrupted_calls.py guards it)"
-        ),
+        ("E5-INTERRUPTED-CLOSED",),
     ),
     Mutation(
         "LOCK_UNCHECKED",
         "the compaction lock (an unclosed compaction/start) is not checked",
         wrap("harness.store.eventlog.bracket", "refuse_if_busy", nothing),
-        ("DSH-LOCK",),
+        ("DSH-LOCK", "DSH-CLOSE-FAILED"),
     ),
     Mutation(
         "GATE_OFF",

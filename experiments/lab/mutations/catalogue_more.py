@@ -14,6 +14,7 @@ from experiments.lab.mutations.patches_more import (
     disable_ignored,
     flush_blocks,
     flush_writes_memory,
+    injection_per_request,
     interrupt_as_commit,
     no_overflow_retry,
     prune_not_progress,
@@ -153,6 +154,18 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
         "the memory flush after each call never runs (the pre-compaction one still does)",
         attr("harness.memory.flush.MemoryFlusher", "after_call", nothing),
         ("E2-EXTRA-CALLS", "E2-S1-FLUSH", "E2-S3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m"),
+    ),
+    Mutation(
+        "INJECTION_PER_REQUEST",
+        "MEMORY.md is read again before every request of a call, not once at its start",
+        attr("harness.agent.Agent", "_request", injection_per_request),
+        ("E2-INJECT-PREVIOUS" + _15B,),
+    ),
+    Mutation(
+        "TRANSCRIPT_SKIPPED",
+        "the session transcript (the session log) records no message",
+        attr("harness.store.statefile.Transcript", "append_messages", nothing),
+        ("E3-LOG-KEEPS",),
     ),
     Mutation(
         "FALLBACK_128K",

@@ -14,6 +14,7 @@ __all__ = [
     "disable_ignored",
     "flush_blocks",
     "flush_writes_memory",
+    "injection_per_request",
     "interrupt_as_commit",
     "no_overflow_retry",
     "prune_not_progress",
@@ -223,3 +224,24 @@ def flush_writes_memory(original: Any) -> Any:
         return entry
 
     return flush_chunk
+
+
+def injection_per_request(original: Any) -> Any:
+    """MEMORY.md read again before every request of a call, not once at its start: a
+    memory_save of the call shows in its own later requests."""
+    from harness.memory import MemoryRuntime, cut_memory, reference_message
+    from harness.memory.render import REFERENCE_NAME
+
+    def request(self: Any, call: Any) -> Any:
+        for hook in self.hooks:
+            if isinstance(hook, MemoryRuntime) and hook.config.injection == "user":
+                kept = [m for m in call.reference_messages if m.name != REFERENCE_NAME]
+                memory = hook.workspace.read_memory()
+                if memory.strip() and (hook.hooks_enabled or hook.tools_enabled):
+                    kept.append(
+                        reference_message(cut_memory(memory, hook.config.max_context_tokens))
+                    )
+                call.reference_messages[:] = kept
+        return original(self, call)
+
+    return request

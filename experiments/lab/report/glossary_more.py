@@ -25,6 +25,21 @@ MORE_GLOSSES: dict[str, str] = {
     "从回答看，摘要保住了“夜莺”": "judging from the answers, the summary kept “nightingale”",
     "从回答看": "judging from the answers",
     "从回答看，摘要保住了“夜莺": "judging from the answers, the summary kept “nightingale”",
+    # the rows of issue 22's last round
+    "关不上就留着未闭合的 start，让这把锁保持可检测": (
+        "if it cannot close, the unclosed start is left in place, so the lock stays detectable"
+    ),
+    "含图像即拒绝（summarizer.ts:220-221 抛": (
+        "image content is refused (summarizer.ts:220-221 throws"
+    ),
+    "你在一次请求里看到的 MEMORY.md，是上一次 call 结束后留下的版本": (
+        "the MEMORY.md you see in a request is the version the previous call left when it ended"
+    ),
+    "被重建到 127 B，daily 涨到": "is rebuilt to 127 B, the daily file grows to",
+    "里第一轮的原话还在，只是模型这一轮看不见了": (
+        "still holds round 1's original words; the model just cannot see them this round"
+    ),
+    "文本超过 80K 字符": "text longer than 80K characters",
     # E4's 0.5B model (its measurements on E4.md)
     "确认路径。": "Confirm the route.",
     "这票货走汉堡港，截关日是 11 月 4 日。还需要准备以下单证：1. 货单文件（": (
