@@ -13,6 +13,7 @@ from benchmarks import (
     eventlog_bench,
     memory_bench,
     meter_error,
+    peers,
     reopen_bench,
     turns,
     wall,
@@ -22,14 +23,14 @@ from benchmarks.common import Row
 ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
-SECTIONS = ("meter", "check", "turns", "eventlog", "reopen", "memory", "wall")
+SECTIONS = ("meter", "check", "turns", "peers", "eventlog", "reopen", "memory", "wall")
 
 
 def _format(row: Row) -> str:
     if math.isnan(row.value):
         value = "—"
     elif row.unit == "×":
-        value = f"{row.value:.2f}×"
+        value = f"{row.value:.2f}×" if abs(row.value) >= 0.01 else f"{row.value:.2g}×"
     elif row.unit == "%":
         value = f"{row.value:.2f} %"
     else:
@@ -51,6 +52,8 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
         rows += check_cost.rows(quick)
     if "turns" in chosen:
         rows += turns.rows(quick)
+    if "peers" in chosen:
+        rows += peers.rows(quick)
     if "eventlog" in chosen:
         rows += eventlog_bench.rows(quick)
     if "reopen" in chosen:
