@@ -29,6 +29,10 @@ def _share(share: float, low: float, high: float) -> str:
     return f"{share:.0%} [{low:.0%}, {high:.0%}]"
 
 
+def _no_model(needs_model: bool) -> str:
+    return "recorded summary model" if needs_model else "none"
+
+
 def _conditions(view: XBenchView) -> pd.DataFrame:
     rows = []
     for c in view.conditions:
@@ -37,7 +41,7 @@ def _conditions(view: XBenchView) -> pd.DataFrame:
             {
                 "condition": c.name,
                 "what": c.title,
-                "model": "recorded summary model" if c.needs_model else "none",
+                "model": c.model if c.model != "none" else _no_model(c.needs_model),
                 "conversations": c.conversations if run else c.status,
                 "survival [95 % CI]": _share(c.survival, c.low, c.high) if run else "—",
                 "carried tokens after a compaction (mean)": c.mean_carried_tokens

@@ -208,19 +208,26 @@ def tabulate(
     """The per-condition summary, survival by kind and by depth band, and paired differences
     against truncation and masking."""
     facts = _facts_of(conversations)
-    summary = [
-        _condition_summary(name, [r for r in records if r.condition == name]) for name in conditions
-    ]
+    summary = [row for name in conditions for row in _condition_rows(name, records)]
     by_kind = _cells(records, facts, [k for k in FACT_KINDS if k != "abstention"], 0)
     by_band = _cells(records, facts, BANDS, 1)
     return summary, by_kind, by_band, _pairs(conversations, records, conditions)
 
 
-def _condition_summary(name: str, runs: Sequence[RunRecord]) -> ConditionRecord:
-    """One condition's row: mean survival with its interval, over its runs."""
+def _condition_rows(name: str, records: Sequence[RunRecord]) -> list[ConditionRecord]:
+    """A condition's rows, one per model its runs were played with (``none`` first: the runs
+    that needed no model), so a conversation is counted once per row; a condition that needs a
+    model and has no run is one "not recorded yet" row."""
+    runs = [r for r in records if r.condition == name]
+    models = sorted({r.model for r in runs}, key=lambda m: (m != "none", m))
+    if not models:
+        return [_not_recorded(name)]
+    return [_condition_summary(name, m, [r for r in runs if r.model == m]) for m in models]
+
+
+def _condition_summary(name: str, model: str, runs: Sequence[RunRecord]) -> ConditionRecord:
+    """One condition's row for one model: mean survival with its interval, over its runs."""
     condition = CONDITIONS[name]
-    if not runs:
-        return _not_recorded(name)
     mean, low, high = bootstrap([r.survival for r in runs])
     carried = [t for r in runs for t in r.carried_tokens]
     return ConditionRecord(
@@ -236,6 +243,7 @@ def _condition_summary(name: str, runs: Sequence[RunRecord]) -> ConditionRecord:
         mean_carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
         compactions=sum(r.compactions for r in runs),
         invented=sum(len(r.invented) for r in runs),
+        model=model,
     )
 
 

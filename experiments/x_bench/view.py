@@ -96,6 +96,8 @@ class ConditionRecord:
     mean_carried_tokens: float
     compactions: int
     invented: int
+    model: str = "none"
+    """The model the runs were played with: ``none`` (no model call) or a recorded set."""
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from experiments.x_bench.scoring import (
     parse_answers,
     score_run,
 )
-from experiments.x_bench.suite import bench_conversations
+from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import XBenchView
 from harness.errors import ScriptError
 from harness.messages import Message
@@ -196,3 +196,20 @@ def test_the_bootstrap_is_seeded_and_brackets_the_mean() -> None:
     assert paired([1.0] * 6, [0.5] * 6) == (0.5, 0.5, 0.5)
     with pytest.raises(ValueError):
         paired([1.0], [])
+
+
+def test_a_condition_played_with_and_without_a_model_is_one_row_per_model(
+    view: XBenchView,
+) -> None:
+    """A recorded set replays the model-free conditions too (their probe is a model call): its
+    runs get a row of their own, so the scripted row still counts each conversation once."""
+    scripted = [r for r in view.runs if r.condition == "full"]
+    recorded = [dataclasses.replace(r, model="local-m") for r in scripted[:2]]
+    conversations = bench_conversations()
+    summary, *_ = tabulate(conversations, [*view.runs, *recorded], ["full", "agentscope"])
+    rows = [(c.name, c.model, c.status, c.conversations) for c in summary]
+    assert rows == [
+        ("full", "none", "run", len(scripted)),
+        ("full", "local-m", "run", 2),
+        ("agentscope", "none", "not recorded yet", 0),
+    ]
