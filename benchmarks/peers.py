@@ -220,26 +220,12 @@ def _ratio_rows(name: str, taken: dict[tuple[str, int], _Taken], late: int) -> l
         ),
         _ratio("CPU p95 per turn", spread(ours.cpu).p95, spread(theirs.cpu).p95, name, late),
     ]
-    if ours.written and theirs.written:
-        out.append(
-            _ratio(
-                "bytes written per turn, median",
-                statistics.median(ours.written),
-                statistics.median(theirs.written),
-                name,
-                late,
-            )
-        )
-    if ours.reopen and theirs.reopen:
-        out.append(
-            _ratio(
-                "reopen, CPU median",
-                statistics.median(ours.reopen),
-                statistics.median(theirs.reopen),
-                name,
-                late,
-            )
-        )
+    for label, a, b in (
+        ("bytes written per turn, median", ours.written, theirs.written),
+        ("reopen, CPU median", ours.reopen, theirs.reopen),
+    ):
+        if a and b:
+            out.append(_ratio(label, statistics.median(a), statistics.median(b), name, late))
     return out
 
 
