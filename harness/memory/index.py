@@ -116,13 +116,18 @@ class _Base:
     """Postings in flat arrays (as built, or as loaded from the cache): term ``k``'s postings
     are ``lines[offsets[k]:offsets[k + 1]]`` with ``codes`` = count << 32 | line length."""
 
-    spans: dict[str, int]
+    terms: list[str]
+    """Sorted (looked up by bisection: no dict to build when loaded)."""
     offsets: array[int]
     lines: array[int]
     codes: array[int]
 
+    def find(self, term: str) -> int | None:
+        k = bisect.bisect_left(self.terms, term)
+        return k if k < len(self.terms) and self.terms[k] == term else None
 
-_EMPTY = _Base({}, array("Q", [0]), array("I"), array("Q"))
+
+_EMPTY = _Base([], array("Q", [0]), array("I"), array("Q"))
 
 
 @dataclass
@@ -135,12 +140,10 @@ class _FileIndex:
     """Bytes up to the last newline: what the complete lines came from."""
     digest: bytes
     """Their digest (:func:`_digest`)."""
-    raw: str
-    """The text of the first ``len(raw_starts) - 1`` lines (as the cache held them), newlines
-    included: line i is ``raw[raw_starts[i] : raw_starts[i + 1] - 1]``."""
-    raw_starts: array[int]
-    more: list[str]
-    """The lines after those (appended, or all of them when not from the cache)."""
+    data: bytes
+    """The file's bytes as last read (a line's text is decoded from them when it is a hit)."""
+    line_starts: array[int]
+    """Where each line starts in ``data``."""
     lengths: array[int]
     """Tokens per line (0 for a blank line)."""
     nonblank: int
@@ -151,8 +154,8 @@ class _FileIndex:
     """Postings of the lines added after ``base`` (appended), as lists."""
     partial: Counter[str] | None
     """The tokens of a last line without a newline (not in ``base`` or ``extra``)."""
-    lowered: str
-    """The lines lower-cased, joined by newlines (for the literal matches)."""
+    lowered: bytes
+    """The lines lower-cased, joined by newlines, in UTF-8 (for the literal matches)."""
     starts: list[int]
     """Where each line starts in ``lowered``."""
     cached_lines: int = 0
@@ -166,13 +169,17 @@ class _FileIndex:
     @property
     def count(self) -> int:
         """How many lines (blank ones and the partial one included)."""
-        return len(self.raw_starts) - 1 + len(self.more)
+        return len(self.line_starts)
 
     def line(self, index: int) -> str:
-        first = len(self.raw_starts) - 1
-        if index < first:
-            return self.raw[self.raw_starts[index] : self.raw_starts[index + 1] - 1]
-        return self.more[index - first]
+        """Line ``index``'s text (as :func:`harness.fs.files.read_lines` decodes it: the file
+        is cut at newlines, which UTF-8 never holds inside a character)."""
+        start = self.line_starts[index]
+        if index + 1 < len(self.line_starts):
+            end = self.line_starts[index + 1] - 1
+        else:
+            end = len(self.data) - self.data.endswith(b"\n")
+        return self.data[start:end].decode("utf-8", errors="replace")
 
 
 def stamp_of(info: os.stat_result) -> Stamp:
@@ -260,27 +267,32 @@ class MemoryIndex:
         """Add the lines of ``data`` after ``entry.covered`` (the partial line is redone)."""
         if entry.partial is not None:  # the last line had no newline: it is read again
             entry.partial = None
-            entry.more.pop()
+            entry.line_starts.pop()
             entry.lengths.pop()
             cut = entry.starts.pop()
-            entry.lowered = entry.lowered[: cut - 1] if entry.starts else ""
+            entry.lowered = entry.lowered[: cut - 1] if entry.starts else b""
             entry.nonblank -= entry.partial_counts[0]
             entry.total -= entry.partial_counts[1]
             entry.partial_counts = (0, 0)
         end = data.rfind(b"\n") + 1
-        tail = data[entry.covered :].decode("utf-8", errors="replace").split("\n")
+        chunk = data[entry.covered :]
+        tail = chunk.decode("utf-8", errors="replace").split("\n")
         complete, last = tail[:-1], tail[-1]
+        first = entry.count
+        widths = (len(piece) + 1 for piece in chunk.split(b"\n"))
+        starts = itertools.accumulate(widths, initial=entry.covered)
+        entry.line_starts.extend(itertools.islice(starts, len(tail) if last else len(tail) - 1))
+        entry.data = data
         if end > entry.covered:
             entry.digest = _digest(memoryview(data)[:end])
             entry.covered = end
-        first = entry.count
         for offset, text in enumerate(complete):
             self._add_line(entry, first + offset, text, entry.extra)
-        entry.complete = entry.count
+        entry.complete = first + len(complete)
         self._append_lowered(entry, "\n".join(complete), len(complete))
         if last:
             before = (entry.nonblank, entry.total)
-            entry.partial = self._add_line(entry, entry.count, last, None)
+            entry.partial = self._add_line(entry, entry.complete, last, None)
             entry.partial_counts = (entry.nonblank - before[0], entry.total - before[1])
             self._append_lowered(entry, last, 1)
 
@@ -293,7 +305,6 @@ class MemoryIndex:
     ) -> Counter[str]:
         tokens = tokenize(text)
         self.tokenised += 1
-        entry.more.append(text)
         entry.lengths.append(len(tokens))
         counts = Counter(tokens)
         if text.strip():
@@ -317,13 +328,13 @@ class MemoryIndex:
         sigma) stops at a newline as at the end of a line."""
         if not count:
             return
-        lowered = text.lower()
+        lowered = text.lower().encode("utf-8")
         had = bool(entry.starts)
         start = len(entry.lowered) + 1 if had else 0
-        widths = map(len, lowered.split("\n"))
+        widths = map(len, lowered.split(b"\n"))
         steps = map(operator.add, itertools.islice(widths, count - 1), itertools.repeat(1))
         entry.starts.extend(itertools.accumulate(steps, initial=start))
-        entry.lowered = f"{entry.lowered}\n{lowered}" if had else lowered
+        entry.lowered = b"".join((entry.lowered, b"\n", lowered)) if had else lowered
 
     # --- the cache --------------------------------------------------------------------------
 
@@ -379,8 +390,8 @@ class MemoryIndex:
 
 
 def _new_entry(name: str) -> _FileIndex:
-    return _FileIndex(name, (0, 0, 0, 0), 0, _digest(b""), "", array("Q", [0]), [], array("I"),
-                      0, 0, _EMPTY, {}, None, "", [])  # fmt: skip
+    return _FileIndex(name, (0, 0, 0, 0), 0, _digest(b""), b"", array("Q"), array("I"), 0, 0,
+                      _EMPTY, {}, None, b"", [])  # fmt: skip
 
 
 def _postings(entry: _FileIndex, term: str) -> tuple[int, Iterable[int], Iterable[int]]:
@@ -388,7 +399,7 @@ def _postings(entry: _FileIndex, term: str) -> tuple[int, Iterable[int], Iterabl
     parts_lines: list[Iterable[int]] = []
     parts_codes: list[Iterable[int]] = []
     count = 0
-    k = entry.base.spans.get(term)
+    k = entry.base.find(term)
     if k is not None:
         lo, hi = entry.base.offsets[k], entry.base.offsets[k + 1]
         if not lo <= hi <= len(entry.base.lines):  # a cache file that lies
@@ -477,10 +488,10 @@ def _as_array(kind: str, values: Iterable[int]) -> array[int]:
     return values if isinstance(values, array) else array(kind, values)
 
 
-def _literal_lines(entry: _FileIndex, needle: str) -> list[int]:
-    """The lines of ``entry`` that contain ``needle`` (already lower-cased), in order."""
+def _literal_lines(entry: _FileIndex, needle: bytes) -> list[int]:
+    """The lines of ``entry`` that contain ``needle`` (lower-cased, UTF-8), in order."""
     found: list[int] = []
-    if "\n" in needle:
+    if b"\n" in needle:
         return found  # a line never holds a newline
     text, starts = entry.lowered, entry.starts
     at = text.find(needle)
@@ -495,11 +506,12 @@ def _literal_lines(entry: _FileIndex, needle: str) -> list[int]:
 
 def _search(entries: list[_FileIndex], query: str, limit: int) -> list[SearchHit]:
     needle = query.strip().lower()
+    needle_bytes = needle.encode("utf-8", errors="surrogatepass")  # no match in UTF-8 text
     scores = _scores(entries, set(tokenize(query)))
     hits: list[SearchHit] = []
     ranked: list[list[float] | None] = list(scores)
     for position, entry in enumerate(entries):
-        literal = _literal_lines(entry, needle) if needle else []
+        literal = _literal_lines(entry, needle_bytes) if needle else []
         if not literal:
             continue
         line_scores = scores[position]
@@ -566,11 +578,10 @@ def _best(
 def _flatten(base: _Base, extra: dict[str, tuple[list[int], list[int]]]) -> _Base:
     if not extra:
         return base
-    terms = list(base.spans)
-    terms.extend(t for t in extra if t not in base.spans)
+    terms = sorted(set(base.terms).union(extra))
     offsets, lines, codes = array("Q", [0]), array("I"), array("Q")
     for term in terms:
-        k = base.spans.get(term)
+        k = base.find(term)
         if k is not None:
             lo, hi = base.offsets[k], base.offsets[k + 1]
             lines.extend(base.lines[lo:hi])
@@ -580,25 +591,18 @@ def _flatten(base: _Base, extra: dict[str, tuple[list[int], list[int]]]) -> _Bas
             lines.extend(more[0])
             codes.extend(more[1])
         offsets.append(len(lines))
-    return _Base(dict(zip(terms, range(len(terms)), strict=True)), offsets, lines, codes)
+    return _Base(terms, offsets, lines, codes)
 
 
 def _encode(entry: _FileIndex, base: _Base) -> bytes:
     """The cache file of ``entry``'s complete lines: a header, the arrays, the terms, the
     lower-cased text, a checksum."""
-    terms = "\0".join(base.spans).encode("utf-8")
+    terms = "\0".join(base.terms).encode("utf-8")
     complete = entry.complete
-    first = len(entry.raw_starts) - 1
-    raw_starts = array("Q", entry.raw_starts)
-    widths = (len(text) + 1 for text in entry.more[: complete - first])
-    raw_starts.extend(
-        itertools.islice(itertools.accumulate(widths, initial=raw_starts[-1]), 1, None)
-    )
     if entry.count == complete:
         lowered = entry.lowered
     else:  # leave the partial line out
-        lowered = entry.lowered[: entry.starts[complete] - 1] if complete else ""
-    lowered_bytes = lowered.encode("utf-8")
+        lowered = entry.lowered[: entry.starts[complete] - 1] if complete else b""
     header = _HEADER.pack(
         _FINGERPRINT,
         _digest(entry.name.encode("utf-8")),
@@ -606,22 +610,24 @@ def _encode(entry: _FileIndex, base: _Base) -> bytes:
         entry.digest,
         complete,
         entry.nonblank - entry.partial_counts[0],
-        len(base.spans),
+        len(base.terms),
         len(base.lines),
         len(terms),
-        len(lowered_bytes),
+        len(lowered),
     )
     body = b"".join(
         [_MAGIC, header, entry.lengths[:complete].tobytes(), base.offsets.tobytes(),
-         base.lines.tobytes(), base.codes.tobytes(), raw_starts.tobytes(),
-         array("Q", entry.starts[:complete]).tobytes(), terms, lowered_bytes]
+         base.lines.tobytes(), base.codes.tobytes(), entry.line_starts[:complete].tobytes(),
+         array("Q", entry.starts[:complete]).tobytes(), terms, lowered]
     )  # fmt: skip
     return body + _check(body)
 
 
 def _decode(name: str, blob: bytes, data: bytes) -> _FileIndex | None:
     """The index in ``blob`` when it is intact, ours, for ``name`` and for a prefix of
-    ``data``; None otherwise."""
+    ``data``; None otherwise. A file that passes the checksum but lies (only a hand-made
+    one can) gives wrong answers, never an error: a posting outside its file is found as a
+    query reads it (:class:`_DamagedError`)."""
     view = memoryview(blob)
     if len(blob) < len(_MAGIC) + _HEADER.size + _CHECK or not blob.startswith(_MAGIC):
         return None
@@ -637,9 +643,9 @@ def _decode(name: str, blob: bytes, data: bytes) -> _FileIndex | None:
     if _digest(memoryview(data)[:covered]) != digest:
         return None  # the file is not (a grown copy of) what was indexed
     at = len(_MAGIC) + _HEADER.size
-    sizes = [n_lines * 4, (n_terms + 1) * 8, n_post * 4, n_post * 8, (n_lines + 1) * 8,
-             n_lines * 8, n_blob, n_lowered]  # fmt: skip
-    if at + sum(sizes) + _CHECK != len(blob):
+    sizes = [n_lines * 4, (n_terms + 1) * 8, n_post * 4, n_post * 8, n_lines * 8, n_lines * 8,
+             n_blob, n_lowered]  # fmt: skip
+    if at + sum(sizes) + _CHECK != len(blob) or data.count(b"\n", 0, covered) != n_lines:
         return None
     parts = []
     for size in sizes:
@@ -648,22 +654,17 @@ def _decode(name: str, blob: bytes, data: bytes) -> _FileIndex | None:
     arrays = [array(kind) for kind in "IQIQQQ"]
     for target, part in zip(arrays, parts, strict=False):
         target.frombytes(part)
-    lengths, offsets, lines, codes, raw_starts, starts = arrays
+    lengths, offsets, lines, codes, line_starts, starts = arrays
     terms = bytes(parts[6]).decode("utf-8").split("\0") if n_terms else []
-    spans = dict(zip(terms, range(len(terms)), strict=True))
-    raw = data[:covered].decode("utf-8", errors="replace")
-    lowered = bytes(parts[7]).decode("utf-8")
     if (
-        len(spans) != n_terms
+        len(terms) != n_terms
         or offsets[0] != 0
         or offsets[-1] != n_post
         or nonblank > n_lines
-        or raw_starts[0] != 0
-        or raw_starts[-1] != len(raw)
-        or (n_lines and (starts[0] != 0 or starts[-1] > len(lowered)))
+        or (n_lines and (line_starts[0] != 0 or starts[0] != 0))
     ):
         return None
-    return _FileIndex(name, (0, 0, 0, 0), covered, digest, raw, raw_starts, [], lengths,
-                      nonblank, sum(lengths), _Base(spans, offsets, lines, codes), {}, None,
-                      lowered, starts.tolist(), cached_lines=n_lines, complete=n_lines,
+    return _FileIndex(name, (0, 0, 0, 0), covered, digest, data, line_starts, lengths,
+                      nonblank, sum(lengths), _Base(terms, offsets, lines, codes), {}, None,
+                      bytes(parts[7]), starts.tolist(), cached_lines=n_lines, complete=n_lines,
                       from_cache=True)  # fmt: skip
