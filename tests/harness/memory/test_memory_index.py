@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.fs.files import read_lines
+from harness.memory import index as index_module
 from harness.memory.index import MemoryIndex
 from harness.text_search import SearchLine, rank_lines
 
@@ -226,3 +228,25 @@ def test_the_cache_is_only_a_cache(tmp_path: Path) -> None:
     memory.unlink()
     assert MemoryIndex(cache=cache).search(files, "夜莺") == []
     assert "MEMORY.md" not in cache.blobs  # a file's index goes with it
+
+
+def test_a_cache_file_that_lies_gives_rank_lines_answers_and_no_error(tmp_path: Path) -> None:
+    """A hand-made cache with a valid checksum whose postings point past the file's lines:
+    found as the query reads them, the file is indexed anew and the answer is still right."""
+    daily = tmp_path / "d.md"
+    write(daily, ["- booking via 上海港", "- 夜莺", "- booking again"])
+    files = [(daily, "d.md")]
+    cache = DictCache()
+    MemoryIndex(cache=cache).search(files, "booking")
+    blob = bytearray(cache.blobs["d.md"][:-4])
+    header = index_module._HEADER.unpack_from(blob, len(index_module._MAGIC))
+    n_lines, n_terms = header[4], header[6]
+    postings_at = len(index_module._MAGIC) + index_module._HEADER.size + n_lines * 4
+    postings_at += (n_terms + 1) * 8
+    for k in range(header[7]):  # every posting points at line 1,000,000
+        struct.pack_into("<I", blob, postings_at + 4 * k, 1_000_000)
+    cache.blobs["d.md"] = bytes(blob) + index_module._check(bytes(blob))
+    fresh_index = MemoryIndex(cache=cache)
+    got = fresh_index.search(files, "booking 上海港")
+    assert fresh_index.loaded == 1 and fresh_index.tokenised == 3  # read, then rebuilt
+    assert [tuple(vars(h).values()) for h in got] == fresh_limited(files, "booking 上海港", 20)
