@@ -7,7 +7,7 @@ index (term -> the lines holding it and how often), and answers a query with exa
 limit):
 
 - **Unchanged file**: a ``stat`` (inode, size, mtime, ctime as indexed) and nothing else.
-- **Changed file**: its bytes are read and the part indexed before is checked by a BLAKE2b
+- **Changed file**: its bytes are read and the part indexed before is checked by a SHA-256
   digest of it; when the file still starts with those bytes (a daily file grows by appends;
   MEMORY.md is replaced atomically, usually by itself plus a new section) only the lines after
   them are tokenised (:attr:`MemoryIndex.tokenised` counts them), else the file is indexed anew.
@@ -15,21 +15,25 @@ limit):
   line length) pair is computed once and added to the lines holding it, then the best ``limit``
   lines are picked by threshold (``heapq.nlargest`` over the scores, ties by file and line)
   instead of building and sorting a hit per matching line. Literal matches come from a
-  substring search over each file's lower-cased text.
+  substring search over each file's lower-cased text (UTF-8); a hit's text is decoded from the
+  file's bytes only for the lines returned.
 - **Cache** (:class:`IndexCache`): each file's index is written beside the memory files, so
   the first query of a new process reads it instead of tokenising every line. It is a cache:
   written atomically (temp file + rename, no fsync), checked on load (format, tokenizer
-  fingerprint, a checksum of the whole cache file, and the digest of the memory file's bytes it
-  covers), and anything that fails a check (torn, foreign, stale) is ignored and rebuilt, never
-  an error to the user. It holds the terms, counts and line lengths of the memory file it
-  belongs to, nothing else, and is deleted with its file. It is rewritten once a quarter of its
-  file's lines were tokenised since it was written, so a later process tokenises at most that.
+  fingerprint, the file's name, a CRC-32 of the whole cache file, and the digest of the memory
+  file's bytes it covers), and anything that fails a check (torn, foreign, stale) is ignored and
+  rebuilt, never an error to the user; postings that point outside the file (a hand-made cache
+  that passes the checks) are found as a query reads them, and the file is indexed anew. It
+  holds the terms, counts, line lengths and offsets and the lower-cased text of the memory file
+  it belongs to, nothing else, and is deleted when a search finds that file gone. It is
+  rewritten once a quarter of its file's lines were tokenised since it was written, so a later
+  process tokenises at most that.
 
 SQLite FTS5 was considered and not used: its ``bm25()`` is another formula (k1 = 1.2, a
 different IDF) so the scores would still be computed here, its tokenizers do not produce this
 module's CJK characters and pairs, and a query over two terms in every line still visits every
-line's postings, which is the cost to cut; a flat array format read by :mod:`array` loads in
-milliseconds with the standard library alone.
+line's postings, which is the cost to cut (here: once per distinct (count, length) pair); flat
+arrays read back by :meth:`array.array.frombytes` load fast with the standard library alone.
 """
 
 from __future__ import annotations
