@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.fs.files import read_lines
-from harness.memory import index as index_module
+from harness.memory import index_store as index_module
 from harness.memory.index import MemoryIndex
 from harness.text_search import SearchLine, rank_lines
 
