@@ -11,9 +11,13 @@ sessions alike without knowing either format.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from pathlib import Path
 from typing import BinaryIO
 
+from harness.errors import PathEscapeError
+from harness.fs.root import SafeRoot
 from harness.memory.index import MemoryIndex, stamp_of
 from harness.memory.workspace import MemoryWorkspace
 from harness.secrets import redact_for_storage
@@ -21,7 +25,10 @@ from harness.store.protocol import SEARCH_LIMIT, search_histories
 from harness.store.sessions import saved_histories
 from harness.tools import Tool
 
-__all__ = ["MemoryTools"]
+__all__ = ["INDEX_FOLDER", "MemoryTools", "WorkspaceIndexCache"]
+
+INDEX_FOLDER = ".memory_index"
+"""memory_search's cache, beside MEMORY.md (left out of list_files)."""
 
 MAX_READ_LINES = 200
 MAX_LINE_BYTES = 8_192
@@ -33,7 +40,7 @@ class MemoryTools:
 
     def __init__(self, workspace: MemoryWorkspace) -> None:
         self.workspace = workspace
-        self.index = MemoryIndex(self._read_lines, self._stamp)
+        self.index = MemoryIndex(self._read_bytes, self._stamp, WorkspaceIndexCache(workspace.fs))
         """memory_search's index, kept between queries (:mod:`harness.memory.index`)."""
 
     def tools(self) -> list[Tool]:
@@ -79,6 +86,7 @@ class MemoryTools:
             found = self.workspace.fs.files(path, strict=True)
         except (FileNotFoundError, NotADirectoryError):
             return f"Error: {path} is not a folder in the workspace"
+        found = [f for f in found if not f.startswith(f"{INDEX_FOLDER}/")]  # a cache, not memory
         return "\n".join(found) or "(empty)"
 
     def session_search(self, query: str) -> str:
@@ -96,12 +104,45 @@ class MemoryTools:
         files = ["MEMORY.md", *(self.workspace.relative(p) for p in self.workspace.daily_files())]
         return [(Path(relative), relative) for relative in files]
 
-    def _read_lines(self, relative: Path) -> list[str]:
-        return self.workspace.read_lines(relative.as_posix())  # never through a symlink
+    def _read_bytes(self, relative: Path) -> bytes:
+        try:
+            return self.workspace.fs.read_bytes(relative.as_posix())  # never through a symlink
+        except (FileNotFoundError, IsADirectoryError, PathEscapeError):
+            return b""
 
     def _stamp(self, relative: Path) -> tuple[int, int, int, int] | None:
         info = self.workspace.fs.stat(relative.as_posix())
         return None if info is None else stamp_of(info)
+
+
+class WorkspaceIndexCache:
+    """memory_search's per-file indexes in ``<user>/.memory_index/`` (one file per memory
+    file, named by a digest of its name), written atomically without fsync (a cache: one torn
+    by a crash fails its checksum and is rebuilt), read and written never through a symlink."""
+
+    def __init__(self, fs: SafeRoot) -> None:
+        self.fs = fs
+
+    @staticmethod
+    def path(name: str) -> str:
+        digest = hashlib.blake2b(name.encode("utf-8"), digest_size=16).hexdigest()
+        return f"{INDEX_FOLDER}/{digest}.idx"
+
+    def load(self, name: str) -> bytes | None:
+        try:
+            return self.fs.read_bytes(self.path(name))
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PathEscapeError):
+            return None
+
+    def save(self, name: str, data: bytes) -> None:
+        try:
+            self.fs.write_atomic(self.path(name), data, sync=False)
+        except (PathEscapeError, NotADirectoryError, IsADirectoryError):
+            raise OSError(f"cannot write {self.path(name)}") from None
+
+    def remove(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError, PathEscapeError):
+            self.fs.unlink(self.path(name))
 
 
 def _read_window(handle: BinaryIO, start: int, limit: int) -> list[str]:

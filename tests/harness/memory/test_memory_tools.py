@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -16,7 +18,9 @@ from support.memory_invariants import INSTANT, FakeClock
 from support.sessions import code_word_session
 
 from harness.memory import MemoryTools, MemoryWorkspace
+from harness.memory.tools import INDEX_FOLDER
 from harness.messages import ToolCall
+from harness.text_search import SearchLine, rank_lines
 from harness.tools import ToolBox
 
 SOURCE = re.compile(r"^Source: (\S+)#(\d+): (.*)$")
@@ -283,3 +287,98 @@ def test_session_search_finds_a_real_transcript(tmp_path: Path) -> None:
     )
     assert record["message"]["content"] == "记住暗号是夜莺，只回复收到"
     assert run(toolbox, "session_search", query="zebra").startswith("No matching session")
+
+
+# --- memory_search's index cache ---------------------------------------------------------------
+
+
+def _memory_lines(workspace: MemoryWorkspace, tools: MemoryTools) -> list[SearchLine]:
+    return [
+        SearchLine(name, number, text)
+        for path, name in tools.memory_files()
+        for number, text in enumerate(workspace.read_lines(path.as_posix()), 1)
+        if text.strip()
+    ]
+
+
+def _expected(workspace: MemoryWorkspace, tools: MemoryTools, query: str) -> str:
+    hits = rank_lines(_memory_lines(workspace, tools), query)
+    lines = [f"Source: {h.file}#{h.line}: {h.text}" for h in hits]
+    return f"Found {len(hits)} matches:\n\n" + "\n".join(lines)
+
+
+def test_the_index_cache_is_kept_beside_memory_and_is_only_a_cache(
+    workspace: MemoryWorkspace,
+) -> None:
+    tools = MemoryTools(workspace)
+    tools.memory_save("- exports go through 上海港\n- booking BK-7 via 上海港")
+    workspace.append_entry("Memory Flush", "- customer ALPHA books via 上海港")
+    query = "上海港 booking"
+    want = _expected(workspace, tools, query)
+    assert tools.memory_search(query) == want
+    folder = workspace.base / INDEX_FOLDER
+    cached = sorted(folder.iterdir())
+    assert len(cached) == 2  # MEMORY.md and the daily file
+    assert INDEX_FOLDER not in run(ToolBox(tools.tools()), "list_files")
+    again = MemoryTools(workspace)  # a new process: the cache instead of tokenising
+    assert again.memory_search(query) == want
+    assert (again.index.loaded, again.index.tokenised) == (2, 0)
+    for path in cached:  # torn by a crash, or damaged
+        path.write_bytes(path.read_bytes()[:-7])
+    torn = MemoryTools(workspace)
+    assert torn.memory_search(query) == want
+    assert torn.index.loaded == 0
+    for path in folder.iterdir():
+        path.unlink()
+    assert MemoryTools(workspace).memory_search(query) == want
+    # memory changes: the cache never answers for the old text
+    workspace.write_memory("- the code word is 夜莺\n")
+    assert MemoryTools(workspace).memory_search("夜莺 上海港") == _expected(
+        workspace, tools, "夜莺 上海港"
+    )
+
+
+def test_a_symlinked_index_folder_is_not_followed(
+    workspace: MemoryWorkspace, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    tools = MemoryTools(workspace)
+    tools.memory_save("- booking via 上海港")
+    (workspace.base / INDEX_FOLDER).symlink_to(outside, target_is_directory=True)
+    assert tools.memory_search("booking") == _expected(workspace, tools, "booking")
+    assert list(outside.iterdir()) == []  # nothing written through the link
+
+
+SEARCHER = r"""
+import sys
+from pathlib import Path
+from harness.memory import MemoryTools, MemoryWorkspace
+workspace = MemoryWorkspace(Path(sys.argv[1]), "u1")
+tools = MemoryTools(workspace)
+for n in range(15):
+    line = f"- {sys.argv[2]} {n} ships via 上海港\n"
+    workspace.fs.append("memory/2026-10-30.md", line, sync=False)
+    assert tools.memory_search("上海港 booking").startswith("Found"), n
+print("ok")
+"""
+
+
+def test_two_processes_search_and_append_at_once(workspace: MemoryWorkspace) -> None:
+    workspace.daily_dir.mkdir(parents=True)
+    body = "".join(f"- customer {n} booking via 上海港\n" for n in range(1500))
+    (workspace.daily_dir / "2026-10-30.md").write_text(body, encoding="utf-8")
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", SEARCHER, str(workspace.base.parent), name],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for name in ("first", "second")
+    ]  # fmt: skip
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        assert out.strip() == "ok"
+    tools = MemoryTools(workspace)  # whatever cache the two left: the right answers
+    for query in ("上海港 booking", "first 14", "second"):
+        assert tools.memory_search(query) == _expected(workspace, tools, query)
