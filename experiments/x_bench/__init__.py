@@ -70,14 +70,19 @@ class _ModelFor:
 
 def measure(settings: RunSettings) -> XBenchView:
     """Every conversation under every condition that can run: the model-free ones without a
-    cassette, the others once per recorded set where their cassette exists."""
+    cassette, the others once per recorded set where their cassette exists (not under order
+    replay: see below)."""
     conversations = bench_conversations()
     names = list(CONDITIONS)
     free = [n for n in names if not CONDITIONS[n].needs_model]
     records: list[RunRecord]
     records, _ = run_all(conversations, free, lambda *_: None, "none")
     recorded: set[str] = set()
-    for cassette_set in list_sets(settings.cassette_root, ID):
+    # Under order replay (mutation testing, never a reproduction) only the model-free runs are
+    # played: every X-BENCH claim reads those alone, and a mutated harness may send a recorded
+    # model run more or other requests than its cassette holds, which would abort them too.
+    sets = [] if settings.cassette_match == "order" else list_sets(settings.cassette_root, ID)
+    for cassette_set in sets:
         with ExitStack() as stack:
             model_for = _ModelFor(settings, cassette_set, stack)
             found, _ = run_all(conversations, names, model_for, cassette_set)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from support.paths import ROOT
 
 from experiments.lab.experiment import RunSettings
 from experiments.x_bench import measure
@@ -213,3 +214,13 @@ def test_a_condition_played_with_and_without_a_model_is_one_row_per_model(
         ("full", "local-m", "run", 2),
         ("agentscope", "none", "not recorded yet", 0),
     ]
+
+
+def test_order_replay_plays_only_the_model_free_runs(view: XBenchView) -> None:
+    """Mutation testing serves recorded answers in order to a broken harness: X-BENCH then
+    plays only the runs its claims read, so a recorded set cannot abort them (the committed
+    cassettes hold one; a normal replay plays it, as the claims' own run does)."""
+    assert list((ROOT / "cassettes" / "X-BENCH").glob("*/*.json")), "no recorded X-BENCH set"
+    ordered = measure(RunSettings(ROOT / "cassettes", cassette_match="order"))
+    assert ordered.runs == view.runs
+    assert claims(ordered) == claims(view)
