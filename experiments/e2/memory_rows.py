@@ -33,14 +33,12 @@ def injected_previous(view: E2View) -> Verdict:
         off = sum(injected != expected for injected in step.memory_injected)
         same = same and off == 0 and bool(step.memory_injected)
         found_any = found_any or bool(expected)
-        at_start = f"{len(expected.encode())} B" if expected else "none"
+        carried = f"the start's {len(expected.encode())} B" if expected else "none, as at the start"
+        sent = len(step.memory_injected)
         after = step.size("MEMORY.md")
         parts.append(
-            f"step {step.step}: {len(step.memory_injected)} request(s), "
-            + (f"each the version found at the start ({at_start})" if not off else
-               f"{off} not the version found at the start ({at_start})")
-            + f", {after} B after the step"
-        )  # fmt: skip
+            f"step {step.step}: {sent - off}/{sent} requests carry {carried}, {after} B after"
+        )
     return Verdict(
         "; ".join(parts),
         same and found_any,
