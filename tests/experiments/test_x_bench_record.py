@@ -27,6 +27,7 @@ def test_the_plan_is_sliced_contiguously_and_completely() -> None:
     assert plan_slice(plan, (1, 36)) == plan[: -(-len(plan) // 36)]
 
 
+@pytest.mark.slow  # records from a loopback server, then replays
 def test_record_a_slice_then_replay_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cassettes, reports = tmp_path / "cassettes", tmp_path / "reports"
     with ScriptedHTTPServer(answer=_answer) as server:

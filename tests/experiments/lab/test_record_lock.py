@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from support.fixed_model import FixedModel
 from support.paths import ROOT
 
@@ -50,6 +51,7 @@ def held_server() -> Iterator[tuple[str, threading.Event, threading.Event]]:
         server.server_close()
 
 
+@pytest.mark.slow  # two recording processes
 def test_a_second_record_of_the_same_cassette_is_refused_and_writes_nothing(
     tmp_path: Path,
 ) -> None:

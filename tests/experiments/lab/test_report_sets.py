@@ -22,6 +22,8 @@ from experiments.lab.report.tables import load_inputs
 
 SECOND = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 THIRD, PROVIDER = "third-model-7b", "otherhost"
+pytestmark = pytest.mark.slow  # builds a whole report for a third model (about 6 s of CPU)
+
 PLOTTED = {"E2": "E2_files", "E3": "E3_context", "E4": "E4_cache", "X-COST": "X-COST_cumulative"}
 
 

@@ -188,6 +188,7 @@ def _claims_by_experiment(path: Path) -> dict[str, list[dict[str, str]]]:
     return rows
 
 
+@pytest.mark.slow  # two whole `ctxlab run`s side by side
 @pytest.mark.parametrize("subsets", [("E1", "E2")])
 def test_two_runs_into_one_out_keep_both_results(tmp_path: Path, subsets: tuple[str, str]) -> None:
     out = tmp_path / "reports"

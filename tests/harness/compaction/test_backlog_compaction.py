@@ -52,6 +52,7 @@ def _reopened_backlog(root: Path, size: int = BACKLOG) -> None:
     store.save(AgentState("s1", messages))
 
 
+@pytest.mark.slow  # a 100,000-message profile
 def test_a_100000_message_backlog_is_summarised_in_chunks_that_fit(tmp_path: Path) -> None:
     _reopened_backlog(tmp_path)
     model = FunctionModel(_window_model)

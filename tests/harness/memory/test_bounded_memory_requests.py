@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.memory_invariants import FakeClock
 
 from harness.harness_agent import HarnessAgent
@@ -61,6 +62,7 @@ def test_a_huge_memory_md_is_cut_in_flush_and_consolidation_and_kept_whole(tmp_p
     assert (tmp_path / "u" / "MEMORY.md").read_text(encoding="utf-8") == CONSOLIDATED + "\n"
 
 
+@pytest.mark.slow  # a long-backlog profile
 def test_a_long_backlog_is_flushed_in_chunks_that_each_fit(tmp_path: Path) -> None:
     workspace = MemoryWorkspace(tmp_path, "u", FakeClock())
     model = FunctionModel(_answer)

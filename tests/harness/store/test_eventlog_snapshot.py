@@ -215,7 +215,9 @@ WRITER = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("kill", range(4))
+@pytest.mark.parametrize(
+    "kill", [0, *(pytest.param(k, marks=pytest.mark.slow) for k in range(1, 4))]
+)  # three more kill points in the slow run
 def test_kill9_while_snapshots_are_written_leaves_a_log_that_reopens_as_its_replay(
     tmp_path: Path, kill: int
 ) -> None:
