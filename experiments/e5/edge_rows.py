@@ -20,6 +20,7 @@ import os
 import tempfile
 import typing
 from pathlib import Path
+from unittest import mock
 
 from experiments.e5.common import SOURCE
 from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, _log, _summariser
@@ -35,9 +36,9 @@ from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 from harness import Agent, CtxlabError, FunctionModel, HarnessAgent, Message, Tool, ToolCall
 from harness.compaction.dsh import DshEngine
 from harness.errors import CompactionBusyError
-from harness.fs.path import WorkspacePath
+from harness.fs import files
 from harness.model import ChatRequest
-from harness.store.eventlog import Event
+from harness.store.eventlog import Event, EventLog
 
 __all__ = ["EDGE_SPECS", "edge_claims", "measure_edges"]
 
@@ -138,27 +139,37 @@ def _interrupted(root: Path) -> InterruptedCall:
 # --- a DSH compaction whose close fails ----------------------------------------------------
 
 
-class _FullDisk(WorkspacePath):
-    """The log's file once the disk is full: every append raises ENOSPC."""
+@contextlib.contextmanager
+def _full_disk_after_replace(log: EventLog, path: Path) -> typing.Iterator[None]:
+    """From ``log``'s first replace on, every append to its file ``path`` raises ENOSPC: the
+    disk is full. The log appends through its locked descriptor
+    (:func:`harness.fs.files.append_fd`); appends to any other file are written."""
+    real, full = files.append_fd, [False]
 
-    def append(self, data: str | bytes, sync: bool = True) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    def append(fd: int, text: str, sync: bool = True) -> None:
+        if full[0] and os.path.samestat(os.fstat(fd), os.stat(path)):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd, text, sync)
+
+    def fill_after_replace(event: Event) -> None:
+        full[0] = full[0] or event.replace_range is not None
+
+    log.listeners.append(fill_after_replace)
+    try:
+        with mock.patch.object(files, "append_fd", append):
+            yield
+    finally:
+        log.listeners.remove(fill_after_replace)
 
 
 def _failed_close(path: Path) -> FailedClose:
     log = _log(path)
-
-    def fill_after_replace(event: Event) -> None:
-        if event.replace_range is not None and isinstance(log.file, WorkspacePath):
-            log.file = _FullDisk(log.file.root, log.file.relative)
-
-    log.listeners.append(fill_after_replace)
     try:
-        DshEngine(log, _summariser(), SEED_CONFIG).compact_now(HEADER)
+        with _full_disk_after_replace(log, path):
+            DshEngine(log, _summariser(), SEED_CONFIG).compact_now(HEADER)
         error = ""
     except (CtxlabError, OSError) as exc:
         error = f"{type(exc).__name__}: {exc}"
-    log.listeners.remove(fill_after_replace)
     start = log.open_compaction()
     try:
         DshEngine(log, _summariser(), SEED_CONFIG).compact_now(HEADER)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.fs.path import WorkspacePath
 
-__all__ = ["append_text", "read_lines", "read_text", "write_atomic"]
+__all__ = ["append_fd", "append_text", "read_lines", "read_text", "write_atomic"]
 
 
 def write_atomic(path: Path | WorkspacePath, data: str | bytes) -> None:
@@ -57,6 +57,19 @@ def append_text(path: Path | WorkspacePath, text: str, sync: bool = True) -> Non
         handle.flush()
         if sync:
             os.fsync(handle.fileno())
+
+
+def append_fd(fd: int, text: str, sync: bool = True) -> None:
+    """Append ``text`` (UTF-8) at the end of the file open as ``fd`` (a descriptor its caller
+    holds under the file's lock, so that no path is walked again) and, with ``sync``, flush it
+    to disk. A short write is continued; an error leaves what was written (a torn line the
+    next reader moves aside)."""
+    payload = memoryview(text.encode("utf-8"))
+    os.lseek(fd, 0, os.SEEK_END)
+    while payload:
+        payload = payload[os.write(fd, payload) :]
+    if sync:
+        os.fsync(fd)
 
 
 def _mode_for(path: Path) -> int:

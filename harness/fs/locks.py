@@ -129,10 +129,12 @@ def is_locked(path: Path | WorkspacePath) -> bool:
 
 
 @contextlib.contextmanager
-def exclusive(path: Path | WorkspacePath) -> Iterator[int]:
-    """Hold an exclusive lock on ``path`` (created if missing), waiting for other holders;
-    yields the open descriptor (read-write, so the holder may read and truncate through it)."""
-    fd = WorkspacePath.of(path).open_fd(_OPEN)
+def exclusive(path: Path | WorkspacePath, *, create: bool = True) -> Iterator[int]:
+    """Hold an exclusive lock on ``path`` (created if missing, or FileNotFoundError without
+    ``create``), waiting for other holders; yields the open descriptor (read-write, so the
+    holder may read, append and truncate through it; it is opened ``O_APPEND``)."""
+    flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0)  # writes land at the end
+    fd = WorkspacePath.of(path).open_fd(flags)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

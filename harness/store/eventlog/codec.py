@@ -90,10 +90,16 @@ def codec_of(file: WorkspacePath, format: LogFormat | None) -> Codec:
             head = handle.read(4096)
     except FileNotFoundError:
         head = b""
+    return codec_for_head(head, file.path, format)
+
+
+def codec_for_head(head: bytes, path: Path, format: LogFormat | None) -> Codec:
+    """The codec for a file at ``path`` whose first bytes are ``head`` (empty: a new file, in
+    ``format`` or ctxlab's); EventLogError when ``format`` names another."""
     found = detect(head) if head else None
     if found is not None and format is not None and found != format:
-        raise EventLogError(f"{file.path} is a {found} session log, not {format}")
-    return make_codec(found or format or "ctxlab", file.path)
+        raise EventLogError(f"{path} is a {found} session log, not {format}")
+    return make_codec(found or format or "ctxlab", path)
 
 
 def scan_with(file: WorkspacePath, codec: Codec) -> Scan:

@@ -59,7 +59,8 @@ class ReplaceOp(TypedDict):
 
 
 _REPLACE_KEYS = frozenset({"op", "start", "end"})
-_RECORD_KEYS = frozenset({"seq", "type", "time", "data", "surface_op", "source_event_seqs"})
+_NEEDED_KEYS = frozenset({"seq", "type", "time", "data"})
+_RECORD_KEYS = _NEEDED_KEYS | {"surface_op", "source_event_seqs"}
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -69,11 +70,20 @@ def freeze(value: Any) -> Any:
     """A read-only deep copy: mappings become ``MappingProxyType`` (str keys, as JSON has),
     lists and tuples become tuples."""
     kind = type(value)
-    if kind in _SCALARS:  # the common case, checked without the slow ABC isinstance
+    if kind in _SCALARS:  # the common cases first, by exact type: no slow ABC isinstance
         return value
-    if kind is dict or isinstance(value, Mapping):
+    if kind is dict:
+        return MappingProxyType(
+            {
+                k if type(k) is str else str(k): v if type(v) in _SCALARS else freeze(v)
+                for k, v in value.items()
+            }
+        )
+    if kind is list or kind is tuple:
+        return tuple(v if type(v) in _SCALARS else freeze(v) for v in value)
+    if isinstance(value, Mapping):
         return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
     return value
 
@@ -88,6 +98,8 @@ def thaw(value: Any) -> Any:
 
 
 def _is_index(value: Any) -> bool:
+    if type(value) is int:  # the common case, without the ABC isinstance
+        return value >= 0
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -109,15 +121,19 @@ class Event:
     (held read-only); surface types only. Its shape is checked at construction."""
     source_event_seqs: tuple[int, ...] = ()
     """Earlier events this one derives from; a replace cites every node it shadows."""
+    plain_json: dataclasses.InitVar[bool] = dataclasses.field(default=False, kw_only=True)
+    """True when ``data`` is known to be what ``json.loads`` returns (dicts, lists and
+    scalars only: :meth:`from_json`), so the message is read without looking for read-only
+    values to thaw first. Not kept."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, plain_json: bool) -> None:
         raw = self.data
         object.__setattr__(self, "data", freeze(self.data))
         object.__setattr__(self, "surface_op", freeze(self.surface_op))
         object.__setattr__(self, "source_event_seqs", tuple(self.source_event_seqs))
         _check_event(self)
         if self.is_surface:  # parsed once here; ``message`` hands out copies
-            object.__setattr__(self, "_parsed", _check_message(self, raw))
+            object.__setattr__(self, "_parsed", _check_message(self, raw, plain_json))
 
     @property
     def is_surface(self) -> bool:
@@ -161,13 +177,15 @@ class Event:
         )
 
     @classmethod
-    def from_record(cls, record: Any) -> Event:
+    def from_record(cls, record: Any, *, plain_json: bool = False) -> Event:
         """Read :meth:`to_record`'s form; ``ValueError`` for a wrong shape, ``SurfaceError``
-        for a broken rule."""
-        if not isinstance(record, Mapping) or not {"seq", "type", "time", "data"} <= set(record):
+        for a broken rule (``plain_json``: see the field)."""
+        if not (type(record) is dict or isinstance(record, Mapping)) or not (
+            record.keys() >= _NEEDED_KEYS
+        ):
             raise ValueError("an event needs seq, type, time and data")
-        if unknown := set(record) - _RECORD_KEYS:
-            raise ValueError(f"unknown event fields {sorted(unknown)}")
+        if not record.keys() <= _RECORD_KEYS:
+            raise ValueError(f"unknown event fields {sorted(record.keys() - _RECORD_KEYS)}")
         sources = record.get("source_event_seqs", ())
         if not isinstance(sources, (list, tuple)):
             raise ValueError("source_event_seqs must be a list")
@@ -178,12 +196,13 @@ class Event:
             data=record["data"],
             surface_op=record.get("surface_op"),
             source_event_seqs=tuple(sources),
+            plain_json=plain_json,
         )
 
     @classmethod
-    def from_json(cls, line: str) -> Event:
+    def from_json(cls, line: str | bytes) -> Event:
         """Inverse of :meth:`to_json`."""
-        return cls.from_record(json.loads(line))
+        return cls.from_record(json.loads(line), plain_json=True)
 
 
 def _check_event(event: Event) -> None:
@@ -191,7 +210,8 @@ def _check_event(event: Event) -> None:
         raise SurfaceError(f"seq must be a non-negative integer, not {event.seq!r}")
     if not isinstance(event.type, str) or not event.type:
         raise SurfaceError(f"event type must be a non-empty string, not {event.type!r}")
-    if not isinstance(event.time, str) or not isinstance(event.data, Mapping):
+    # freeze made every mapping a MappingProxyType (and nothing else one)
+    if not isinstance(event.time, str) or type(event.data) is not MappingProxyType:
         raise SurfaceError(f"event {event.seq}: time must be a string and data a mapping")
     if event.is_surface:
         _check_surface_op(event)
@@ -224,18 +244,28 @@ def _check_surface_op(event: Event) -> None:
 
 def _check_sources(event: Event) -> None:
     sources = event.source_event_seqs
-    if not all(_is_index(s) and s < event.seq for s in sources):
+    if not sources:
+        return
+    if all(type(s) is int for s in sources):  # the common case, checked in bulk
+        ok = min(sources) >= 0 and max(sources) < event.seq
+    else:
+        ok = all(_is_index(s) and s < event.seq for s in sources)
+    if not ok:
         raise SurfaceError(f"event {event.seq} may cite only earlier seqs, not {list(sources)}")
     if len(set(sources)) != len(sources):
         raise SurfaceError(f"event {event.seq} cites a seq twice: {list(sources)}")
 
 
-def _check_message(event: Event, raw: Any) -> Message:
-    record = raw.get("message") if isinstance(raw, Mapping) else None
-    if not isinstance(record, Mapping):
+def _check_message(event: Event, raw: Any, plain_json: bool) -> Message:
+    record = raw.get("message") if type(raw) is dict or isinstance(raw, Mapping) else None
+    if not (type(record) is dict or isinstance(record, Mapping)):
         raise SurfaceError(f"{event.type} event {event.seq} needs data.message")
     try:
-        plain = record if type(record) is dict and not _has_frozen(record) else thaw(record)
+        plain = (
+            record
+            if type(record) is dict and (plain_json or not _has_frozen(record))
+            else thaw(record)
+        )
         message = Message.from_record(plain)
     except (ValueError, TypeError, AttributeError) as exc:
         raise SurfaceError(f"event {event.seq}: unreadable message: {exc}") from exc

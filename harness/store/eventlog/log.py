@@ -131,11 +131,16 @@ class EventLog(LogFold):
         log = cls(None, clock, durability=durability, snapshot_every=snapshot_every)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
-        log.codec = formats.codec_of(log.file, format)
-        if log.codec.format != "ctxlab":  # snapshots index ctxlab's own lines
-            log.snapshot_every = None
-        if log.file.exists():  # PathEscapeError through a symlink
-            with log._locked():
+        with contextlib.ExitStack() as held:
+            try:  # one walk of the path: the descriptor locked is the one read and appended to
+                held.enter_context(log._locked(create=False))  # PathEscapeError via a symlink
+                head = read_at(log._lock_fd, 0, 4096)
+            except FileNotFoundError:  # a new log: its file is made by the first append
+                head = b""
+            log.codec = formats.codec_for_head(head, log.path, format)
+            if log.codec.format != "ctxlab":  # snapshots index ctxlab's own lines
+                log.snapshot_every = None
+            if head:
                 log._load()
                 log.recovered = list(log._recovered_now)
                 for note in log.recovered:
@@ -320,8 +325,8 @@ class EventLog(LogFold):
         ]
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """Hold the file's exclusive lock (re-entrant within this log)."""
+    def _locked(self, create: bool = True) -> Iterator[None]:
+        """Hold the file's exclusive lock (re-entrant), its descriptor as ``_lock_fd``."""
         if self.file is None or self._lock_depth:
             self._lock_depth += 1
             try:
@@ -329,7 +334,7 @@ class EventLog(LogFold):
             finally:
                 self._lock_depth -= 1
             return
-        with exclusive(self.file) as fd:
+        with exclusive(self.file, create=create) as fd:
             self._lock_depth, self._lock_fd = 1, fd
             try:
                 yield
@@ -371,11 +376,9 @@ class EventLog(LogFold):
         if self.file is None:
             return
         try:
-            if syncs_each_append(self.durability):
-                files.append_text(self.file, line)
-            else:
-                files.append_text(self.file, line, sync=False)
-                self._unsynced = True
+            sync = syncs_each_append(self.durability)  # through the locked descriptor
+            files.append_fd(self._lock_fd, line, sync)
+            self._unsynced = self._unsynced or not sync
         except BaseException as exc:
             self.write_error = f"{type(exc).__name__}: {exc}"
             raise

@@ -88,18 +88,18 @@ def test_an_unwritable_log_keeps_the_start_as_the_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _log(tmp_path)
-    real = harness.fs.files.append_text
+    real = harness.fs.files.append_fd
 
-    def disk_full(path: Path, text: str) -> None:
+    def disk_full(fd: int, text: str, sync: bool = True) -> None:
         raise OSError(28, "No space left on device")
 
     with (
         pytest.raises(OSError, match="No space"),  # the original error, not the end's
         compaction_bracket(log, engine="agentscope", trigger="tokens") as bracket,
     ):
-        monkeypatch.setattr(harness.fs.files, "append_text", disk_full)
+        monkeypatch.setattr(harness.fs.files, "append_fd", disk_full)
         log.append_message(Message.assistant("lost"))
-    monkeypatch.setattr(harness.fs.files, "append_text", real)
+    monkeypatch.setattr(harness.fs.files, "append_fd", real)
     assert log.write_error is not None
     assert log.open_compaction() == bracket.start  # the unclosed start stays as the lock
     with pytest.raises(CompactionBusyError):

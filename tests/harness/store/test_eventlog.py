@@ -280,16 +280,16 @@ def test_a_line_that_breaks_the_rules_is_corruption(
 def test_a_failed_write_stops_the_log_until_it_is_reopened(
     log: EventLog, log_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = harness.fs.files.append_text
+    real = harness.fs.files.append_fd
 
-    def disk_full(path: Path, text: str) -> None:
-        real(path, text[:10])
+    def disk_full(fd: int, text: str, sync: bool = True) -> None:
+        real(fd, text[:10], sync)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(harness.fs.files, "append_text", disk_full)
+    monkeypatch.setattr(harness.fs.files, "append_fd", disk_full)
     with pytest.raises(OSError):
         log.append_message(Message.assistant("lost"))
-    monkeypatch.setattr(harness.fs.files, "append_text", real)
+    monkeypatch.setattr(harness.fs.files, "append_fd", real)
     assert log.write_error and "No space" in log.write_error
     with pytest.raises(EventLogError, match="reopen"):
         log.append_message(Message.assistant("refused"))
@@ -525,3 +525,34 @@ def test_an_unchanged_request_header_is_logged_once(log_path: Path) -> None:
     for _ in range(5):
         agent.call("hi")
     assert [e.type for e in log.events].count("request/header") == 1
+
+
+def _log_file_opens(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """Counts the ``os.open`` calls of the file ``name`` (each one a walk of its path)."""
+    import os
+
+    real, opened = os.open, [0]
+
+    def counting(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        opened[0] += os.fspath(path) == name
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting)
+    return opened
+
+
+def test_an_open_and_each_append_walk_the_log_path_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the descriptor that holds the lock is the one the format is read from and the line
+    # appended to: before, an open walked the path three times and each append twice
+    path = tmp_path / "session.jsonl"
+    EventLog(path).append_message(Message.user("hello"))
+    opened = _log_file_opens(monkeypatch, path.name)
+    log = EventLog.open(path)
+    assert opened[0] == 1
+    opened[0] = 0
+    log.append_message(Message.assistant("hi"))
+    log.append_message(Message.user("again"))
+    assert opened[0] == 2
+    assert [m.content for m in EventLog.replay(path).messages()] == ["hello", "hi", "again"]

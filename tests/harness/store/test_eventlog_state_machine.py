@@ -5,7 +5,7 @@ events of a compaction, and reloads.
 The log is a real ``EventLog`` on a temp file; compactions are built by the real ``Compactor``
 (count mode, random keep, pruning and argument truncation that change kept messages) with a
 function model as summariser, and committed by ``EventLogHistory.apply_compaction``. A crash
-makes the k-th ``harness.fs.files.append_text`` of a compaction fail after writing nothing, a
+makes the k-th ``harness.fs.files.append_fd`` of a compaction fail after writing nothing, a
 prefix of the line (a torn write, cut anywhere, even inside a UTF-8 sequence) or all of it (the
 fsync failed); the machine then drops the process and reopens the file.
 
@@ -42,7 +42,6 @@ from harness.compaction.agentscope import (
 )
 from harness.compaction.dsh import DshConfig, DshEngine, measure, select_compactable_range
 from harness.errors import CommitError, CompactionBusyError, ServerError, SummaryError
-from harness.fs.path import WorkspacePath
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.store.eventlog import END_SEED, Event, EventLog, EventLogHistory, fold, read_events
@@ -51,7 +50,7 @@ from harness.testing import FunctionModel
 STEPS: Counter[str] = Counter()
 """Examples, steps and crashes run in this process (how much the machine explored)."""
 
-REAL_APPEND = harness.fs.files.append_text
+REAL_APPEND = harness.fs.files.append_fd
 FAST_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 """A tmpfs when there is one: the same code path (fsync included) without 4 ms a line."""
 TEXT = st.text(max_size=24)
@@ -65,7 +64,7 @@ TEAR = st.one_of(st.none(), st.floats(min_value=0, max_value=1, exclude_max=True
 
 
 class Crash:
-    """Stands in for ``harness.fs.files.append_text``: the ``at``-th call fails (see ``TEAR``)."""
+    """Stands in for ``harness.fs.files.append_fd``: the ``at``-th call fails (see ``TEAR``)."""
 
     def __init__(self, at: int, tear: float | None) -> None:
         self.at = at
@@ -74,16 +73,16 @@ class Crash:
         self.in_flight: str | None = None
         self.written = 0
 
-    def __call__(self, path: WorkspacePath, text: str) -> None:
+    def __call__(self, fd: int, text: str, sync: bool = True) -> None:
         self.calls += 1
         assert self.calls <= self.at, "the log wrote again after a failed write"
         if self.calls < self.at:
-            REAL_APPEND(path, text)
+            REAL_APPEND(fd, text, sync)
             return
         payload = text.encode("utf-8")
         self.in_flight = text
         self.written = 0 if self.tear is None else int(len(payload) * self.tear)
-        path.append(payload[: self.written])  # never through a symlink
+        os.write(fd, payload[: self.written])  # the log's locked descriptor, at its end
         raise OSError(5, f"injected crash at append #{self.at}")
 
     @property
@@ -226,7 +225,7 @@ class EventLogMachine(RuleBasedStateMachine):
         stale = self.log.stale_compaction()
         crash = Crash(1 + point % _events_of(compaction, self.history.messages()), tear)
         with (
-            mock.patch.object(harness.fs.files, "append_text", crash),
+            mock.patch.object(harness.fs.files, "append_fd", crash),
             contextlib.suppress(OSError),
         ):
             self.history.apply_compaction(compaction)
@@ -317,7 +316,7 @@ class EventLogMachine(RuleBasedStateMachine):
         crash = Crash(1 + point % 4, tear)
         engine = self._dsh_engine(fail=False)
         with (
-            mock.patch.object(harness.fs.files, "append_text", crash),
+            mock.patch.object(harness.fs.files, "append_fd", crash),
             contextlib.suppress(OSError, CommitError, SummaryError),
         ):
             engine.compact_now(DSH_HEADER, retain_tokens=retain)
