@@ -7,6 +7,13 @@ own rules before every request. Summary calls go to the summary model (a recorde
 the gate-alone condition's scripted placeholder). After the last turn the probe asks every
 fact's question at once, numbered, from the context as it stands (:func:`probe_request`); it is
 sent only when a summary model is given.
+
+A condition whose thrash guard stops the session (ctxlab's own profile raises
+:class:`~harness.errors.CompactionThrashError` when the context refills to the trigger right
+after each of three compactions in a row) is not an error of the benchmark: the conversation
+ends at that turn, as a user's session would, the stop is recorded on the run
+(:attr:`ConversationRun.stopped_at`), and the probe asks from the context as the stop left it,
+so what came after the stop counts as lost.
 """
 
 from __future__ import annotations
@@ -19,11 +26,13 @@ from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
 from experiments.x_bench.schema import Conversation, Turn
 from harness import Agent, FunctionModel, Message, Tool, ToolCall
+from harness.compaction.engine import CompactionEngine
+from harness.compaction.engine import Turn as Request
 from harness.compaction.record import CompactionRecord
-from harness.errors import ScriptError
-from harness.meter import AGENTSCOPE, message_price
+from harness.errors import CompactionThrashError, ScriptError
+from harness.meter import AGENTSCOPE, Reading, TokenMeter, message_price
 from harness.meter.pricers import estimate_text_tokens, estimate_tokens
-from harness.model import ChatModel, ChatRequest, ChatResponse
+from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
 
@@ -115,6 +124,11 @@ class ConversationRun:
     summary_calls: list[SummaryCall] = field(default_factory=list)
     probe_answer: str | None = None
     """None when no model answered the probe."""
+    stopped_at: int | None = None
+    """The turn during which the condition's thrash guard stopped the session (the turns after
+    it were not played); None when every turn was."""
+    stop_reason: str = ""
+    """The guard's error message, when it stopped the session."""
 
     @property
     def final_tokens(self) -> int:
@@ -182,6 +196,40 @@ class _CountingModel:
         return response
 
 
+class _Witness:
+    """The condition's engine, every compaction record kept as it is made: a call that the
+    thrash guard stops returns no result to read the records of its earlier requests from."""
+
+    def __init__(self, engine: CompactionEngine) -> None:
+        self.inner = engine
+        self.records: list[CompactionRecord] = []
+
+    def before_request(self, history: History, turn: Request) -> list[CompactionRecord]:
+        records = self.inner.before_request(history, turn)
+        self.records += records
+        return records
+
+    def on_overflow(self, history: History, turn: Request) -> list[CompactionRecord]:
+        records = self.inner.on_overflow(history, turn)
+        self.records += records
+        return records
+
+    def observe(self, history: History, turn: Request, usage: Usage | None) -> Reading:
+        return self.inner.observe(history, turn, usage)
+
+    @property
+    def meter(self) -> TokenMeter:
+        return self.inner.meter
+
+    @property
+    def max_overflow_retries(self) -> int:
+        return self.inner.max_overflow_retries
+
+    @property
+    def overflow_retries_reset_on_reply(self) -> bool:
+        return self.inner.overflow_retries_reset_on_reply
+
+
 def _tools(conversation: Conversation, script: _Script) -> list[Tool]:
     names: dict[str, set[str]] = {}
     for turn in conversation.turns:
@@ -221,9 +269,9 @@ def run_conversation(
     script = _Script()
     agent_model = FunctionModel(script.reply, model_name=AGENT_MODEL)
     counting = _counting_summarizer(condition, summary_model)
-    agent = _agent(conversation, condition, budget, agent_model, counting, script)
+    agent, witness = _agent(conversation, condition, budget, agent_model, counting, script)
     run = ConversationRun(conversation.id, condition.name, budget)
-    _play_turns(conversation, agent, agent_model, script, run)
+    _play_turns(conversation, agent, agent_model, script, witness, run)
     run.context = agent.context
     if counting is not None and condition.needs_model:
         run.summary_calls = list(counting.calls)
@@ -250,17 +298,19 @@ def _agent(
     agent_model: FunctionModel,
     counting: _CountingModel | None,
     script: _Script,
-) -> Agent:
+) -> tuple[Agent, _Witness | None]:
     history = _history(condition)
     engine = condition.build(budget, agent_model, counting, history)
-    return Agent(
+    witness = _Witness(engine) if engine is not None else None
+    agent = Agent(
         agent_model,
         conversation.system,
         tools=_tools(conversation, script),
-        engine=engine,
+        engine=witness,
         history=history,
         max_steps=4,
     )
+    return agent, witness
 
 
 def _play_turns(
@@ -268,19 +318,27 @@ def _play_turns(
     agent: Agent,
     agent_model: FunctionModel,
     script: _Script,
+    witness: _Witness | None,
     run: ConversationRun,
 ) -> None:
-    """Each user turn through the agent: its compactions and the agent's prompt tokens."""
+    """Each user turn through the agent: its compactions and the agent's prompt tokens; a stop
+    by the thrash guard ends the conversation at its turn (recorded on ``run``)."""
     for turn in conversation.turns:
         script.turn, script.requests_in_turn = turn, 0
         seen = len(agent_model.requests)
-        result = agent.call(turn.user)
-        records: list[CompactionRecord] = [c for r in result.requests for c in r.compactions]
+        made = len(witness.records) if witness is not None else 0
+        try:
+            agent.call(turn.user)
+        except CompactionThrashError as error:
+            run.stopped_at, run.stop_reason = turn.index, str(error)
+        records = witness.records[made:] if witness is not None else []
         text = context_text(agent.context)
         run.compactions += [_seen(turn.index, record, text) for record in records]
         run.agent_prompt_tokens.append(
             sum(_priced(r.messages) for r in agent_model.requests[seen:])
         )
+        if run.stopped_at is not None:
+            return
 
 
 def _priced(messages: Sequence[Message]) -> int:

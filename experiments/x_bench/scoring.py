@@ -143,7 +143,10 @@ def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
     invented = sorted(
         {i for c in run.compactions for i in invented_identifiers(c.summary, conversation)}
     )
-    continuation = [t.index for t in conversation.turns if t.phase == "continuation"]
+    played = len(run.agent_prompt_tokens)  # fewer than the turns when a guard stopped it
+    continuation = [
+        t.index for t in conversation.turns if t.phase == "continuation" and t.index < played
+    ]
     last = max((c.turn for c in run.compactions), default=-1)
     return RunScore(
         conversation=conversation.id,
@@ -162,7 +165,7 @@ def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
         continuation_prompt_tokens=sum(run.agent_prompt_tokens[i] for i in continuation),
         summary_calls=len(run.summary_calls),
         summary_tokens=sum(c.prompt_tokens + c.completion_tokens for c in run.summary_calls),
-        turns_after_last_compaction=len(conversation.turns) - 1 - last,
+        turns_after_last_compaction=played - 1 - last,
         answered=answers is not None,
     )
 

@@ -100,7 +100,7 @@ def _run_conditions(
     added to ``skipped``."""
     records: list[RunRecord] = []
     budget = budget_for(conversation.size, conversation.tokens)
-    full_tokens: tuple[int, int] | None = None
+    full_turns: list[int] | None = None
     for name in ["full", *[c for c in conditions if c != "full"]]:
         condition = CONDITIONS[name]
         model = model_for(conversation, name)
@@ -111,16 +111,23 @@ def _run_conditions(
         started = time.perf_counter()
         run = run_conversation(conversation, condition, budget, model)
         score = score_run(conversation, run)
-        if full_tokens is None:
-            full_tokens = (score.agent_prompt_tokens, score.continuation_prompt_tokens)
+        if full_turns is None:
+            full_turns = run.agent_prompt_tokens
         if name not in conditions:
             continue
         label = model_label if model is not None else NO_MODEL
-        records.append(_run_record(conversation, name, label, run, score, full_tokens))
+        records.append(_run_record(conversation, name, label, run, score, full_turns))
         if progress is not None:
             seconds = time.perf_counter() - started
-            progress(f"{conversation.id} {name}: survival {score.survival:.0%} ({seconds:.1f} s)")
+            stop = "" if run.stopped_at is None else f", {_stop_note(run.stopped_at)}"
+            progress(
+                f"{conversation.id} {name}: survival {score.survival:.0%}{stop} ({seconds:.1f} s)"
+            )
     return records
+
+
+def _stop_note(turn: int) -> str:
+    return f"stopped by the thrash guard at turn {turn}"
 
 
 def _run_record(
@@ -129,10 +136,17 @@ def _run_record(
     model: str,
     run: ConversationRun,
     score: RunScore,
-    full_tokens: tuple[int, int],
+    full_turns: list[int],
 ) -> RunRecord:
-    """One scored run as the view's record; net tokens are saved against ``full``."""
+    """One scored run as the view's record; net tokens are saved against ``full``'s agent
+    tokens (``full_turns``, per turn) over the turns this run played."""
     kept = run.turns_in_context(conversation)
+    played = len(run.agent_prompt_tokens)
+    full_continuation = sum(
+        full_turns[t.index]
+        for t in conversation.turns
+        if t.phase == "continuation" and t.index < played
+    )
     by_id = {f.fact: f for f in score.facts}
     return RunRecord(
         conversation=conversation.id,
@@ -154,14 +168,15 @@ def _run_record(
         summary_calls=score.summary_calls,
         failed_summaries=sum(c.summary_failed for c in run.compactions),
         summary_tokens=score.summary_tokens,
-        net_tokens=full_tokens[0] - score.agent_prompt_tokens - score.summary_tokens,
-        net_continuation_tokens=full_tokens[1]
+        net_tokens=sum(full_turns[:played]) - score.agent_prompt_tokens - score.summary_tokens,
+        net_continuation_tokens=full_continuation
         - score.continuation_prompt_tokens
         - score.summary_tokens,
         turns_after_last_compaction=score.turns_after_last_compaction,
         answered=score.answered,
         correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
         window_share=round(window_share(conversation, kept), 4) if name == "truncation" else None,
+        stopped_at=run.stopped_at,
     )
 
 
@@ -244,6 +259,7 @@ def _condition_summary(name: str, model: str, runs: Sequence[RunRecord]) -> Cond
         compactions=sum(r.compactions for r in runs),
         invented=sum(len(r.invented) for r in runs),
         model=model,
+        stopped=sum(r.stopped_at is not None for r in runs),
     )
 
 

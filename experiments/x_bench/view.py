@@ -54,7 +54,8 @@ class RunRecord:
     place)."""
     summary_tokens: int
     net_tokens: int
-    """Agent-request tokens saved against the full context, minus the summary calls' tokens."""
+    """Agent-request tokens saved against the full context (over the turns this run played),
+    minus the summary calls' tokens."""
     net_continuation_tokens: int
     """The same over the continuation turns only (summary calls counted in full)."""
     turns_after_last_compaction: int
@@ -64,6 +65,10 @@ class RunRecord:
     window_share: float | None
     """Truncation only: the share of facts whose planting turn is in the kept window, computed
     from the turn indices (not from the context's text)."""
+    stopped_at: int | None = None
+    """The turn during which the condition's thrash guard stopped the session (ctxlab's
+    profile): the turns after it were not played, and their facts count as lost. None when
+    every turn was played."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class ConditionRecord:
     invented: int
     model: str = "none"
     """The model the runs were played with: ``none`` (no model call) or a recorded set."""
+    stopped: int = 0
+    """Runs that the condition's thrash guard stopped before the conversation's last turn."""
 
 
 @dataclass(frozen=True)

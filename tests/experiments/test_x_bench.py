@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import pytest
 from support.paths import ROOT
 
@@ -14,6 +15,7 @@ from experiments.x_bench import measure
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, Budget
 from experiments.x_bench.corpus import generate, turn_messages
+from experiments.x_bench.page import x_bench_section
 from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.schema import Conversation, Fact
 from experiments.x_bench.scoring import (
@@ -25,7 +27,7 @@ from experiments.x_bench.scoring import (
     parse_answers,
     score_run,
 )
-from experiments.x_bench.suite import bench_conversations, tabulate
+from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import XBenchView
 from harness.errors import ScriptError
 from harness.messages import Message
@@ -156,6 +158,59 @@ def test_every_model_condition_compacts_by_its_own_rules_and_is_probed(name: str
     gated = name in ("agentscope+gate", "dsh+gate", "ctxlab")
     if gated:  # the gate appends every identifier the scripted summary dropped
         assert all(f.survived for f in score.facts if f.kind == "identifier")
+
+
+def _long_summaries(words: int) -> FunctionModel:
+    """A summary model whose summaries are ``words`` words long: at the 2K budget, 150 words
+    refill ctxlab's context to its trigger right after each compaction."""
+
+    def reply(request: object) -> str:
+        if getattr(request, "purpose", "") == "probe":
+            return "\n".join(f"{n}. not known" for n in range(1, 13))
+        return "## SUMMARY\n" + " ".join(f"point{i}" for i in range(words))
+
+    return FunctionModel(reply, model_name="scripted-summary")
+
+
+def test_a_thrash_guard_stop_ends_the_conversation_and_is_scored() -> None:
+    # A fault seen recording en-2k-s01 under ctxlab: the guard's CompactionThrashError aborted
+    # the whole recording. It is the condition's outcome, not the benchmark's error.
+    conversation = generate(1, "2k", "en")
+    model = _long_summaries(150)
+    run = run_conversation(conversation, CONDITIONS["ctxlab"], BUDGETS["2k"], model)
+    last = len(conversation.turns) - 1
+    assert run.stopped_at is not None and 0 < run.stopped_at < last
+    assert run.stop_reason.startswith("compaction is thrashing")
+    assert len(run.agent_prompt_tokens) == run.stopped_at + 1  # no later turn was played
+    later = {t.user for t in conversation.turns[run.stopped_at + 1 :]}
+    assert not later & {m.content for m in run.context}
+    assert model.requests[-1].purpose == "probe"  # asked from the context the stop left
+    assert len(run.compactions) >= 2 and score_run(conversation, run).answered
+    # the same conversation with short summaries plays to the end
+    played = run_conversation(
+        conversation, CONDITIONS["ctxlab"], BUDGETS["2k"], _long_summaries(20)
+    )
+    assert played.stopped_at is None and len(played.agent_prompt_tokens) == last + 1
+
+
+def test_a_stopped_run_saves_no_tokens_on_the_turns_it_never_played() -> None:
+    conversation = generate(1, "2k", "en")
+    records, _ = run_all([conversation], ["full", "ctxlab"], lambda *_: _long_summaries(150), "m")
+    full, ours = (next(r for r in records if r.condition == n) for n in ("full", "ctxlab"))
+    assert full.stopped_at is None and ours.stopped_at is not None
+    assert ours.turns_after_last_compaction <= ours.stopped_at
+    # against full's tokens over the turns played, not over the whole conversation
+    whole = full.agent_prompt_tokens - ours.agent_prompt_tokens - ours.summary_tokens
+    assert ours.net_tokens < whole
+    assert ours.net_continuation_tokens <= full.continuation_prompt_tokens
+    (row,) = [c for c in tabulate([conversation], records, ["ctxlab"])[0] if c.name == "ctxlab"]
+    assert row.stopped == 1
+    page = x_bench_section(dataclasses.replace(_empty_view(), runs=records), pd.DataFrame())
+    assert f"`{conversation.id}` under `ctxlab` @ m at turn {ours.stopped_at}" in page
+
+
+def _empty_view() -> XBenchView:
+    return XBenchView("X-BENCH", "scripted", 1, [], [], [], [], [], [], [], [], "")
 
 
 def _fact(kind: str, expect: list[str], reject: tuple[str, ...] = ()) -> Fact:

@@ -132,6 +132,13 @@ def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
         label = model.model_name if model is not None else "none"
         records = _run(conversations, names, model, label)
     _report(conversations, records, names, args.out)
+    stopped = sum(r.stopped_at is not None for r in records)
+    if stopped:
+        print(
+            f"ctxlab: warning: the thrash guard stopped {stopped} run(s) before their last turn; "
+            "see stopped_at in bench-runs.csv",
+            file=sys.stderr,
+        )
     failed = sum(r.failed_summaries for r in records)
     if failed:
         print(
