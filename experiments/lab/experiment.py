@@ -167,6 +167,10 @@ class Experiment:
     reads: tuple[str, ...] = ()
     """The other experiments whose cassettes this one replays (X-GATE and X-COST read E3's
     and E4's): recording one of them leaves this one stale until it is replayed."""
+    weight: float = 0.25
+    """Its replay's rough CPU seconds (one set) on the 2-core machine ctxlab is developed on;
+    only the order in which ``ctxlab run`` starts experiments side by side reads it (the
+    heaviest first)."""
 
     def sets(self, cassette_root: Path) -> list[str]:
         """The recorded sets this experiment replays, one run each (default set first)."""

@@ -3,6 +3,10 @@
 An experiment that cannot run (a missing cassette, say) does not stop the others: every
 experiment that can run runs, and the reports are built in a staging folder and moved into place
 together (:mod:`experiments.lab.staging`), so a failure never leaves new files beside old ones.
+
+With ``jobs`` of 2 or more the experiments replay side by side in forked worker processes
+(:mod:`experiments.lab.parallel`), and so are the plots rendered; the results, the files and the
+order of the progress lines are those of a run one after the other.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from experiments.lab.claims import claims_frame, merge_claims, read_claims, writ
 from experiments.lab.claims.reason_classes import classified
 from experiments.lab.errors import ExperimentError
 from experiments.lab.experiment import ExperimentResult, RunSettings, write_json
+from experiments.lab.parallel import in_order
 from experiments.lab.registry import EXPERIMENTS, experiment_ids
 from experiments.lab.report import build_reports
 from experiments.lab.report.tables import ClaimCounts, count_claims
@@ -63,34 +68,64 @@ def select(ids: Sequence[str]) -> list[str]:
     return [i for i in experiment_ids() if i in wanted]
 
 
-def run_experiments(ids: Sequence[str], out_dir: Path, settings: RunSettings) -> RunSummary:
+def run_experiments(
+    ids: Sequence[str], out_dir: Path, settings: RunSettings, jobs: int = 1
+) -> RunSummary:
     """Run the experiments, write their JSON, merge their claims into ``claims.csv`` and build
-    the reports, all moved into ``out_dir`` together once everything is written.
+    the reports, all moved into ``out_dir`` together once everything is written; ``jobs``
+    worker processes side by side (:mod:`experiments.lab.parallel`).
 
     An experiment raising :class:`ExperimentError` is reported in :attr:`RunSummary.failures`
     and the others still run; when none ran, ``out_dir`` is left as it was.
     """
     chosen = select(ids)
     with staged(out_dir) as stage:
-        results, failures = _run_each(chosen, settings)
+        results, failures = _run_each(chosen, settings, jobs)
         if results:
-            summary = write_results(results, stage.folder)
+            summary = write_results(results, stage.folder, jobs)
         else:
             stage.discard()
             summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
     return dataclasses.replace(summary, failures=tuple(failures))
 
 
+@dataclass(frozen=True)
+class _Outcome:
+    """One experiment's run, as a worker hands it back: its result or why it could not run,
+    and the progress lines it printed."""
+
+    experiment: str
+    result: ExperimentResult | None
+    error: str
+    lines: tuple[str, ...]
+
+
+def _run_quietly(job: tuple[str, RunSettings]) -> _Outcome:
+    """:func:`run_one`, its progress lines kept for the parent to print in report order."""
+    experiment_id, settings = job
+    lines: list[str] = []
+    try:
+        result = run_one(experiment_id, dataclasses.replace(settings, progress=lines.append))
+    except ExperimentError as error:
+        return _Outcome(experiment_id, None, str(error), tuple(lines))
+    return _Outcome(experiment_id, result, "", tuple(lines))
+
+
 def _run_each(
-    chosen: Sequence[str], settings: RunSettings
+    chosen: Sequence[str], settings: RunSettings, jobs: int = 1
 ) -> tuple[list[ExperimentResult], list[tuple[str, str]]]:
     results, failures = [], []
-    for experiment_id in chosen:
-        try:
-            results.append(run_one(experiment_id, settings))
-        except ExperimentError as error:
-            settings.progress(f"{experiment_id}  could not run")
-            failures.append((experiment_id, str(error)))
+    # the callback stays here (it need not pickle); each worker collects its own lines
+    sendable = dataclasses.replace(settings, progress=print)
+    jobs_of = [(experiment_id, sendable) for experiment_id in chosen]
+    for outcome in in_order(_run_quietly, jobs_of, jobs, lambda j: EXPERIMENTS[j[0]].weight):
+        for line in outcome.lines:
+            settings.progress(line)
+        if outcome.result is not None:
+            results.append(outcome.result)
+        else:
+            settings.progress(f"{outcome.experiment}  could not run")
+            failures.append((outcome.experiment, outcome.error))
     return results, failures
 
 
@@ -132,9 +167,10 @@ def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
     )
 
 
-def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSummary:
+def write_results(results: Sequence[ExperimentResult], out_dir: Path, jobs: int = 1) -> RunSummary:
     """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
-    of the other experiments are kept) and rebuild the reports of ``out_dir``."""
+    of the other experiments are kept) and rebuild the reports of ``out_dir`` (its plots
+    rendered by ``jobs`` workers)."""
     for result in results:
         write_json(out_dir / f"{result.experiment}.json", result.data)
         for label, data in result.per_model:
@@ -143,7 +179,7 @@ def write_results(results: Sequence[ExperimentResult], out_dir: Path) -> RunSumm
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
-    build_reports(out_dir)
+    build_reports(out_dir, jobs)
     return RunSummary(tuple(results), count_claims(merged))
 
 

@@ -156,4 +156,5 @@ EXPERIMENT = Experiment.listed(
     run,
     needs_cassettes=False,  # the model-free conditions run with no cassette; recorded sets add
     records=True,  # the others
+    weight=4.0,
 )

@@ -23,8 +23,7 @@ from harness import Message
 from harness.compaction.agentscope import Compaction, CompactionRecord
 from harness.compaction.engine import Turn
 from harness.compaction.record import Cutoff
-from harness.meter import Reading, TokenMeter, build_meter
-from harness.meter.pricers import estimate_tokens
+from harness.meter import AGENTSCOPE, Reading, TokenMeter, build_meter, message_price
 from harness.model import Usage
 from harness.store.history import History
 
@@ -35,18 +34,25 @@ MASK = "[tool output omitted]"
 """What a masked tool result holds instead of its output."""
 
 
+def _tokens(messages: list[Message]) -> int:
+    """AgentScope 2.0.3's estimate (:func:`harness.meter.pricers.estimate_tokens`), each
+    message's price cached on it: every request repeats the history before it."""
+    return sum(message_price(AGENTSCOPE, m) for m in messages)
+
+
 def keep_from(messages: list[Message], keep_tokens: int) -> int:
     """The index of the first message kept: the earliest user message such that everything from
     it on costs at most ``keep_tokens``; the last user message when even that turn costs more."""
-    starts = [n for n, m in enumerate(messages) if m.role == "user"]
-    if not starts:
-        return 0
-    chosen = starts[-1]
-    for start in reversed(starts):
-        if estimate_tokens(messages[start:]) > keep_tokens:
+    chosen = None
+    tail = 0  # the price of messages[n:], walking back from the end
+    for n in range(len(messages) - 1, -1, -1):
+        tail += message_price(AGENTSCOPE, messages[n])
+        if messages[n].role != "user":
+            continue
+        if chosen is not None and tail > keep_tokens:
             break
-        chosen = start
-    return chosen
+        chosen = n
+    return 0 if chosen is None else chosen
 
 
 class _Baseline:
@@ -66,7 +72,7 @@ class _Baseline:
         return self._meter
 
     def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
-        tokens = estimate_tokens(history.messages())
+        tokens = _tokens(history.messages())
         return Reading(METER, tokens, tokens, "estimate")
 
     def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
@@ -74,7 +80,7 @@ class _Baseline:
 
     def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
         messages = history.messages()
-        tokens = estimate_tokens(messages)
+        tokens = _tokens(messages)
         if tokens < self.trigger_tokens:
             return []
         changed = self._apply(messages)
@@ -89,7 +95,7 @@ class _Baseline:
             cutoff=Cutoff(cut, cut, note),
             keeping=len(after),
             messages_after=len(after),
-            tokens_after=estimate_tokens(after),
+            tokens_after=_tokens(after),
             summary="",
             summary_failed=False,
             log_lines=(f"{self.kind}: {note}",),

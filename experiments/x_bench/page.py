@@ -125,6 +125,22 @@ READING = (
 )
 
 
+def _stopped(view: XBenchView) -> list[str]:
+    """One paragraph naming every run the thrash guard stopped (none: nothing)."""
+    stopped = [r for r in view.runs if r.stopped_at is not None]
+    if not stopped:
+        return []
+    runs = "; ".join(
+        f"`{r.conversation}` under `{r.condition}` @ {r.model} at turn {r.stopped_at}"
+        for r in stopped
+    )
+    return [
+        "Stopped by the thrash guard (the context refilled to the trigger right after each of "
+        "three compactions in a row, so the session ended there, as a user's would; the turns "
+        f"after the stop were not played and their facts count as lost): {runs}.\n"
+    ]
+
+
 def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
     """The conditions, survival by fact kind and by depth band, paired differences, cost."""
     counts = Counter(c.split("-")[1] for c in view.conversations)
@@ -140,18 +156,7 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
         "### Conditions\n",
         markdown_table(_conditions(view)),
     ]
-    stopped = [r for r in view.runs if r.stopped_at is not None]
-    if stopped:
-        parts.append(
-            "Stopped by the thrash guard (the context refilled to the trigger right after each "
-            "of three compactions in a row, so the session ended there, as a user's would; the "
-            "turns after the stop were not played and their facts count as lost): "
-            + "; ".join(
-                f"`{r.conversation}` under `{r.condition}` @ {r.model} at turn {r.stopped_at}"
-                for r in stopped
-            )
-            + ".\n"
-        )
+    parts += _stopped(view)
     if view.not_recorded:
         parts.append(
             "Not recorded yet (their summaries and the probe are calls to a recorded model; "

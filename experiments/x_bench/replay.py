@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
 from experiments.x_bench.schema import Conversation, Turn
-from harness import Agent, FunctionModel, Message, Tool, ToolCall
-from harness.compaction.engine import CompactionEngine
+from harness import Agent, CompactionEngine, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.engine import Turn as Request
 from harness.compaction.record import CompactionRecord
 from harness.errors import CompactionThrashError, ScriptError
@@ -332,8 +331,9 @@ def _play_turns(
         except CompactionThrashError as error:
             run.stopped_at, run.stop_reason = turn.index, str(error)
         records = witness.records[made:] if witness is not None else []
-        text = context_text(agent.context)
-        run.compactions += [_seen(turn.index, record, text) for record in records]
+        if records:
+            text = context_text(agent.context)
+            run.compactions += [_seen(turn.index, record, text) for record in records]
         run.agent_prompt_tokens.append(
             sum(_priced(r.messages) for r in agent_model.requests[seen:])
         )

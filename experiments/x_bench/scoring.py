@@ -127,19 +127,25 @@ class RunScore:
         return sum(marks) / len(marks) if marks else 0.0
 
 
-def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
-    context = run.text
-    answers = (
-        parse_answers(run.probe_answer, len(conversation.facts))
-        if run.probe_answer is not None
-        else None
-    )
+def _fact_scores(
+    conversation: Conversation, context: str, answers: dict[int, str] | None
+) -> list[FactScore]:
     facts = []
     for number, fact in enumerate(conversation.facts, 1):
         right = None
         if answers is not None:
             right = correct(fact, answers.get(number, ""), conversation.abstain_markers)
         facts.append(FactScore(fact.id, fact.kind, fact.band, survived(fact, context), right))
+    return facts
+
+
+def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
+    answers = (
+        parse_answers(run.probe_answer, len(conversation.facts))
+        if run.probe_answer is not None
+        else None
+    )
+    facts = _fact_scores(conversation, run.text, answers)
     invented = sorted(
         {i for c in run.compactions for i in invented_identifiers(c.summary, conversation)}
     )

@@ -130,6 +130,23 @@ def _stop_note(turn: int) -> str:
     return f"stopped by the thrash guard at turn {turn}"
 
 
+def _net_tokens(
+    conversation: Conversation, run: ConversationRun, score: RunScore, full_turns: list[int]
+) -> tuple[int, int]:
+    """Agent tokens saved against ``full`` minus the summary calls' tokens, over the turns
+    ``run`` played and over the continuation turns among them."""
+    played = len(run.agent_prompt_tokens)
+    continuation = sum(
+        full_turns[t.index]
+        for t in conversation.turns
+        if t.phase == "continuation" and t.index < played
+    )
+    return (
+        sum(full_turns[:played]) - score.agent_prompt_tokens - score.summary_tokens,
+        continuation - score.continuation_prompt_tokens - score.summary_tokens,
+    )
+
+
 def _run_record(
     conversation: Conversation,
     name: str,
@@ -138,15 +155,9 @@ def _run_record(
     score: RunScore,
     full_turns: list[int],
 ) -> RunRecord:
-    """One scored run as the view's record; net tokens are saved against ``full``'s agent
-    tokens (``full_turns``, per turn) over the turns this run played."""
+    """One scored run as the view's record (net tokens: :func:`_net_tokens`)."""
     kept = run.turns_in_context(conversation)
-    played = len(run.agent_prompt_tokens)
-    full_continuation = sum(
-        full_turns[t.index]
-        for t in conversation.turns
-        if t.phase == "continuation" and t.index < played
-    )
+    net, net_continuation = _net_tokens(conversation, run, score, full_turns)
     by_id = {f.fact: f for f in score.facts}
     return RunRecord(
         conversation=conversation.id,
@@ -168,10 +179,8 @@ def _run_record(
         summary_calls=score.summary_calls,
         failed_summaries=sum(c.summary_failed for c in run.compactions),
         summary_tokens=score.summary_tokens,
-        net_tokens=sum(full_turns[:played]) - score.agent_prompt_tokens - score.summary_tokens,
-        net_continuation_tokens=full_continuation
-        - score.continuation_prompt_tokens
-        - score.summary_tokens,
+        net_tokens=net,
+        net_continuation_tokens=net_continuation,
         turns_after_last_compaction=score.turns_after_last_compaction,
         answered=score.answered,
         correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,

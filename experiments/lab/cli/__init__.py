@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     baseline = read_baseline(args) if args.check else None
     out = check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
-    summary = run_experiments(args.experiments, out, settings)
+    summary = run_experiments(args.experiments, out, settings, _jobs(args))
     if summary.results:
         print(f"reports written to {out}")
     print(summary.line())
@@ -70,6 +70,13 @@ def _run(args: argparse.Namespace) -> int:
     if status:
         print(f"{args.baseline.parent} was not written; accept the change with `ctxlab run`.")
     return status
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    from experiments.lab.parallel import default_jobs
+
+    jobs: int | None = getattr(args, "jobs", None)
+    return jobs if jobs is not None else default_jobs()
 
 
 def _mutations(args: argparse.Namespace) -> int:
@@ -102,7 +109,7 @@ def _record(args: argparse.Namespace) -> int:
         also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
         print(f"replaying what was recorded{also} (reports → {out}):")
         summary = run_experiments(
-            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes)
+            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes), _jobs(args)
         )
         print(summary.line())
         for line in summary.failure_lines():

@@ -51,6 +51,14 @@ def run_parser(commands: Commands) -> None:
     folder_options(run, "the folder the reports are written to")
     check_options(run)
     match_options(run)
+    run.add_argument(
+        "--jobs",
+        type=at_least_one,
+        default=None,
+        help="worker processes replaying experiments and rendering plots side by side; 1 runs "
+        "everything in this process (default: the cores it may use, at most 2); the reports "
+        "are the same bytes either way",
+    )
 
 
 def mutations_parser(commands: Commands) -> None:

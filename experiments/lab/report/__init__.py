@@ -54,8 +54,9 @@ def recorded_views(inputs: ReportInputs) -> dict[str, RecordedSets]:
     }
 
 
-def build_reports(out_dir: Path) -> list[Path]:
-    """Build every report file from ``out_dir``'s ``claims.csv`` and ``E*.json``.
+def build_reports(out_dir: Path, jobs: int = 1) -> list[Path]:
+    """Build every report file from ``out_dir``'s ``claims.csv`` and ``E*.json`` (the plots
+    rendered by ``jobs`` worker processes).
 
     Returns the files written, in the order written: ``claims.md``, the experiment pages, the
     plots, then ``index.html``.
@@ -76,7 +77,7 @@ def build_reports(out_dir: Path) -> list[Path]:
         files[out_dir / f"{doc.id}.md"] = experiment_page(
             doc, view, reason, inputs.claims, provenance, others
         )
-    plots = build_plots(recorded_views(inputs))
+    plots = build_plots(recorded_views(inputs), jobs)
     for plot in plots:
         files[out_dir / f"{plot.name}.png"] = plot.png
     generic = {key: reason for key, (_, reason) in read.items() if reason}

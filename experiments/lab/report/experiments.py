@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiments.lab.parallel import in_order
 from experiments.lab.report.piece import Page
 from experiments.lab.report.plots.canvas import Plot
 from experiments.lab.report.tables import ExperimentDoc
@@ -76,14 +77,26 @@ RecordedSets = Sequence[tuple[str, Any]]
 the experiment's own ``<ID>.json``."""
 
 
-def build_plots(sets: Mapping[str, RecordedSets]) -> list[Plot]:
+def build_plots(sets: Mapping[str, RecordedSets], jobs: int = 1) -> list[Plot]:
     """The plots of the experiments whose views are present, sorted by name: a recorded
-    experiment's plot shows every one of its sets whose view could be read."""
-    plots = []
+    experiment's plot shows every one of its sets whose view could be read. ``jobs`` worker
+    processes render them side by side (:mod:`experiments.lab.parallel`)."""
+    drawn = []
     for key, page in experiment_pages().items():
         if page.plot is None:
             continue
         shown = [(model, view) for model, view in sets.get(key, ()) if isinstance(view, page.view)]
         if shown:
-            plots.append(page.plot(shown) if page.plot_every_set else page.plot(shown[0][1]))
+            drawn.append((key, shown))
+    plots = list(in_order(_plot, drawn, jobs))
     return sorted(plots, key=lambda p: p.name)
+
+
+def _plot(job: tuple[str, RecordedSets]) -> Plot:
+    """The plot of one experiment's page from its readable views (module level: a worker
+    process runs it)."""
+    key, shown = job
+    page = experiment_pages()[key]
+    if page.plot is None:
+        raise ValueError(f"{key}'s page has no plot")
+    return page.plot(shown) if page.plot_every_set else page.plot(shown[0][1])

@@ -82,7 +82,7 @@ def test_reports_are_written_all_or_nothing(
     assert main(["run", "E1", "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 
-    def broken(folder: Path) -> list[Path]:
+    def broken(folder: Path, jobs: int = 1) -> list[Path]:
         (folder / "index.html").write_text("half")
         raise OSError(28, "No space left on device")
 
