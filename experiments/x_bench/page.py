@@ -14,6 +14,7 @@ import pandas as pd
 
 from experiments.lab.report.markdown import markdown_table
 from experiments.lab.report.piece import Page
+from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, XBenchView
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "x_bench_section"]
@@ -177,4 +178,4 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-PAGE = Page(XBenchView, x_bench_section, X_BENCH_ABOUT)
+PAGE = Page(XBenchView, x_bench_section, X_BENCH_ABOUT, plot=x_bench_plot)

@@ -279,3 +279,13 @@ def test_order_replay_plays_only_the_model_free_runs(view: XBenchView) -> None:
     ordered = measure(RunSettings(ROOT / "cassettes", cassette_match="order"))
     assert ordered.runs == view.runs
     assert claims(ordered) == claims(view)
+
+
+def test_the_plot_shows_every_condition_that_ran_once_per_model(view: XBenchView) -> None:
+    from experiments.x_bench.plot import x_bench_plot
+
+    plot = x_bench_plot(view)
+    assert plot.name == "X-BENCH_tradeoff" and plot.png.startswith(b"\x89PNG")
+    ran = [c.name for c in view.conditions if c.status == "run"]
+    assert list(plot.legend) == ran  # the model-free ones, once each (no cassette here)
+    assert "Models: none yet" in plot.caption

@@ -1,0 +1,112 @@
+"""X-BENCH's plot: what each condition keeps against what it carries, and where in the
+conversation the facts it keeps were planted.
+
+Left, the trade-off: one point per condition and model, mean survival of the planted facts
+(with its 95 % bootstrap interval) against the mean tokens of the context the model sees at the
+end. Right, survival by depth band (early, middle, late in the conversation) as a grid, one row
+per condition and model. One marker per condition; grey for the model-free runs, another colour
+per recorded model, numbered in the caption (the plots hold ASCII text only).
+"""
+
+from __future__ import annotations
+
+from matplotlib.axes import Axes
+from matplotlib.colors import BoundaryNorm, ListedColormap
+
+from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
+
+__all__ = ["x_bench_plot"]
+
+NAME = "X-BENCH_tradeoff"
+BANDS = ("early", "middle", "late")
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">")
+"""One marker per condition, in the report's order."""
+COLOURS = (ARTICLE, OURS, COMPACTION, "#009E73")
+"""The model-free runs' colour, then one per recorded model (few flat colours: the PNG's
+palette keeps them apart)."""
+NO_MODEL = "none"
+
+
+def _models(view: XBenchView) -> list[str]:
+    """The recorded models that played a run, in the conditions' order."""
+    seen = [c.model for c in view.conditions if c.status == "run" and c.model != NO_MODEL]
+    return list(dict.fromkeys(seen))
+
+
+def _label(name: str, model: str, models: list[str]) -> str:
+    return name if model == NO_MODEL else f"{name} [{models.index(model) + 1}]"
+
+
+def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> None:
+    names = list(dict.fromkeys(r.name for r in rows))
+    for row in rows:
+        recorded = row.model != NO_MODEL
+        colour = COLOURS[(models.index(row.model) + 1) % len(COLOURS)] if recorded else ARTICLE
+        low, high = row.survival - row.low, row.high - row.survival
+        axes.errorbar(
+            row.mean_final_tokens,
+            row.survival,
+            yerr=[[max(low, 0.0)], [max(high, 0.0)]],
+            fmt=MARKERS[names.index(row.name) % len(MARKERS)],
+            color=colour,
+            markersize=5,
+            capsize=2,
+            linewidth=0.8,
+            label=_label(row.name, row.model, models),
+        )
+    axes.set_ylim(-0.05, 1.08)
+    axes.set_xlim(left=0)
+    axes.set_xlabel("tokens the model sees at the end (mean, estimator)", fontsize=8)
+    axes.set_ylabel("planted facts kept (mean, 95 % CI)", fontsize=8)
+    axes.set_title("what is kept against what is carried", loc="left", fontsize=9)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=6.5, frameon=False)
+
+
+def _bands(
+    axes: Axes, cells: list[CellRecord], rows: list[ConditionRecord], models: list[str]
+) -> None:
+    share = {(c.condition, c.model, c.group): c.share for c in cells}
+    keys = [(r.name, r.model) for r in rows]
+    grid = [
+        [share.get((name, model, band), float("nan")) for band in BANDS] for name, model in keys
+    ]
+    # five flat shades: the PNG's 64-colour palette keeps the left panel's colours distinct
+    shades = ListedColormap(["#F7FBFF", "#C6DBEF", "#6BAED6", "#2171B5", "#08306B"])
+    levels = BoundaryNorm([0.0, 0.2, 0.4, 0.6, 0.8, 1.0001], shades.N)
+    image = axes.imshow(grid, cmap=shades, norm=levels, aspect="auto")
+    for y, values in enumerate(grid):
+        for x, value in enumerate(values):
+            if value == value:  # not NaN
+                colour = "white" if value >= 0.6 else "black"
+                axes.text(
+                    x, y, f"{value:.0%}", ha="center", va="center", fontsize=6.5, color=colour
+                )
+    axes.set_xticks(range(len(BANDS)), BANDS, fontsize=8)
+    axes.set_yticks(range(len(keys)), [_label(n, m, models) for n, m in keys], fontsize=7)
+    axes.set_title("kept, by where the fact was planted", loc="left", fontsize=9)
+    axes.figure.colorbar(image, ax=axes, fraction=0.05, pad=0.02)
+
+
+def x_bench_plot(view: XBenchView) -> Plot:
+    """``X-BENCH_tradeoff``: survival against carried tokens, and survival by depth band."""
+    models = _models(view)
+    # a model-free condition once, over every conversation (its runs with a model only add
+    # the probe's answers); a model condition once per recorded model
+    rows = [
+        c for c in view.conditions if c.status == "run" and (c.needs_model or c.model == NO_MODEL)
+    ]
+    with new_figure(NAME) as figure:
+        left, right = figure.subplots(1, 2, width_ratios=[1.25, 1])
+        _tradeoff(left, rows, models)
+        _bands(right, view.by_band, rows, models)
+        numbered = "; ".join(f"[{n}] {m}" for n, m in enumerate(models, 1)) or "none yet"
+        caption = (
+            f"X-BENCH over {len(view.conversations)} seeded conversations at one budget per "
+            "size: left, the share of planted facts each condition keeps (95 % bootstrap "
+            "interval over conversations) against the tokens of the context the model sees at "
+            "the end; right, the share kept by where the fact was planted. Grey: conditions "
+            "with no model call, over every conversation; blue (and [n]): a recorded "
+            f"summary model, over the conversations recorded so far. Models: {numbered}."
+        )
+        return plot_of(NAME, "X-BENCH", caption, figure)
