@@ -44,9 +44,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _plots_drawn_once() -> Iterator[None]:
-    """Each plot drawn once per process (tests/support/plot_memo.py)."""
+    """Each plot drawn once per process (tests/support/plot_memo.py): ``ctxlab run`` draws
+    its plots in this process, not in forked workers whose drawings the memo would never see
+    (the worker processes have tests of their own: tests/experiments/lab/test_parallel.py)."""
     from support.plot_memo import MEMO  # matplotlib: not in processes that run no test
 
+    os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too
     uninstall = MEMO.install()
     yield
     uninstall()

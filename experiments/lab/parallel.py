@@ -21,15 +21,27 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
-__all__ = ["default_jobs", "heaviest_first", "in_order", "workers_for"]
+from harness.errors import ConfigError
+
+__all__ = ["JOBS_ENV", "default_jobs", "heaviest_first", "in_order", "workers_for"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+JOBS_ENV = "CTXLAB_JOBS"
+"""Overrides :func:`default_jobs` (a whole number of at least 1): the test suite sets it to 1,
+so that its in-process runs reuse the plots it already drew (tests/support/plot_memo.py)."""
+
+
 def default_jobs() -> int:
-    """The cores this process may use, at most 2 (``ctxlab run``'s pieces do not split finer:
-    X-BENCH alone is about half of the run's CPU)."""
+    """``$CTXLAB_JOBS`` when set, else the cores this process may use, at most 2 (``ctxlab
+    run``'s pieces do not split finer: X-BENCH alone is about a third of the run's CPU)."""
+    chosen = os.environ.get(JOBS_ENV, "").strip()
+    if chosen:
+        if not chosen.isdigit() or int(chosen) < 1:
+            raise ConfigError(f"{JOBS_ENV} must be a whole number of at least 1, not {chosen!r}")
+        return int(chosen)
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

@@ -16,6 +16,7 @@ from support.paths import ROOT
 
 from experiments.lab.parallel import default_jobs, heaviest_first, in_order, workers_for
 from experiments.lab.registry import EXPERIMENTS
+from harness.errors import ConfigError
 
 # The checks that need a process with one thread run in a fresh interpreter: a pytest-xdist
 # worker has threads of its own, and there in_order runs everything in-process, as it should.
@@ -83,7 +84,6 @@ def test_one_job_or_one_piece_or_another_thread_runs_here() -> None:
     finally:
         stop.set()
         other.join()
-    assert 1 <= default_jobs() <= 2
 
 
 @pytest.mark.slow
@@ -102,3 +102,16 @@ def test_two_jobs_write_the_same_reports_as_one(tmp_path: Path) -> None:
     assert outs["1"].keys() == outs["2"].keys() and "E5_cadence.png" in outs["1"]
     different = [name for name in outs["1"] if outs["1"][name] != outs["2"][name]]
     assert different == []
+
+
+def test_ctxlab_jobs_sets_the_default_and_a_bad_value_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CTXLAB_JOBS", "3")
+    assert default_jobs() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("CTXLAB_JOBS", bad)
+        with pytest.raises(ConfigError, match="CTXLAB_JOBS must be a whole number"):
+            default_jobs()
+    monkeypatch.delenv("CTXLAB_JOBS")
+    assert 1 <= default_jobs() <= 2
