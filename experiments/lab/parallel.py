@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
-from harness.errors import ConfigError
+from harness import ConfigError
 
 __all__ = ["JOBS_ENV", "default_jobs", "heaviest_first", "in_order", "workers_for"]
 

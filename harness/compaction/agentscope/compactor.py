@@ -108,14 +108,21 @@ class Compactor:
         refill count and its skip records."""
 
     def plan(
-        self, messages: Sequence[Message], reading: Reading | None = None, *, force: bool = False
+        self,
+        messages: Sequence[Message],
+        reading: Reading | None = None,
+        *,
+        force: bool = False,
+        prune_would_change: bool | None = None,
     ) -> Plan | None:
         """Steps 1-4; None when no trigger fired (unless ``force``: a context overflow) or
         nothing can be cut. No model call, no write; it logs its trigger line, as AgentScope.
 
         ``reading`` is the meter's figure for the whole request carrying ``messages`` (from the
-        engine); without it the trigger prices ``messages`` alone, as AgentScope does."""
-        working = self._shrink_tool_traffic(messages)
+        engine); without it the trigger prices ``messages`` alone, as AgentScope does.
+        ``prune_would_change`` False (the engine's :class:`~.prune.PruneForecast` of the same
+        messages) skips step 2's walk of the whole history, which would change nothing."""
+        working = self._shrink_tool_traffic(messages, prune_would_change)
         tokens = self._tokens(messages, working, reading)
         trigger = "overflow" if force else self.trigger(len(working), tokens)
         if trigger is None:
@@ -202,11 +209,14 @@ class Compactor:
             fired.append("tokens")
         return "+".join(fired) or None
 
-    def _shrink_tool_traffic(self, messages: Sequence[Message]) -> list[Message]:
+    def _shrink_tool_traffic(
+        self, messages: Sequence[Message], prune_would_change: bool | None = None
+    ) -> list[Message]:
         working = list(messages)
         if self.config.truncate_args is not None:
             working = truncate_tool_arguments(working, self.config.truncate_args)
-        if self.config.prune is not None:
+            prune_would_change = None  # the forecast priced the messages before step 1
+        if self.config.prune is not None and prune_would_change is not False:
             working = prune_tool_results(working, self.config.prune)
         return working
 

@@ -65,7 +65,11 @@ class AgentScopeEngine:
         prune = self._forecast is not None and self._forecast.would_prune()
         if self.compactor.quiet(len(self._ledger), reading.tokens, prune):
             return []
-        return self.compact(history, self.compactor.plan(history.messages(), reading))
+        # a trigger fired: the forecast still spares the plan a walk of the whole history
+        # when the prune would change nothing (a session whose every request meets the
+        # 50-message trigger and is skipped by the thrash guard walked it every request)
+        plan = self.compactor.plan(history.messages(), reading, prune_would_change=prune)
+        return self.compact(history, plan)
 
     def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
         reading = self.read(turn)

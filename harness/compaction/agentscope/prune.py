@@ -32,6 +32,12 @@ def _tokens(message: Message) -> int:
     return message_price(AGENTSCOPE, message)
 
 
+def _blank(text: str) -> bool:
+    """``not text.strip()`` without copying ``text``: ``isspace`` stops at the first
+    character that is not whitespace (``strip`` strips exactly those)."""
+    return not text or text.isspace()
+
+
 def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list[Message]:
     """Shrink old tool results to a head and a tail, keeping the newest ones whole.
 
@@ -44,7 +50,7 @@ def prune_tool_results(messages: Sequence[Message], config: PruneConfig) -> list
     candidates: list[int] = []
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if message.role != "tool" or not message.content.strip():
+        if message.role != "tool" or _blank(message.content):
             continue
         if message.metadata.get("tool_name") in config.excluded_tools:
             continue
@@ -122,7 +128,7 @@ class PruneForecast:
         self._long: Ledger[Message] = Ledger(self._long_price, same_message)
 
     def _eligible_price(self, message: Message) -> int:
-        if message.role != "tool" or not message.content.strip():
+        if message.role != "tool" or _blank(message.content):
             return 0
         if message.metadata.get("tool_name") in self.config.excluded_tools:
             return 0

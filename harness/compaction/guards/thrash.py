@@ -25,6 +25,7 @@ AgentScope-faithful ``CompactionConfig()`` has none.
 from __future__ import annotations
 
 import logging
+import operator
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -125,12 +126,13 @@ class ThrashGuard:
         self.refills = 0
         """Compactions in a row that followed the previous one within ``refill_requests``."""
         self._after: int | None = None  # messages right after the last compaction ran
+        self._priced = _PrefixPrices(price)
 
     def review(self, messages: Sequence[Message], cutoff: int, trigger: str, tokens: int) -> bool:
         """True to run the compaction of ``messages[:cutoff]`` that ``trigger`` fired for a
         request of ``tokens``; False (logged and recorded) to skip it. Raises
         CompactionThrashError on the ``max_refills``-th refill in a row."""
-        removed = sum(self.price(m) for m in messages[:cutoff])
+        removed = self._priced.prefix(messages, cutoff)
         plan = _Plan(
             trigger,
             len(messages),
@@ -209,6 +211,35 @@ class ThrashGuard:
             return False
         replies = sum(m.role == "assistant" for m in messages[after:])
         return replies <= self.config.refill_requests
+
+
+class _PrefixPrices:
+    """Running sums of the prices of the messages last reviewed, so that the price of a prefix
+    costs what changed since, not the whole history: a session whose every request meets a
+    trigger the guard then skips (AgentScope's 50-message trigger under its 8,000-token tail)
+    reviews the growing history once per request.
+
+    Exact: the messages are compared with the last ones by identity, every position (one C
+    loop of ``is``, no pricing), and priced again from the first that differs; a history that
+    only grew prices its new messages only, a compacted or pruned one is priced again from the
+    change on."""
+
+    def __init__(self, price: Callable[[Message], int]) -> None:
+        self._price = price
+        self._items: list[Message] = []
+        self._sums = [0]  # _sums[k]: the price of the first k items
+
+    def prefix(self, messages: Sequence[Message], count: int) -> int:
+        """The price of ``messages[:count]``."""
+        same = list(map(operator.is_, self._items, messages))
+        kept = same.index(False) if False in same else len(same)
+        del self._items[kept:], self._sums[kept + 1 :]
+        running = self._sums[-1]
+        for message in messages[kept:]:
+            running += self._price(message)
+            self._items.append(message)
+            self._sums.append(running)
+        return self._sums[count]
 
 
 def allows(

@@ -16,7 +16,7 @@ from support.paths import ROOT
 
 from experiments.lab.parallel import default_jobs, heaviest_first, in_order, workers_for
 from experiments.lab.registry import EXPERIMENTS
-from harness.errors import ConfigError
+from harness import ConfigError
 
 # The checks that need a process with one thread run in a fresh interpreter: a pytest-xdist
 # worker has threads of its own, and there in_order runs everything in-process, as it should.

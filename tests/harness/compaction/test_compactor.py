@@ -8,6 +8,8 @@ import re
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.compaction.agentscope import (
     SUMMARY_PREFIX,
@@ -680,3 +682,52 @@ def test_force_ignores_the_triggers() -> None:
 def test_force_returns_none_when_nothing_can_be_cut() -> None:
     with summariser() as model:
         assert compactor(COUNT, model).force(chat(2)) is None
+
+
+@given(st.text(alphabet=st.sampled_from([" ", "\t", "\n", "\u3000", "\u00a0", "\x1c", "a", "好"])))
+def test_a_blank_tool_result_is_what_strip_calls_blank(text: str) -> None:
+    # the prune and its forecast skip blank results without copying every result's text
+    from harness.compaction.agentscope.prune import _blank
+
+    assert _blank(text) == (not text.strip())
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 90), st.sampled_from(["lookup", "read_file", "memory_search"])),
+        max_size=30,
+    ),
+    st.integers(0, 400),
+    st.integers(0, 300),
+    st.booleans(),
+)
+def test_the_forecast_says_exactly_when_the_prune_would_change_the_history(
+    results: list[tuple[int, str]], protect: int, minimum: int, pruned_first: bool
+) -> None:
+    # the engine skips the prune's walk of the whole history when the forecast says no
+    from harness.compaction.agentscope.config import PruneConfig
+    from harness.compaction.agentscope.prune import PruneForecast, prune_tool_results
+
+    config = PruneConfig(protect_tokens=protect, minimum_tokens=minimum, max_output_chars=40)
+    history: list[Message] = []
+    for n, (size, tool) in enumerate(results):
+        call = ToolCall(f"c{n}", tool, "{}")
+        result = Message.tool(f"c{n}", "r" * size if size % 9 else " " * size)
+        result.metadata["tool_name"] = tool
+        history += [Message.assistant("", [call]), result]
+    if pruned_first:
+        history = prune_tool_results(history, config)  # some already a head and a tail
+    forecast = PruneForecast(config)
+    forecast.sync(history)
+    changed = prune_tool_results(history, config) != history
+    assert forecast.would_prune() == changed
+
+
+def test_a_skipped_prune_walk_gives_the_same_plan() -> None:
+    history = chat(30)
+    config = CompactionConfig(trigger_messages=10, keep_messages=4, keep_tokens=0)
+    with summariser() as model:
+        walked = compactor(config, model).plan(history)
+        skipped = compactor(config, model).plan(history, prune_would_change=False)
+    assert walked is not None and skipped is not None
+    assert skipped.messages == walked.messages and skipped.cutoff == walked.cutoff

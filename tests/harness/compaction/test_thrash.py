@@ -255,3 +255,50 @@ def test_guard_reviews_are_independent_of_the_request_object() -> None:
     assert guard.review(history, 2, "messages", 1100) is False  # keeps 109 ≥ 50
     assert guard.review(history, 70, "messages", 1100) is True  # keeps 41, removes 700
     assert [s.reason for s in guard.skips] == ["tail-meets-trigger"] and guard.allowed == 1
+
+
+def test_a_review_of_a_grown_history_prices_only_its_new_messages() -> None:
+    # every request of a session at AgentScope's defaults meets the 50-message trigger and the
+    # guard skips it: pricing the whole prefix at each review made every turn O(history)
+    priced: list[Message] = []
+
+    def price(message: Message) -> int:
+        priced.append(message)
+        return 10
+
+    guard = ThrashGuard(ThrashConfig(), resolve_thresholds(FAITHFUL, MODEL), price)
+    history = chat(500)
+    assert guard.review(history, 2, "messages", 10_000) is False
+    assert len(priced) == len(history)
+    priced.clear()
+    grown = [*history, *chat(1)]
+    assert guard.review(grown, 4, "messages", 10_020) is False
+    assert priced == grown[len(history) :]  # two new messages, nothing else
+    assert guard.skips[-1].removed_tokens == 40
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=12),
+    st.lists(st.tuples(st.sampled_from(["grow", "swap", "cut"]), st.integers(0, 60)), max_size=12),
+)
+def test_the_removed_tokens_always_equal_the_prefix_priced_afresh(
+    sizes: list[int], steps: list[tuple[str, int]]
+) -> None:
+    def price(message: Message) -> int:
+        return len(message.content)
+
+    # every review removes too little of 10**6 tokens: each one leaves a record of its plan
+    config = ThrashConfig(min_removed_fraction=0.5)
+    guard = ThrashGuard(config, resolve_thresholds(FAITHFUL, MODEL), price)
+    messages = [Message.user("x" * n) for n in sizes]
+    for kind, n in [("grow", 0), *steps]:
+        if kind == "grow":
+            messages = [*messages, Message.assistant("y" * n)]
+        elif kind == "swap":  # a pruned or rewritten message in place: another object
+            at = n % len(messages)
+            messages = [*messages[:at], Message.user("z" * (n % 7)), *messages[at + 1 :]]
+        elif len(messages) > 1:  # a compaction: the front replaced by a summary
+            messages = [Message.user("summary"), *messages[1 + n % (len(messages) - 1) :]]
+        cutoff = 1 + n % len(messages)
+        assert guard.review(messages, cutoff, "messages", 10**6) is False
+        assert guard.skips[-1].removed_tokens == sum(price(m) for m in messages[:cutoff])
