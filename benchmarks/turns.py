@@ -1,6 +1,9 @@
 """Per-turn cost at turn 50 vs a late turn (2,000; quick: 300), for both stores and both
 engines, with a tool call in every turn and no compaction (the engines' triggers are far away,
-so every turn still runs their checks).
+so every turn still runs their checks). One more case is the hard one of ctxlab's own profile
+(AgentScope's 50-message trigger and 8,000-token tail, the thrash guard): the message trigger
+fires at every request and the guard skips every compaction, because the kept tail itself
+holds more than 50 messages, so every request plans a compaction over the whole history.
 
 A turn is the workload a tool-using agent makes: the user message, an assistant reply calling a
 tool, the tool's result, the final answer (a scripted model answers instantly, so what is
@@ -21,11 +24,13 @@ from __future__ import annotations
 import statistics
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.check_cost import CONFIG
 from benchmarks.common import Row, Spread, cpu_and_wall, spread
 from harness.agent import Agent
+from harness.compaction.agentscope import ctxlab_profile
 from harness.compaction.dsh import DshConfig
 from harness.compaction.factory import make_engine
 from harness.messages import Message, ToolCall
@@ -91,13 +96,22 @@ CASES: list[tuple[str, Setup, str]] = [
     ("state store + AgentScope", _state_history, "agentscope"),
     ("event log + AgentScope", _eventlog_history, "agentscope"),
     ("event log + DSH", _eventlog_history, "dsh"),
+    ("state store + ctxlab profile, every compaction skipped", _state_history, "guarded"),
 ]
+GUARDED = replace(
+    ctxlab_profile(),
+    trigger_tokens=10**12,  # the message trigger alone: no compaction ever runs
+    keep_tokens=8_000,  # AgentScope's dynamic tail for a 128K window
+    flush_before_compact=False,
+    offload_before_compact=False,
+)
 
 
 def _agent(folder: Path, setup: Setup, engine: str, turn: int) -> Agent:
     folder.mkdir()
     history = setup(folder, tool_turns(turn - 1))
-    config = CONFIG if engine == "agentscope" else DshConfig(context_window=10**12)
+    configs = {"agentscope": CONFIG, "guarded": GUARDED}
+    config = configs.get(engine) or DshConfig(context_window=10**12)
     model = FunctionModel(_reply)
     lookup = Tool.from_function(lambda booking: f"{booking}: confirmed", name="lookup")
     engine_ = make_engine(config, model, history=history)

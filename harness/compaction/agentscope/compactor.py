@@ -123,7 +123,7 @@ class Compactor:
         ``prune_would_change`` False (the engine's :class:`~.prune.PruneForecast` of the same
         messages) skips step 2's walk of the whole history, which would change nothing."""
         working = self._shrink_tool_traffic(messages, prune_would_change)
-        tokens = self._tokens(messages, working, reading)
+        tokens = self._tokens(messages, working, reading, self._shrinks(prune_would_change))
         trigger = "overflow" if force else self.trigger(len(working), tokens)
         if trigger is None:
             return None
@@ -209,6 +209,12 @@ class Compactor:
             fired.append("tokens")
         return "+".join(fired) or None
 
+    def _shrinks(self, prune_would_change: bool | None) -> bool:
+        """Whether step 1 or 2 runs (the forecast's False spares step 2 when step 1 is off)."""
+        if self.config.truncate_args is not None:
+            return True
+        return self.config.prune is not None and prune_would_change is not False
+
     def _shrink_tool_traffic(
         self, messages: Sequence[Message], prune_would_change: bool | None = None
     ) -> list[Message]:
@@ -221,10 +227,16 @@ class Compactor:
         return working
 
     def _tokens(
-        self, original: Sequence[Message], working: Sequence[Message], reading: Reading | None
+        self,
+        original: Sequence[Message],
+        working: Sequence[Message],
+        reading: Reading | None,
+        shrunk: bool = True,
     ) -> int:
         if reading is None:
             return self.meter.price_all(working)
+        if not shrunk:  # every working message is the original one: nothing moves the reading
+            return reading.tokens
         # steps 1-2 keep the count and every message they did not change (the same object),
         # so only the changed ones move the reading
         price = self.meter.price
