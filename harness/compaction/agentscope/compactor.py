@@ -31,7 +31,7 @@ from harness.compaction.guards.gate import gated_summary
 from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.record import CompactionRecord
 from harness.messages import Message
-from harness.meter import Reading, TokenMeter, build_meter
+from harness.meter import Ledger, Reading, TokenMeter, build_meter
 from harness.model import ChatModel, provider_of
 from harness.summary_outcome import SummaryOutcome
 
@@ -114,6 +114,7 @@ class Compactor:
         *,
         force: bool = False,
         prune_would_change: bool | None = None,
+        priced: Ledger[Message] | None = None,
     ) -> Plan | None:
         """Steps 1-4; None when no trigger fired (unless ``force``: a context overflow) or
         nothing can be cut. No model call, no write; it logs its trigger line, as AgentScope.
@@ -121,7 +122,9 @@ class Compactor:
         ``reading`` is the meter's figure for the whole request carrying ``messages`` (from the
         engine); without it the trigger prices ``messages`` alone, as AgentScope does.
         ``prune_would_change`` False (the engine's :class:`~.prune.PruneForecast` of the same
-        messages) skips step 2's walk of the whole history, which would change nothing."""
+        messages) skips step 2's walk of the whole history, which would change nothing;
+        ``priced``, the engine's ledger of the same messages, prices the prefix the thrash guard
+        weighs when steps 1-2 changed nothing (its running sums: no walk of the history)."""
         working = self._shrink_tool_traffic(messages, prune_would_change)
         tokens = self._tokens(messages, working, reading, self._shrinks(prune_would_change))
         trigger = "overflow" if force else self.trigger(len(working), tokens)
@@ -133,7 +136,8 @@ class Compactor:
         if cutoff.index <= 0:
             logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
             return None
-        if not allows(self.guard, working, cutoff.index, trigger, tokens):  # the thrash guard
+        removed = self._ledger_prefix(priced, working, cutoff.index, prune_would_change)
+        if not allows(self.guard, working, cutoff.index, trigger, tokens, removed):  # the guard
             return None
         plan = Plan(trigger, tuple(working), tokens, cutoff)
         logger.info(plan.log_line)
@@ -208,6 +212,19 @@ class Compactor:
         if limits.trigger_tokens is not None and tokens >= limits.trigger_tokens:
             fired.append("tokens")
         return "+".join(fired) or None
+
+    def _ledger_prefix(
+        self,
+        priced: Ledger[Message] | None,
+        working: Sequence[Message],
+        cutoff: int,
+        prune_would_change: bool | None,
+    ) -> int | None:
+        """The price of ``working[:cutoff]`` from the engine's ledger, when it holds exactly
+        these messages (steps 1-2 changed none); None: the guard prices it itself."""
+        if priced is None or len(priced) != len(working) or self._shrinks(prune_would_change):
+            return None
+        return priced.prefix(cutoff)
 
     def _shrinks(self, prune_would_change: bool | None) -> bool:
         """Whether step 1 or 2 runs (the forecast's False spares step 2 when step 1 is off)."""

@@ -128,11 +128,20 @@ class ThrashGuard:
         self._after: int | None = None  # messages right after the last compaction ran
         self._priced = _PrefixPrices(price)
 
-    def review(self, messages: Sequence[Message], cutoff: int, trigger: str, tokens: int) -> bool:
+    def review(
+        self,
+        messages: Sequence[Message],
+        cutoff: int,
+        trigger: str,
+        tokens: int,
+        removed: int | None = None,
+    ) -> bool:
         """True to run the compaction of ``messages[:cutoff]`` that ``trigger`` fired for a
         request of ``tokens``; False (logged and recorded) to skip it. Raises
-        CompactionThrashError on the ``max_refills``-th refill in a row."""
-        removed = self._priced.prefix(messages, cutoff)
+        CompactionThrashError on the ``max_refills``-th refill in a row. ``removed``, the price
+        of ``messages[:cutoff]``, when the caller already has it (the engine's ledger)."""
+        if removed is None:
+            removed = self._priced.prefix(messages, cutoff)
         plan = _Plan(
             trigger,
             len(messages),
@@ -248,7 +257,8 @@ def allows(
     cutoff: int,
     trigger: str,
     tokens: int,
+    removed: int | None = None,
 ) -> bool:
     """The compactor's call after the safe cutoff: True when there is no guard or it lets the
-    compaction run."""
-    return guard is None or guard.review(messages, cutoff, trigger, tokens)
+    compaction run (``removed``: see :meth:`ThrashGuard.review`)."""
+    return guard is None or guard.review(messages, cutoff, trigger, tokens, removed)

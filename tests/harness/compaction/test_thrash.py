@@ -302,3 +302,26 @@ def test_the_removed_tokens_always_equal_the_prefix_priced_afresh(
         cutoff = 1 + n % len(messages)
         assert guard.review(messages, cutoff, "messages", 10**6) is False
         assert guard.skips[-1].removed_tokens == sum(price(m) for m in messages[:cutoff])
+
+
+def test_under_the_engine_the_guard_weighs_the_prefix_from_the_engines_ledger(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the engine keeps a ledger of the history's prices (its reading): the guard reads the
+    # prefix from its running sums, so a skipped request walks nothing; the same figure as the
+    # guard's own pricing, which the engine path must not need
+    model = FunctionModel(lambda request: "SUMMARY", model_name=MODEL)  # dynamic tail 8,000
+    config = CompactionConfig(flush_before_compact=False, thrash=ThrashConfig())
+    engine = make_engine(config, model)
+    assert isinstance(engine, AgentScopeEngine) and engine.compactor.guard is not None
+    own = ThrashGuard(ThrashConfig(), engine.compactor.thresholds, engine.meter.price)
+    guard = engine.compactor.guard
+    monkeypatch.setattr(guard, "_priced", None)  # any use of the guard's own sums fails
+    agent = Agent(model, "system", engine=engine)
+    text = " ".join(f"word{n}" for n in range(80))  # about 160 tokens: the tail holds ~94
+    for n in range(70):
+        agent.call(f"question {n}: {text}")
+    assert guard.skipped["tail-meets-trigger"] > 0 and guard.allowed == 0
+    last = guard.skips[-1]
+    assert own.review(agent.context[: last.total_messages], last.cutoff, "messages", 0) is False
+    assert own.skips[-1].removed_tokens == last.removed_tokens
