@@ -59,6 +59,8 @@ class RunSettings:
     """A ctxlab switch the run turns on (``gate``); its cassettes are ``<name>-<variant>``."""
     slice: tuple[int, int] | None = None
     """When recording X-BENCH: record only part ``K`` of ``N`` of its cassettes (1-based)."""
+    conditions: tuple[str, ...] = ()
+    """When recording X-BENCH: record only these conditions (empty = all)."""
     cassette_match: CassetteMatch = "body"
     """``order``: recorded answers served in order, requests not matched (mutation testing,
     never a reproduction; :mod:`experiments.lab.recorder.order_replay`)."""

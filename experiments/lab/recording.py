@@ -48,6 +48,8 @@ class Recording:
     ``<name>-<variant>.json`` beside the plain cassettes."""
     slice: tuple[int, int] | None = None
     """X-BENCH: record part ``K`` of ``N`` of its cassettes (``--slice K/N``)."""
+    conditions: tuple[str, ...] = ()
+    """X-BENCH: record only these conditions (``--conditions``); empty = all."""
     max_tokens: int | None = None
     """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
     cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
@@ -153,6 +155,7 @@ def _settings(
         timeouts=source.timeouts,
         variant=source.variant,
         slice=source.slice,
+        conditions=source.conditions,
     )
 
 

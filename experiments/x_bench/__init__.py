@@ -123,8 +123,13 @@ def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
 
 def record(settings: RunSettings) -> None:
     """Record the slice's cassettes, keeping those already there unless forced (resumable)."""
-    plan = plan_slice(recording_plan(), settings.slice)
+    plan = recording_plan()
+    if settings.conditions:
+        plan = [(c, name) for c, name in plan if name in settings.conditions]
+    plan = plan_slice(plan, settings.slice)
     label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
+    if settings.conditions:
+        label += f" of {', '.join(settings.conditions)}"
     settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
     started = time.monotonic()
     for number, (conversation, name) in enumerate(plan, 1):

@@ -62,3 +62,44 @@ def test_a_bad_slice_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["record", "X-BENCH", "--provider", "local", "--slice", "3/2"])
     assert "expected K/N with 1 <= K <= N" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # records from a loopback server
+def test_record_only_the_conditions_asked_for(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    spec_args = ["--provider", "openai-compatible", "--model", "m", "--cassettes", str(cassettes)]
+    with ScriptedHTTPServer(answer=_answer) as server:
+        args = ["record", "X-BENCH", *spec_args, "--base-url", server.base_url]
+        args += ["--conditions", "full,truncation", "--slice", "1/12", "--out", str(tmp_path)]
+        assert main(args) == 0
+    wanted = [(c, n) for c, n in recording_plan() if n in ("full", "truncation")]
+    part = plan_slice(wanted, (1, 12))
+    assert len(part) == 3  # 36 cassettes of the two conditions, in 12 slices
+    names = sorted(p.name for p in cassettes.rglob("*.json"))
+    assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["X-BENCH", "--conditions", "full,nope"], "--conditions takes full, truncation"),
+        (["E3", "--conditions", "full"], "name X-BENCH to record"),
+    ],
+)
+def test_bad_conditions_are_one_sentence(
+    extra: list[str], says: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["record", *extra, "--provider", "openai-compatible", "--model", "m"]
+    args += ["--base-url", "http://127.0.0.1:9/v1", "--cassettes", str(tmp_path)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert says in err and "nope" in err if "nope" in extra[2] else says in err
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_an_empty_condition_name_is_refused_by_the_parser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["record", "X-BENCH", "--provider", "local", "--conditions", "full,"])
+    assert "expected NAME[,NAME...]" in capsys.readouterr().err

@@ -72,6 +72,22 @@ def _run(args: argparse.Namespace) -> int:
     return status
 
 
+def _check_conditions(args: argparse.Namespace) -> None:
+    """``record --conditions``: X-BENCH's condition names, and only when X-BENCH records."""
+    if not args.conditions:
+        return
+    from harness import ConfigError
+    from experiments.x_bench.conditions import CONDITIONS
+
+    if "X-BENCH" not in args.experiments:
+        raise ConfigError("--conditions chooses X-BENCH's conditions: name X-BENCH to record.")
+    unknown = [name for name in args.conditions if name not in CONDITIONS]
+    if unknown:
+        raise ConfigError(
+            f"--conditions takes {', '.join(CONDITIONS)}; not {', '.join(unknown)}."
+        )
+
+
 def _jobs(args: argparse.Namespace) -> int:
     from experiments.lab.parallel import default_jobs
 
@@ -91,6 +107,7 @@ def _record(args: argparse.Namespace) -> int:
     from experiments.lab.runner import run_experiments
 
     out, args.cassettes = folders(args)
+    _check_conditions(args)
     source = Recording(
         args.provider,
         args.model,
@@ -101,6 +118,7 @@ def _record(args: argparse.Namespace) -> int:
         variant=args.variant or "",
         max_tokens=args.max_tokens,
         slice=args.slice,
+        conditions=args.conditions,
     )
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:

@@ -15,6 +15,7 @@ __all__ = [
     "at_least_one",
     "cassettes",
     "cassettes_parser",
+    "names_option",
     "slice_option",
     "timeout_options",
     "timeouts",
@@ -64,6 +65,14 @@ def at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return value
+
+
+def names_option(text: str) -> tuple[str, ...]:
+    """Comma-separated names, for ``--conditions``: at least one, none empty."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected NAME[,NAME...], not {text!r}")
+    return names
 
 
 def slice_option(text: str) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from experiments.lab.cli.options import (
     folder,
     folder_options,
     match_options,
+    names_option,
     slice_option,
     timeout_options,
 )
@@ -99,7 +100,7 @@ def record_parser(commands: Commands) -> None:
 
 
 def _recording_switches(record: argparse.ArgumentParser) -> None:
-    """``record``'s --force, --threads, --max-tokens, --variant and --slice."""
+    """``record``'s --force, --threads, --max-tokens, --variant, --slice and --conditions."""
     record.add_argument(
         "--force",
         action="store_true",
@@ -129,6 +130,13 @@ def _recording_switches(record: argparse.ArgumentParser) -> None:
         type=slice_option,
         help="X-BENCH: record part K of N of its cassettes (K/N, e.g. 1/30); resumable: "
         "cassettes already there are kept",
+    )
+    record.add_argument(
+        "--conditions",
+        type=names_option,
+        default=(),
+        help="X-BENCH: record only these conditions (comma-separated, e.g. full,dsh); "
+        "--slice then cuts the plan of these alone",
     )
 
 
