@@ -201,7 +201,17 @@ class Message:
         role = data.get("role")
         if role not in _ROLES:
             raise ValueError(f"unknown role {role!r} in {data!r}")
-        blocks = read_content(data.get("content"))
+        content = data.get("content")
+        if content is None or type(content) is str:  # no blocks: the common case, read directly
+            return cls(
+                role=role,
+                content=content or "",
+                tool_calls=tuple(ToolCall.from_wire(c) for c in data.get("tool_calls") or ()),
+                tool_call_id=data.get("tool_call_id"),
+                name=data.get("name"),
+                reasoning_content=data.get("reasoning_content"),
+            )
+        blocks = read_content(content)
         calls = [ToolCall.from_wire(c) for c in data.get("tool_calls") or ()]
         calls += [ToolCall(*call) for call in blocks.tool_calls]
         reasoning = data.get("reasoning_content")

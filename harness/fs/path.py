@@ -87,9 +87,7 @@ class WorkspacePath:
     def read_bytes(self, offset: int = 0) -> bytes:
         """The file's bytes from ``offset``; FileNotFoundError when missing, PathEscapeError
         through a symlink."""
-        with self.root.open_read(self.relative) as handle:
-            handle.seek(offset)
-            return handle.read()
+        return self.root.read_bytes(self.relative, offset)
 
     def read_text(self) -> str:
         return self.read_bytes().decode("utf-8")

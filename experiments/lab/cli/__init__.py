@@ -76,16 +76,14 @@ def _check_conditions(args: argparse.Namespace) -> None:
     """``record --conditions``: X-BENCH's condition names, and only when X-BENCH records."""
     if not args.conditions:
         return
-    from harness import ConfigError
     from experiments.x_bench.conditions import CONDITIONS
+    from harness import ConfigError
 
     if "X-BENCH" not in args.experiments:
         raise ConfigError("--conditions chooses X-BENCH's conditions: name X-BENCH to record.")
     unknown = [name for name in args.conditions if name not in CONDITIONS]
     if unknown:
-        raise ConfigError(
-            f"--conditions takes {', '.join(CONDITIONS)}; not {', '.join(unknown)}."
-        )
+        raise ConfigError(f"--conditions takes {', '.join(CONDITIONS)}; not {', '.join(unknown)}.")
 
 
 def _jobs(args: argparse.Namespace) -> int:

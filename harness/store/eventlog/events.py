@@ -127,13 +127,7 @@ class Event:
     values to thaw first. Not kept."""
 
     def __post_init__(self, plain_json: bool) -> None:
-        raw = self.data
-        object.__setattr__(self, "data", freeze(self.data))
-        object.__setattr__(self, "surface_op", freeze(self.surface_op))
-        object.__setattr__(self, "source_event_seqs", tuple(self.source_event_seqs))
-        _check_event(self)
-        if self.is_surface:  # parsed once here; ``message`` hands out copies
-            object.__setattr__(self, "_parsed", _check_message(self, raw, plain_json))
+        _settle(self, self.data, self.surface_op, self.source_event_seqs, plain_json)
 
     @property
     def is_surface(self) -> bool:
@@ -202,7 +196,34 @@ class Event:
     @classmethod
     def from_json(cls, line: str | bytes) -> Event:
         """Inverse of :meth:`to_json`."""
-        return cls.from_record(json.loads(line), plain_json=True)
+        record = json.loads(line)
+        if type(record) is not dict or not _RECORD_KEYS >= record.keys() >= _NEEDED_KEYS:
+            return cls.from_record(record, plain_json=True)  # it raises, saying why
+        sources = record.get("source_event_seqs", ())
+        if type(sources) is not list and type(sources) is not tuple:
+            return cls.from_record(record, plain_json=True)
+        # what ``from_record`` does, without the dataclass ``__init__`` (a reopen reads every
+        # line through here): the same fields, settled by the same checks
+        event = object.__new__(cls)
+        _set(event, "seq", record["seq"])
+        _set(event, "type", record["type"])
+        _set(event, "time", record["time"])
+        _settle(event, record["data"], record.get("surface_op"), sources, True)
+        return event
+
+
+_set = object.__setattr__
+
+
+def _settle(event: Event, data: Any, surface_op: Any, sources: Any, plain_json: bool) -> None:
+    """Freeze ``event``'s data, op and sources into it, check its rules and parse its message
+    (once: ``message`` hands out copies)."""
+    _set(event, "data", freeze(data))
+    _set(event, "surface_op", freeze(surface_op))
+    _set(event, "source_event_seqs", tuple(sources))
+    _check_event(event)
+    if event.type in SURFACE_TYPES:
+        _set(event, "_parsed", _check_message(event, data, plain_json))
 
 
 def _check_event(event: Event) -> None:

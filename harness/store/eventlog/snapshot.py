@@ -92,9 +92,14 @@ def prefix_reader(log_file: WorkspacePath, count: int, offset: int) -> Callable[
     return read
 
 
-def _guard(fd: int, offset: int) -> str:
+def _guarded(fd: int, offset: int) -> bytes:
+    """The log's last up-to-256 bytes before ``offset``, which the guard hashes."""
     start = max(0, offset - _GUARD_BYTES)
-    return hashlib.sha256(read_at(fd, start, offset - start)).hexdigest()
+    return read_at(fd, start, offset - start)
+
+
+def _guard(fd: int, offset: int) -> str:
+    return hashlib.sha256(_guarded(fd, offset)).hexdigest()
 
 
 def write_snapshot(log_file: WorkspacePath, fd: int, offset: int, fold: Snapshot) -> None:
@@ -153,9 +158,10 @@ def _checked(raw: bytes, fd: int) -> Snapshot:
     seq, offset = header.get("seq"), header.get("offset")
     if not isinstance(seq, int) or not isinstance(offset, int) or seq < 1 or offset < 1:
         raise _Stale("no seq or offset")
-    if os.fstat(fd).st_size < offset or read_at(fd, offset - 1, 1) != b"\n":
+    before = _guarded(fd, offset)  # one read: the guard's bytes end with the line's newline
+    if len(before) < min(offset, _GUARD_BYTES) or not before.endswith(b"\n"):
         raise _Stale(f"stale: the log no longer has a line ending at byte {offset}")
-    if _guard(fd, offset) != header.get("guard"):
+    if hashlib.sha256(before).hexdigest() != header.get("guard"):
         raise _Stale("stale: the log's bytes before its offset changed")
     try:
         events = {e.seq: e for e in map(Event.from_json, body.decode("utf-8").splitlines())}

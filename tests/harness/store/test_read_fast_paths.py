@@ -1,0 +1,157 @@
+"""The shortcuts a reopen takes must read exactly what the general code reads.
+
+* :meth:`Event.from_json` builds an event without the dataclass ``__init__``: on any record,
+  valid or not, it gives the event :meth:`Event.from_record` gives, or the same error;
+* :meth:`Message.from_wire` reads a text (or null) ``content`` without the block reader: the
+  same message as the block reader's on a one-text-block content;
+* :meth:`SafeRoot.parts` splits by hand: the components ``PurePosixPath`` gives, and the same
+  refusals;
+* :meth:`SafeRoot.read_bytes` reads with ``pread``: the bytes from ``offset`` to the end, the
+  same errors as the buffered reader (a folder, a missing file, a symlink).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.errors import PathEscapeError, SurfaceError
+from harness.fs.root import SafeRoot
+from harness.messages import Message
+from harness.store.eventlog import Event
+
+_TEXT = st.text(max_size=12)
+_MESSAGES = st.one_of(
+    st.builds(lambda t: {"role": "user", "content": t}, _TEXT),
+    st.builds(lambda t: {"role": "assistant", "content": t}, _TEXT),
+    st.builds(
+        lambda i: {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": i, "type": "function", "function": {"name": "f"}}],
+        },
+        _TEXT,
+    ),
+    st.builds(lambda t, i: {"role": "tool", "content": t, "tool_call_id": i}, _TEXT, _TEXT),
+    st.builds(lambda t: {"role": "system", "content": t}, _TEXT),  # no surface type takes it
+    st.just({"role": "user"}),
+    st.just({"role": "robot", "content": "x"}),
+)
+_OPS = st.one_of(
+    st.none(),
+    st.just("append"),
+    st.just("splice"),
+    st.builds(
+        lambda a, b: {"op": "replace", "start": a, "end": b}, st.integers(-1, 9), st.integers(-1, 9)
+    ),
+)
+_TYPES = st.sampled_from(["user/message", "assistant/message", "tool/result", "session/start", ""])
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> Any:
+    record: dict[str, Any] = {
+        "seq": draw(st.one_of(st.integers(-1, 12), st.just("3"), st.just(True))),
+        "type": draw(_TYPES),
+        "time": draw(st.one_of(st.just("t"), st.just(5))),
+        "data": draw(
+            st.one_of(st.builds(lambda m: {"message": m}, _MESSAGES), st.just({}), st.just([]))
+        ),
+    }
+    op = draw(_OPS)
+    if op is not None:
+        record["surface_op"] = op
+    if draw(st.booleans()):
+        record["source_event_seqs"] = draw(
+            st.one_of(st.lists(st.integers(-1, 12), max_size=3), st.just("7"), st.just({}))
+        )
+    for key in draw(st.lists(st.sampled_from(["seq", "data", "extra"]), max_size=1)):
+        if key == "extra":
+            record["extra"] = 1
+        else:
+            record.pop(key)
+    return draw(st.one_of(st.just(record), st.just([record]), st.just(None)))
+
+
+def _outcome(read: Any) -> Any:
+    try:
+        event = read()
+    except (ValueError, SurfaceError) as exc:
+        return type(exc), str(exc)
+    return event, event.message
+
+
+@given(_records())
+def test_from_json_reads_as_from_record_does(record: Any) -> None:
+    line = json.dumps(record)
+    expected = _outcome(lambda: Event.from_record(json.loads(line), plain_json=True))
+    assert _outcome(lambda: Event.from_json(line)) == expected
+
+
+def test_from_json_events_are_frozen_like_the_others() -> None:
+    event = Event.from_json(
+        '{"seq":0,"type":"user/message","time":"t","data":{"message":{"role":"user",'
+        '"content":"x","metadata":{"k":[1]}}},"surface_op":"append"}'
+    )
+    with pytest.raises(TypeError):
+        event.data["message"]["metadata"]["k"] = (2,)  # type: ignore[index]
+    assert event.data["message"]["metadata"]["k"] == (1,)
+    assert event.message == Message.user("x") and event.message is not event.message
+
+
+@given(st.sampled_from(["user", "assistant", "tool", "system"]), st.one_of(st.none(), _TEXT))
+def test_text_content_reads_as_one_text_block(role: str, text: str | None) -> None:
+    base: dict[str, Any] = {"role": role, "name": "n", "reasoning_content": None}
+    if role == "tool":
+        base["tool_call_id"] = "c1"
+    plain = Message.from_wire({**base, "content": text})
+    blocks = [{"type": "text", "text": text}] if text else None
+    assert plain == Message.from_wire({**base, "content": blocks})
+    assert plain.content == (text or "")
+
+
+_PATHS = st.lists(st.sampled_from(["a", "b.c", ".", "..", "", "/"]), max_size=5).map("".join)
+
+
+@given(_PATHS)
+def test_parts_split_as_purepath_does(text: str) -> None:
+    path = PurePosixPath(text)
+    root = SafeRoot(Path("/unused"))
+    if path.is_absolute() or ".." in path.parts:
+        with pytest.raises(PathEscapeError):
+            root.parts(text)
+    else:
+        assert root.parts(text) == [p for p in path.parts if p not in ("", ".")]
+        assert root.parts(path) == root.parts(text)
+
+
+@given(st.binary(max_size=300), st.integers(0, 320))
+def test_read_bytes_from_an_offset(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, offset: int
+) -> None:
+    folder = tmp_path_factory.mktemp("read")
+    (folder / "f").write_bytes(data)
+    assert SafeRoot(folder).read_bytes("f", offset) == data[offset:]
+    assert SafeRoot(folder).read_bytes("f") == data
+
+
+def test_read_bytes_refuses_as_the_buffered_reader(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "real").write_bytes(b"x")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    root = SafeRoot(tmp_path)
+    for name, error in (
+        ("dir", IsADirectoryError),
+        ("gone", FileNotFoundError),
+        ("link", PathEscapeError),
+    ):
+        with pytest.raises(error):
+            root.read_bytes(name)
+        with pytest.raises(error), root.open_read(name):
+            pass
