@@ -211,6 +211,11 @@ class Message:
                 name=data.get("name"),
                 reasoning_content=data.get("reasoning_content"),
             )
+        return cls._from_blocks(role, data, content)
+
+    @classmethod
+    def _from_blocks(cls, role: Role, data: dict[str, Any], content: Any) -> Message:
+        """:meth:`from_wire` for a ``content`` that is a list of blocks."""
         blocks = read_content(content)
         calls = [ToolCall.from_wire(c) for c in data.get("tool_calls") or ()]
         calls += [ToolCall(*call) for call in blocks.tool_calls]

@@ -13,7 +13,7 @@ from support.paths import ROOT
 from experiments.lab.experiment import RunSettings
 from experiments.x_bench import measure
 from experiments.x_bench.claims import claims
-from experiments.x_bench.conditions import BUDGETS, CONDITIONS, Budget
+from experiments.x_bench.conditions import BUDGETS, CONDITIONS, METER, Budget, ctxlab_config
 from experiments.x_bench.corpus import generate, turn_messages
 from experiments.x_bench.page import x_bench_section
 from experiments.x_bench.replay import run_conversation
@@ -29,9 +29,15 @@ from experiments.x_bench.scoring import (
 )
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import XBenchView
+from harness.compaction.agentscope import build_summary_message
+from harness.compaction.engine import CompactionEngine
+from harness.compaction.factory import make_engine
 from harness.errors import ScriptError
 from harness.messages import Message
+from harness.meter import build_meter
 from harness.meter.pricers import estimate_tokens
+from harness.model import ChatModel
+from harness.store.history import History
 from harness.testing import FunctionModel
 
 
@@ -172,12 +178,24 @@ def _long_summaries(words: int) -> FunctionModel:
     return FunctionModel(reply, model_name="scripted-summary")
 
 
+def _unbudgeted(
+    budget: Budget, agent_model: ChatModel, summary: ChatModel | None, history: History
+) -> CompactionEngine:
+    """ctxlab's profile without its summary budget (what it was when the guard's stop was
+    recorded: the finding the budget answers)."""
+    config = dataclasses.replace(ctxlab_config(budget), summary_budget=None)
+    return make_engine(config, agent_model, history=history, summary_model=summary)
+
+
+UNBUDGETED = dataclasses.replace(CONDITIONS["ctxlab"], build=_unbudgeted)
+
+
 def test_a_thrash_guard_stop_ends_the_conversation_and_is_scored() -> None:
     # A fault seen recording en-2k-s01 under ctxlab: the guard's CompactionThrashError aborted
     # the whole recording. It is the condition's outcome, not the benchmark's error.
     conversation = generate(1, "2k", "en")
     model = _long_summaries(150)
-    run = run_conversation(conversation, CONDITIONS["ctxlab"], BUDGETS["2k"], model)
+    run = run_conversation(conversation, UNBUDGETED, BUDGETS["2k"], model)
     last = len(conversation.turns) - 1
     assert run.stopped_at is not None and 0 < run.stopped_at < last
     assert run.stop_reason.startswith("compaction is thrashing")
@@ -187,13 +205,36 @@ def test_a_thrash_guard_stop_ends_the_conversation_and_is_scored() -> None:
     assert model.requests[-1].purpose == "probe"  # asked from the context the stop left
     assert len(run.compactions) >= 2 and score_run(conversation, run).answered
     # the same conversation with short summaries plays to the end
-    played = run_conversation(
-        conversation, CONDITIONS["ctxlab"], BUDGETS["2k"], _long_summaries(20)
-    )
+    played = run_conversation(conversation, UNBUDGETED, BUDGETS["2k"], _long_summaries(20))
     assert played.stopped_at is None and len(played.agent_prompt_tokens) == last + 1
 
 
-def test_a_stopped_run_saves_no_tokens_on_the_turns_it_never_played() -> None:
+@pytest.mark.parametrize("words", [150, 600])
+def test_the_summary_budget_lets_ctxlab_play_every_turn(words: int) -> None:
+    # The finding: with this model's long summaries the guard stopped ctxlab's profile on two
+    # of three recorded 2K conversations. Its summary budget cuts a summary to half the room
+    # between the tail and the trigger (the gate's exact values kept first), so a compaction
+    # leaves the other half to the conversation.
+    budget = BUDGETS["2k"]
+    room = (budget.trigger_tokens - budget.keep_tokens) // 2
+    for seed, lang in ((1, "en"), (2, "en"), (1, "zh")):
+        conversation = generate(seed, "2k", lang)
+        model = _long_summaries(words)
+        run = run_conversation(conversation, CONDITIONS["ctxlab"], budget, model)
+        assert run.stopped_at is None, (seed, lang)
+        price = build_meter(METER).price
+        assert run.compactions and all(
+            price(build_summary_message(c.summary)) <= room + 8 for c in run.compactions
+        )
+        summaries = [r for r in model.requests if r.purpose == "summary"]
+        assert summaries and all(r.max_tokens == room for r in summaries)
+        assert score_run(conversation, run).survival >= 0.8, (seed, lang)
+
+
+def test_a_stopped_run_saves_no_tokens_on_the_turns_it_never_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(CONDITIONS, "ctxlab", UNBUDGETED)
     conversation = generate(1, "2k", "en")
     records, _ = run_all([conversation], ["full", "ctxlab"], lambda *_: _long_summaries(150), "m")
     full, ours = (next(r for r in records if r.condition == n) for n in ("full", "ctxlab"))

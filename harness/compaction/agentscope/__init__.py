@@ -20,6 +20,7 @@ from harness.compaction.agentscope.compactor import (
 )
 from harness.compaction.agentscope.config import (
     CTXLAB_GATE,
+    CTXLAB_SUMMARY_BUDGET,
     DYNAMIC,
     FALLBACK_TRIGGER_TOKENS,
     CompactionConfig,
@@ -42,6 +43,7 @@ from harness.compaction.agentscope.summary import (
 
 __all__ = [
     "CTXLAB_GATE",
+    "CTXLAB_SUMMARY_BUDGET",
     "DEFAULT_SUMMARY_PROMPT",
     "DYNAMIC",
     "FALLBACK_TRIGGER_TOKENS",

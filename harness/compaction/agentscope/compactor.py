@@ -26,7 +26,17 @@ from harness.compaction.agentscope.chunked import needs_chunks, summarize_in_chu
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
-from harness.compaction.agentscope.summary import build_summary_message, summarize
+from harness.compaction.agentscope.summary import (
+    DEFAULT_SUMMARY_PROMPT,
+    build_summary_message,
+    summarize,
+)
+from harness.compaction.guards.budget import (
+    MAX_SUMMARY_CALL_TOKENS,
+    budget_prompt,
+    fit_lines,
+    summary_budget,
+)
 from harness.compaction.guards.gate import gated_summary
 from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.record import CompactionRecord
@@ -106,6 +116,10 @@ class Compactor:
         )
         """The thrash guard of ``config.thrash`` (None when off); it keeps the session's
         refill count and its skip records."""
+        self.budget = summary_budget(
+            config.summary_budget, thresholds.trigger_tokens, thresholds.keep_tokens
+        )
+        """The most a summary message may cost (``config.summary_budget``); None: no limit."""
 
     def plan(
         self,
@@ -151,15 +165,19 @@ class Compactor:
             return summarize_in_chunks(
                 self.summary_model, plan.prefix, self.config.summary_prompt, chunk
             )
-        return summarize(
-            self.summary_model, plan.prefix, self.config.summary_prompt, self.config.summary_policy
-        )
+        prompt, policy, budget = self.config.summary_prompt, self.config.summary_policy, self.budget
+        if budget is None:
+            return summarize(self.summary_model, plan.prefix, prompt, policy)
+        prompt = budget_prompt(prompt or DEFAULT_SUMMARY_PROMPT, budget)
+        cap = min(budget, MAX_SUMMARY_CALL_TOKENS)
+        return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
 
     def build(self, plan: Plan, summary: SummaryOutcome) -> Compaction:
         """Step 7: ``[summary] + tail`` and the event recording how it came about. The
         identifier-survival gate (``config.gate``) appends the exact values the summary
         dropped first (deterministic, no model call)."""
-        text, gate = gated_summary(self.config.gate, summary.text, plan.prefix, self.meter)
+        text, room, cut = self._within_budget(summary.text)
+        text, gate = gated_summary(self.config.gate, text, plan.prefix, self.meter, room)
         compacted = (build_summary_message(text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
         logger.info(done)
@@ -175,12 +193,35 @@ class Compactor:
             tokens_after=plan.tokens + priced(compacted) - priced(plan.messages),
             summary=text,
             summary_failed=summary.failed,
-            log_lines=(plan.log_line, done),
+            log_lines=(plan.log_line, *cut, done),
             meter=self.meter.name,
             provider=provider_of(self.summary_model),
             gate=gate,
         )
         return Compaction(messages=compacted, event=event)
+
+    def _within_budget(self, text: str) -> tuple[str, int | None, tuple[str, ...]]:
+        """The model's ``text`` cut to the summary budget, leaving the gate its reserve; the
+        gate's budget (the room the text left) and the line saying what was cut (if any)."""
+        budget = self.budget
+        if budget is None:
+            return text, None, ()
+        gate = self.config.gate
+        reserve = min(gate.budget_tokens, budget // 2) if gate is not None else 0
+        price = self._message_price
+        kept = fit_lines(text, budget - reserve, price)
+        room = max(budget - price(kept), 0)
+        if kept == text:
+            return text, room, ()
+        line = (
+            f"Summary cut to the budget: {price(text)} → {price(kept)} tokens "
+            f"(budget {budget}, {reserve} kept for the gate)"
+        )
+        logger.info(line)
+        return kept, room, (line,)
+
+    def _message_price(self, text: str) -> int:
+        return self.meter.price(build_summary_message(text))
 
     def compact_if_needed(
         self, messages: Sequence[Message], reading: Reading | None = None

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from harness.compaction.guards.budget import check_share
 from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.thrash import ThrashConfig
 from harness.errors import ConfigError
@@ -20,6 +21,7 @@ from harness.summary_outcome import SummaryPolicy
 
 __all__ = [
     "CTXLAB_GATE",
+    "CTXLAB_SUMMARY_BUDGET",
     "DYNAMIC",
     "FALLBACK_TRIGGER_TOKENS",
     "CompactionConfig",
@@ -128,6 +130,11 @@ class CompactionConfig:
     """ctxlab's thrash guard (:mod:`harness.compaction.guards.thrash`): compactions that cannot
     shorten the context enough are not run, and a loop of them stops with an error. None (the
     seed's behaviour) turns it off."""
+    summary_budget: float | None = None
+    """ctxlab's summary budget (:mod:`harness.compaction.guards.budget`): the summary message,
+    gate section included, may cost at most this share of the room between the tail and the
+    token trigger; the call asks for no more and the model's text is cut, at a line, to leave
+    the gate its part. None (the seeds' behaviour): the summary is taken at any size."""
     summary_chunk_tokens: int | None = None
     """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
     transcript is longer than this many estimated tokens is summarised in chunks that fit, and
@@ -168,15 +175,20 @@ CTXLAB_SUMMARY_CHUNK_TOKENS = 16_000
 inside every window of the table; a longer backlog is summarised in chunks."""
 
 
+CTXLAB_SUMMARY_BUDGET = 0.5
+"""ctxlab's profile: a summary may take half the room between the tail and the token trigger,
+so a compaction leaves the other half for the conversation to go on in."""
+
+
 def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
     what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
-    the size check (a summary not smaller than its span is refused), backlog chunking and the
-    thrash guard. Experiments that reproduce the article use ``CompactionConfig()`` (all off)
-    instead."""
+    the size check (a summary not smaller than its span is refused), the summary budget
+    (:data:`CTXLAB_SUMMARY_BUDGET`), backlog chunking and the thrash guard. Experiments that
+    reproduce the article use ``CompactionConfig()`` (all off) instead."""
     return CompactionConfig(
         gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True,
-        summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
+        summary_budget=CTXLAB_SUMMARY_BUDGET, summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
     )  # fmt: skip
 
 
@@ -213,6 +225,9 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     for name, value in ints.items():
         if isinstance(value, bool) or not isinstance(value, int):
             problems.append(f"{name} must be a whole number, not {value!r}")
+    budget = check_share(config.summary_budget)
+    if budget is not None:
+        problems.append(budget)
     chunk = config.summary_chunk_tokens
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
         problems.append(f"summary_chunk_tokens must be None or a whole number >= 1, not {chunk!r}")

@@ -97,8 +97,10 @@ def summarize(
     prefix: Sequence[Message],
     prompt: str | None = None,
     policy: SummaryPolicy = "fail-open",
+    max_tokens: int | None = None,
 ) -> SummaryOutcome:
-    """Ask ``model`` for a summary of ``prefix`` in one user message (no system, no tools).
+    """Ask ``model`` for a summary of ``prefix`` in one user message (no system, no tools);
+    ``max_tokens`` caps the answer (ctxlab's summary budget; an answer cut there is taken).
 
     ``fail-open`` (AgentScope 2.0.3): a failed call or a blank answer never stops compaction;
     the summary becomes ``(Summary unavailable)``, followed by the error when the call failed.
@@ -107,7 +109,7 @@ def summarize(
     if not any(m.role != "system" for m in prefix):
         return SummaryOutcome("No previous conversation history.")
     text = (prompt or DEFAULT_SUMMARY_PROMPT).replace("{messages}", render_transcript(prefix))
-    request = ChatRequest(messages=(Message.user(text),), purpose="summary")
+    request = ChatRequest(messages=(Message.user(text),), max_tokens=max_tokens, purpose="summary")
     outcome = request_summary(
         model, request, cut=None, empty="the model returned an empty summary", call=CALL
     )

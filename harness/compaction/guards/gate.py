@@ -371,11 +371,16 @@ def gate_checkpoint(
 
 
 def gated_summary(
-    config: GateConfig | None, summary: str, span: Sequence[Message], meter: TokenMeter
+    config: GateConfig | None,
+    summary: str,
+    span: Sequence[Message],
+    meter: TokenMeter,
+    budget_tokens: int | None = None,
 ) -> tuple[str, dict[str, object] | None]:
     """The AgentScope engine's gate: the text for the summary message and the record for the
-    compaction event; ``(summary, None)`` when the gate is off."""
+    compaction event; ``(summary, None)`` when the gate is off. ``budget_tokens``: as
+    :func:`apply_gate`'s (the room a summary budget leaves)."""
     if config is None:
         return summary, None
-    result = apply_gate(config, summary, span, meter)
+    result = apply_gate(config, summary, span, meter, budget_tokens)
     return result.text, result.to_record()

@@ -172,7 +172,8 @@ def test_profiles() -> None:
     assert (
         profile.summary_chunk_tokens == 16_000 and CompactionConfig().summary_chunk_tokens is None
     )
-    ours = ("thrash", "gate", "refuse_larger_summary", "summary_chunk_tokens")  # ctxlab's own
+    assert profile.summary_budget == 0.5 and CompactionConfig().summary_budget is None
+    ours = ("thrash", "gate", "refuse_larger_summary", "summary_budget", "summary_chunk_tokens")
     assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
         k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }
