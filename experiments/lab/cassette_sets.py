@@ -22,6 +22,7 @@ __all__ = [
     "list_sets",
     "model_label",
     "set_name",
+    "split_set",
     "variant_name",
 ]
 
@@ -38,6 +39,18 @@ def set_name(provider: str, model: str) -> str:
     if not name:
         raise ValueError(f"no cassette folder name for provider {provider!r}, model {model!r}")
     return name
+
+
+def split_set(name: str) -> tuple[str, str]:
+    """``(provider, model)`` of a set folder ``<provider>-<model>`` (the model as
+    :func:`model_label` gives it for the set's cassettes), or ``("", name)`` when no known
+    provider prefixes it."""
+    from experiments.lab.recorder.providers import PROVIDERS
+
+    for provider in sorted(PROVIDERS, key=len, reverse=True):
+        if name.startswith(f"{provider}-"):
+            return provider, name[len(provider) + 1 :]
+    return "", name
 
 
 def variant_name(name: str, variant: str) -> str:

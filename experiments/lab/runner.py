@@ -155,8 +155,10 @@ def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
     :attr:`ExperimentResult.per_model`."""
     sources = [r.source for r in results]
     labelled = [(model_label(r.source, sources), r) for r in results]
-    claims = tuple(
-        dataclasses.replace(claim, model=label) for label, r in labelled for claim in r.claims
+    claims = tuple(  # a claim the experiment judged on one recorded model keeps it (X-BENCH)
+        dataclasses.replace(claim, model=claim.model or label)
+        for label, r in labelled
+        for claim in r.claims
     )
     first = results[0]
     return dataclasses.replace(

@@ -13,9 +13,16 @@ from the model-free conditions, each by a rule that fails when the measurement d
   words, decisions, constraints, updates survive only while their turn is verbatim in the tail);
 * X-BENCH-CTXLAB-GATE: ctxlab's profile's gate (definitions on), alone, keeps more of those.
 
-The model conditions' claims (which engine keeps more at equal budget, how often AgentScope
-accepts a summary larger than its span) wait for their cassettes; the page lists them as not
-recorded yet.
+and, once per recorded model (each row carries the model; judged only where the model's
+cassettes hold the conditions a claim compares):
+
+* X-BENCH-GATE-ADDS: the plain gate keeps more facts with each engine's summaries than the
+  engine alone, on every conversation recorded under both, for AgentScope and DSH;
+* X-BENCH-AS-OVERSIZE: AgentScope 2.0.3 applies a summary that is not smaller than the span it
+  replaces (it has no size check): how often, over every recorded AgentScope compaction.
+
+These two read recorded model runs, which order replay (the mutation matrix) does not play:
+the matrix cannot show them falsifiable yet.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from experiments.lab.claims import Claim, scripted_check
+from experiments.x_bench.model_claims import model_claims
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 
 __all__ = ["FULL_FLOOR", "REGEX_KINDS", "claims"]
@@ -45,13 +53,14 @@ def _kind_of(fact_id: str) -> str:
 
 
 def claims(view: XBenchView) -> tuple[Claim, ...]:
-    """Judge X-BENCH's model-free measurements."""
+    """Judge X-BENCH's model-free measurements, then each recorded model's."""
     return (
         _full(_runs(view, "full")),
         _truncation(_runs(view, "truncation")),
         _masking(_runs(view, "masking"), view.budgets),
         _gate(_runs(view, "gate")),
         _ctxlab_gate(_runs(view, "gate"), _runs(view, "ctxlab-gate")),
+        *model_claims(view),
     )
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.x_bench.corpus import conversation_text
-from experiments.x_bench.replay import ConversationRun
+from experiments.x_bench.replay import CompactionSeen, ConversationRun
 from experiments.x_bench.schema import Conversation, Fact
 from harness.compaction.guards.gate import extract_identifiers
 
@@ -118,6 +118,9 @@ class RunScore:
     summary_calls: int
     summary_tokens: int
     """Prompt + completion estimator tokens of every summary call."""
+    oversized: int
+    """Compactions after which the context was no smaller: the summary cost at least the span
+    it replaced (the tail is the same on both sides)."""
     turns_after_last_compaction: int
     answered: bool
 
@@ -125,6 +128,13 @@ class RunScore:
     def survival(self) -> float:
         marks = [f.survived for f in self.facts if f.survived is not None]
         return sum(marks) / len(marks) if marks else 0.0
+
+
+def _no_smaller(compaction: CompactionSeen) -> bool:
+    """The context was no smaller right after ``compaction``: its summary cost at least the
+    span it replaced."""
+    before, after = compaction.tokens_before, compaction.tokens_after
+    return before is not None and after is not None and after >= before
 
 
 def _fact_scores(
@@ -171,6 +181,7 @@ def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
         continuation_prompt_tokens=sum(run.agent_prompt_tokens[i] for i in continuation),
         summary_calls=len(run.summary_calls),
         summary_tokens=sum(c.prompt_tokens + c.completion_tokens for c in run.summary_calls),
+        oversized=sum(_no_smaller(c) for c in run.compactions),
         turns_after_last_compaction=played - 1 - last,
         answered=answers is not None,
     )

@@ -156,9 +156,8 @@ def _run_record(
     full_turns: list[int],
 ) -> RunRecord:
     """One scored run as the view's record (net tokens: :func:`_net_tokens`)."""
-    kept = run.turns_in_context(conversation)
+    kept, by_id = run.turns_in_context(conversation), {f.fact: f for f in score.facts}
     net, net_continuation = _net_tokens(conversation, run, score, full_turns)
-    by_id = {f.fact: f for f in score.facts}
     return RunRecord(
         conversation=conversation.id,
         lang=conversation.lang,
@@ -186,6 +185,7 @@ def _run_record(
         correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
         window_share=round(window_share(conversation, kept), 4) if name == "truncation" else None,
         stopped_at=run.stopped_at,
+        oversized=score.oversized,
     )
 
 

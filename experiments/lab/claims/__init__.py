@@ -95,8 +95,9 @@ class Claim:
     passage checked."""
     model: str = ""
     """The recorded model the value comes from (one row per claim per recorded model), or
-    ``scripted``; set by the runner (:func:`experiments.lab.runner.combine_sets`), not by the
-    experiment."""
+    ``scripted``; set by the runner (:func:`experiments.lab.runner.combine_sets`), unless the
+    experiment judged the claim on one recorded model itself (X-BENCH plays every recorded set
+    in one run and sets it)."""
     reason_class: str = ""
     """For a ``differs`` row, the main cause in a few words (one of :data:`REASON_CLASSES`);
     empty for ``match``. Set by the runner from

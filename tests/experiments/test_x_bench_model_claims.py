@@ -1,0 +1,94 @@
+"""X-BENCH's per-model claims judge recorded runs strictly: each can say ``differs``, and a model
+whose cassettes lack what a claim compares gets no row for it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from experiments.lab.cassette_sets import split_set
+from experiments.lab.experiment import ExperimentResult
+from experiments.lab.runner import combine_sets
+from experiments.x_bench.model_claims import model_claims
+from experiments.x_bench.view import RunRecord, XBenchView
+
+SET = "local-qwen2.5-coder-0.5b-instruct-q4_k_m"
+
+
+def _run(condition: str, conversation: str, survival: float, **changes: object) -> RunRecord:
+    fields: dict[str, object] = {
+        "conversation": conversation, "lang": "en", "size": "2k", "condition": condition,
+        "model": SET, "compactions": 2, "survival": survival, "survived": [], "lost": [],
+        "in_tail": [], "carried_tokens": [], "compression": [], "final_tokens": 0,
+        "invented": [], "agent_prompt_tokens": 0, "continuation_prompt_tokens": 0,
+        "summary_calls": 2, "failed_summaries": 0, "summary_tokens": 0, "net_tokens": 0,
+        "net_continuation_tokens": 0, "turns_after_last_compaction": 3, "answered": True,
+        "correct": 0, "window_share": None,
+    }  # fmt: skip
+    return RunRecord(**(fields | changes))  # type: ignore[arg-type]
+
+
+def _view(runs: list[RunRecord]) -> XBenchView:
+    return XBenchView("X-BENCH", "scripted", 1, [], [], [], [], [], [], runs, [], "")
+
+
+def _engines(gain: float, **changes: object) -> list[RunRecord]:
+    runs = []
+    for conversation in ("a", "b"):
+        for engine in ("agentscope", "dsh"):
+            runs.append(_run(engine, conversation, 0.2, **changes))
+            runs.append(_run(f"{engine}+gate", conversation, 0.2 + gain, **changes))
+    return runs
+
+
+def _by_id(runs: list[RunRecord]) -> dict[str, tuple[str, str, str]]:
+    return {c.claim_id: (c.status, c.reproduced_value, c.model) for c in model_claims(_view(runs))}
+
+
+def test_the_gate_adding_facts_matches_and_names_the_model() -> None:
+    status, value, model = _by_id(_engines(0.4))["X-BENCH-GATE-ADDS"]
+    assert status == "match" and model == "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    assert value == "AgentScope 20% → 60% on 2; DSH 20% → 60% on 2; fewer with the gate on 0"
+
+
+def test_the_gate_adding_nothing_or_losing_once_differs() -> None:
+    assert _by_id(_engines(0.0))["X-BENCH-GATE-ADDS"][0] == "differs"
+    runs = _engines(0.4)
+    runs[1] = dataclasses.replace(runs[1], survival=0.1)  # agentscope+gate on "a": worse
+    status, value, _ = _by_id(runs)["X-BENCH-GATE-ADDS"]
+    assert status == "differs" and value.endswith("fewer with the gate on 1")
+
+
+def test_no_row_without_both_conditions_of_a_pair() -> None:
+    runs = [r for r in _engines(0.4) if r.condition != "dsh+gate"]
+    assert "X-BENCH-GATE-ADDS" not in _by_id(runs)
+
+
+def test_agentscope_oversize_needs_one_summary_not_smaller_than_its_span() -> None:
+    runs = _engines(0.4)
+    assert _by_id(runs)["X-BENCH-AS-OVERSIZE"][0] == "differs"  # every summary was smaller
+    runs[0] = dataclasses.replace(runs[0], oversized=1)
+    status, value, _ = _by_id(runs)["X-BENCH-AS-OVERSIZE"]
+    assert status == "match" and value == "1 of 4 compactions (25%) over 2 conversations (a)"
+
+
+def test_each_recorded_model_is_judged_on_its_own_runs() -> None:
+    other = "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
+    runs = _engines(0.4) + [dataclasses.replace(r, model=other) for r in _engines(0.0)]
+    claims = [c for c in model_claims(_view(runs)) if c.claim_id == "X-BENCH-GATE-ADDS"]
+    assert [(c.model, c.status) for c in claims] == [
+        ("qwen2.5-coder-0.5b-instruct-q4_k_m", "match"),
+        ("qwen2.5-coder-1.5b-instruct-q4_k_m", "differs"),
+    ]
+    assert claims[1].source == "local/qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def test_the_runner_keeps_a_model_the_experiment_set() -> None:
+    claims = tuple(model_claims(_view(_engines(0.4))))
+    combined = combine_sets([ExperimentResult("X-BENCH", claims, {}, "scripted")])
+    assert {c.model for c in combined.claims} == {"qwen2.5-coder-0.5b-instruct-q4_k_m"}
+
+
+def test_set_names_split_into_provider_and_model() -> None:
+    assert split_set(SET) == ("local", "qwen2.5-coder-0.5b-instruct-q4_k_m")
+    assert split_set("openai-compatible-m") == ("openai-compatible", "m")
+    assert split_set("odd") == ("", "odd")
