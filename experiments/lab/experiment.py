@@ -169,6 +169,9 @@ class Experiment:
     reads: tuple[str, ...] = ()
     """The other experiments whose cassettes this one replays (X-GATE and X-COST read E3's
     and E4's): recording one of them leaves this one stale until it is replayed."""
+    local_context: int = 8192
+    """The context (``n_ctx``) of the local server ``ctxlab record --provider local`` starts
+    for it (X-BENCH's 8K conversations with the full context need more than 8,192)."""
     weight: float = 0.25
     """Its replay's rough CPU seconds (one set) on the 2-core machine ctxlab is developed on;
     only the order in which ``ctxlab run`` starts experiments side by side reads it (the

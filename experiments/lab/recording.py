@@ -126,9 +126,9 @@ def _record_on_local_servers(
         progress(f"{scripted}  scripted; nothing to record")
     served = local_model(source.model)
     recorded: list[str] = []
-    for server_kind, group in _by_local_server(recordable(ids)).items():
+    for (server_kind, context), group in _by_local_server(recordable(ids)).items():
         with local_server(
-            served, server=server_kind, log=progress, threads=source.threads
+            served, server=server_kind, log=progress, threads=source.threads, n_ctx=context
         ) as server:
             spec = source.spec(provider_spec("local", model=server.model, base_url=server.base_url))
             settings = _settings(source, cassettes, spec, server.as_dict(), force, progress)
@@ -159,8 +159,11 @@ def _settings(
     )
 
 
-def _by_local_server(ids: Sequence[str]) -> dict[str, list[str]]:
-    groups: dict[str, list[str]] = {}
+def _by_local_server(ids: Sequence[str]) -> dict[tuple[str, int], list[str]]:
+    """The experiments by the local server they need: its kind and its context."""
+    groups: dict[tuple[str, int], list[str]] = {}
     for experiment_id in ids:
-        groups.setdefault(EXPERIMENTS[experiment_id].local_server, []).append(experiment_id)
+        experiment = EXPERIMENTS[experiment_id]
+        key = (experiment.local_server, experiment.local_context)
+        groups.setdefault(key, []).append(experiment_id)
     return groups

@@ -355,3 +355,12 @@ def test_the_launcher_takes_its_switch_off_the_command_line_and_keeps_weights_un
     keep_weights_unpacked(Bindings)  # a second install changes nothing
     assert Bindings.llama_model_default_params().use_extra_bufts is False
     assert Params().use_extra_bufts is True  # only the defaults Llama builds from change
+
+
+def test_each_experiment_gets_the_local_context_it_needs() -> None:
+    from experiments.lab.recording import _by_local_server
+
+    groups = _by_local_server(["E3", "X-BENCH", "E4"])
+    assert groups[("llama-cpp-python", 8192)] == ["E3"]
+    assert groups[("llama-cpp-python", 32_768)] == ["X-BENCH"]  # its 8K conversations: ~12K
+    assert [k for k, v in groups.items() if "E4" in v] == [("llama-server", 8192)]
