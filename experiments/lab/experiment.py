@@ -15,7 +15,7 @@ from experiments.manifest import folder_of
 
 if TYPE_CHECKING:
     from experiments.lab.recorder import CassetteClient, ProviderSpec
-    from experiments.lab.recorder.order_replay import CassetteMatch
+    from experiments.lab.recorder.order_replay import CassetteMatch, OrderPart
     from harness.timeouts import Timeouts
 
 __all__ = [
@@ -88,8 +88,11 @@ class RunSettings:
         return folder / chosen / file_name
 
     @contextmanager
-    def model(self, experiment_id: str, name: str) -> Iterator[CassetteClient]:
-        """A chat model wired to the cassette ``<experiment>/<name>.json``."""
+    def model(
+        self, experiment_id: str, name: str, order_part: OrderPart | None = None
+    ) -> Iterator[CassetteClient]:
+        """A chat model wired to the cassette ``<experiment>/<name>.json`` (``order_part``:
+        which of its answers an order replay serves)."""
         from experiments.lab.recorder import cassette_client
 
         provider = self.provider.name if self.provider else "local"
@@ -104,6 +107,7 @@ class RunSettings:
             progress=self.progress if self.mode == "record" else None,
             timeouts=self.timeouts,
             match=self.cassette_match,
+            order_part=order_part,
         ) as cassette:
             yield cassette
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TypeVar
 
 from experiments.lab.cassette_sets import list_sets
@@ -24,11 +23,11 @@ from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
 from experiments.x_bench.corpus import GENERATOR_VERSION
+from experiments.x_bench.recorded import RecordedModels, cassette_name
 from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
-from harness.model import ChatModel
 
 __all__ = [
     "EXPERIMENT",
@@ -47,44 +46,21 @@ ID = "X-BENCH"
 SOURCE = "scripted"
 
 
-def cassette_name(conversation: Conversation, condition: str) -> str:
-    return f"{conversation.id}--{condition}"
-
-
-class _ModelFor:
-    """The recorded summary model of one conversation and condition, when its cassette exists."""
-
-    def __init__(self, settings: RunSettings, cassette_set: str, stack: ExitStack) -> None:
-        self.settings = settings
-        self.folder = Path(settings.cassette_root) / ID / cassette_set
-        self.set = cassette_set
-        self.stack = stack
-
-    def __call__(self, conversation: Conversation, condition: str) -> ChatModel | None:
-        name = cassette_name(conversation, condition)
-        if not (self.folder / f"{name}.json").is_file():
-            return None
-        settings = RunSettings(self.settings.cassette_root, cassette_set=self.set)
-        return self.stack.enter_context(settings.model(ID, name)).client
-
-
 def measure(settings: RunSettings) -> XBenchView:
     """Every conversation under every condition that can run: the model-free ones without a
-    cassette, the others once per recorded set where their cassette exists (not under order
-    replay: see below)."""
+    cassette, the others once per recorded set where their cassette exists."""
     conversations = bench_conversations()
     names = list(CONDITIONS)
     free = [n for n in names if not CONDITIONS[n].needs_model]
     records: list[RunRecord]
     records, _ = run_all(conversations, free, lambda *_: None, "none")
     recorded: set[str] = set()
-    # Under order replay (mutation testing, never a reproduction) only the model-free runs are
-    # played: every X-BENCH claim reads those alone, and a mutated harness may send a recorded
-    # model run more or other requests than its cassette holds, which would abort them too.
-    sets = [] if settings.cassette_match == "order" else list_sets(settings.cassette_root, ID)
-    for cassette_set in sets:
+    # Under order replay (mutation testing, never a reproduction) the recorded runs are played
+    # too, their summary answers and probe served apart (experiments.x_bench.recorded), so
+    # that a mutated harness that compacts more often still gets to its probe.
+    for cassette_set in list_sets(settings.cassette_root, ID):
         with ExitStack() as stack:
-            model_for = _ModelFor(settings, cassette_set, stack)
+            model_for = RecordedModels(settings, cassette_set, stack)
             found, _ = run_all(conversations, names, model_for, cassette_set)
         records += [r for r in found if r.model != "none"]
         recorded |= {r.condition for r in found if r.model != "none"}

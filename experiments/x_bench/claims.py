@@ -21,8 +21,8 @@ cassettes hold the conditions a claim compares):
 * X-BENCH-AS-OVERSIZE: AgentScope 2.0.3 applies a summary that is not smaller than the span it
   replaces (it has no size check): how often, over every recorded AgentScope compaction.
 
-These two read recorded model runs, which order replay (the mutation matrix) does not play:
-the matrix cannot show them falsifiable yet.
+Order replay (the mutation matrix) plays the recorded runs too
+(:mod:`experiments.x_bench.recorded`): GATE_OFF flips the first, AS_SIZE_CHECK_ALWAYS the second.
 """
 
 from __future__ import annotations

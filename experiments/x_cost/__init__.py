@@ -27,6 +27,7 @@ from experiments import e3, e4
 from experiments.e3 import CompactionRow, E3View
 from experiments.e4.view import E4View, EngineRun
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
+from experiments.lab.recorder.order_replay import OrderPart
 from experiments.lab.recorder.provenance import Provenance
 from experiments.lab.views import from_data, to_data
 from experiments.x_cost.claims import x_cost_claims
@@ -65,8 +66,10 @@ class _TappingSettings(RunSettings):
     taps: dict[str, RecordingTap] = field(default_factory=dict)
 
     @contextmanager
-    def model(self, experiment_id: str, name: str) -> Iterator[Any]:
-        with super().model(experiment_id, name) as cassette:
+    def model(
+        self, experiment_id: str, name: str, order_part: OrderPart | None = None
+    ) -> Iterator[Any]:
+        with super().model(experiment_id, name, order_part) as cassette:
             tap = RecordingTap(cassette.client)
             self.taps[f"{experiment_id}/{name}"] = tap
             # The tap passes every call through, so the wire traffic (and replay) is unchanged.

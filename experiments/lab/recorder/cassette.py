@@ -54,7 +54,7 @@ from experiments.lab.recorder.matching import (
     describe_difference,
     json_body_matcher,
 )
-from experiments.lab.recorder.order_replay import CassetteMatch, OrderTransport
+from experiments.lab.recorder.order_replay import CassetteMatch, OrderPart, OrderTransport
 from experiments.lab.recorder.provenance import (
     REPLAY_KEY,
     CassetteClient,
@@ -106,17 +106,23 @@ def cassette_client(
     progress: Callable[[str], None] | None = None,
     timeouts: Timeouts | None = None,
     match: CassetteMatch = "body",
+    order_part: OrderPart | None = None,
 ) -> Iterator[CassetteClient]:
     """A chat client that replays the cassette at ``path``, or records it from ``provider``.
 
     ``rerecord_hint`` is the command that (re-)records the cassette; error messages quote it.
     ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
     line per recorded request; ``timeouts`` bound each recorded request (None: the defaults
-    and ``CTXLAB_*TIMEOUT``). See the module docstring for what each mode guarantees.
+    and ``CTXLAB_*TIMEOUT``). ``order_part``: which answers an order replay serves
+    (:class:`~experiments.lab.recorder.order_replay.OrderPart`). See the module docstring for
+    what each mode guarantees.
     """
     path = Path(path)
-    if mode == "replay":
-        with (_replay if match == "body" else _replay_in_order)(path, rerecord_hint) as handle:
+    if mode == "replay" and match == "body":
+        with _replay(path, rerecord_hint) as handle:
+            yield handle
+    elif mode == "replay":
+        with _replay_in_order(path, rerecord_hint, order_part) as handle:
             yield handle
     elif mode == "record":
         if provider is None:
@@ -160,10 +166,12 @@ def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
 
 
 @contextmanager
-def _replay_in_order(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
+def _replay_in_order(
+    path: Path, rerecord_hint: str, part: OrderPart | None
+) -> Iterator[CassetteClient]:
     """The recorded answers in recorded order, requests not matched (the seal still checked):
     :mod:`experiments.lab.recorder.order_replay`."""
-    with _client_over(path, lambda: OrderTransport(path), rerecord_hint) as handle:
+    with _client_over(path, lambda: OrderTransport(path, part), rerecord_hint) as handle:
         yield handle
 
 

@@ -10,10 +10,15 @@ option refuse), and every line it prints says so (:data:`NOT_A_REPRODUCTION`).
 
 A run that asks for more answers than the recording holds raises
 :class:`~experiments.lab.errors.CassetteMismatchError`; answers left unasked are not an error.
+An experiment whose requests fall into kinds it can tell apart (X-BENCH: the summary calls, then
+one probe) may serve each kind from its own part of the cassette (:class:`OrderPart`), the last
+answer of a part repeated when a mutated harness asks for more than it holds, so that a harness
+that compacts more often still gets its probe answered.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +31,7 @@ __all__ = [
     "MATCH_MODES",
     "NOT_A_REPRODUCTION",
     "CassetteMatch",
+    "OrderPart",
     "OrderTransport",
 ]
 
@@ -38,12 +44,28 @@ NOT_A_REPRODUCTION = (
 )
 
 
-class OrderTransport(httpx.BaseTransport):
-    """Answers the n-th request with the n-th recorded response of the cassette at ``path``."""
+@dataclass(frozen=True)
+class OrderPart:
+    """Which of a cassette's recorded answers an order-replay client serves."""
 
-    def __init__(self, path: Path) -> None:
+    answers: tuple[int | None, int | None] = (None, None)
+    """``(start, stop)`` of the part of the recorded answers, as a slice's (``(-1, None)``: the
+    last)."""
+    repeat_last: bool = False
+    """Serve the part's last answer again once the part is used up, instead of raising (there
+    must be one)."""
+
+
+class OrderTransport(httpx.BaseTransport):
+    """Answers the n-th request with the n-th recorded response of the cassette at ``path``
+    (of ``part`` of them: :class:`OrderPart`)."""
+
+    def __init__(self, path: Path, part: OrderPart | None = None) -> None:
         self._path = path
-        self._answers = [i["response"] for i in load_cassette_json(path).get("interactions", [])]
+        part = part or OrderPart()
+        recorded = [i["response"] for i in load_cassette_json(path).get("interactions", [])]
+        self._answers = recorded[slice(*part.answers)]
+        self._repeat = part.repeat_last and bool(self._answers)
         self.count = 0
 
     @property
@@ -53,6 +75,8 @@ class OrderTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()
+        if self._repeat and self.count >= len(self._answers):
+            self.count = len(self._answers) - 1  # the part's last answer, again
         if self.count >= len(self._answers):
             raise CassetteMismatchError(
                 f"Request {self.count + 1} has no recorded answer left in cassette {self._path} "

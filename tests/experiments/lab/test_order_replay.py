@@ -99,3 +99,18 @@ def test_pytest_option_refuses_to_update_the_baseline(pytester: pytest.Pytester)
     )
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     assert "not a reproduction" in "\n".join(done.errlines)
+
+
+def test_a_part_serves_its_answers_and_repeats_its_last_when_asked() -> None:
+    from experiments.lab.recorder.order_replay import OrderPart
+
+    answers = recorded_answers()
+    head = OrderPart((None, 2), repeat_last=True)
+    with cassette_client(CASSETTE, mode="replay", match="order", order_part=head) as cassette:
+        got = [ask(cassette.client, f"x{n}") for n in range(4)]
+    assert got == [answers[0], answers[1], answers[1], answers[1]]
+    last = OrderPart((-1, None))  # no repeat: a second request has no answer left
+    with cassette_client(CASSETTE, mode="replay", match="order", order_part=last) as cassette:
+        assert ask(cassette.client, "probe") == answers[-1]
+        with pytest.raises(CassetteMismatchError):
+            ask(cassette.client, "again")
