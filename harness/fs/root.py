@@ -55,7 +55,7 @@ class SafeRoot:
     """Opens files below ``base`` by paths relative to it, never through a symlink."""
 
     def __init__(self, base: Path) -> None:
-        self.base = base if type(base) is type(Path()) else Path(base)  # no second parse
+        self.base = base if isinstance(base, Path) else Path(base)  # no second parse
 
     # --- paths and folders ---------------------------------------------------------------
 
