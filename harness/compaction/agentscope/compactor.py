@@ -37,6 +37,7 @@ from harness.compaction.guards.budget import (
     fit_lines,
     summary_budget,
 )
+from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import gated_summary
 from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.record import CompactionRecord
@@ -176,7 +177,9 @@ class Compactor:
         """Step 7: ``[summary] + tail`` and the event recording how it came about. The
         identifier-survival gate (``config.gate``) appends the exact values the summary
         dropped first (deterministic, no model call)."""
-        text, room, cut = self._within_budget(summary.text)
+        text, echoed = self._unechoed(summary)
+        text, room, cut = self._within_budget(text)
+        cut = (*echoed, *cut)
         text, gate = gated_summary(self.config.gate, text, plan.prefix, self.meter, room)
         compacted = (build_summary_message(text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
@@ -199,6 +202,19 @@ class Compactor:
             gate=gate,
         )
         return Compaction(messages=compacted, event=event)
+
+    def _unechoed(self, summary: SummaryOutcome) -> tuple[str, tuple[str, ...]]:
+        """The model's text without the lines that only repeat the prompt's instructions
+        (``config.strip_echo``), and the line saying so (if any); :data:`ECHO_ONLY` when
+        nothing else was in it."""
+        if not self.config.strip_echo or summary.failed:
+            return summary.text, ()
+        echo = strip_echo(summary.text, self.config.summary_prompt or DEFAULT_SUMMARY_PROMPT)
+        if not echo.dropped:
+            return summary.text, ()
+        line = f"Summary echoed its instructions: {echo.dropped} line(s) dropped"
+        logger.info(line)
+        return echo.text or ECHO_ONLY, (line,)
 
     def _within_budget(self, text: str) -> tuple[str, int | None, tuple[str, ...]]:
         """The model's ``text`` cut to the summary budget, leaving the gate its reserve; the

@@ -135,6 +135,11 @@ class CompactionConfig:
     gate section included, may cost at most this share of the room between the tail and the
     token trigger; the call asks for no more and the model's text is cut, at a line, to leave
     the gate its part. None (the seeds' behaviour): the summary is taken at any size."""
+    strip_echo: bool = False
+    """ctxlab's echo filter (:mod:`harness.compaction.guards.echo`): the lines of the model's
+    summary that only repeat the prompt's instructions, and the sections left empty, are
+    dropped before the budget and the gate see it. False (the seeds' behaviour): the summary is
+    taken as written."""
     summary_chunk_tokens: int | None = None
     """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
     transcript is longer than this many estimated tokens is summarised in chunks that fit, and
@@ -184,11 +189,13 @@ def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
     what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
     the size check (a summary not smaller than its span is refused), the summary budget
-    (:data:`CTXLAB_SUMMARY_BUDGET`), backlog chunking and the thrash guard. Experiments that
+    (:data:`CTXLAB_SUMMARY_BUDGET`), the echo filter, backlog chunking and the thrash guard.
+    Experiments that
     reproduce the article use ``CompactionConfig()`` (all off) instead."""
     return CompactionConfig(
         gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True,
         summary_budget=CTXLAB_SUMMARY_BUDGET, summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
+        strip_echo=True,
     )  # fmt: skip
 
 
@@ -262,8 +269,9 @@ def _problems(config: CompactionConfig) -> list[str]:
     keep, trigger = config.keep_tokens, config.trigger_tokens
     if isinstance(keep, int) and keep > 0 and trigger and keep >= trigger:
         problems.append("keep_tokens must be below a static trigger_tokens")
-    if not isinstance(config.refuse_larger_summary, bool):
-        problems.append("refuse_larger_summary must be True or False")
+    for name in ("refuse_larger_summary", "strip_echo"):
+        if not isinstance(getattr(config, name), bool):
+            problems.append(f"{name} must be True or False")
     if config.reserved < 0:
         problems.append("reserved must not be negative")
     if not 0 < config.keep_tokens_min <= config.keep_tokens_max:

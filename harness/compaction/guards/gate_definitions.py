@@ -66,6 +66,8 @@ def _statements(text: str) -> list[str]:
 
 
 def _worth_keeping(value: str) -> bool:
+    if value.endswith((":", "：")):
+        return False  # a label introducing something (a summary's own framing), not a value
     if _ID_LIKE.search(value):
         return False  # digits and paths are the identifier patterns' (and a cut one is noise)
     if any("\u4e00" <= c <= "\u9fff" for c in value):

@@ -173,7 +173,9 @@ def test_profiles() -> None:
         profile.summary_chunk_tokens == 16_000 and CompactionConfig().summary_chunk_tokens is None
     )
     assert profile.summary_budget == 0.5 and CompactionConfig().summary_budget is None
+    assert profile.strip_echo and not CompactionConfig().strip_echo
     ours = ("thrash", "gate", "refuse_larger_summary", "summary_budget", "summary_chunk_tokens")
+    ours += ("strip_echo",)
     assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
         k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }
