@@ -44,6 +44,12 @@ def test_questions_and_values_with_digits_are_left_to_others() -> None:
     assert _texts("订舱号是 SO-2026-0417。") == []  # the identifier patterns find it whole
 
 
+def test_a_label_that_introduces_something_is_no_value() -> None:
+    # the framing of every summary message the next compaction reads: it was kept as a value
+    assert _texts("Here is a summary of the conversation to date:") == []
+    assert _texts("进度如下：") == [] and _texts("The plan is: ship it.") == ["ship it"]
+
+
 def test_the_gate_keeps_the_articles_code_word_only_with_definitions_on() -> None:
     span = [Message.user("记住暗号：夜莺。"), Message.assistant("收到。")]
     plain = apply_gate(GateConfig(), "收到", span, METER)
