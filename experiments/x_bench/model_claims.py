@@ -6,7 +6,15 @@ model, as every replayed experiment's do).
   under both, and never fewer on any one of them;
 * X-BENCH-AS-OVERSIZE: AgentScope 2.0.3 applies a summary that is not smaller than the span it
   replaces (the context was no smaller right after the compaction): the seed's "no size check",
-  seen on this model's recordings, with how often.
+  seen on this model's recordings, with how often;
+* X-BENCH-DSH-OVER-AS: at equal budget DeepSeek-Harness's summaries keep more of the planted
+  facts than AgentScope 2.0.3's (the issue's pilot: 7/8 against 0/8 at 1K tokens), judged by the
+  paired bootstrap interval lying above zero;
+* X-BENCH-CTXLAB-WINS: ctxlab's own profile keeps more of the planted facts than the reference
+  prompt and than masking, each paired by conversation with its interval above zero, while
+  carrying no more tokens after a compaction than either (the issue's "at equal carried
+  tokens", read strictly: more facts for no more tokens), with no invented identifier and no
+  session stopped.
 
 A claim is judged for a model only where its cassettes hold what it compares (both conditions of
 a pair, or an AgentScope run with a compaction); until then the model has no row.
@@ -14,16 +22,23 @@ a pair, or an AgentScope run with a compaction); until then the model has no row
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from experiments.lab.cassette_sets import split_set
 from experiments.lab.claims import Claim
+from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
-__all__ = ["ENGINES", "model_claims"]
+__all__ = ["ENGINES", "RIVALS", "model_claims"]
 
 ENGINES = (("agentscope", "AgentScope"), ("dsh", "DSH"))
 """The engines whose gated and plain summaries X-BENCH-GATE-ADDS compares."""
+Pair = tuple[RunRecord, RunRecord]
+RIVALS = ("reference", "masking")
+"""What X-BENCH-CTXLAB-WINS compares ctxlab's profile with."""
+MIN_PAIRS = 4
+"""The fewest conversations a paired comparison is judged on (fewer: ``differs``, too few), so
+that an interval over one or two conversations, which is a point, cannot decide a claim."""
 
 
 def model_claims(view: XBenchView) -> list[Claim]:
@@ -40,6 +55,12 @@ def _of_set(runs: Sequence[RunRecord], cassette_set: str) -> Iterator[Claim]:
     agentscope = [r for r in mine if r.condition == "agentscope" and r.compactions]
     if agentscope:
         yield _as_oversize(cassette_set, agentscope)
+    engines = _paired(mine, "dsh", "agentscope")
+    if engines:
+        yield _dsh_over_as(cassette_set, engines)
+    rivals = {rival: _paired(mine, "ctxlab", rival) for rival in RIVALS}
+    if all(rivals.values()):
+        yield _ctxlab_wins(cassette_set, rivals)
 
 
 def _claim(cassette_set: str, claim_id: str, text: str, value: str, ok: bool, rule: str,
@@ -52,14 +73,30 @@ def _claim(cassette_set: str, claim_id: str, text: str, value: str, ok: bool, ru
     )  # fmt: skip
 
 
-def _pairs(runs: Sequence[RunRecord], engine: str) -> list[tuple[RunRecord, RunRecord]]:
+def _pairs(runs: Sequence[RunRecord], engine: str) -> list[Pair]:
     """(engine alone, engine + gate) per conversation recorded under both."""
-    plain = {r.conversation: r for r in runs if r.condition == engine}
-    gated = {r.conversation: r for r in runs if r.condition == f"{engine}+gate"}
-    return [(plain[c], gated[c]) for c in plain if c in gated]
+    return _paired(runs, engine, f"{engine}+gate")
 
 
-def _gate_adds(cassette_set: str, pairs: dict[str, list[tuple[RunRecord, RunRecord]]]) -> Claim:
+def _paired(runs: Sequence[RunRecord], first: str, second: str) -> list[Pair]:
+    """(``first``'s run, ``second``'s run) per conversation run under both."""
+    one = {r.conversation: r for r in runs if r.condition == first}
+    other = {r.conversation: r for r in runs if r.condition == second}
+    return [(one[c], other[c]) for c in one if c in other]
+
+
+def _difference(pairs: Sequence[Pair]) -> tuple[float, float, float]:
+    """The paired survival difference (first − second) and its bootstrap interval."""
+    return paired([a.survival for a, _ in pairs], [b.survival for _, b in pairs])
+
+
+def _carried(runs: Iterable[RunRecord]) -> float:
+    """Mean carried tokens over every compaction of ``runs`` (0 when none compacted)."""
+    carried = [t for r in runs for t in r.carried_tokens]
+    return sum(carried) / len(carried) if carried else 0.0
+
+
+def _gate_adds(cassette_set: str, pairs: dict[str, list[Pair]]) -> Claim:
     parts, worse, flat = [], [], []
     for name, title in ENGINES:
         engine = pairs[name]
@@ -103,3 +140,56 @@ def _as_oversize(cassette_set: str, runs: Sequence[RunRecord]) -> Claim:
         "this model's",
         "every recorded AgentScope summary was smaller than its span",
     )
+
+
+def _dsh_over_as(cassette_set: str, pairs: Sequence[Pair]) -> Claim:
+    mean, low, high = _difference(pairs)
+    dsh, agentscope = (sum(p[i].survival for p in pairs) / len(pairs) for i in (0, 1))
+    few = len(pairs) < MIN_PAIRS
+    return _claim(
+        cassette_set,
+        "X-BENCH-DSH-OVER-AS",
+        "At equal budget DeepSeek-Harness's summaries keep more of the planted facts than "
+        "AgentScope 2.0.3's.",
+        f"DSH {dsh:.0%}, AgentScope {agentscope:.0%}: {mean:+.0%} [{low:+.0%}, {high:+.0%}] "
+        f"on {len(pairs)} conversations",
+        low > 0 and not few,
+        "our own check, judged by the paired bootstrap interval of DSH's survival minus "
+        f"AgentScope's (per conversation, both recorded, at least {MIN_PAIRS}) lying above zero",
+        f"too few conversations (under {MIN_PAIRS})"
+        if few
+        else "the interval does not lie above zero",
+    )
+
+
+def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
+    ours = {r.conversation: r for pairs in rivals.values() for r, _ in pairs}.values()
+    carried, parts, short = _carried(ours), [], []
+    for rival, pairs in rivals.items():
+        mean, low, high = _difference(pairs)
+        theirs = _carried(r for _, r in pairs)
+        parts.append(
+            f"vs {rival} {mean:+.0%} [{low:+.0%}, {high:+.0%}] on {len(pairs)}, "
+            f"carrying {theirs:.0f} tokens"
+        )
+        short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
+        short += [f"no more facts than {rival}"] if low <= 0 else []
+        short += [f"{carried / theirs:.1f}× {rival}'s tokens"] if carried > theirs else []
+    invented = sum(len(r.invented) for r in ours)
+    stopped = sum(r.stopped_at is not None for r in ours)
+    short += [f"{invented} invented identifier(s)"] if invented else []
+    short += [f"{stopped} session(s) stopped"] if stopped else []
+    return _claim(
+        cassette_set,
+        "X-BENCH-CTXLAB-WINS",
+        "ctxlab's own profile keeps more of the planted facts than the reference prompt and "
+        "than masking while carrying no more tokens than either, with no invented identifier.",
+        f"ctxlab carries {carried:.0f} tokens; " + "; ".join(parts)
+        + f"; invented {invented}; stopped {stopped}",
+        not short,
+        "our own check, judged by, against each of the reference prompt and masking (at least "
+        f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
+        "carried tokens after a compaction no higher than the rival's, and no invented "
+        "identifier or stopped session in ctxlab's runs",
+        "; ".join(short),
+    )  # fmt: skip

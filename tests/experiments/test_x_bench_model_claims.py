@@ -92,3 +92,52 @@ def test_set_names_split_into_provider_and_model() -> None:
     assert split_set(SET) == ("local", "qwen2.5-coder-0.5b-instruct-q4_k_m")
     assert split_set("openai-compatible-m") == ("openai-compatible", "m")
     assert split_set("odd") == ("", "odd")
+
+
+def _rivals(ours: float, carried: int, n: int = 4, **changes: object) -> list[RunRecord]:
+    runs = []
+    for conversation in "abcdefgh"[:n]:
+        runs.append(_run("ctxlab", conversation, ours, carried_tokens=[carried], **changes))
+        runs.append(_run("reference", conversation, 0.2, carried_tokens=[400]))
+        runs.append(_run("masking", conversation, 0.9, carried_tokens=[1500]))
+    return runs
+
+
+def test_ctxlab_wins_with_more_facts_for_no_more_tokens() -> None:
+    status, value, _ = _by_id(_rivals(1.0, 400))["X-BENCH-CTXLAB-WINS"]
+    assert status == "match"
+    assert value == (
+        "ctxlab carries 400 tokens; vs reference +80% [+80%, +80%] on 4, carrying 400 tokens; "
+        "vs masking +10% [+10%, +10%] on 4, carrying 1500 tokens; invented 0; stopped 0"
+    )
+
+
+def test_ctxlab_winning_differs_on_tokens_facts_inventions_stops_and_too_few() -> None:
+    assert _by_id(_rivals(1.0, 401))["X-BENCH-CTXLAB-WINS"][0] == "differs"  # above the reference
+    assert _by_id(_rivals(0.9, 300))["X-BENCH-CTXLAB-WINS"][0] == "differs"  # no more than masking
+    invented = _rivals(1.0, 300, invented=["app.py"])
+    assert _by_id(invented)["X-BENCH-CTXLAB-WINS"][0] == "differs"
+    assert _by_id(_rivals(1.0, 300, stopped_at=5))["X-BENCH-CTXLAB-WINS"][0] == "differs"
+    assert _by_id(_rivals(1.0, 300, n=3))["X-BENCH-CTXLAB-WINS"][0] == "differs"
+    claim = next(c for c in model_claims(_view(_rivals(1.0, 401))) if "WINS" in c.claim_id)
+    assert claim.note.startswith("1.0× reference's tokens")
+
+
+def test_ctxlab_winning_needs_both_rivals_recorded() -> None:
+    runs = [r for r in _rivals(1.0, 300) if r.condition != "reference"]
+    assert "X-BENCH-CTXLAB-WINS" not in _by_id(runs)
+
+
+def test_dsh_over_agentscope_needs_an_interval_above_zero_on_enough_conversations() -> None:
+    def runs(gap: float, n: int = 4) -> list[RunRecord]:
+        pairs = [(_run("dsh", c, 0.2 + gap), _run("agentscope", c, 0.2)) for c in "abcdefgh"[:n]]
+        return [r for pair in pairs for r in pair]
+
+    status, value, _ = _by_id(runs(0.3))["X-BENCH-DSH-OVER-AS"]
+    assert (
+        status == "match"
+        and value == "DSH 50%, AgentScope 20%: +30% [+30%, +30%] on 4 conversations"
+    )
+    assert _by_id(runs(0.0))["X-BENCH-DSH-OVER-AS"][0] == "differs"
+    assert _by_id(runs(-0.1))["X-BENCH-DSH-OVER-AS"][0] == "differs"
+    assert _by_id(runs(0.3, n=3))["X-BENCH-DSH-OVER-AS"][0] == "differs"
