@@ -216,7 +216,11 @@ def _check_fields(
 
 def _field_problems(config: CompactionConfig) -> list[str]:
     """Problems of single fields, checked first so the message names the field that was set."""
-    problems = []
+    problems = [
+        f"{name} must be True or False"
+        for name in ("refuse_larger_summary", "strip_echo")
+        if not isinstance(getattr(config, name), bool)
+    ]
     if isinstance(config.keep_messages, bool) or not isinstance(config.keep_messages, int):
         problems.append(f"keep_messages must be a whole number, not {config.keep_messages!r}")
     elif config.keep_messages < 1:
@@ -269,9 +273,6 @@ def _problems(config: CompactionConfig) -> list[str]:
     keep, trigger = config.keep_tokens, config.trigger_tokens
     if isinstance(keep, int) and keep > 0 and trigger and keep >= trigger:
         problems.append("keep_tokens must be below a static trigger_tokens")
-    for name in ("refuse_larger_summary", "strip_echo"):
-        if not isinstance(getattr(config, name), bool):
-            problems.append(f"{name} must be True or False")
     if config.reserved < 0:
         problems.append("reserved must not be negative")
     if not 0 < config.keep_tokens_min <= config.keep_tokens_max:
