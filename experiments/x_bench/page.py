@@ -14,8 +14,10 @@ import pandas as pd
 
 from experiments.lab.report.markdown import markdown_table
 from experiments.lab.report.piece import Page
+from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.headline import HeadlineRow, headline, headline_models
 from experiments.x_bench.plot import x_bench_plot
-from experiments.x_bench.view import CellRecord, XBenchView
+from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "x_bench_section"]
 
@@ -51,9 +53,18 @@ def _conditions(view: XBenchView) -> pd.DataFrame:
                 "final context tokens (mean)": c.mean_final_tokens if run else "—",
                 "compactions": c.compactions if run else "—",
                 "invented identifiers": c.invented if run else "—",
+                "probe answers correct": _answers(view.runs, c.name, c.model) if run else "—",
             }
         )
     return pd.DataFrame(rows)
+
+
+def _answers(runs: list[RunRecord], name: str, model: str) -> str:
+    """The share of the probe's questions answered correctly over a condition's runs on one
+    model (``—`` for the runs with no model, which no probe answered)."""
+    probes = [r for r in runs if r.condition == name and r.model == model and r.questions]
+    questions = sum(r.questions for r in probes)
+    return f"{sum(r.correct or 0 for r in probes) / questions:.0%}" if questions else "—"
 
 
 def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
@@ -72,9 +83,13 @@ def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
 
 
 def _cost(view: XBenchView) -> pd.DataFrame:
-    rows: dict[tuple[str, str], dict[str, float]] = {}
+    """Tokens per condition, model and size: a model-free condition once (its runs with a
+    model replay the same conversation to add the probe, at the same cost)."""
+    rows: dict[tuple[str, str, str], dict[str, float]] = {}
     for r in view.runs:
-        key = (r.condition, r.size)
+        if r.model != "none" and not CONDITIONS[r.condition].needs_model:
+            continue
+        key = (r.condition, r.model, r.size)
         row = rows.setdefault(
             key, {"n": 0, "agent": 0, "summary": 0, "net": 0, "net_cont": 0, "after": 0}
         )
@@ -88,6 +103,7 @@ def _cost(view: XBenchView) -> pd.DataFrame:
         [
             {
                 "condition": condition,
+                "model": model,
                 "size": size,
                 "conversations": int(v["n"]),
                 "agent prompt tokens (mean)": round(v["agent"] / v["n"]),
@@ -96,7 +112,7 @@ def _cost(view: XBenchView) -> pd.DataFrame:
                 "net over the continuation (mean)": round(v["net_cont"] / v["n"]),
                 "turns after the last compaction (mean)": round(v["after"] / v["n"], 1),
             }
-            for (condition, size), v in rows.items()
+            for (condition, model, size), v in rows.items()
         ]
     )
 
@@ -142,6 +158,54 @@ def _stopped(view: XBenchView) -> list[str]:
     ]
 
 
+def _headline_table(rows: list[HeadlineRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "condition": r.condition,
+                "survival [95 % CI]": _share(r.survival, r.low, r.high),
+                "ctxlab minus this [95 % CI]": "—"
+                if r.difference is None
+                else f"{r.difference[0]:+.0%} [{r.difference[1]:+.0%}, {r.difference[2]:+.0%}]",
+                "carried tokens after a compaction (mean)": r.carried_tokens or "—",
+                "final context tokens (mean)": r.final_tokens,
+                "probe answers correct": "—" if r.correct is None else f"{r.correct:.0%}",
+                "invented identifiers": r.invented,
+            }
+            for r in rows
+        ]
+    )
+
+
+def _headline(view: XBenchView) -> list[str]:
+    """The answer first: ctxlab's profile against the reference prompt, masking and
+    truncation, per recorded model, on the conversations recorded under both ctxlab and the
+    reference prompt."""
+    parts = ["### The answer: ctxlab's profile against the reference prompt, per model\n"]
+    models = headline_models(view)
+    if not models:
+        return [*parts, "No model has ctxlab's profile and the reference prompt recorded yet.\n"]
+    parts.append(
+        "On each recorded model, the conversations recorded under both ctxlab's profile and the "
+        "reference prompt, and every condition on exactly those (a model-free condition's "
+        "survival and tokens are its run without a model; its answers, the model's probe of "
+        "it). *Carried tokens* is the context right after a compaction, the budget a condition "
+        "spends on the past.\n"
+    )
+    for model in models:
+        rows = headline(view, model)
+        ours, rival = rows[0], rows[1]
+        sizes = sorted({r.size for r in view.runs if r.model == model and r.condition == "ctxlab"})
+        parts += [
+            f"**{model}**, {ours.conversations} conversations ({', '.join(sizes)}): ctxlab "
+            f"keeps {ours.survival:.0%} of the planted facts carrying {ours.carried_tokens:.0f} "
+            f"tokens, the reference prompt {rival.survival:.0%} carrying "
+            f"{rival.carried_tokens:.0f}.\n",
+            markdown_table(_headline_table(rows)),
+        ]
+    return parts
+
+
 def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
     """The conditions, survival by fact kind and by depth band, paired differences, cost."""
     counts = Counter(c.split("-")[1] for c in view.conversations)
@@ -154,6 +218,7 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
     parts = [
         READING.format(n=len(view.conversations), sizes=sizes) + "\n",
         f"Budgets (AgentScope 2.0.3's estimator): {budgets}.\n",
+        *_headline(view),
         "### Conditions\n",
         markdown_table(_conditions(view)),
     ]

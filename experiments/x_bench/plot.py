@@ -10,10 +10,15 @@ per recorded model, numbered in the caption (the plots hold ASCII text only).
 
 from __future__ import annotations
 
+from typing import cast
+
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure, SubFigure
 
 from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
 
 __all__ = ["x_bench_plot"]
@@ -88,6 +93,33 @@ def _bands(
     axes.figure.colorbar(image, ax=axes, fraction=0.05, pad=0.02)
 
 
+HEADLINE_COLOURS = dict(zip(HEADLINE, (OURS, COMPACTION, "#000000", ARTICLE), strict=True))
+"""ctxlab's profile, the reference prompt, masking, truncation."""
+
+
+def _headline_panel(axes: Axes, model: str, rows: list[HeadlineRow]) -> None:
+    """ctxlab's profile against the reference prompt and the baselines on one model's
+    headline conversations: survival (95 % CI) against the tokens carried after a compaction."""
+    for row in rows:
+        axes.errorbar(
+            row.carried_tokens,
+            row.survival,
+            yerr=[[max(row.survival - row.low, 0.0)], [max(row.high - row.survival, 0.0)]],
+            fmt=MARKERS[HEADLINE.index(row.condition)],
+            color=HEADLINE_COLOURS[row.condition],
+            markersize=6,
+            capsize=2,
+            linewidth=0.8,
+            label=row.condition,
+        )
+    axes.set_ylim(-0.05, 1.08)
+    axes.set_xlim(left=0)
+    axes.set_xlabel("tokens carried after a compaction (mean, estimator)", fontsize=8)
+    axes.set_ylabel("planted facts kept", fontsize=8)
+    axes.set_title(f"{model}: {rows[0].conversations} conversations", loc="left", fontsize=8)
+    axes.legend(loc="lower right", fontsize=6.5, frameon=False)
+
+
 def x_bench_plot(view: XBenchView) -> Plot:
     """``X-BENCH_tradeoff``: survival against carried tokens, and survival by depth band."""
     models = _models(view)
@@ -96,10 +128,19 @@ def x_bench_plot(view: XBenchView) -> Plot:
     rows = [
         c for c in view.conditions if c.status == "run" and (c.needs_model or c.model == NO_MODEL)
     ]
-    with new_figure(NAME) as figure:
-        left, right = figure.subplots(1, 2, width_ratios=[1.25, 1])
+    answers = headline_models(view)
+    with new_figure(NAME, panels=2 if answers else 1) as figure:
+        top: Figure | SubFigure = figure
+        bottom: SubFigure | None = None
+        if answers:
+            top, bottom = cast("np.ndarray", figure.subfigures(2, 1, height_ratios=[1, 0.9]))
+        left, right = top.subplots(1, 2, width_ratios=[1.25, 1])
         _tradeoff(left, rows, models)
         _bands(right, view.by_band, rows, models)
+        if bottom is not None:
+            panels = bottom.subplots(1, len(answers), squeeze=False)[0]
+            for axes, model in zip(panels, answers, strict=True):
+                _headline_panel(axes, model, headline(view, model))
         numbered = "; ".join(f"[{n}] {m}" for n, m in enumerate(models, 1)) or "none yet"
         caption = (
             f"X-BENCH over {len(view.conversations)} seeded conversations at one budget per "
@@ -108,5 +149,13 @@ def x_bench_plot(view: XBenchView) -> Plot:
             "the end; right, the share kept by where the fact was planted. Grey: conditions "
             "with no model call, over every conversation; blue (and [n]): a recorded "
             f"summary model, over the conversations recorded so far. Models: {numbered}."
+            + (
+                " Below, one panel per recorded model: ctxlab's profile against the reference "
+                "prompt, masking and truncation on the conversations recorded under both "
+                "ctxlab and the reference prompt, the share kept against the tokens carried "
+                "right after a compaction (up and to the left is better)."
+                if answers
+                else ""
+            )
         )
         return plot_of(NAME, "X-BENCH", caption, figure)

@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from experiments.x_bench.conditions import CONDITIONS, budget_for
 from experiments.x_bench.corpus import generate
@@ -181,12 +182,19 @@ def _run_record(
         net_tokens=net,
         net_continuation_tokens=net_continuation,
         turns_after_last_compaction=score.turns_after_last_compaction,
-        answered=score.answered,
-        correct=sum(bool(f.correct) for f in score.facts) if score.answered else None,
+        **_probe(score),
         window_share=round(window_share(conversation, kept), 4) if name == "truncation" else None,
         stopped_at=run.stopped_at,
         oversized=score.oversized,
     )
+
+
+def _probe(score: RunScore) -> dict[str, Any]:
+    """Whether a model answered the probe, how many answers were correct, of how many."""
+    if not score.answered:
+        return {"answered": False, "correct": None, "questions": 0}
+    correct = sum(bool(f.correct) for f in score.facts)
+    return {"answered": True, "correct": correct, "questions": len(score.facts)}
 
 
 def _facts_of(conversations: Sequence[Conversation]) -> dict[str, dict[str, tuple[str, str]]]:

@@ -69,6 +69,8 @@ class RunRecord:
     """The turn during which the condition's thrash guard stopped the session (ctxlab's
     profile): the turns after it were not played, and their facts count as lost. None when
     every turn was played."""
+    questions: int = 0
+    """The probe's questions (one per fact, abstentions included); 0 when no model answered."""
     oversized: int = 0
     """Compactions whose summary cost at least the span it replaced (the context was no smaller
     right after: AgentScope 2.0.3 has no size check)."""

@@ -1,0 +1,115 @@
+"""X-BENCH's answer first: ctxlab's own profile against the reference prompt and the model-free
+baselines, per recorded model, over the same conversations.
+
+The conditions table averages each condition over the conversations it was recorded on, which
+differ from one condition to the next while recording goes on. The headline compares like with
+like: for each recorded model, the conversations on which both ctxlab's profile and the
+reference prompt were recorded, and on exactly those, every condition of :data:`HEADLINE`
+(a model-free condition's survival and tokens are its run without a model; its answers are
+the model's probe of it, where recorded on every one of those conversations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.scoring import bootstrap, paired
+from experiments.x_bench.view import RunRecord, XBenchView
+
+__all__ = ["HEADLINE", "HeadlineRow", "headline", "headline_models"]
+
+HEADLINE = ("ctxlab", "reference", "masking", "truncation")
+"""The conditions the headline sets side by side, ctxlab's profile first."""
+NO_MODEL = "none"
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    """One condition on one model's headline conversations."""
+
+    model: str
+    condition: str
+    conversations: int
+    survival: float
+    low: float
+    high: float
+    carried_tokens: float
+    """Mean context estimate right after a compaction (0 when none compacted)."""
+    final_tokens: float
+    correct: float | None
+    """Share of the probe's questions answered correctly, or None where a probe is missing."""
+    invented: int
+    difference: tuple[float, float, float] | None
+    """ctxlab's survival minus this condition's, paired by conversation, with its interval
+    (None on ctxlab's own row)."""
+
+
+def headline_models(view: XBenchView) -> list[str]:
+    """The recorded models with at least one conversation under both ctxlab and reference."""
+    models = dict.fromkeys(r.model for r in view.runs if r.model != NO_MODEL)
+    return [m for m in models if _conversations(view.runs, m)]
+
+
+def headline(view: XBenchView, model: str) -> list[HeadlineRow]:
+    """Every condition of :data:`HEADLINE` on ``model``'s headline conversations."""
+    ids = _conversations(view.runs, model)
+    if not ids:
+        return []
+    ours = _runs(view.runs, "ctxlab", model, ids)
+    rows = []
+    for name in HEADLINE:
+        runs = _runs(view.runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
+        probes = _runs(view.runs, name, model, ids)
+        rows.append(_row(model, name, runs, probes, None if name == "ctxlab" else ours))
+    return rows
+
+
+def _conversations(runs: Sequence[RunRecord], model: str) -> list[str]:
+    """The conversations recorded under both ctxlab and reference on ``model``, in run order."""
+    of = {c: {r.conversation for r in runs if r.condition == c and r.model == model}
+          for c in ("ctxlab", "reference")}  # fmt: skip
+    order = dict.fromkeys(r.conversation for r in runs)
+    return [c for c in order if c in of["ctxlab"] and c in of["reference"]]
+
+
+def _runs(runs: Sequence[RunRecord], name: str, model: str, ids: list[str]) -> list[RunRecord]:
+    """``name``'s runs on ``model`` over ``ids``, in their order (fewer when some are missing)."""
+    found = {r.conversation: r for r in runs if r.condition == name and r.model == model}
+    return [found[i] for i in ids if i in found]
+
+
+def _row(
+    model: str,
+    name: str,
+    runs: list[RunRecord],
+    probes: list[RunRecord],
+    ours: list[RunRecord] | None,
+) -> HeadlineRow:
+    mean, low, high = bootstrap([r.survival for r in runs])
+    carried = [t for r in runs for t in r.carried_tokens]
+    answered = len(probes) == len(runs) and all(p.correct is not None for p in probes)
+    questions = sum(p.questions for p in probes)
+    return HeadlineRow(
+        model=model,
+        condition=name,
+        conversations=len(runs),
+        survival=mean,
+        low=low,
+        high=high,
+        carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
+        final_tokens=round(sum(r.final_tokens for r in runs) / len(runs), 1),
+        correct=round(sum(p.correct or 0 for p in probes) / questions, 4)
+        if answered and questions
+        else None,
+        invented=sum(len(r.invented) for r in runs),
+        difference=_against(ours, runs) if ours is not None else None,
+    )
+
+
+def _against(ours: list[RunRecord], theirs: list[RunRecord]) -> tuple[float, float, float]:
+    """ctxlab's survival minus ``theirs``, paired by conversation."""
+    mine = {r.conversation: r.survival for r in ours}
+    both = [r for r in theirs if r.conversation in mine]
+    return paired([mine[r.conversation] for r in both], [r.survival for r in both])

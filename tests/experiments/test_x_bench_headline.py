@@ -1,0 +1,73 @@
+"""X-BENCH's answer first: ctxlab's profile against the reference prompt, masking and truncation
+per recorded model, on exactly the conversations recorded under both ctxlab and the reference."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from experiments.x_bench.headline import headline, headline_models
+from experiments.x_bench.page import x_bench_section
+from experiments.x_bench.view import RunRecord, XBenchView
+
+SET = "local-qwen2.5-coder-0.5b-instruct-q4_k_m"
+OTHER = "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def _run(condition: str, conversation: str, survival: float, model: str = SET,
+         **changes: object) -> RunRecord:  # fmt: skip
+    fields: dict[str, object] = {
+        "conversation": conversation, "lang": "en", "size": "2k", "condition": condition,
+        "model": model, "compactions": 2, "survival": survival, "survived": [], "lost": [],
+        "in_tail": [], "carried_tokens": [400, 500], "compression": [], "final_tokens": 800,
+        "invented": [], "agent_prompt_tokens": 0, "continuation_prompt_tokens": 0,
+        "summary_calls": 2, "failed_summaries": 0, "summary_tokens": 0, "net_tokens": 0,
+        "net_continuation_tokens": 0, "turns_after_last_compaction": 3,
+        "answered": model != "none", "correct": 6 if model != "none" else None,
+        "window_share": None, "questions": 12 if model != "none" else 0,
+    }  # fmt: skip
+    return RunRecord(**(fields | changes))  # type: ignore[arg-type]
+
+
+def _view(runs: list[RunRecord]) -> XBenchView:
+    return XBenchView("X-BENCH", "scripted", 1, [], [], [], [], [], [], runs, [], "")
+
+
+def _runs() -> list[RunRecord]:
+    runs = []
+    for conversation in ("a", "b", "c"):
+        runs += [_run("masking", conversation, 0.9, "none"), _run("truncation", conversation, 0.1,
+                 "none", carried_tokens=[200])]  # fmt: skip
+        runs.append(_run("ctxlab", conversation, 1.0))
+    # the reference recorded on two of the three: the headline keeps those two only
+    runs += [_run("reference", c, 0.3, carried_tokens=[300]) for c in ("a", "b")]
+    runs.append(_run("masking", "a", 0.9))  # masking's probe on one of them only
+    runs.append(_run("ctxlab", "a", 0.5, OTHER))  # no reference on the other model
+    return runs
+
+
+def test_the_headline_compares_on_the_conversations_both_were_recorded_on() -> None:
+    view = _view(_runs())
+    assert headline_models(view) == [SET]
+    rows = {r.condition: r for r in headline(view, SET)}
+    assert list(rows) == ["ctxlab", "reference", "masking", "truncation"]
+    assert {r.conversations for r in rows.values()} == {2}
+    assert rows["reference"].difference == (0.7, 0.7, 0.7)
+    assert rows["masking"].survival == 0.9  # the model-free run, not the probe's
+    assert rows["truncation"].carried_tokens == 200.0
+    assert rows["ctxlab"].difference is None and rows["ctxlab"].carried_tokens == 450.0
+    assert rows["ctxlab"].correct == 0.5
+    assert rows["masking"].correct is None  # its probe is missing on one conversation
+
+
+def test_no_headline_without_both_conditions_recorded() -> None:
+    runs = [r for r in _runs() if r.condition != "reference"]
+    assert headline_models(_view(runs)) == []
+    assert headline(_view(runs), SET) == []
+
+
+def test_the_page_answers_first() -> None:
+    section = x_bench_section(_view(_runs()), pd.DataFrame())
+    answer = section.index("### The answer")
+    assert answer < section.index("### Conditions")
+    assert f"**{SET}**, 2 conversations (2k): ctxlab keeps 100% of the planted facts" in section
+    assert "the reference prompt 30% carrying 300" in section
