@@ -97,6 +97,10 @@ own client: its second call (a 2–3 sentence header) and its ledger merge acros
 out (AgentScope's engine merges the earlier summary into the next span instead); the package
 itself is not a dependency (it needs pydantic, typer, tiktoken and an async provider of its
 own)."""
+REFERENCE_MAX_TOKENS = 2_048
+"""The reference call's cap on its answer: CompactBench 0.1.0's ``CompletionRequest``
+default (``compactbench/providers/base.py``), which its hybrid-ledger call does not override.
+Its ``response_format={"type": "json_object"}`` is left out: our client sends none."""
 
 
 def agentscope_config(budget: Budget, **changes: object) -> CompactionConfig:
@@ -227,7 +231,11 @@ CONDITIONS: dict[str, Condition] = {
             "reference prompt (CompactBench hybrid-ledger)",
             True,
             "state",
-            _engine(lambda b: agentscope_config(b, summary_prompt=REFERENCE_PROMPT)),
+            _engine(
+                lambda b: agentscope_config(
+                    b, summary_prompt=REFERENCE_PROMPT, summary_max_tokens=REFERENCE_MAX_TOKENS
+                )
+            ),
         ),
     )
 }

@@ -167,10 +167,11 @@ class Compactor:
                 self.summary_model, plan.prefix, self.config.summary_prompt, chunk
             )
         prompt, policy, budget = self.config.summary_prompt, self.config.summary_policy, self.budget
+        cap = self.config.summary_max_tokens
         if budget is None:
-            return summarize(self.summary_model, plan.prefix, prompt, policy)
+            return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
         prompt = budget_prompt(prompt or DEFAULT_SUMMARY_PROMPT, budget)
-        cap = min(budget, MAX_SUMMARY_CALL_TOKENS)
+        cap = min(budget, MAX_SUMMARY_CALL_TOKENS, cap or MAX_SUMMARY_CALL_TOKENS)
         return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
 
     def build(self, plan: Plan, summary: SummaryOutcome) -> Compaction:

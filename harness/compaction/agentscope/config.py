@@ -140,6 +140,11 @@ class CompactionConfig:
     summary that only repeat the prompt's instructions, and the sections left empty, are
     dropped before the budget and the gate see it. False (the seeds' behaviour): the summary is
     taken as written."""
+    summary_max_tokens: int | None = None
+    """A cap on the summary call's answer (sent as ``max_tokens``; with a summary budget the
+    smaller of the two), for a summary prompt whose own call names one (X-BENCH's reference
+    prompt: CompactBench's request default of 2,048). None (the seeds' behaviour): the call
+    names no cap."""
     summary_chunk_tokens: int | None = None
     """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
     transcript is longer than this many estimated tokens is summarised in chunks that fit, and
@@ -239,9 +244,10 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     budget = check_share(config.summary_budget)
     if budget is not None:
         problems.append(budget)
-    chunk = config.summary_chunk_tokens
-    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
-        problems.append(f"summary_chunk_tokens must be None or a whole number >= 1, not {chunk!r}")
+    for name in ("summary_chunk_tokens", "summary_max_tokens"):
+        n = getattr(config, name)
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            problems.append(f"{name} must be None or a whole number >= 1, not {n!r}")
     ratio = config.keep_tokens_ratio
     if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1:
         problems.append(f"keep_tokens_ratio must be in (0, 1], not {ratio!r}")

@@ -153,3 +153,20 @@ def test_profile_budget_applies_to_the_harness_default() -> None:
     config = replace(ctxlab_profile(), trigger_tokens=1_000, keep_tokens=300, meter=METER)
     compactor = Compactor(config, resolve_thresholds(config, "m"), FunctionModel(lambda _: "x"))
     assert compactor.budget == 350
+
+
+def test_a_summary_cap_is_sent_without_a_budget_and_the_smaller_with_one() -> None:
+    message, (request,) = _compact(_config(summary_max_tokens=2_048), LONG)
+    assert request.max_tokens == 2_048
+    assert "Keep the summary under" not in request.messages[0].content
+    assert message == build_summary_message(LONG)  # a cap alone cuts nothing itself
+    _, (capped,) = _compact(_config(summary_budget=0.5, summary_max_tokens=100), LONG)
+    assert capped.max_tokens == 100  # under the budget's 180
+    _, (budgeted,) = _compact(_config(summary_budget=0.5, summary_max_tokens=2_048), LONG)
+    assert budgeted.max_tokens == 180
+
+
+@pytest.mark.parametrize("cap", [0, -1, 1.5, True, "2048"])
+def test_a_bad_summary_cap_is_refused(cap: object) -> None:
+    with pytest.raises(ConfigError, match="summary_max_tokens"):
+        CompactionConfig(summary_max_tokens=cap)  # type: ignore[arg-type]
