@@ -225,7 +225,7 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     schema = data.get("schema", SCHEMA)
     if schema != SCHEMA:
         raise BenchFileError(f"{where} has schema {schema!r}; ctxlab reads {SCHEMA!r}.")
-    where = f"{where} {data.get('id', '?')!r}"
+    where = f"{where} (id {data['id']!r})" if "id" in data else where
     raw_turns = _need(data, "turns", list, where)
     if not raw_turns:
         raise BenchFileError(f"{where} has no turns.")
