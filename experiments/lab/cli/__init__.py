@@ -106,6 +106,7 @@ def _record(args: argparse.Namespace) -> int:
 
     out, args.cassettes = folders(args)
     _check_conditions(args)
+    _sigterm_as_interrupt()  # a terminated recording stops the local server it started
     source = Recording(
         args.provider,
         args.model,
@@ -154,6 +155,7 @@ def _serve_local(args: argparse.Namespace) -> int:
     from experiments.lab.recorder import local_server
     from experiments.lab.recorder.modelfile import local_model
 
+    _sigterm_as_interrupt()
     with local_server(local_model(args.model), port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
         try:
@@ -200,6 +202,7 @@ def _sigterm_as_interrupt() -> None:
 def _bench(args: argparse.Namespace) -> int:
     from experiments.lab.cli.bench import bench
 
+    _sigterm_as_interrupt()  # ``--provider local`` starts a server
     return bench(args, _live_model)
 
 

@@ -16,12 +16,44 @@ this project's machines on 2026-12-01).
 from __future__ import annotations
 
 import functools
+import os
 import sys
+import threading
+import time
 from typing import Any
 
-__all__ = ["NO_REPACK", "install_fresh_context", "keep_weights_unpacked", "main", "take_switch"]
+__all__ = [
+    "NO_REPACK",
+    "install_fresh_context",
+    "keep_weights_unpacked",
+    "main",
+    "take_switch",
+    "watch_parent",
+]
 
 NO_REPACK = "--no-repack"
+PARENT_ENV = "CTXLAB_SERVER_PARENT"
+"""The pid of the process that started the launcher (set by ctxlab's local server): read
+instead of the launcher's own parent at start, which may already be init when the recording
+was killed while the launcher was starting."""
+PARENT_POLL_SECONDS = 1.0
+"""How often the launcher checks that the process that started it is still there."""
+
+
+def watch_parent(parent: int, poll: float = PARENT_POLL_SECONDS) -> threading.Thread:
+    """Exit this process as soon as its parent is no longer ``parent`` (it died, even by
+    SIGKILL, and the server was handed to init): a recording killed outright must not leave a
+    server generating on a core nobody reads. A daemon thread; llama.cpp releases the GIL
+    while it computes, so the check runs mid-generation too."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="ctxlab-parent-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def install_fresh_context(llama_class: Any) -> None:
@@ -66,6 +98,7 @@ def take_switch(argv: list[str], switch: str) -> bool:
 
 def main() -> None:
     """Patch llama_cpp and run its server's command line (reads ``sys.argv``)."""
+    watch_parent(int(os.environ.get(PARENT_ENV) or os.getppid()))
     import llama_cpp
     import llama_cpp.llama_cpp as bindings
     from llama_cpp.server.__main__ import main as serve

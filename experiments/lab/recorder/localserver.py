@@ -27,6 +27,7 @@ import httpx
 
 from experiments.lab.errors import LocalServerError
 from experiments.lab.project import SOURCE_ROOT
+from experiments.lab.recorder.det_server import PARENT_ENV
 from experiments.lab.recorder.modelfile import (
     QWEN_1_5B,
     RECORD_EXTRA,
@@ -290,6 +291,7 @@ def _child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "CONFIG_FILE")}
     root = str(SOURCE_ROOT)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    env[PARENT_ENV] = str(os.getpid())  # the launcher exits when this process is gone
     return env
 
 
