@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from typing import TypeVar
 
 from experiments.lab.cassette_sets import list_sets
+from experiments.lab.errors import RecordingIncompleteError
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
@@ -28,6 +29,7 @@ from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
+from harness.errors import ModelError
 
 __all__ = [
     "EXPERIMENT",
@@ -107,7 +109,7 @@ def record(settings: RunSettings) -> None:
     if settings.conditions:
         label += f" of {', '.join(settings.conditions)}"
     settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
-    started = time.monotonic()
+    started, failed = time.monotonic(), []
     for number, (conversation, name) in enumerate(plan, 1):
         cassette = cassette_name(conversation, name)
         where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
@@ -115,11 +117,31 @@ def record(settings: RunSettings) -> None:
             settings.progress(f"{where}: kept (already recorded)")
             continue
         began = time.monotonic()
-        budget = budget_for(conversation.size, conversation.tokens)
-        with settings.model(ID, cassette) as client:
-            run_conversation(conversation, CONDITIONS[name], budget, client.client)
+        try:
+            _record_one(settings, conversation, name, cassette)
+        except (ModelError, RecordingIncompleteError) as error:
+            # one model call that never ends must not cost the rest of a slice of hours
+            failed.append(cassette)
+            settings.progress(f"{where}: not recorded, going on ({error})")
+            continue
         settings.progress(f"{where}: {time.monotonic() - began:.1f} s")
     settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
+    if failed:
+        raise RecordingIncompleteError(
+            f"X-BENCH: {len(failed)} cassette(s) of the slice were not recorded "
+            f"({', '.join(failed)}); the others were. Run the same command again to retry "
+            "them (recorded ones are kept), with more time (--read-timeout, --timeout) if "
+            "they timed out."
+        )
+
+
+def _record_one(
+    settings: RunSettings, conversation: Conversation, name: str, cassette: str
+) -> None:
+    """Play ``conversation`` under condition ``name`` against the live model into ``cassette``."""
+    budget = budget_for(conversation.size, conversation.tokens)
+    with settings.model(ID, cassette) as client:
+        run_conversation(conversation, CONDITIONS[name], budget, client.client)
 
 
 def run(settings: RunSettings) -> ExperimentResult:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support.loopback import ScriptedHTTPServer
+from support.loopback import Reply, ScriptedHTTPServer, json_reply
 from test_bench_cli import _answer
 
 from experiments.lab.cli import main
@@ -103,3 +104,30 @@ def test_an_empty_condition_name_is_refused_by_the_parser(
     with pytest.raises(SystemExit):
         main(["record", "X-BENCH", "--provider", "local", "--conditions", "full,"])
     assert "expected NAME[,NAME...]" in capsys.readouterr().err
+
+
+def _refuse_full_probes(body: dict[str, Any]) -> Reply:
+    """``_answer``, but a 400 for the English probe of the full context (the longest)."""
+    text = body["messages"][-1]["content"]
+    if text.startswith("Answer each question below") and len(body["messages"]) > 20:
+        return json_reply({"error": {"message": "too long", "type": "invalid_request"}}, 400)
+    return _answer(body)
+
+
+@pytest.mark.slow  # records from a loopback server
+def test_a_cassette_that_fails_does_not_stop_the_slice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassettes = tmp_path / "cassettes"
+    with ScriptedHTTPServer(answer=_refuse_full_probes) as server:
+        args = ["record", "X-BENCH", "--provider", "openai-compatible", "--model", "m"]
+        args += ["--base-url", server.base_url, "--cassettes", str(cassettes)]
+        args += ["--conditions", "full,truncation", "--slice", "1/9", "--out", str(tmp_path)]
+        assert main(args) == 2
+    captured = capsys.readouterr()
+    names = sorted(p.name for p in cassettes.rglob("*.json"))
+    recorded = ["en-2k-s01--truncation", "zh-2k-s01--full", "zh-2k-s01--truncation"]
+    assert names == [f"{n}.json" for n in recorded]  # en-2k-s01's truncation after the failure
+    assert "X-BENCH [3/4] en-2k-s01--full: not recorded, going on (" in captured.out
+    assert "X-BENCH [4/4] en-2k-s01--truncation: " in captured.out
+    assert "1 cassette(s) of the slice were not recorded (en-2k-s01--full)" in captured.err
