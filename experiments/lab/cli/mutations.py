@@ -49,7 +49,7 @@ def mutations(args: argparse.Namespace) -> int:
         print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
 
     matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
-    path = write_matrix(matrix, out)
+    path = write_matrix(matrix, out, only=args.experiments)
     if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
         from experiments.lab.report import build_reports
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from experiments.lab.errors import ExperimentError
 from experiments.lab.mutations.catalogue import MUTATIONS, Mutation
 from experiments.lab.mutations.guards import guard_reason, uncovered
+from harness.errors import ConfigError
 
 __all__ = [
     "MATRIX_FILE",
@@ -167,8 +168,10 @@ def compute_matrix(
     return Matrix(baseline, results, tuple(mutations))
 
 
-def write_matrix(matrix: Matrix, out_dir: Path) -> Path:
-    """``out_dir/mutations.csv``, written atomically."""
+def write_matrix(matrix: Matrix, out_dir: Path, only: Sequence[str] = ()) -> Path:
+    """``out_dir/mutations.csv``, written atomically. With ``only`` (the experiments the matrix
+    was computed for), the rows of the other experiments already in the file are kept, in
+    their place: a matrix of one experiment never drops the rest of the table."""
     import csv
     import io
 
@@ -178,11 +181,42 @@ def write_matrix(matrix: Matrix, out_dir: Path) -> Path:
     columns = ["experiment", "claim_id", "model", "kind", "status"]
     columns += [m.name for m in matrix.mutations]
     columns += ["flipped_by", "guard", "uncovered"]
+    path = Path(out_dir) / MATRIX_FILE
+    if only and path.is_file():
+        rows = merged_rows(_read_rows(path, columns), rows, only)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    path = Path(out_dir) / MATRIX_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buffer.getvalue())
     return path
+
+
+def _read_rows(path: Path, columns: list[str]) -> list[dict[str, str]]:
+    """The rows of an existing matrix file, which must have ``columns`` (the same catalogue)."""
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != columns:
+            raise ConfigError(
+                f"{path} was computed with another mutation catalogue; run `ctxlab mutations` "
+                "for every experiment to write it again."
+            )
+        return list(reader)
+
+
+def merged_rows(
+    existing: list[dict[str, str]], fresh: list[dict[str, str]], only: Sequence[str]
+) -> list[dict[str, str]]:
+    """``existing`` with the rows of the experiments ``only`` replaced by ``fresh``'s, where
+    the first of them stood (at the end when none did)."""
+    kept, placed = [], False
+    for row in existing:
+        if row["experiment"] not in only:
+            kept.append(row)
+        elif not placed:
+            kept += fresh
+            placed = True
+    return kept if placed else kept + fresh

@@ -20,8 +20,15 @@ from support.paths import ROOT
 
 from experiments.lab.mutations.catalogue import MUTATIONS, Mutation
 from experiments.lab.mutations.guards import GUARDS, UNCOVERED, uncovered
-from experiments.lab.mutations.matrix import MATRIX_FILE, Matrix, compute_matrix, write_matrix
+from experiments.lab.mutations.matrix import (
+    MATRIX_FILE,
+    Matrix,
+    compute_matrix,
+    merged_rows,
+    write_matrix,
+)
 from experiments.lab.report.mutations import mutations_section
+from harness.errors import ConfigError
 
 PROJECT_ROOT = ROOT
 REPORTS = PROJECT_ROOT / "reports"
@@ -130,3 +137,25 @@ def test_the_section_lists_what_each_mutation_flipped_and_the_guards() -> None:
     assert "<code>M1</code></td><td>1</td><td>E1-A</td>" in html
     assert "<code>M2</code></td><td>0</td><td>—</td><td>E5</td>" in html
     assert "AS-X</code> (article): a constant" in html
+
+
+def _row(experiment: str, claim: str, cell: str = "") -> dict[str, str]:
+    return {"experiment": experiment, "claim_id": claim, "M1": cell}
+
+
+def test_a_matrix_of_some_experiments_keeps_the_other_rows_in_place() -> None:
+    existing = [_row("E1", "A"), _row("X-BENCH", "B"), _row("X-BENCH", "C"), _row("X-COST", "D")]
+    fresh = [_row("X-BENCH", "B", "flip"), _row("X-BENCH", "E")]
+    merged = merged_rows(existing, fresh, ["X-BENCH"])
+    assert [(r["claim_id"], r["M1"]) for r in merged] == [
+        ("A", ""), ("B", "flip"), ("E", ""), ("D", "")
+    ]  # fmt: skip
+    assert merged_rows(existing[:1], fresh, ["X-BENCH"]) == existing[:1] + fresh
+
+
+def test_writing_one_experiments_matrix_over_another_catalogue_is_refused(tmp_path: Path) -> None:
+    (tmp_path / MATRIX_FILE).write_text("experiment,claim_id,OTHER\nE1,A,\n", encoding="utf-8")
+    matrix = Matrix(baseline={}, outcomes={}, mutations=tuple(MUTATIONS[:1]))
+    with pytest.raises(ConfigError, match="another mutation catalogue"):
+        write_matrix(matrix, tmp_path, only=["X-BENCH"])
+    assert write_matrix(matrix, tmp_path).read_text(encoding="utf-8").startswith("experiment,")
