@@ -79,6 +79,12 @@ BY_CLAIM: dict[str, str] = {
     "X-COST-E4-DSH-SHRINK": MODEL,
     "X-COST-E4-AGENTSCOPE-BREAKEVEN": MODEL,
     "X-COST-E4-DSH-BREAKEVEN": MODEL,
+    # X-BENCH: what the recorded model's summaries kept, and what it wrote under the reference
+    # prompt (the 0.5B's are short ledgers that carry fewer tokens than ctxlab's budget).
+    "X-BENCH-GATE-ADDS": MODEL,
+    "X-BENCH-AS-OVERSIZE": MODEL,
+    "X-BENCH-DSH-OVER-AS": MODEL,
+    "X-BENCH-CTXLAB-WINS": MODEL,
 }
 """A claim's main cause when it differs, by claim id."""
 
