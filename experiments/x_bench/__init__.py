@@ -29,7 +29,7 @@ from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
-from harness.errors import ModelError
+from harness import ModelError
 
 __all__ = [
     "EXPERIMENT",

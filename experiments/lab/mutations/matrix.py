@@ -27,7 +27,7 @@ from pathlib import Path
 from experiments.lab.errors import ExperimentError
 from experiments.lab.mutations.catalogue import MUTATIONS, Mutation
 from experiments.lab.mutations.guards import guard_reason, uncovered
-from harness.errors import ConfigError
+from harness import ConfigError
 
 __all__ = [
     "MATRIX_FILE",
