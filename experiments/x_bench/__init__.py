@@ -30,6 +30,7 @@ from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 from harness import ModelError
+from harness.errors import APITimeoutError
 
 __all__ = [
     "EXPERIMENT",
@@ -101,15 +102,12 @@ def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
 
 def record(settings: RunSettings) -> None:
     """Record the slice's cassettes, keeping those already there unless forced (resumable)."""
-    plan = recording_plan()
-    if settings.conditions:
-        plan = [(c, name) for c, name in plan if name in settings.conditions]
+    plan = [(c, n) for c, n in recording_plan() if n in (settings.conditions or CONDITIONS)]
     plan = plan_slice(plan, settings.slice)
     label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
-    if settings.conditions:
-        label += f" of {', '.join(settings.conditions)}"
+    label += f" of {', '.join(settings.conditions)}" if settings.conditions else ""
     settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
-    started, failed = time.monotonic(), []
+    started, failed, stopped = time.monotonic(), [], False
     for number, (conversation, name) in enumerate(plan, 1):
         cassette = cassette_name(conversation, name)
         where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
@@ -122,17 +120,39 @@ def record(settings: RunSettings) -> None:
         except (ModelError, RecordingIncompleteError) as error:
             # one model call that never ends must not cost the rest of a slice of hours
             failed.append(cassette)
-            settings.progress(f"{where}: not recorded, going on ({error})")
+            stopped = _blocks_the_server(settings, error)
+            settings.progress(f"{where}: not recorded{'' if stopped else ', going on'} ({error})")
+            if stopped:
+                break
             continue
         settings.progress(f"{where}: {time.monotonic() - began:.1f} s")
     settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
     if failed:
-        raise RecordingIncompleteError(
-            f"X-BENCH: {len(failed)} cassette(s) of the slice were not recorded "
-            f"({', '.join(failed)}); the others were. Run the same command again to retry "
-            "them (recorded ones are kept), with more time (--read-timeout, --timeout) if "
-            "they timed out."
-        )
+        raise _not_recorded(failed, stopped)
+
+
+def _not_recorded(failed: list[str], stopped: bool) -> RecordingIncompleteError:
+    why = (
+        " The local server was still writing the answer that timed out, so the rest of the "
+        "slice would have waited behind it: the slice stopped there; --max-tokens cuts a model "
+        "that never stops."
+        if stopped
+        else ""
+    )
+    return RecordingIncompleteError(
+        f"X-BENCH: {len(failed)} cassette(s) of the slice were not recorded "
+        f"({', '.join(failed)}).{why} Run the same command again to retry them (recorded ones "
+        "are kept), with more time (--read-timeout, --timeout) if they timed out."
+    )
+
+
+def _blocks_the_server(settings: RunSettings, error: Exception) -> bool:
+    """A request that got no answer from a local server ctxlab started: the server (one
+    request at a time, no cancel) goes on writing that answer, so every later request of the
+    slice would wait behind it and time out too."""
+    return settings.server_info is not None and isinstance(
+        error, APITimeoutError | RecordingIncompleteError
+    )
 
 
 def _record_one(

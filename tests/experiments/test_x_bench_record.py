@@ -5,6 +5,7 @@ the slice's cassettes are written, progress names each with its time, a second r
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,13 @@ from support.loopback import Reply, ScriptedHTTPServer, json_reply
 from test_bench_cli import _answer
 
 from experiments.lab.cli import main
+from experiments.lab.errors import RecordingIncompleteError
 from experiments.lab.experiment import RunSettings
 from experiments.lab.recorder import provider_spec
 from experiments.x_bench import plan_slice, record, recording_plan
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.page import PAGE as X_BENCH_PAGE
+from harness.timeouts import Timeouts
 
 
 def test_the_plan_is_sliced_contiguously_and_completely() -> None:
@@ -131,3 +134,26 @@ def test_a_cassette_that_fails_does_not_stop_the_slice(
     assert "X-BENCH [3/4] en-2k-s01--full: not recorded, going on (" in captured.out
     assert "X-BENCH [4/4] en-2k-s01--truncation: " in captured.out
     assert "1 cassette(s) of the slice were not recorded (en-2k-s01--full)" in captured.err
+
+
+@pytest.mark.slow  # records from a loopback server that keeps one answer waiting
+def test_a_timeout_on_a_local_server_stops_the_slice(tmp_path: Path) -> None:
+    def slow_full_probe(body: dict[str, Any]) -> Reply:
+        if _refuse_full_probes(body)[0] == 400:  # the English full probe: never in time
+            time.sleep(1.0)
+        return _answer(body)
+
+    lines: list[str] = []
+    with ScriptedHTTPServer(answer=slow_full_probe) as server:
+        spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
+        settings = RunSettings(
+            tmp_path, "record", spec, server_info={"server": "llama-cpp-python"},
+            progress=lines.append, timeouts=Timeouts(connect=1.0, read=0.2, total=0.5),
+            slice=(1, 9), conditions=("full", "truncation"),
+        )  # fmt: skip
+        with pytest.raises(RecordingIncompleteError, match="the slice stopped there"):
+            record(settings)
+    names = sorted(p.name for p in tmp_path.rglob("*.json"))
+    assert names == ["zh-2k-s01--full.json", "zh-2k-s01--truncation.json"]
+    assert any(line.startswith("X-BENCH [3/4] en-2k-s01--full: not recorded (") for line in lines)
+    assert not any("[4/4]" in line for line in lines)  # nothing waited behind the stuck answer
