@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from typing import TypeVar
 
 from experiments.lab.cassette_sets import list_sets
-from experiments.lab.errors import RecordingIncompleteError
+from experiments.lab.errors import CassetteBusyError, RecordingIncompleteError
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
 from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
@@ -117,7 +117,7 @@ def record(settings: RunSettings) -> None:
         began = time.monotonic()
         try:
             _record_one(settings, conversation, name, cassette)
-        except (ModelError, RecordingIncompleteError) as error:
+        except (ModelError, RecordingIncompleteError, CassetteBusyError) as error:
             # one model call that never ends must not cost the rest of a slice of hours
             failed.append(cassette)
             stopped = _blocks_the_server(settings, error)

@@ -5,6 +5,8 @@ the slice's cassettes are written, progress names each with its time, a second r
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -157,3 +159,39 @@ def test_a_timeout_on_a_local_server_stops_the_slice(tmp_path: Path) -> None:
     assert names == ["zh-2k-s01--full.json", "zh-2k-s01--truncation.json"]
     assert any(line.startswith("X-BENCH [3/4] en-2k-s01--full: not recorded (") for line in lines)
     assert not any("[4/4]" in line for line in lines)  # nothing waited behind the stuck answer
+
+
+@pytest.mark.slow  # records from a loopback server
+def test_a_cassette_another_recorder_holds_is_left_to_it(tmp_path: Path) -> None:
+    lines: list[str] = []
+    with ScriptedHTTPServer(answer=_answer) as server:
+        spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
+        settings = RunSettings(
+            tmp_path, "record", spec, progress=lines.append, slice=(1, 9),
+            conditions=("full", "truncation"),
+        )  # fmt: skip
+        held = settings.cassette_path("X-BENCH", "zh-2k-s01--truncation")
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_LOCK, str(held)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            with pytest.raises(RecordingIncompleteError, match=r"\(zh-2k-s01--truncation\)"):
+                record(settings)
+        finally:
+            holder.kill()
+            holder.wait()
+    names = sorted(p.name for p in tmp_path.rglob("*.json"))
+    assert names == [f"{n}.json" for n in ("en-2k-s01--full", "en-2k-s01--truncation",
+                                           "zh-2k-s01--full")]  # fmt: skip
+    assert any("zh-2k-s01--truncation: not recorded, going on (" in line for line in lines)
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from experiments.lab.recorder.recording_lock import recording_lock
+with recording_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""
