@@ -18,7 +18,7 @@ from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.scoring import bootstrap, paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
-__all__ = ["HEADLINE", "HeadlineRow", "headline", "headline_models"]
+__all__ = ["HEADLINE", "HeadlineRow", "dominating", "headline", "headline_models"]
 
 HEADLINE = ("ctxlab", "reference", "masking", "truncation")
 """The conditions the headline sets side by side, ctxlab's profile first."""
@@ -113,3 +113,15 @@ def _against(ours: list[RunRecord], theirs: list[RunRecord]) -> tuple[float, flo
     mine = {r.conversation: r.survival for r in ours}
     both = [r for r in theirs if r.conversation in mine]
     return paired([mine[r.conversation] for r in both], [r.survival for r in both])
+
+
+def dominating(rows: Sequence[HeadlineRow]) -> list[str]:
+    """The conditions that keep at least as many facts as ctxlab's profile (``rows[0]``) while
+    carrying fewer tokens after a compaction: none means ctxlab's profile is on the trade-off
+    frontier of the headline's conditions."""
+    ours = rows[0]
+    return [
+        r.condition
+        for r in rows[1:]
+        if r.survival >= ours.survival and 0 < r.carried_tokens < ours.carried_tokens
+    ]

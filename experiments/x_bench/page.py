@@ -15,7 +15,7 @@ import pandas as pd
 from experiments.lab.report.markdown import markdown_table
 from experiments.lab.report.piece import Page
 from experiments.x_bench.conditions import CONDITIONS
-from experiments.x_bench.headline import HeadlineRow, headline, headline_models
+from experiments.x_bench.headline import HeadlineRow, dominating, headline, headline_models
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
 
@@ -177,6 +177,20 @@ def _headline_table(rows: list[HeadlineRow]) -> pd.DataFrame:
     )
 
 
+def _frontier(rows: list[HeadlineRow]) -> str:
+    """Whether another condition keeps as many facts for fewer carried tokens."""
+    better = dominating(rows)
+    if better:
+        return (
+            "Dominated: " + ", ".join(f"`{c}`" for c in better) + " keeps at least as many "
+            "facts for fewer carried tokens.\n"
+        )
+    return (
+        "Not dominated: no other condition here keeps as many facts for fewer carried tokens "
+        "(ctxlab's profile is on this trade-off's frontier).\n"
+    )
+
+
 def _headline(view: XBenchView) -> list[str]:
     """The answer first: ctxlab's profile against the reference prompt, masking and
     truncation, per recorded model, on the conversations recorded under both ctxlab and the
@@ -202,6 +216,7 @@ def _headline(view: XBenchView) -> list[str]:
             f"tokens, the reference prompt {rival.survival:.0%} carrying "
             f"{rival.carried_tokens:.0f}.\n",
             markdown_table(_headline_table(rows)),
+            _frontier(rows),
         ]
     return parts
 

@@ -3,9 +3,11 @@ per recorded model, on exactly the conversations recorded under both ctxlab and 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from experiments.x_bench.headline import headline, headline_models
+from experiments.x_bench.headline import dominating, headline, headline_models
 from experiments.x_bench.page import x_bench_section
 from experiments.x_bench.view import RunRecord, XBenchView
 
@@ -71,3 +73,14 @@ def test_the_page_answers_first() -> None:
     assert answer < section.index("### Conditions")
     assert f"**{SET}**, 2 conversations (2k): ctxlab keeps 100% of the planted facts" in section
     assert "the reference prompt 30% carrying 300" in section
+
+
+def test_the_frontier_names_a_condition_that_keeps_as_much_for_less() -> None:
+    view = _view(_runs())
+    rows = headline(view, SET)
+    assert dominating(rows) == []  # truncation and the reference carry less but keep less
+    cheaper = [dataclasses.replace(rows[0], carried_tokens=900.0), *rows[1:]]
+    assert dominating(cheaper) == []  # masking carries less (450) but keeps less (0.9)
+    rich = [dataclasses.replace(rows[0], survival=0.8, carried_tokens=900.0), *rows[1:]]
+    assert dominating(rich) == ["masking"]
+    assert "Not dominated" in x_bench_section(view, pd.DataFrame())
