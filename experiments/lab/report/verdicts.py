@@ -52,6 +52,8 @@ class ClaimVerdict:
     claim_id: str
     status: str
     reasons: tuple[str, ...]
+    models: tuple[str, ...] = ()
+    """The models it has a row for (``scripted`` for a scripted claim)."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,12 @@ class Verdict:
         """What the experiment's claims came to, in one sentence, with the main causes."""
         total = len(self.claims)
         models = [m for m in self.cells if m != SCRIPTED_MODEL]
+        # "for both models" only when every claim was judged on every model (X-BENCH mixes
+        # scripted claims with claims judged only where a model's runs hold what they compare)
+        uniform = all(set(c.models) == set(models) for c in self.claims if c.models)
         every = (
             ""
-            if not models
+            if not models or not uniform
             else "for the model"
             if len(models) == 1
             else "for both models"
@@ -131,6 +136,7 @@ def claim_verdicts(claims: pd.DataFrame) -> list[ClaimVerdict]:
             claim_id,
             claim_status([r["status"] for r in rows]),
             tuple(r.get("reason_class") or UNCLASSIFIED for r in rows if r["status"] != "match"),
+            tuple(str(r.get("model", "")) for r in rows),
         )
         for (experiment, claim_id), rows in groups.items()
     ]
