@@ -46,15 +46,17 @@ class HeadlineRow:
     (None on ctxlab's own row)."""
 
 
-def headline_models(view: XBenchView) -> list[str]:
-    """The recorded models with at least one conversation under both ctxlab and reference."""
-    models = dict.fromkeys(r.model for r in view.runs if r.model != NO_MODEL)
-    return [m for m in models if _conversations(view.runs, m)]
+def headline_models(view: XBenchView) -> list[tuple[str, str]]:
+    """``(model, size)`` of each recorded model and corpus size with at least one conversation
+    under both ctxlab and reference (sizes apart: an 8K conversation compacts three times or
+    more at another budget)."""
+    keys = dict.fromkeys((r.model, r.size) for r in view.runs if r.model != NO_MODEL)
+    return [(m, size) for m, size in keys if _conversations(view.runs, m, size)]
 
 
-def headline(view: XBenchView, model: str) -> list[HeadlineRow]:
-    """Every condition of :data:`HEADLINE` on ``model``'s headline conversations."""
-    ids = _conversations(view.runs, model)
+def headline(view: XBenchView, model: str, size: str) -> list[HeadlineRow]:
+    """Every condition of :data:`HEADLINE` on ``model``'s headline conversations of ``size``."""
+    ids = _conversations(view.runs, model, size)
     if not ids:
         return []
     ours = _runs(view.runs, "ctxlab", model, ids)
@@ -66,9 +68,10 @@ def headline(view: XBenchView, model: str) -> list[HeadlineRow]:
     return rows
 
 
-def _conversations(runs: Sequence[RunRecord], model: str) -> list[str]:
-    """The conversations recorded under both ctxlab and reference on ``model``, in run order."""
-    of = {c: {r.conversation for r in runs if r.condition == c and r.model == model}
+def _conversations(runs: Sequence[RunRecord], model: str, size: str) -> list[str]:
+    """The conversations of ``size`` recorded under both ctxlab and reference on ``model``, in
+    run order."""
+    of = {c: {r.conversation for r in runs if (r.condition, r.model, r.size) == (c, model, size)}
           for c in ("ctxlab", "reference")}  # fmt: skip
     order = dict.fromkeys(r.conversation for r in runs)
     return [c for c in order if c in of["ctxlab"] and c in of["reference"]]

@@ -206,12 +206,11 @@ def _headline(view: XBenchView) -> list[str]:
         "it). *Carried tokens* is the context right after a compaction, the budget a condition "
         "spends on the past.\n"
     )
-    for model in models:
-        rows = headline(view, model)
+    for model, size in models:
+        rows = headline(view, model, size)
         ours, rival = rows[0], rows[1]
-        sizes = sorted({r.size for r in view.runs if r.model == model and r.condition == "ctxlab"})
         parts += [
-            f"**{model}**, {ours.conversations} conversations ({', '.join(sizes)}): ctxlab "
+            f"**{model}**, {ours.conversations} conversations at {size.upper()}: ctxlab "
             f"keeps {ours.survival:.0%} of the planted facts carrying {ours.carried_tokens:.0f} "
             f"tokens, the reference prompt {rival.survival:.0%} carrying "
             f"{rival.carried_tokens:.0f}.\n",

@@ -139,8 +139,9 @@ def x_bench_plot(view: XBenchView) -> Plot:
         _bands(right, view.by_band, rows, models)
         if bottom is not None:
             panels = bottom.subplots(1, len(answers), squeeze=False)[0]
-            for axes, model in zip(panels, answers, strict=True):
-                _headline_panel(axes, model, headline(view, model))
+            for axes, (model, size) in zip(panels, answers, strict=True):
+                short = model.removeprefix("local-").removesuffix("-instruct-q4_k_m")
+                _headline_panel(axes, f"{short} at {size.upper()}", headline(view, model, size))
         numbered = "; ".join(f"[{n}] {m}" for n, m in enumerate(models, 1)) or "none yet"
         caption = (
             f"X-BENCH over {len(view.conversations)} seeded conversations at one budget per "

@@ -49,8 +49,8 @@ def _runs() -> list[RunRecord]:
 
 def test_the_headline_compares_on_the_conversations_both_were_recorded_on() -> None:
     view = _view(_runs())
-    assert headline_models(view) == [SET]
-    rows = {r.condition: r for r in headline(view, SET)}
+    assert headline_models(view) == [(SET, "2k")]
+    rows = {r.condition: r for r in headline(view, SET, "2k")}
     assert list(rows) == ["ctxlab", "reference", "masking", "truncation"]
     assert {r.conversations for r in rows.values()} == {2}
     assert rows["reference"].difference == (0.7, 0.7, 0.7)
@@ -64,20 +64,20 @@ def test_the_headline_compares_on_the_conversations_both_were_recorded_on() -> N
 def test_no_headline_without_both_conditions_recorded() -> None:
     runs = [r for r in _runs() if r.condition != "reference"]
     assert headline_models(_view(runs)) == []
-    assert headline(_view(runs), SET) == []
+    assert headline(_view(runs), SET, "2k") == []
 
 
 def test_the_page_answers_first() -> None:
     section = x_bench_section(_view(_runs()), pd.DataFrame())
     answer = section.index("### The answer")
     assert answer < section.index("### Conditions")
-    assert f"**{SET}**, 2 conversations (2k): ctxlab keeps 100% of the planted facts" in section
+    assert f"**{SET}**, 2 conversations at 2K: ctxlab keeps 100% of the planted facts" in section
     assert "the reference prompt 30% carrying 300" in section
 
 
 def test_the_frontier_names_a_condition_that_keeps_as_much_for_less() -> None:
     view = _view(_runs())
-    rows = headline(view, SET)
+    rows = headline(view, SET, "2k")
     assert dominating(rows) == []  # truncation and the reference carry less but keep less
     cheaper = [dataclasses.replace(rows[0], carried_tokens=900.0), *rows[1:]]
     assert dominating(cheaper) == []  # masking carries less (450) but keeps less (0.9)
