@@ -164,17 +164,18 @@ def _dsh_over_as(cassette_set: str, pairs: Sequence[Pair]) -> Claim:
 
 def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     ours = {r.conversation: r for pairs in rivals.values() for r, _ in pairs}.values()
-    carried, parts, short = _carried(ours), [], []
+    parts, short = [], []
     for rival, pairs in rivals.items():
         mean, low, high = _difference(pairs)
-        theirs = _carried(r for _, r in pairs)
+        # tokens on the same conversations as the facts: like with like
+        mine, theirs = _carried(r for r, _ in pairs), _carried(r for _, r in pairs)
         parts.append(
             f"vs {rival} {mean:+.0%} [{low:+.0%}, {high:+.0%}] on {len(pairs)}, "
-            f"carrying {theirs:.0f} tokens"
+            f"carrying {mine:.0f} tokens against {theirs:.0f}"
         )
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
-        short += [f"{carried / theirs:.1f}× {rival}'s tokens"] if carried > theirs else []
+        short += [f"{mine / theirs:.1f}× {rival}'s tokens"] if mine > theirs else []
     invented = sum(len(r.invented) for r in ours)
     stopped = sum(r.stopped_at is not None for r in ours)
     short += [f"{invented} invented identifier(s)"] if invented else []
@@ -184,12 +185,11 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
         "X-BENCH-CTXLAB-WINS",
         "ctxlab's own profile keeps more of the planted facts than the reference prompt and "
         "than masking while carrying no more tokens than either, with no invented identifier.",
-        f"ctxlab carries {carried:.0f} tokens; " + "; ".join(parts)
-        + f"; invented {invented}; stopped {stopped}",
+        "ctxlab " + "; ".join(parts) + f"; invented {invented}; stopped {stopped}",
         not short,
         "our own check, judged by, against each of the reference prompt and masking (at least "
         f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
-        "carried tokens after a compaction no higher than the rival's, and no invented "
-        "identifier or stopped session in ctxlab's runs",
+        "carried tokens after a compaction no higher than the rival's on the same "
+        "conversations, and no invented identifier or stopped session in ctxlab's runs",
         "; ".join(short),
     )  # fmt: skip

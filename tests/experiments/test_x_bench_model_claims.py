@@ -107,9 +107,22 @@ def test_ctxlab_wins_with_more_facts_for_no_more_tokens() -> None:
     status, value, _ = _by_id(_rivals(1.0, 400))["X-BENCH-CTXLAB-WINS"]
     assert status == "match"
     assert value == (
-        "ctxlab carries 400 tokens; vs reference +80% [+80%, +80%] on 4, carrying 400 tokens; "
-        "vs masking +10% [+10%, +10%] on 4, carrying 1500 tokens; invented 0; stopped 0"
+        "ctxlab vs reference +80% [+80%, +80%] on 4, carrying 400 tokens against 400; "
+        "vs masking +10% [+10%, +10%] on 4, carrying 400 tokens against 1500; invented 0; "
+        "stopped 0"
     )
+
+
+def test_ctxlab_winning_weighs_tokens_on_the_same_conversations() -> None:
+    # the reference recorded on the four small conversations only; ctxlab also carried 2,000
+    # tokens on four larger ones that only masking was compared on: no longer held against it
+    runs = _rivals(1.0, 400, n=8)
+    runs = [r for r in runs if not (r.condition == "reference" and r.conversation in "efgh")]
+    runs = [dataclasses.replace(r, carried_tokens=[2_000]) if r.condition == "ctxlab"
+            and r.conversation in "efgh" else r for r in runs]  # fmt: skip
+    status, value, _ = _by_id(runs)["X-BENCH-CTXLAB-WINS"]
+    assert status == "match", value
+    assert "vs reference +80% [+80%, +80%] on 4, carrying 400 tokens against 400" in value
 
 
 def test_ctxlab_winning_differs_on_tokens_facts_inventions_stops_and_too_few() -> None:
