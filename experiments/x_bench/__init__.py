@@ -30,7 +30,7 @@ from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, run_all, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 from harness import ModelError
-from harness.errors import APITimeoutError
+from harness.errors import APIConnectionError
 
 __all__ = [
     "EXPERIMENT",
@@ -133,9 +133,9 @@ def record(settings: RunSettings) -> None:
 
 def _not_recorded(failed: list[str], stopped: bool) -> RecordingIncompleteError:
     why = (
-        " The local server was still writing the answer that timed out, so the rest of the "
-        "slice would have waited behind it: the slice stopped there; --max-tokens cuts a model "
-        "that never stops."
+        " The local server was still writing the answer that timed out (or was gone), so the "
+        "rest of the slice would have waited behind it: the slice stopped there; --max-tokens "
+        "cuts a model that never stops."
         if stopped
         else ""
     )
@@ -149,9 +149,9 @@ def _not_recorded(failed: list[str], stopped: bool) -> RecordingIncompleteError:
 def _blocks_the_server(settings: RunSettings, error: Exception) -> bool:
     """A request that got no answer from a local server ctxlab started: the server (one
     request at a time, no cancel) goes on writing that answer, so every later request of the
-    slice would wait behind it and time out too."""
+    slice would wait behind it and time out too; or the server is gone."""
     return settings.server_info is not None and isinstance(
-        error, APITimeoutError | RecordingIncompleteError
+        error, APIConnectionError | RecordingIncompleteError
     )
 
 

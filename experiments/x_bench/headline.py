@@ -18,7 +18,7 @@ from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.scoring import bootstrap, paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
-__all__ = ["HEADLINE", "HeadlineRow", "dominating", "headline", "headline_models"]
+__all__ = ["HEADLINE", "HeadlineRow", "carried", "dominating", "headline", "headline_models"]
 
 HEADLINE = ("ctxlab", "reference", "masking", "truncation")
 """The conditions the headline sets side by side, ctxlab's profile first."""
@@ -36,7 +36,7 @@ class HeadlineRow:
     low: float
     high: float
     carried_tokens: float
-    """Mean context estimate right after a compaction (0 when none compacted)."""
+    """Tokens carried (:func:`carried`)."""
     final_tokens: float
     correct: float | None
     """Share of the probe's questions answered correctly, or None where a probe is missing."""
@@ -44,6 +44,17 @@ class HeadlineRow:
     difference: tuple[float, float, float] | None
     """ctxlab's survival minus this condition's, paired by conversation, with its interval
     (None on ctxlab's own row)."""
+
+
+def carried(runs: Sequence[RunRecord]) -> float:
+    """The tokens ``runs`` carried: per conversation, the mean context right after its
+    compactions (its final context when it never compacted: a run that compacts nothing carries
+    everything), then the mean over conversations, so each conversation weighs the same."""
+    each = [
+        sum(r.carried_tokens) / len(r.carried_tokens) if r.carried_tokens else r.final_tokens
+        for r in runs
+    ]
+    return sum(each) / len(each) if each else 0.0
 
 
 def headline_models(view: XBenchView) -> list[tuple[str, str]]:
@@ -91,7 +102,6 @@ def _row(
     ours: list[RunRecord] | None,
 ) -> HeadlineRow:
     mean, low, high = bootstrap([r.survival for r in runs])
-    carried = [t for r in runs for t in r.carried_tokens]
     answered = len(probes) == len(runs) and all(p.correct is not None for p in probes)
     questions = sum(p.questions for p in probes)
     return HeadlineRow(
@@ -101,8 +111,8 @@ def _row(
         survival=mean,
         low=low,
         high=high,
-        carried_tokens=round(sum(carried) / len(carried), 1) if carried else 0.0,
-        final_tokens=round(sum(r.final_tokens for r in runs) / len(runs), 1),
+        carried_tokens=round(carried(runs), 1),
+        final_tokens=round(sum(r.final_tokens for r in runs) / max(len(runs), 1), 1),
         correct=round(sum(p.correct or 0 for p in probes) / questions, 4)
         if answered and questions
         else None,
@@ -126,5 +136,7 @@ def dominating(rows: Sequence[HeadlineRow]) -> list[str]:
     return [
         r.condition
         for r in rows[1:]
-        if r.survival >= ours.survival and 0 < r.carried_tokens < ours.carried_tokens
+        if r.conversations
+        and r.survival >= ours.survival
+        and r.carried_tokens < ours.carried_tokens
     ]

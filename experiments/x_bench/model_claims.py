@@ -22,10 +22,11 @@ a pair, or an AgentScope run with a compaction); until then the model has no row
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from experiments.lab.cassette_sets import split_set
 from experiments.lab.claims import Claim
+from experiments.x_bench.headline import carried
 from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
@@ -88,12 +89,6 @@ def _paired(runs: Sequence[RunRecord], first: str, second: str) -> list[Pair]:
 def _difference(pairs: Sequence[Pair]) -> tuple[float, float, float]:
     """The paired survival difference (first − second) and its bootstrap interval."""
     return paired([a.survival for a, _ in pairs], [b.survival for _, b in pairs])
-
-
-def _carried(runs: Iterable[RunRecord]) -> float:
-    """Mean carried tokens over every compaction of ``runs`` (0 when none compacted)."""
-    carried = [t for r in runs for t in r.carried_tokens]
-    return sum(carried) / len(carried) if carried else 0.0
 
 
 def _gate_adds(cassette_set: str, pairs: dict[str, list[Pair]]) -> Claim:
@@ -168,14 +163,14 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     for rival, pairs in rivals.items():
         mean, low, high = _difference(pairs)
         # tokens on the same conversations as the facts: like with like
-        mine, theirs = _carried(r for r, _ in pairs), _carried(r for _, r in pairs)
+        mine, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
         parts.append(
             f"vs {rival} {mean:+.0%} [{low:+.0%}, {high:+.0%}] on {len(pairs)}, "
             f"carrying {mine:.0f} tokens against {theirs:.0f}"
         )
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
-        short += [f"{mine / theirs:.1f}× {rival}'s tokens"] if mine > theirs else []
+        short += [f"{mine:.0f} tokens against {rival}'s {theirs:.0f}"] if mine > theirs else []
     invented = sum(len(r.invented) for r in ours)
     stopped = sum(r.stopped_at is not None for r in ours)
     short += [f"{invented} invented identifier(s)"] if invented else []

@@ -167,7 +167,7 @@ def _headline_table(rows: list[HeadlineRow]) -> pd.DataFrame:
                 "ctxlab minus this [95 % CI]": "—"
                 if r.difference is None
                 else f"{r.difference[0]:+.0%} [{r.difference[1]:+.0%}, {r.difference[2]:+.0%}]",
-                "carried tokens after a compaction (mean)": r.carried_tokens or "—",
+                "carried tokens (mean per conversation)": r.carried_tokens,
                 "final context tokens (mean)": r.final_tokens,
                 "probe answers correct": "—" if r.correct is None else f"{r.correct:.0%}",
                 "invented identifiers": r.invented,
@@ -203,8 +203,9 @@ def _headline(view: XBenchView) -> list[str]:
         "On each recorded model, the conversations recorded under both ctxlab's profile and the "
         "reference prompt, and every condition on exactly those (a model-free condition's "
         "survival and tokens are its run without a model; its answers, the model's probe of "
-        "it). *Carried tokens* is the context right after a compaction, the budget a condition "
-        "spends on the past.\n"
+        "it). *Carried tokens* is the context right after a compaction (its final context for a "
+        "run that never compacted), averaged per conversation: the budget a condition spends on "
+        "the past.\n"
     )
     for model, size in models:
         rows = headline(view, model, size)

@@ -18,6 +18,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure, SubFigure
 
 from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
 
@@ -26,11 +27,17 @@ __all__ = ["x_bench_plot"]
 NAME = "X-BENCH_tradeoff"
 BANDS = ("early", "middle", "late")
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">")
-"""One marker per condition, in the report's order."""
+"""One marker per condition, in the report's order (:func:`marker`)."""
 COLOURS = (ARTICLE, OURS, COMPACTION, "#009E73")
 """The model-free runs' colour, then one per recorded model (few flat colours: the PNG's
 palette keeps them apart)."""
 NO_MODEL = "none"
+
+
+def marker(name: str) -> str:
+    """The marker of condition ``name``: the same in every panel."""
+    order = list(CONDITIONS)
+    return MARKERS[(order.index(name) if name in order else len(order)) % len(MARKERS)]
 
 
 def _models(view: XBenchView) -> list[str]:
@@ -44,7 +51,6 @@ def _label(name: str, model: str, models: list[str]) -> str:
 
 
 def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> None:
-    names = list(dict.fromkeys(r.name for r in rows))
     for row in rows:
         recorded = row.model != NO_MODEL
         colour = COLOURS[(models.index(row.model) + 1) % len(COLOURS)] if recorded else ARTICLE
@@ -53,7 +59,7 @@ def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> Non
             row.mean_final_tokens,
             row.survival,
             yerr=[[max(low, 0.0)], [max(high, 0.0)]],
-            fmt=MARKERS[names.index(row.name) % len(MARKERS)],
+            fmt=marker(row.name),
             color=colour,
             markersize=5,
             capsize=2,
@@ -105,7 +111,7 @@ def _headline_panel(axes: Axes, model: str, rows: list[HeadlineRow]) -> None:
             row.carried_tokens,
             row.survival,
             yerr=[[max(row.survival - row.low, 0.0)], [max(row.high - row.survival, 0.0)]],
-            fmt=MARKERS[HEADLINE.index(row.condition)],
+            fmt=marker(row.condition),
             color=HEADLINE_COLOURS[row.condition],
             markersize=6,
             capsize=2,

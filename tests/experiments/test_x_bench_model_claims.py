@@ -133,7 +133,34 @@ def test_ctxlab_winning_differs_on_tokens_facts_inventions_stops_and_too_few() -
     assert _by_id(_rivals(1.0, 300, stopped_at=5))["X-BENCH-CTXLAB-WINS"][0] == "differs"
     assert _by_id(_rivals(1.0, 300, n=3))["X-BENCH-CTXLAB-WINS"][0] == "differs"
     claim = next(c for c in model_claims(_view(_rivals(1.0, 401))) if "WINS" in c.claim_id)
-    assert claim.note.startswith("1.0× reference's tokens")
+    assert claim.note.startswith("401 tokens against reference's 400")
+
+
+def test_ctxlab_never_compacting_carries_its_whole_context() -> None:
+    runs = [dataclasses.replace(r, carried_tokens=[], compactions=0, final_tokens=3_000)
+            if r.condition == "ctxlab" else r for r in _rivals(1.0, 300)]  # fmt: skip
+    status, value, _ = _by_id(runs)["X-BENCH-CTXLAB-WINS"]
+    assert status == "differs" and "carrying 3000 tokens against 400" in value
+
+
+def test_ctxlab_winning_weighs_each_conversation_once() -> None:
+    # more compactions on the small conversations must not pull ctxlab's mean down: it carries
+    # more than the reference on every conversation
+    runs = []
+    cases = (("a", [600] * 3, [500]), ("b", [600] * 3, [500]), ("c", [3_200], [3_100]),
+             ("d", [3_200], [3_100]))  # fmt: skip
+    for conversation, ours, theirs in cases:
+        runs += [_run("ctxlab", conversation, 1.0, carried_tokens=ours),
+                 _run("reference", conversation, 0.2, carried_tokens=theirs),
+                 _run("masking", conversation, 0.9, carried_tokens=[5_000])]  # fmt: skip
+    status, value, _ = _by_id(runs)["X-BENCH-CTXLAB-WINS"]
+    assert status == "differs" and "carrying 1900 tokens against 1800" in value
+
+
+def test_a_rival_that_carried_nothing_does_not_crash_the_judge() -> None:
+    runs = [dataclasses.replace(r, carried_tokens=[], final_tokens=0)
+            if r.condition == "reference" else r for r in _rivals(1.0, 300)]  # fmt: skip
+    assert _by_id(runs)["X-BENCH-CTXLAB-WINS"][0] == "differs"
 
 
 def test_ctxlab_winning_needs_both_rivals_recorded() -> None:

@@ -41,6 +41,7 @@ def mutations(args: argparse.Namespace) -> int:
     """``ctxlab mutations``: the matrix of :mod:`experiments.lab.mutations.matrix`."""
     from experiments.lab.mutations.matrix import compute_matrix, write_matrix
     from experiments.lab.recorder.order_replay import NOT_A_REPRODUCTION
+    from experiments.lab.runner import select
 
     out, cassettes = folders(args)
     started = time.monotonic()
@@ -49,7 +50,7 @@ def mutations(args: argparse.Namespace) -> int:
         print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
 
     matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
-    path = write_matrix(matrix, out, only=args.experiments)
+    path = write_matrix(matrix, out, only=select(args.experiments) if args.experiments else ())
     if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
         from experiments.lab.report import build_reports
 

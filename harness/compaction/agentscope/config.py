@@ -144,7 +144,7 @@ class CompactionConfig:
     """A cap on the summary call's answer (sent as ``max_tokens``; with a summary budget the
     smaller of the two), for a summary prompt whose own call names one (X-BENCH's reference
     prompt: CompactBench's request default of 2,048). None (the seeds' behaviour): the call
-    names no cap."""
+    names no cap. Not applied to the calls of ``summary_chunk_tokens``'s chunked path."""
     summary_chunk_tokens: int | None = None
     """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
     transcript is longer than this many estimated tokens is summarised in chunks that fit, and

@@ -125,3 +125,10 @@ def test_the_commands_that_start_a_server_take_sigterm_as_an_interrupt(
     monkeypatch.setattr(cli, "_sigterm_as_interrupt", installed)
     with pytest.raises(Installed):
         cli.main(argv)
+
+
+def test_the_server_is_told_which_process_to_outlive_none_of() -> None:
+    from experiments.lab.recorder.det_server import PARENT_ENV
+    from experiments.lab.recorder.localserver import _child_env
+
+    assert _child_env()[PARENT_ENV] == str(os.getpid())

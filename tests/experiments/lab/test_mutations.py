@@ -11,6 +11,7 @@ end run always.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 from pathlib import Path
@@ -151,6 +152,25 @@ def test_a_matrix_of_some_experiments_keeps_the_other_rows_in_place() -> None:
         ("A", ""), ("B", "flip"), ("E", ""), ("D", "")
     ]  # fmt: skip
     assert merged_rows(existing[:1], fresh, ["X-BENCH"]) == existing[:1] + fresh
+
+
+def test_ctxlab_mutations_names_the_rows_it_replaces_as_the_matrix_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from experiments.lab.cli import mutations as command
+
+    written: list[object] = []
+    monkeypatch.setattr(
+        "experiments.lab.mutations.matrix.compute_matrix", lambda *a, **k: Matrix({}, {}, ())
+    )
+    monkeypatch.setattr(
+        "experiments.lab.mutations.matrix.write_matrix",
+        lambda matrix, out, only=(): written.append(only) or out / MATRIX_FILE,
+    )
+    args = argparse.Namespace(experiments=["x-bench"], jobs=1, out=tmp_path,
+                              cassettes=tmp_path, project=None)  # fmt: skip
+    command.mutations(args)
+    assert written == [["X-BENCH"]]  # as the runner spells it: lower case would keep stale rows
 
 
 def test_writing_one_experiments_matrix_over_another_catalogue_is_refused(tmp_path: Path) -> None:
