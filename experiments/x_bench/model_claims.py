@@ -165,8 +165,8 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
         # tokens on the same conversations as the facts: like with like
         mine, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
         parts.append(
-            f"vs {rival} {mean:+.0%} [{low:+.0%}, {high:+.0%}] on {len(pairs)}, "
-            f"carrying {mine:.0f} tokens against {theirs:.0f}"
+            f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival} on {len(pairs)}, "
+            f"{mine:.0f} vs {theirs:.0f} tokens"
         )
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
@@ -178,9 +178,9 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     return _claim(
         cassette_set,
         "X-BENCH-CTXLAB-WINS",
-        "ctxlab's own profile keeps more of the planted facts than the reference prompt and "
-        "than masking while carrying no more tokens than either, with no invented identifier.",
-        "ctxlab " + "; ".join(parts) + f"; invented {invented}; stopped {stopped}",
+        "ctxlab's profile keeps more planted facts than the reference prompt and masking, for "
+        "no more carried tokens and no invented identifier.",
+        "; ".join(parts) + f"; invented {invented}, stopped {stopped}",
         not short,
         "our own check, judged by, against each of the reference prompt and masking (at least "
         f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
