@@ -159,15 +159,15 @@ def _dsh_over_as(cassette_set: str, pairs: Sequence[Pair]) -> Claim:
 
 def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     ours = {r.conversation: r for pairs in rivals.values() for r, _ in pairs}.values()
-    parts, short = [], []
+    parts, short, counts = [], [], []
     for rival, pairs in rivals.items():
         mean, low, high = _difference(pairs)
         # tokens on the same conversations as the facts: like with like
         mine, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
         parts.append(
-            f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival} on {len(pairs)}, "
-            f"{mine:.0f} vs {theirs:.0f} tokens"
+            f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival}, {mine:.0f}/{theirs:.0f} tokens"
         )
+        counts.append(f"{len(pairs)} conversations with {rival}")
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
         short += [f"{mine:.0f} tokens against {rival}'s {theirs:.0f}"] if mine > theirs else []
@@ -178,11 +178,13 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     return _claim(
         cassette_set,
         "X-BENCH-CTXLAB-WINS",
-        "ctxlab's profile keeps more planted facts than the reference prompt and masking, for "
-        "no more carried tokens and no invented identifier.",
-        "; ".join(parts) + f"; invented {invented}, stopped {stopped}",
+        "ctxlab's profile keeps more planted facts than the reference prompt and masking for "
+        "no more tokens, inventing no identifier.",
+        "; ".join(parts) + (f"; invented {invented}" if invented else "")
+        + (f"; stopped {stopped}" if stopped else ""),
         not short,
-        "our own check, judged by, against each of the reference prompt and masking (at least "
+        f"{', '.join(counts)}, invented {invented}, stopped {stopped}; our own check, judged "
+        "by, against each of the reference prompt and masking (at least "
         f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
         "carried tokens after a compaction no higher than the rival's on the same "
         "conversations, and no invented identifier or stopped session in ctxlab's runs",
