@@ -164,8 +164,8 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
         mean, low, high = _difference(pairs)
         # tokens on the same conversations as the facts: like with like
         mine, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
-        parts.append(f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival}, {mine:.0f}/{theirs:.0f}")
-        counts.append(f"{len(pairs)} conversations with {rival}")
+        parts.append(f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival}")
+        counts.append(f"{mine:.0f}/{theirs:.0f} tokens and {len(pairs)} conversations with {rival}")
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
         short += [f"{mine:.0f} tokens against {rival}'s {theirs:.0f}"] if mine > theirs else []
@@ -176,9 +176,9 @@ def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
     return _claim(
         cassette_set,
         "X-BENCH-CTXLAB-WINS",
-        "ctxlab's profile keeps more facts than the reference prompt and masking, for no more "
-        "tokens and no invented identifier.",
-        "; ".join(parts) + " tokens" + (f"; invented {invented}" if invented else "")
+        "ctxlab's profile keeps more facts than the reference prompt and masking for no more "
+        "tokens, inventing no identifier.",
+        ", ".join(parts) + (f"; invented {invented}" if invented else "")
         + (f"; stopped {stopped}" if stopped else ""),
         not short,
         f"{', '.join(counts)}, invented {invented}, stopped {stopped}; our own check, judged "
