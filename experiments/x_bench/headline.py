@@ -18,7 +18,15 @@ from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.scoring import bootstrap, paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
-__all__ = ["HEADLINE", "HeadlineRow", "carried", "dominating", "headline", "headline_models"]
+__all__ = [
+    "HEADLINE",
+    "HeadlineRow",
+    "answer_share",
+    "carried",
+    "dominating",
+    "headline",
+    "headline_models",
+]
 
 HEADLINE = ("ctxlab", "reference", "masking", "truncation")
 """The conditions the headline sets side by side, ctxlab's profile first."""
@@ -44,6 +52,13 @@ class HeadlineRow:
     difference: tuple[float, float, float] | None
     """ctxlab's survival minus this condition's, paired by conversation, with its interval
     (None on ctxlab's own row)."""
+
+
+def answer_share(probes: Sequence[RunRecord]) -> float | None:
+    """The share of the probe's questions answered correctly over ``probes`` (None when no
+    model answered any)."""
+    questions = sum(r.questions for r in probes)
+    return round(sum(r.correct or 0 for r in probes) / questions, 4) if questions else None
 
 
 def carried(runs: Sequence[RunRecord]) -> float:
@@ -103,7 +118,6 @@ def _row(
 ) -> HeadlineRow:
     mean, low, high = bootstrap([r.survival for r in runs])
     answered = len(probes) == len(runs) and all(p.correct is not None for p in probes)
-    questions = sum(p.questions for p in probes)
     return HeadlineRow(
         model=model,
         condition=name,
@@ -113,9 +127,7 @@ def _row(
         high=high,
         carried_tokens=round(carried(runs), 1),
         final_tokens=round(sum(r.final_tokens for r in runs) / max(len(runs), 1), 1),
-        correct=round(sum(p.correct or 0 for p in probes) / questions, 4)
-        if answered and questions
-        else None,
+        correct=answer_share(probes) if answered else None,
         invented=sum(len(r.invented) for r in runs),
         difference=_against(ours, runs) if ours is not None else None,
     )

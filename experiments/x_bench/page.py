@@ -15,7 +15,13 @@ import pandas as pd
 from experiments.lab.report.markdown import markdown_table
 from experiments.lab.report.piece import Page
 from experiments.x_bench.conditions import CONDITIONS
-from experiments.x_bench.headline import HeadlineRow, dominating, headline, headline_models
+from experiments.x_bench.headline import (
+    HeadlineRow,
+    answer_share,
+    dominating,
+    headline,
+    headline_models,
+)
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
 
@@ -62,9 +68,8 @@ def _conditions(view: XBenchView) -> pd.DataFrame:
 def _answers(runs: list[RunRecord], name: str, model: str) -> str:
     """The share of the probe's questions answered correctly over a condition's runs on one
     model (``—`` for the runs with no model, which no probe answered)."""
-    probes = [r for r in runs if r.condition == name and r.model == model and r.questions]
-    questions = sum(r.questions for r in probes)
-    return f"{sum(r.correct or 0 for r in probes) / questions:.0%}" if questions else "—"
+    share = answer_share([r for r in runs if r.condition == name and r.model == model])
+    return "—" if share is None else f"{share:.0%}"
 
 
 def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
