@@ -35,7 +35,9 @@ from harness.compaction.guards.budget import (
     MAX_SUMMARY_CALL_TOKENS,
     budget_prompt,
     fit_lines,
+    gate_reserve,
     summary_budget,
+    text_budget,
 )
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import gated_summary
@@ -170,7 +172,8 @@ class Compactor:
         cap = self.config.summary_max_tokens
         if budget is None:
             return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
-        prompt = budget_prompt(prompt or DEFAULT_SUMMARY_PROMPT, budget)
+        gate = self.config.gate.budget_tokens if self.config.gate is not None else None
+        prompt = budget_prompt(prompt or DEFAULT_SUMMARY_PROMPT, text_budget(budget, gate))
         cap = min(budget, MAX_SUMMARY_CALL_TOKENS, cap or MAX_SUMMARY_CALL_TOKENS)
         return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
 
@@ -224,7 +227,7 @@ class Compactor:
         if budget is None:
             return text, None, ()
         gate = self.config.gate
-        reserve = min(gate.budget_tokens, budget // 2) if gate is not None else 0
+        reserve = gate_reserve(budget, gate.budget_tokens if gate is not None else None)
         price = self._message_price
         kept = fit_lines(text, budget - reserve, price)
         room = max(budget - price(kept), 0)

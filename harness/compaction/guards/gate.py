@@ -32,9 +32,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from harness.compaction.guards.gate_definitions import extract_definitions
+from harness.compaction.guards.gate_definitions import Speaker, spoken_definitions
 from harness.errors import ConfigError
-from harness.messages import Message
+from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message
 from harness.meter import TokenMeter
 
 __all__ = [
@@ -72,7 +72,9 @@ class GateConfig:
     """Also keep what no identifier pattern sees
     (:mod:`harness.compaction.guards.gate_definitions`): definitions (``暗号：夜莺``, ``the
     password is falcon``), reasons and rules, verbatim. Off here (recorded cassettes carry the
-    gate's output without them); on in ctxlab's profile."""
+    gate's output without them); on in ctxlab's profile. With it on, the items are also ranked
+    by who said them (:attr:`Identifier.tier`) and listed best first, so the next compaction,
+    which reads the list back, keeps its order."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.definitions, bool):
@@ -103,6 +105,9 @@ class Identifier:
     family: int = 1
     """Identifiers of this one's shape (digits as ``#``) in the text where it first
     appeared, itself included; for a definition, the texts of the span it occurs in."""
+    tier: int = 0
+    """A definition's :attr:`~harness.compaction.guards.gate_definitions.Definition.tier`
+    (who said it); 0 for an identifier."""
 
 
 _ALNUM = "A-Za-z0-9"
@@ -266,17 +271,37 @@ class GateResult:
 
 
 def _ranked(missing: list[Identifier], shapes: Counter[str]) -> list[Identifier]:
-    """Rare shapes first (a definition: said in fewer texts), then by kind, then the earlier."""
+    """The best tier first (who said it: definitions only), then rare shapes (a definition:
+    said in fewer texts), then by kind, then the earlier."""
     rare = {i.text: i.family if i.kind == "definition" else shapes[_shape(i.text)] for i in missing}
-    return sorted(missing, key=lambda i: (rare[i.text], _KIND_RANK[i.kind], i.position))
+    return sorted(missing, key=lambda i: (i.tier, rare[i.text], _KIND_RANK[i.kind], i.position))
 
 
-def _with_definitions(found: list[Identifier], texts: list[tuple[str, bool]]) -> list[Identifier]:
+def _no_row(item: Identifier, config: GateConfig) -> bool:
+    """False for a row of a table (:attr:`GateConfig.max_family`) or a phrase said in too many
+    messages; a rule, a reason or the user's own words (tier 0) count however often said."""
+    return item.family <= config.max_family or (item.kind == "definition" and item.tier == 0)
+
+
+def _spoken(span: Sequence[Message]) -> list[tuple[str, Speaker]]:
+    """What users and assistants said in ``span``, with who said it (a summary message is a
+    user message by role)."""
+    summaries = (SUMMARY_NAME, CHECKPOINT_NAME)
+    return [
+        (m.content, "summary" if m.name in summaries else m.role)  # type: ignore[misc]
+        for m in span
+        if m.role in ("user", "assistant")
+    ]
+
+
+def _with_definitions(found: list[Identifier], span: Sequence[Message]) -> list[Identifier]:
     """``found`` and, after it, the span's definitions that are no identifier already."""
-    known, prose = {i.text for i in found}, [text for text, is_prose in texts if is_prose]
-    extra = [d for d in extract_definitions(prose, GATE_HEADING) if d.text not in known]
+    known = {i.text for i in found}
+    extra = [d for d in spoken_definitions(_spoken(span), GATE_HEADING) if d.text not in known]
     n = len(found)
-    made = (Identifier(d.text, d.text, "definition", n + d.position, d.count) for d in extra)
+    made = (
+        Identifier(d.text, d.text, "definition", n + d.position, d.count, d.tier) for d in extra
+    )
     return [*found, *made]
 
 
@@ -291,15 +316,26 @@ def _section(summary: str, items: Sequence[Identifier]) -> str:
 
 
 def _fit(
-    summary: str, ranked: list[Identifier], budget: int, price: Callable[[str], int]
+    summary: str,
+    ranked: list[Identifier],
+    budget: int,
+    price: Callable[[str], int],
+    in_rank_order: bool = False,
 ) -> list[Identifier]:
     """The ranked items that fit ``budget`` (greedy, in rank order; the section is priced
-    whole each time, as it will be listed), listed by first appearance."""
+    whole each time, as it will be listed), listed by first appearance or, when
+    ``in_rank_order``, best first with no item that another chosen one holds (``juniper``
+    beside ``the password is juniper``)."""
     chosen: list[Identifier] = []
     if price(_section(summary, chosen)) >= budget:
         return chosen
     for item in ranked:
-        trial = _in_order([*chosen, item])
+        if in_rank_order:
+            if any(item.text in other.text for other in chosen):
+                continue
+            trial = [*(c for c in chosen if c.text not in item.text), item]
+        else:
+            trial = _in_order([*chosen, item])
         if price(_section(summary, trial)) <= budget:
             chosen = trial
     return chosen
@@ -326,15 +362,14 @@ def apply_gate(
     texts = span_texts(span)
     found = extract_identifiers(texts)
     if config.definitions:
-        found = _with_definitions(found, texts)
-    eligible = [
-        i for i in found if len(i.text) <= config.max_item_chars and i.family <= config.max_family
-    ]
+        found = _with_definitions(found, span)
+    eligible = [i for i in found if len(i.text) <= config.max_item_chars and _no_row(i, config)]
     missing = [i for i in eligible if not survives(i, summary)]
     skipped = len(found) - len(eligible)
     price = _text_tokens(meter)
     shapes = Counter(_shape(i.text) for i in found)
-    chosen = _fit(summary, _ranked(missing, shapes), budget, price) if missing else []
+    ranked = _ranked(missing, shapes)
+    chosen = _fit(summary, ranked, budget, price, config.definitions) if missing else []
     if not chosen:
         return GateResult(summary, (), len(missing), len(found), skipped, budget, 0, meter.name)
     section = _section(summary, chosen)

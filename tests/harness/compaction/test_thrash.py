@@ -167,12 +167,12 @@ def test_profiles() -> None:
     assert CompactionConfig().thrash is None and CompactionConfig().gate is None
     profile = ctxlab_profile()
     assert profile.thrash == ThrashConfig() and profile.refuse_larger_summary
-    assert profile.gate == GateConfig(definitions=True, budget_tokens=320)
+    assert profile.gate == GateConfig(definitions=True, budget_tokens=320, max_family=3)
     assert not CompactionConfig().refuse_larger_summary and not GateConfig().definitions
     assert (
         profile.summary_chunk_tokens == 16_000 and CompactionConfig().summary_chunk_tokens is None
     )
-    assert profile.summary_budget == 0.5 and CompactionConfig().summary_budget is None
+    assert profile.summary_budget == 0.4 and CompactionConfig().summary_budget is None
     assert profile.strip_echo and not CompactionConfig().strip_echo
     ours = ("thrash", "gate", "refuse_larger_summary", "summary_budget", "summary_chunk_tokens")
     ours += ("strip_echo",)
