@@ -22,17 +22,27 @@ Nothing is appended when every identifier survived or none fits the budget; the 
 always starts with the summary unchanged. Which identifiers win a tight budget: those of a rare
 shape first (``SO-2026-0417`` before the fortieth ``CTN-10##`` of a packing list), then paths,
 URLs and code words before ids and numbers, then the earlier; the chosen ones are listed in the
-order they first appeared.
+order they first appeared. With definitions on (ctxlab's profile, ``GateConfig.definitions``),
+who said a phrase ranks first (:mod:`~harness.compaction.guards.gate_definitions`), the list
+is in rank order (so the next compaction, reading it back, keeps its order), and an item another
+chosen item holds is left out. The patterns are in :mod:`~harness.compaction.guards.gate_identifiers`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from harness.compaction.guards.gate_definitions import Speaker, spoken_definitions
+from harness.compaction.guards.gate_identifiers import (
+    KIND_RANK,
+    Identifier,
+    extract_identifiers,
+    shape,
+    span_texts,
+    survives,
+)
 from harness.errors import ConfigError
 from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message
 from harness.meter import TokenMeter
@@ -91,154 +101,6 @@ class GateConfig:
 
 
 @dataclass(frozen=True)
-class Identifier:
-    """One exact value found in the span."""
-
-    text: str
-    """What must survive verbatim (a quoted word without its quotes)."""
-    shown: str
-    """How the section lists it (a quoted word with its quotes)."""
-    kind: str
-    """``url``, ``path``, ``quoted``, ``id``, ``number`` or ``definition``."""
-    position: int
-    """Order of first appearance in the span."""
-    family: int = 1
-    """Identifiers of this one's shape (digits as ``#``) in the text where it first
-    appeared, itself included; for a definition, the texts of the span it occurs in."""
-    tier: int = 0
-    """A definition's :attr:`~harness.compaction.guards.gate_definitions.Definition.tier`
-    (who said it); 0 for an identifier."""
-
-
-_ALNUM = "A-Za-z0-9"
-_EXTENSIONS = (
-    "py|pyi|js|ts|tsx|jsx|json|jsonl|yaml|yml|toml|ini|cfg|conf|md|txt|csv|tsv|log|sh|java|"
-    "kt|go|rs|c|h|cc|cpp|hpp|cs|rb|php|html|css|sql|xml|pdf|png|jpg|jpeg|gif|svg|xlsx|xls|"
-    "docx|doc|zip|gz|tar|whl|lock|env|ipynb|gguf|bin|db|parquet"
-)
-_SEGMENT = r"[A-Za-z0-9._@%+~-]+"
-_FILE = rf"[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?:{_EXTENSIONS})(?![{_ALNUM}_])"
-_PATHS = (
-    # absolute or home/dot-relative, two segments or more: /data/exports/x.csv, ~/notes
-    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})?/{_SEGMENT}(?:/{_SEGMENT})+/?",
-    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})/{_SEGMENT}/?",
-    # Windows
-    rf"(?<![{_ALNUM}_])[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]+",
-    # relative: src/app/main (two slashes or more) or src/main.py (ends in a file name)
-    rf"(?<![{_ALNUM}_/.-]){_SEGMENT}(?:/{_SEGMENT}){{2,}}/?",
-    rf"(?<![{_ALNUM}_/.-])(?:{_SEGMENT}/)+{_FILE}",
-    # a bare file name with a known extension: manifest-1104.csv
-    rf"(?<![{_ALNUM}_./-]){_FILE}",
-)
-_ALTERNATIVES = (
-    r"(?P<url>https?://[^\s<>\"'`“”‘’「」『』（）()，。；！？、\[\]{}]+)",
-    "(?P<path>" + "|".join(_PATHS) + ")",
-    r"`(?P<tick>[^`\n]{1,80})`",
-    r"“(?P<cjk>[^”\n]{1,40})”",
-    r"「(?P<corner>[^」\n]{1,40})」",
-    r"『(?P<white>[^』\n]{1,40})』",
-    r"‘(?P<single>[^’\n]{1,40})’",
-    r"\"(?P<ascii>[^\"\n]{1,40})\"",
-    rf"(?P<grouped>(?<![{_ALNUM}_.,])[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?(?![{_ALNUM}_]))",
-    rf"(?P<token>(?<![{_ALNUM}_])[{_ALNUM}](?:[{_ALNUM}_.:#-]*[{_ALNUM}])?(?![{_ALNUM}_]))",
-)
-_PROSE = re.compile("|".join(_ALTERNATIVES))
-"""What a user or assistant said: ASCII double quotes mark code words too."""
-_DATA = re.compile("|".join(a for a in _ALTERNATIVES if "?P<ascii>" not in a))
-"""Tool arguments and results (JSON): double quotes only delimit strings."""
-_QUOTES = {
-    "tick": "`{}`",
-    "cjk": "“{}”",
-    "corner": "「{}」",
-    "white": "『{}』",
-    "single": "‘{}’",
-    "ascii": '"{}"',
-}
-_TRAILING = ".,;:!?)]}'\""
-_KIND_RANK = {"path": 0, "url": 1, "quoted": 2, "id": 3, "number": 4, "definition": 5}
-
-
-def _classify(match: re.Match[str]) -> tuple[str, str, str] | None:
-    """``(text, shown, kind)`` of one match, or None when it is no identifier."""
-    group = match.lastgroup or ""
-    value = match.group(group)
-    if group == "url":
-        value = value.rstrip(_TRAILING)
-        return (value, value, "url") if len(value) > len("https://") else None
-    if group == "path":
-        value = value.rstrip(".,;:")
-        return (value, value, "path") if "/" in value or "." in value or "\\" in value else None
-    if group in _QUOTES:
-        if group == "ascii" and _json_key(match):
-            return None  # JSON keys and values are found by the other patterns
-        word = value.strip()
-        return (word, _QUOTES[group].format(word), "quoted") if word else None
-    return _token(value)
-
-
-def _json_key(match: re.Match[str]) -> bool:
-    rest = match.string[match.end() : match.end() + 3].lstrip()
-    return rest.startswith(":")
-
-
-def _token(value: str) -> tuple[str, str, str] | None:
-    digits = sum(c.isdigit() for c in value)
-    if digits == 0:
-        return None
-    if any(c.isalpha() for c in value):
-        return (value, value, "id") if len(value) >= 3 else None
-    return (value, value, "number") if digits >= 3 else None
-
-
-def _shape(text: str) -> str:
-    return re.sub(r"[0-9]", "#", text)
-
-
-def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
-    """The identifiers of ``texts`` (``(text, is_prose)`` pairs), each once, in order of first
-    appearance. ASCII double quotes count only in prose (what a user or assistant said).
-    :attr:`Identifier.family` counts the identifiers of the same shape in the text where it
-    first appeared (40 ``CTN-10##`` in one packing list: a table, not a fact)."""
-    found: dict[str, Identifier] = {}
-    for text, prose in texts:
-        here: dict[str, tuple[str, str]] = {}
-        for match in (_PROSE if prose else _DATA).finditer(text):
-            classified = _classify(match)
-            if classified is not None:
-                here.setdefault(classified[0], classified[1:])
-        shapes = Counter(_shape(word) for word in here)
-        for word, (shown, kind) in here.items():
-            if word not in found:
-                found[word] = Identifier(word, shown, kind, len(found), shapes[_shape(word)])
-    return list(found.values())
-
-
-def span_texts(span: Sequence[Message]) -> list[tuple[str, bool]]:
-    """What the gate reads of a compacted span: every non-system message's content (prose for
-    user and assistant) and every tool call's arguments."""
-    texts: list[tuple[str, bool]] = []
-    for message in span:
-        if message.role == "system":
-            continue
-        texts.append((message.content, message.role in ("user", "assistant")))
-        texts.extend((call.arguments, False) for call in message.tool_calls)
-    return texts
-
-
-def survives(identifier: Identifier, summary: str) -> bool:
-    """True when ``summary`` holds the identifier verbatim (not inside a longer ASCII word or
-    number: ``183`` does not survive as part of ``1830``)."""
-    text = identifier.text
-    head = rf"(?<![{_ALNUM}])" if _ascii_alnum(text[0]) else ""
-    tail = rf"(?![{_ALNUM}])" if _ascii_alnum(text[-1]) else ""
-    return re.search(head + re.escape(text) + tail, summary) is not None
-
-
-def _ascii_alnum(char: str) -> bool:
-    return char.isascii() and char.isalnum()
-
-
-@dataclass(frozen=True)
 class GateResult:
     """What the gate did to one summary; :meth:`to_record` is what the event log keeps."""
 
@@ -273,8 +135,8 @@ class GateResult:
 def _ranked(missing: list[Identifier], shapes: Counter[str]) -> list[Identifier]:
     """The best tier first (who said it: definitions only), then rare shapes (a definition:
     said in fewer texts), then by kind, then the earlier."""
-    rare = {i.text: i.family if i.kind == "definition" else shapes[_shape(i.text)] for i in missing}
-    return sorted(missing, key=lambda i: (i.tier, rare[i.text], _KIND_RANK[i.kind], i.position))
+    rare = {i.text: i.family if i.kind == "definition" else shapes[shape(i.text)] for i in missing}
+    return sorted(missing, key=lambda i: (i.tier, rare[i.text], KIND_RANK[i.kind], i.position))
 
 
 def _no_row(item: Identifier, config: GateConfig) -> bool:
@@ -288,7 +150,7 @@ def _spoken(span: Sequence[Message]) -> list[tuple[str, Speaker]]:
     user message by role)."""
     summaries = (SUMMARY_NAME, CHECKPOINT_NAME)
     return [
-        (m.content, "summary" if m.name in summaries else m.role)  # type: ignore[misc]
+        (m.content, "summary" if m.name in summaries else m.role)
         for m in span
         if m.role in ("user", "assistant")
     ]
@@ -367,7 +229,7 @@ def apply_gate(
     missing = [i for i in eligible if not survives(i, summary)]
     skipped = len(found) - len(eligible)
     price = _text_tokens(meter)
-    shapes = Counter(_shape(i.text) for i in found)
+    shapes = Counter(shape(i.text) for i in found)
     ranked = _ranked(missing, shapes)
     chosen = _fit(summary, ranked, budget, price, config.definitions) if missing else []
     if not chosen:

@@ -1,0 +1,163 @@
+"""The identifiers the gate (:mod:`harness.compaction.guards.gate`) looks for: URLs, paths, ids
+with digits, numbers of three or more digits and quoted code words (backticks, “…”, 「…」, 『…』,
+‘…’, and "…" in what was said), each with its shape's family, and whether a summary holds one
+verbatim."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from harness.messages import Message
+
+__all__ = ["KIND_RANK", "Identifier", "extract_identifiers", "shape", "span_texts", "survives"]
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """One exact value found in the span."""
+
+    text: str
+    """What must survive verbatim (a quoted word without its quotes)."""
+    shown: str
+    """How the section lists it (a quoted word with its quotes)."""
+    kind: str
+    """``url``, ``path``, ``quoted``, ``id``, ``number`` or ``definition``."""
+    position: int
+    """Order of first appearance in the span."""
+    family: int = 1
+    """Identifiers of this one's shape (digits as ``#``) in the text where it first
+    appeared, itself included; for a definition, the texts of the span it occurs in."""
+    tier: int = 0
+    """A definition's :attr:`~harness.compaction.guards.gate_definitions.Definition.tier`
+    (who said it); 0 for an identifier."""
+
+
+_ALNUM = "A-Za-z0-9"
+_EXTENSIONS = (
+    "py|pyi|js|ts|tsx|jsx|json|jsonl|yaml|yml|toml|ini|cfg|conf|md|txt|csv|tsv|log|sh|java|"
+    "kt|go|rs|c|h|cc|cpp|hpp|cs|rb|php|html|css|sql|xml|pdf|png|jpg|jpeg|gif|svg|xlsx|xls|"
+    "docx|doc|zip|gz|tar|whl|lock|env|ipynb|gguf|bin|db|parquet"
+)
+_SEGMENT = r"[A-Za-z0-9._@%+~-]+"
+_FILE = rf"[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?:{_EXTENSIONS})(?![{_ALNUM}_])"
+_PATHS = (
+    # absolute or home/dot-relative, two segments or more: /data/exports/x.csv, ~/notes
+    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})?/{_SEGMENT}(?:/{_SEGMENT})+/?",
+    rf"(?<![{_ALNUM}_/])(?:~|\.{{1,2}})/{_SEGMENT}/?",
+    # Windows
+    rf"(?<![{_ALNUM}_])[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]+",
+    # relative: src/app/main (two slashes or more) or src/main.py (ends in a file name)
+    rf"(?<![{_ALNUM}_/.-]){_SEGMENT}(?:/{_SEGMENT}){{2,}}/?",
+    rf"(?<![{_ALNUM}_/.-])(?:{_SEGMENT}/)+{_FILE}",
+    # a bare file name with a known extension: manifest-1104.csv
+    rf"(?<![{_ALNUM}_./-]){_FILE}",
+)
+_ALTERNATIVES = (
+    r"(?P<url>https?://[^\s<>\"'`“”‘’「」『』（）()，。；！？、\[\]{}]+)",
+    "(?P<path>" + "|".join(_PATHS) + ")",
+    r"`(?P<tick>[^`\n]{1,80})`",
+    r"“(?P<cjk>[^”\n]{1,40})”",
+    r"「(?P<corner>[^」\n]{1,40})」",
+    r"『(?P<white>[^』\n]{1,40})』",
+    r"‘(?P<single>[^’\n]{1,40})’",
+    r"\"(?P<ascii>[^\"\n]{1,40})\"",
+    rf"(?P<grouped>(?<![{_ALNUM}_.,])[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?(?![{_ALNUM}_]))",
+    rf"(?P<token>(?<![{_ALNUM}_])[{_ALNUM}](?:[{_ALNUM}_.:#-]*[{_ALNUM}])?(?![{_ALNUM}_]))",
+)
+_PROSE = re.compile("|".join(_ALTERNATIVES))
+"""What a user or assistant said: ASCII double quotes mark code words too."""
+_DATA = re.compile("|".join(a for a in _ALTERNATIVES if "?P<ascii>" not in a))
+"""Tool arguments and results (JSON): double quotes only delimit strings."""
+_QUOTES = {
+    "tick": "`{}`",
+    "cjk": "“{}”",
+    "corner": "「{}」",
+    "white": "『{}』",
+    "single": "‘{}’",
+    "ascii": '"{}"',
+}
+_TRAILING = ".,;:!?)]}'\""
+KIND_RANK = {"path": 0, "url": 1, "quoted": 2, "id": 3, "number": 4, "definition": 5}
+
+
+def _classify(match: re.Match[str]) -> tuple[str, str, str] | None:
+    """``(text, shown, kind)`` of one match, or None when it is no identifier."""
+    group = match.lastgroup or ""
+    value = match.group(group)
+    if group == "url":
+        value = value.rstrip(_TRAILING)
+        return (value, value, "url") if len(value) > len("https://") else None
+    if group == "path":
+        value = value.rstrip(".,;:")
+        return (value, value, "path") if "/" in value or "." in value or "\\" in value else None
+    if group in _QUOTES:
+        if group == "ascii" and _json_key(match):
+            return None  # JSON keys and values are found by the other patterns
+        word = value.strip()
+        return (word, _QUOTES[group].format(word), "quoted") if word else None
+    return _token(value)
+
+
+def _json_key(match: re.Match[str]) -> bool:
+    rest = match.string[match.end() : match.end() + 3].lstrip()
+    return rest.startswith(":")
+
+
+def _token(value: str) -> tuple[str, str, str] | None:
+    digits = sum(c.isdigit() for c in value)
+    if digits == 0:
+        return None
+    if any(c.isalpha() for c in value):
+        return (value, value, "id") if len(value) >= 3 else None
+    return (value, value, "number") if digits >= 3 else None
+
+
+def shape(text: str) -> str:
+    return re.sub(r"[0-9]", "#", text)
+
+
+def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
+    """The identifiers of ``texts`` (``(text, is_prose)`` pairs), each once, in order of first
+    appearance. ASCII double quotes count only in prose (what a user or assistant said).
+    :attr:`Identifier.family` counts the identifiers of the same shape in the text where it
+    first appeared (40 ``CTN-10##`` in one packing list: a table, not a fact)."""
+    found: dict[str, Identifier] = {}
+    for text, prose in texts:
+        here: dict[str, tuple[str, str]] = {}
+        for match in (_PROSE if prose else _DATA).finditer(text):
+            classified = _classify(match)
+            if classified is not None:
+                here.setdefault(classified[0], classified[1:])
+        shapes = Counter(shape(word) for word in here)
+        for word, (shown, kind) in here.items():
+            if word not in found:
+                found[word] = Identifier(word, shown, kind, len(found), shapes[shape(word)])
+    return list(found.values())
+
+
+def span_texts(span: Sequence[Message]) -> list[tuple[str, bool]]:
+    """What the gate reads of a compacted span: every non-system message's content (prose for
+    user and assistant) and every tool call's arguments."""
+    texts: list[tuple[str, bool]] = []
+    for message in span:
+        if message.role == "system":
+            continue
+        texts.append((message.content, message.role in ("user", "assistant")))
+        texts.extend((call.arguments, False) for call in message.tool_calls)
+    return texts
+
+
+def survives(identifier: Identifier, summary: str) -> bool:
+    """True when ``summary`` holds the identifier verbatim (not inside a longer ASCII word or
+    number: ``183`` does not survive as part of ``1830``)."""
+    text = identifier.text
+    head = rf"(?<![{_ALNUM}])" if _ascii_alnum(text[0]) else ""
+    tail = rf"(?![{_ALNUM}])" if _ascii_alnum(text[-1]) else ""
+    return re.search(head + re.escape(text) + tail, summary) is not None
+
+
+def _ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
