@@ -25,7 +25,8 @@ URLs and code words before ids and numbers, then the earlier; the chosen ones ar
 order they first appeared. With definitions on (ctxlab's profile, ``GateConfig.definitions``),
 who said a phrase ranks first (:mod:`~harness.compaction.guards.gate_definitions`), the list
 is in rank order (so the next compaction, reading it back, keeps its order), and an item another
-chosen item holds is left out. The patterns are in :mod:`~harness.compaction.guards.gate_identifiers`.
+chosen item holds is left out. The patterns are in
+:mod:`~harness.compaction.guards.gate_identifiers`.
 """
 
 from __future__ import annotations
