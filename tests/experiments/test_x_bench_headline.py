@@ -6,32 +6,15 @@ from __future__ import annotations
 import dataclasses
 
 import pandas as pd
+from support.bench_runs import LARGER, SMALL
+from support.bench_runs import bench_run as _run
+from support.bench_runs import bench_view as _view
 
 from experiments.x_bench.headline import dominating, headline, headline_models
 from experiments.x_bench.page import x_bench_section
-from experiments.x_bench.view import RunRecord, XBenchView
+from experiments.x_bench.view import RunRecord
 
-SET = "local-qwen2.5-coder-0.5b-instruct-q4_k_m"
-OTHER = "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
-
-
-def _run(condition: str, conversation: str, survival: float, model: str = SET,
-         **changes: object) -> RunRecord:  # fmt: skip
-    fields: dict[str, object] = {
-        "conversation": conversation, "lang": "en", "size": "2k", "condition": condition,
-        "model": model, "compactions": 2, "survival": survival, "survived": [], "lost": [],
-        "in_tail": [], "carried_tokens": [400, 500], "compression": [], "final_tokens": 800,
-        "invented": [], "agent_prompt_tokens": 0, "continuation_prompt_tokens": 0,
-        "summary_calls": 2, "failed_summaries": 0, "summary_tokens": 0, "net_tokens": 0,
-        "net_continuation_tokens": 0, "turns_after_last_compaction": 3,
-        "answered": model != "none", "correct": 6 if model != "none" else None,
-        "window_share": None, "questions": 12 if model != "none" else 0,
-    }  # fmt: skip
-    return RunRecord(**(fields | changes))  # type: ignore[arg-type]
-
-
-def _view(runs: list[RunRecord]) -> XBenchView:
-    return XBenchView("X-BENCH", "scripted", 1, [], [], [], [], [], [], runs, [], "")
+SET, OTHER = SMALL, LARGER
 
 
 def _runs() -> list[RunRecord]:

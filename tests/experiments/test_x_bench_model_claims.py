@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import dataclasses
 
+from support.bench_runs import SMALL, bench_run
+from support.bench_runs import bench_view as _view
+
 from experiments.lab.cassette_sets import split_set
 from experiments.lab.experiment import ExperimentResult
 from experiments.lab.runner import combine_sets
 from experiments.x_bench.model_claims import model_claims
-from experiments.x_bench.view import RunRecord, XBenchView
+from experiments.x_bench.view import RunRecord
 
-SET = "local-qwen2.5-coder-0.5b-instruct-q4_k_m"
+SET = SMALL
 
 
 def _run(condition: str, conversation: str, survival: float, **changes: object) -> RunRecord:
-    fields: dict[str, object] = {
-        "conversation": conversation, "lang": "en", "size": "2k", "condition": condition,
-        "model": SET, "compactions": 2, "survival": survival, "survived": [], "lost": [],
-        "in_tail": [], "carried_tokens": [], "compression": [], "final_tokens": 0,
-        "invented": [], "agent_prompt_tokens": 0, "continuation_prompt_tokens": 0,
-        "summary_calls": 2, "failed_summaries": 0, "summary_tokens": 0, "net_tokens": 0,
-        "net_continuation_tokens": 0, "turns_after_last_compaction": 3, "answered": True,
-        "correct": 0, "window_share": None,
-    }  # fmt: skip
-    return RunRecord(**(fields | changes))  # type: ignore[arg-type]
-
-
-def _view(runs: list[RunRecord]) -> XBenchView:
-    return XBenchView("X-BENCH", "scripted", 1, [], [], [], [], [], [], runs, [], "")
+    """A model's run with no tokens carried and no probe answer right (``changes`` set them)."""
+    base: dict[str, object] = {"carried_tokens": [], "final_tokens": 0, "correct": 0}
+    return bench_run(condition, conversation, survival, SET, **(base | changes))
 
 
 def _engines(gain: float, **changes: object) -> list[RunRecord]:
