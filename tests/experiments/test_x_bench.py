@@ -212,11 +212,11 @@ def test_a_thrash_guard_stop_ends_the_conversation_and_is_scored() -> None:
 @pytest.mark.parametrize("words", [150, 600])
 def test_the_summary_budget_lets_ctxlab_play_every_turn(words: int) -> None:
     # The finding: with this model's long summaries the guard stopped ctxlab's profile on two
-    # of three recorded 2K conversations. Its summary budget cuts a summary to half the room
+    # of three recorded 2K conversations. Its summary budget cuts a summary to 40 % of the room
     # between the tail and the trigger (the gate's exact values kept first), so a compaction
-    # leaves the other half to the conversation.
+    # leaves the rest to the conversation.
     budget = BUDGETS["2k"]
-    room = (budget.trigger_tokens - budget.keep_tokens) // 2
+    room = (budget.trigger_tokens - budget.keep_tokens) * 2 // 5
     for seed, lang in ((1, "en"), (2, "en"), (1, "zh")):
         conversation = generate(seed, "2k", lang)
         model = _long_summaries(words)
@@ -228,7 +228,7 @@ def test_the_summary_budget_lets_ctxlab_play_every_turn(words: int) -> None:
         )
         summaries = [r for r in model.requests if r.purpose == "summary"]
         assert summaries and all(r.max_tokens == room for r in summaries)
-        assert score_run(conversation, run).survival >= 0.8, (seed, lang)
+        assert score_run(conversation, run).survival == 1.0, (seed, lang)  # the gate's list
 
 
 def test_a_stopped_run_saves_no_tokens_on_the_turns_it_never_played(
