@@ -9,9 +9,11 @@ server when the block ends. Nothing here is needed to replay cassettes.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -273,7 +275,11 @@ def _server_process(
     log_path = Path(name)
     with os.fdopen(fd, "wb") as log_file:
         process = subprocess.Popen(
-            command, stdout=log_file, stderr=subprocess.STDOUT, env=_child_env()
+            command,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=_child_env(),
+            preexec_fn=_dies_with_parent(),  # one libc call between fork and exec
         )
     try:
         yield process, log_path
@@ -284,6 +290,26 @@ def _server_process(
         log_path.unlink(missing_ok=True)
     finally:
         _stop(process)
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl(2)``'s option: the signal the kernel sends a process when its parent exits."""
+
+
+def _dies_with_parent() -> Callable[[], None] | None:
+    """On Linux, what makes a server started from this thread get SIGTERM from the kernel when
+    this process dies, SIGKILL included; None elsewhere. llama.cpp's own ``llama-server`` (E4)
+    cannot watch its parent the way the Python launcher does
+    (:func:`~experiments.lab.recorder.det_server.watch_parent`), and a recording killed with
+    SIGKILL runs no cleanup: its server went on generating on a core."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def ask_for_sigterm() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+    return ask_for_sigterm
 
 
 def _child_env() -> dict[str, str]:

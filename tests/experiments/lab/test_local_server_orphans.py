@@ -2,9 +2,10 @@
 
 Seen while recording X-BENCH: ``ctxlab record`` stopped by SIGTERM left its llama.cpp server
 generating a runaway answer on a core for minutes, and a recording killed with SIGKILL can run
-no cleanup at all. Two guards, each tested with real processes: ``ctxlab record`` (and
+no cleanup at all. Three guards, each tested with real processes: ``ctxlab record`` (and
 ``bench``, ``serve-local``) turn SIGTERM into an interrupt, so the server's context manager
-stops it; and the launcher exits by itself once its parent is gone.
+stops it; the launcher exits by itself once its parent is gone; and on Linux every server,
+llama.cpp's own ``llama-server`` included, asks the kernel for SIGTERM when its parent dies.
 """
 
 from __future__ import annotations
@@ -132,3 +133,23 @@ def test_the_server_is_told_which_process_to_outlive_none_of() -> None:
     from experiments.lab.recorder.localserver import _child_env
 
     assert _child_env()[PARENT_ENV] == str(os.getpid())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
+def test_a_server_that_cannot_watch_its_parent_dies_with_it() -> None:
+    # llama.cpp's own llama-server (E4) has no watchdog: the kernel's parent-death signal,
+    # asked for between fork and exec, stops it when the recording is killed with SIGKILL.
+    script = f"""
+import sys, time
+from experiments.lab.recorder.localserver import _server_process
+with _server_process([sys.executable, "-c", {SLEEPER!r}], lambda _: None) as (server, _):
+    print(server.pid, flush=True)
+    time.sleep(120)
+"""
+    recording, server = _start(script)
+    try:
+        recording.kill()  # SIGKILL: the context manager's cleanup never runs
+        recording.wait(timeout=DEADLINE)
+        assert _wait_ended(server), "the server outlived its killed recording"
+    finally:
+        _kill(server)
