@@ -60,16 +60,22 @@ def prefix_chunks(prefix: Sequence[Message], chunk_tokens: int) -> list[list[Mes
 
 
 def summarize_in_chunks(
-    model: ChatModel, prefix: Sequence[Message], prompt: str | None, chunk_tokens: int
+    model: ChatModel,
+    prefix: Sequence[Message],
+    prompt: str | None,
+    chunk_tokens: int,
+    max_tokens: int | None = None,
 ) -> SummaryOutcome:
     """One summary of ``prefix`` from a rolling summary over its chunks (see the module
-    docstring); raises SummaryError when a chunk's call fails."""
+    docstring), each call sending ``max_tokens`` when given; raises SummaryError when a chunk's
+    call fails."""
     chunks = prefix_chunks(prefix, chunk_tokens)
     logger.info("Summarising a backlog of %d messages in %d chunks", len(prefix), len(chunks))
     running: SummaryOutcome | None = None
     for chunk in chunks:
         carried = [build_summary_message(running.text)] if running is not None else []
-        running = summarize_once(model, [*carried, *chunk], prompt, "fail-closed")
+        messages = [*carried, *chunk]
+        running = summarize_once(model, messages, prompt, "fail-closed", max_tokens=max_tokens)
     assert running is not None  # a prefix to compact is never empty
     return running
 

@@ -162,20 +162,29 @@ class Compactor:
 
     def summarize(self, plan: Plan) -> SummaryOutcome:
         """Step 6: the summary call over the plan's prefix (fail-open: a failed call gives the
-        ``(Summary unavailable)`` placeholder)."""
+        ``(Summary unavailable)`` placeholder); a backlog's chunk calls carry the same prompt
+        and cap."""
+        prompt, cap = self._summary_request()
         chunk = self.config.summary_chunk_tokens
         if chunk is not None and needs_chunks(plan.prefix, chunk):  # ctxlab's, off in the seed's
-            return summarize_in_chunks(
-                self.summary_model, plan.prefix, self.config.summary_prompt, chunk
-            )
-        prompt, policy, budget = self.config.summary_prompt, self.config.summary_policy, self.budget
-        cap = self.config.summary_max_tokens
+            return summarize_in_chunks(self.summary_model, plan.prefix, prompt, chunk, cap)
+        policy = self.config.summary_policy
+        return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
+
+    def _summary_request(self) -> tuple[str | None, int | None]:
+        """The summary prompt (None: the default) and ``max_tokens`` (None: none sent): the
+        config's, or with a summary budget the length it leaves the text named and the call
+        capped at the budget."""
+        prompt, cap, budget = (
+            self.config.summary_prompt,
+            self.config.summary_max_tokens,
+            self.budget,
+        )
         if budget is None:
-            return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
+            return prompt, cap
         gate = self.config.gate.budget_tokens if self.config.gate is not None else None
         prompt = budget_prompt(prompt or DEFAULT_SUMMARY_PROMPT, text_budget(budget, gate))
-        cap = min(budget, MAX_SUMMARY_CALL_TOKENS, cap or MAX_SUMMARY_CALL_TOKENS)
-        return summarize(self.summary_model, plan.prefix, prompt, policy, max_tokens=cap)
+        return prompt, min(budget, MAX_SUMMARY_CALL_TOKENS, cap or MAX_SUMMARY_CALL_TOKENS)
 
     def build(self, plan: Plan, summary: SummaryOutcome) -> Compaction:
         """Step 7: ``[summary] + tail`` and the event recording how it came about. The

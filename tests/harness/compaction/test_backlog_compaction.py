@@ -104,3 +104,29 @@ def test_a_chunk_that_fails_keeps_the_history_whole(tmp_path: Path) -> None:
 def test_the_seed_profile_still_sends_one_summary_call() -> None:
     # AgentScope 2.0.3 (CompactionConfig()) has no chunking: the article's engine is unchanged
     assert CompactionConfig().summary_chunk_tokens is None
+
+
+def test_every_chunk_call_carries_the_profiles_prompt_and_cap() -> None:
+    # A backlog's chunk calls sent neither the summary budget's cap and words nor a configured
+    # summary_max_tokens: a small model's chunk summary could run on to the server's window.
+    from harness.compaction.agentscope.compactor import Compactor
+    from harness.compaction.agentscope.config import resolve_thresholds
+
+    requests: list[ChatRequest] = []
+
+    def model(request: ChatRequest) -> str:
+        requests.append(request)
+        return "## SUMMARY\nshort"
+
+    config = dataclasses.replace(
+        ctxlab_profile(), trigger_messages=0, trigger_tokens=1_000, keep_tokens=100,
+        summary_chunk_tokens=400, flush_before_compact=False, offload_before_compact=False,
+        prune=None, gate=None,
+    )  # fmt: skip
+    compactor = Compactor(config, resolve_thresholds(config, "m"), FunctionModel(model))
+    history = [Message.user(f"order {n:04d} ships to Hamburg, dock {n % 7}") for n in range(120)]
+    assert compactor.force([*history, Message.user("next?")]) is not None
+    summaries = [r for r in requests if r.purpose == "summary"]
+    assert len(summaries) > 1  # chunked
+    assert {r.max_tokens for r in summaries} == {compactor.budget}
+    assert all("Keep the summary under" in r.messages[0].content for r in summaries)
