@@ -5,7 +5,9 @@ the seed read it from bytecode), so no change of the harness's behaviour can mov
 the constant itself would, and that is what the row guards. A row ``differs`` in the baseline is
 labelled by :func:`guard_reason` too: it already fails, so breaking the harness cannot make it
 fail (it shows its judge can say ``differs``); it would flip only if the harness got the model's
-output right.
+output right. X-BENCH's baseline rows (no compaction, truncation, masking) are the experiment's
+own conditions, which no mutation of the harness reaches; their judges are shown to fail on a
+broken measurement by ``tests/experiments/test_x_bench.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,16 @@ GUARDS: dict[str, str] = {
     "AS-OFFLOAD-PATH": "a guard of a naming constant: large_tool_results/<16 hex>.txt, the path "
     "the offloader builds from the text's SHA-256",
     "AS-OFFLOAD-EXCLUDED": _DEFAULT + "(the tools never offloaded), a constant list",
+    **{
+        claim: f"a guard of X-BENCH's own {what} (experiments/x_bench/conditions.py, "
+        "baselines.py), which no harness mutation reaches; "
+        "test_the_judges_fail_on_a_bad_measurement makes its judge say differs"
+        for claim, what in (
+            ("X-BENCH-FULL", "no-compaction baseline"),
+            ("X-BENCH-TRUNCATION", "truncation baseline"),
+            ("X-BENCH-MASKING", "masking baseline"),
+        )
+    },
 }
 ALREADY_DIFFERS = (
     "differs already: a broken harness cannot make it fail (its judge says differs today); it "
