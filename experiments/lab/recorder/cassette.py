@@ -226,6 +226,7 @@ def _record(
             params=provider.params,
             http_client=http,
             timeout=timeouts,
+            retry=_recording_retries(provider),
         )
         handle = CassetteClient(client, path, None)
         with _record_vcr(provider, key).use_cassette(str(temp)):
@@ -235,6 +236,14 @@ def _record(
     finally:
         http.close()
         temp.unlink(missing_ok=True)
+
+
+def _recording_retries(provider: ProviderSpec) -> RetryPolicy | None:
+    """No retry against the llama.cpp server ctxlab starts (``--provider local``), else the
+    client's default. It serves one request at a time and goes on writing an answer nobody
+    waits for any more, so a retry after a timeout only waits behind it: recording X-BENCH, a
+    1.5B probe timed out after 25 minutes and its retry began another 25."""
+    return RetryPolicy(max_retries=0) if provider.name == "local" else None
 
 
 def _refuse_unanswered(path: Path, attempts: AttemptLog) -> None:

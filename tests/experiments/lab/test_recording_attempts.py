@@ -96,3 +96,31 @@ def test_a_retry_is_shown_as_an_attempt_of_its_request_not_as_a_new_request(
         "  request 3 → 200",
         "  request 4 → 200",  # the same body again after an answer: a new request
     ]
+
+
+class Arrivals:
+    """Counts the requests that reach the server; stays silent past the read timeout."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        self.count += 1
+        time.sleep(1.0)
+        return say("late")
+
+
+def test_ctxlabs_own_local_server_gets_no_retry_after_a_timeout(tmp_path: Path) -> None:
+    # llama.cpp goes on writing the answer nobody waits for: a retry only queues behind it.
+    for provider, arrivals in (("local", 1), ("openai-compatible", 3)):
+        answer = Arrivals()
+        with ScriptedHTTPServer(answer=answer) as server:
+            spec = provider_spec(provider, model="m", base_url=server.base_url)
+            path = tmp_path / f"{provider}.json"
+            with (
+                pytest.raises(RecordingIncompleteError),
+                cassette_client(path, mode="record", provider=spec, timeouts=QUICK) as cassette,
+                pytest.raises(ModelError),
+            ):
+                cassette.client.complete(ChatRequest(messages=(Message.user("q"),)))
+        assert answer.count == arrivals, provider
