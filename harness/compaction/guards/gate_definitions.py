@@ -112,17 +112,22 @@ def extract_definitions(texts: Iterable[str], heading: str) -> list[Definition]:
     return spoken_definitions(((text, "user") for text in texts), heading)
 
 
+def _values(patterns: tuple[re.Pattern[str], ...], sentence: str) -> list[str]:
+    """What ``patterns`` find in ``sentence`` that is worth keeping, in order."""
+    found = (m.group("v").strip() for p in patterns for m in p.finditer(sentence))
+    return [v for v in found if _worth_keeping(v)]
+
+
 def _phrases(text: str) -> tuple[list[str], set[str]]:
     """The phrases of ``text`` worth keeping, in order, and those said in a sentence with a rule
     or a reason (a decision and its reason go together)."""
     found: list[str] = []
     ruled: set[str] = set()
     for sentence in _statements(text):
-        here = [m.group("v").strip() for p in _DEFINITIONS for m in p.finditer(sentence)]
-        rules = [m.group("v").strip() for p in _RULES for m in p.finditer(sentence)]
-        kept = [v for v in [*here, *rules] if _worth_keeping(v)]
-        found += kept
-        ruled.update(kept if any(_worth_keeping(v) for v in rules) else ())
+        here = _values(_DEFINITIONS, sentence)
+        rules = _values(_RULES, sentence)
+        found += [*here, *rules]
+        ruled.update([*here, *rules] if rules else ())
     return found, ruled
 
 
