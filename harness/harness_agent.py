@@ -177,6 +177,7 @@ class HarnessAgent:
         does it, holding the lock."""
         try:
             with session_lock(self.session_lock, "resume", timeout=0):
+                history.catch_up()  # the history was read unlocked: a writer may have finished
                 history.close_interrupted_calls()
                 history.commit()
         except (SessionBusyError, OSError):  # busy, or a read-only workspace: the call will say

@@ -44,12 +44,14 @@ class StateHistory:
         self.state_store = state_store
         self.transcript = transcript
         self.session_id = session_id
-        if state_store is None:
-            self.state = AgentState(session_id)
-        else:
+        self.state = AgentState(session_id)
+        # the fingerprint before the files are read, never after: a write another process
+        # makes between the two must show as a change to the next catch_up (read unlocked, the
+        # state may be a moment old; a catch_up under the session lock re-reads it)
+        self._seen = self._fingerprint()
+        if state_store is not None:
             with on_disk(state_store.path(session_id), "read the session's state"):
                 self.state = state_store.load(session_id)
-        self._seen = self._fingerprint()
 
     def catch_up(self) -> bool:
         """Re-read what another writer saved since this history last read or wrote its files

@@ -26,6 +26,7 @@ from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.store.session_lock import holder, session_lock
 from harness.store.sessions import open_saved
+from harness.store.statefile import AgentState, JsonStateStore
 from harness.testing import FunctionModel
 from harness.tools import Tool
 
@@ -220,3 +221,34 @@ def test_a_reader_never_waits_for_a_turn(tmp_path: Path, store: str) -> None:
         reader = held.make(FunctionModel(lambda r: "unused"), busy_timeout=0)
         assert [m.content for m in reader.agent.context][:1] == ["hold it"]
         assert reader.history.search("hold")  # session_search's reading
+
+
+def test_a_turn_that_ends_while_a_second_writer_reads_the_session_is_not_closed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race behind the probe two-writers-one-session[state] (a tool result answering its call
+    twice): a second writer opened the session unlocked, reading it while the first one's tool
+    ran, and the first turn ended before the reader noted what it had read. Its resume (or its
+    first call) then took the finished turn's call for one a crash had left open and closed it
+    again. The fault is injected by ending the held turn inside the second writer's read."""
+    real_load = JsonStateStore.load
+    held = HeldTurn(tmp_path, "state")
+
+    def load_then_the_turn_ends(store: JsonStateStore, session_id: str) -> AgentState:
+        state = real_load(store, session_id)
+        if held.thread.is_alive():  # read mid-turn: the call h1 has no result yet
+            assert [m.role for m in state.context] == ["user", "assistant"]
+            held.release.set()
+            held.thread.join(60)
+        return state
+
+    with held:
+        monkeypatch.setattr(JsonStateStore, "load", load_then_the_turn_ends)
+        other = held.make(FunctionModel(lambda r: "second"), busy_timeout=60)
+    other.call("second turn")
+    history = open_saved(SafeRoot(tmp_path / "u"), "s1")
+    assert history is not None
+    validate_pairing(history.messages())
+    assert [m.content for m in history.messages()] == [
+        "hold it", "", "held", "done", "second turn", "second",
+    ]  # fmt: skip
