@@ -24,13 +24,16 @@ shape first (``SO-2026-0417`` before the fortieth ``CTN-10##`` of a packing list
 URLs and code words before ids and numbers, then the earlier; the chosen ones are listed in the
 order they first appeared. With definitions on (ctxlab's profile, ``GateConfig.definitions``),
 who said a phrase ranks first (:mod:`~harness.compaction.guards.gate_definitions`), the list
-is in rank order (so the next compaction, reading it back, keeps its order), and an item another
-chosen item holds is left out. The patterns are in
+is in rank order (so the next compaction, reading it back, keeps its order), an item another
+chosen item holds is left out, and a value that was the whole value of a key in a tool's JSON
+is listed with its key (``- seal_no: SL-291623``; a later compaction reading the list back
+keeps the key). The patterns are in
 :mod:`~harness.compaction.guards.gate_identifiers`.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -157,15 +160,32 @@ def _spoken(span: Sequence[Message]) -> list[tuple[str, Speaker]]:
     ]
 
 
+_KEYED = re.compile(r"(?P<key>[^\s:]{1,40}): (?P<value>.+)")
+"""A gated list's item naming its value's JSON key (``seal_no: SL-291623``)."""
+
+
 def _with_definitions(found: list[Identifier], span: Sequence[Message]) -> list[Identifier]:
-    """``found`` and, after it, the span's definitions that are no identifier already."""
+    """``found``, each shown with its JSON key (:func:`_keyed`), and after it the span's
+    definitions that are no identifier already."""
     known = {i.text for i in found}
-    extra = [d for d in spoken_definitions(_spoken(span), GATE_HEADING) if d.text not in known]
+    spoken = spoken_definitions(_spoken(span), GATE_HEADING)
+    keys = {m["value"]: m["key"] for d in spoken if d.tier == 1 and (m := _KEYED.fullmatch(d.text))}
+    keyed = [_keyed(i, keys.get(i.shown, "")) for i in found]
+    listed = {i.shown for i in keyed}
+    extra = [d for d in spoken if d.text not in known and d.text not in listed]
     n = len(found)
     made = (
         Identifier(d.text, d.text, "definition", n + d.position, d.count, d.tier) for d in extra
     )
-    return [*found, *made]
+    return [*keyed, *made]
+
+
+def _keyed(item: Identifier, carried_key: str) -> Identifier:
+    """``item`` listed with the JSON key it was the value of (a bare ``SL-291623`` does not say
+    what it is; ``seal_no: SL-291623`` does), found in a tool's JSON or in an earlier gated
+    list, which the next compaction reads back."""
+    key = item.key or carried_key
+    return replace(item, shown=f"{key}: {item.shown}", key=key) if key else item
 
 
 def _text_tokens(meter: TokenMeter) -> Callable[[str], int]:

@@ -33,6 +33,9 @@ class Identifier:
     tier: int = 0
     """A definition's :attr:`~harness.compaction.guards.gate_definitions.Definition.tier`
     (who said it); 0 for an identifier."""
+    key: str = ""
+    """The JSON key whose whole value it was, where it first appeared in a tool's arguments or
+    result (``seal_no`` of ``"seal_no": "SL-291623"``); empty elsewhere."""
 
 
 _ALNUM = "A-Za-z0-9"
@@ -101,6 +104,24 @@ def _classify(match: re.Match[str]) -> tuple[str, str, str] | None:
     return _token(value)
 
 
+_KEY_BEFORE_STRING = re.compile(r'"(?P<key>[^"\\\n]{1,40})"\s*:\s*"$')
+_KEY_BEFORE_NUMBER = re.compile(r'"(?P<key>[^"\\\n]{1,40})"\s*:\s*$')
+
+
+def _key_of(match: re.Match[str]) -> str:
+    """The JSON key whose whole value ``match`` is (a string or a number), or ``""``."""
+    text, start, end = match.string, match.start(), match.end()
+    before = text[max(start - 64, 0) : start]
+    after = text[end : end + 1]
+    if after == '"':
+        found = _KEY_BEFORE_STRING.search(before)
+    elif after in ("", ",", "}", "\n", " ", "\r"):
+        found = _KEY_BEFORE_NUMBER.search(before)
+    else:
+        found = None
+    return found.group("key") if found else ""
+
+
 def _json_key(match: re.Match[str]) -> bool:
     rest = match.string[match.end() : match.end() + 3].lstrip()
     return rest.startswith(":")
@@ -126,15 +147,17 @@ def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
     first appeared (40 ``CTN-10##`` in one packing list: a table, not a fact)."""
     found: dict[str, Identifier] = {}
     for text, prose in texts:
-        here: dict[str, tuple[str, str]] = {}
+        here: dict[str, tuple[str, str, str]] = {}
         for match in (_PROSE if prose else _DATA).finditer(text):
             classified = _classify(match)
             if classified is not None:
-                here.setdefault(classified[0], classified[1:])
+                key = "" if prose else _key_of(match)
+                here.setdefault(classified[0], (*classified[1:], key))
         shapes = Counter(shape(word) for word in here)
-        for word, (shown, kind) in here.items():
+        for word, (shown, kind, key) in here.items():
             if word not in found:
-                found[word] = Identifier(word, shown, kind, len(found), shapes[shape(word)])
+                family = shapes[shape(word)]
+                found[word] = Identifier(word, shown, kind, len(found), family, key=key)
     return list(found.values())
 
 
