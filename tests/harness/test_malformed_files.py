@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
+from support.paths import CTXLAB, ROOT
 
 from experiments.lab.baseline import read_baseline
 from experiments.lab.errors import ExperimentError
@@ -77,7 +77,7 @@ def test_a_deeply_nested_cassette_is_one_sentence_from_ctxlab_run(tmp_path: Path
     planted = sorted(cassettes.rglob("*.json"))
     for path in planted:
         path.write_text(deep, encoding="utf-8")
-    command = ["ctxlab", "run", "E3", "--cassettes", str(cassettes), "--out", str(tmp_path / "r")]
+    command = [*CTXLAB, "run", "E3", "--cassettes", str(cassettes), "--out", str(tmp_path / "r")]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr
     assert "levels deep" in done.stderr and any(str(p) in done.stderr for p in planted)

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
+from support.paths import CTXLAB, ROOT
 
 from experiments.lab.parallel import default_jobs, heaviest_first, in_order, workers_for
 from experiments.lab.registry import EXPERIMENTS
@@ -92,7 +92,7 @@ def test_two_jobs_write_the_same_reports_as_one(tmp_path: Path) -> None:
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs-{jobs}"
         subprocess.run(
-            ["ctxlab", "run", "E1", "E3", "E5", "--jobs", jobs, "--out", str(out)],
+            [*CTXLAB, "run", "E1", "E3", "E5", "--jobs", jobs, "--out", str(out)],
             cwd=ROOT,
             capture_output=True,
             text=True,
