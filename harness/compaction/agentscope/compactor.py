@@ -42,6 +42,7 @@ from harness.compaction.guards.budget import (
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import gated_summary
 from harness.compaction.guards.thrash import ThrashGuard, allows
+from harness.compaction.guards.unsourced import UNSOURCED_ONLY, drop_unsourced, source_text
 from harness.compaction.record import CompactionRecord
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter
@@ -190,9 +191,10 @@ class Compactor:
         """Step 7: ``[summary] + tail`` and the event recording how it came about. The
         identifier-survival gate (``config.gate``) appends the exact values the summary
         dropped first (deterministic, no model call)."""
-        text, echoed = self._unechoed(summary)
+        text, unsourced = self._sourced(summary, plan)
+        text, echoed = self._unechoed(text, summary.failed)
         text, room, cut = self._within_budget(text)
-        cut = (*echoed, *cut)
+        cut = (*unsourced, *echoed, *cut)
         text, gate = gated_summary(self.config.gate, text, plan.prefix, self.meter, room)
         compacted = (build_summary_message(text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
@@ -216,15 +218,33 @@ class Compactor:
         )
         return Compaction(messages=compacted, event=event)
 
-    def _unechoed(self, summary: SummaryOutcome) -> tuple[str, tuple[str, ...]]:
+    def _sourced(self, summary: SummaryOutcome, plan: Plan) -> tuple[str, tuple[str, ...]]:
+        """The model's text without the lines naming an identifier found nowhere in the
+        compacted context (``config.drop_unsourced``), and the line saying so (if any);
+        :data:`UNSOURCED_ONLY` when nothing else was in it."""
+        if not self.config.drop_unsourced or summary.failed:
+            return summary.text, ()
+        unsourced = drop_unsourced(summary.text, source_text(plan.messages))
+        if not unsourced.dropped:
+            return summary.text, ()
+        values = unsourced.values
+        shown = ", ".join(values[:3]) + (", …" if len(values) > 3 else "")
+        line = (
+            f"Summary named {len(values)} value(s) found nowhere in its span ({shown}): "
+            f"{unsourced.dropped} line(s) dropped"
+        )
+        logger.info(line)
+        return unsourced.text or UNSOURCED_ONLY, (line,)
+
+    def _unechoed(self, text: str, failed: bool) -> tuple[str, tuple[str, ...]]:
         """The model's text without the lines that only repeat the prompt's instructions
         (``config.strip_echo``), and the line saying so (if any); :data:`ECHO_ONLY` when
         nothing else was in it."""
-        if not self.config.strip_echo or summary.failed:
-            return summary.text, ()
-        echo = strip_echo(summary.text, self.config.summary_prompt or DEFAULT_SUMMARY_PROMPT)
+        if not self.config.strip_echo or failed:
+            return text, ()
+        echo = strip_echo(text, self.config.summary_prompt or DEFAULT_SUMMARY_PROMPT)
         if not echo.dropped:
-            return summary.text, ()
+            return text, ()
         line = f"Summary echoed its instructions: {echo.dropped} line(s) dropped"
         logger.info(line)
         return echo.text or ECHO_ONLY, (line,)

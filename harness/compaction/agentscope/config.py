@@ -140,6 +140,11 @@ class CompactionConfig:
     summary that only repeat the prompt's instructions, and the sections left empty, are
     dropped before the budget and the gate see it. False (the seeds' behaviour): the summary is
     taken as written."""
+    drop_unsourced: bool = False
+    """ctxlab's source check (:mod:`harness.compaction.guards.unsourced`): the lines of the
+    model's summary that name an identifier found nowhere in the compacted context are dropped
+    before the echo filter, the budget and the gate see it. False (the seeds' behaviour): the
+    summary is taken as written."""
     summary_max_tokens: int | None = None
     """A cap on the summary call's answer (sent as ``max_tokens``; with a summary budget the
     smaller of the two), for a summary prompt whose own call names one (X-BENCH's reference
@@ -200,13 +205,14 @@ def ctxlab_profile() -> CompactionConfig:
     """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
     what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
     the size check (a summary not smaller than its span is refused), the summary budget
-    (:data:`CTXLAB_SUMMARY_BUDGET`), the echo filter, backlog chunking and the thrash guard.
+    (:data:`CTXLAB_SUMMARY_BUDGET`), the echo filter, the source check, backlog chunking and
+    the thrash guard.
     Experiments that
     reproduce the article use ``CompactionConfig()`` (all off) instead."""
     return CompactionConfig(
         gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True,
         summary_budget=CTXLAB_SUMMARY_BUDGET, summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
-        strip_echo=True,
+        strip_echo=True, drop_unsourced=True,
     )  # fmt: skip
 
 
@@ -229,7 +235,7 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     """Problems of single fields, checked first so the message names the field that was set."""
     problems = [
         f"{name} must be True or False"
-        for name in ("refuse_larger_summary", "strip_echo")
+        for name in ("refuse_larger_summary", "strip_echo", "drop_unsourced")
         if not isinstance(getattr(config, name), bool)
     ]
     if isinstance(config.keep_messages, bool) or not isinstance(config.keep_messages, int):

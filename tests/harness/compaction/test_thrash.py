@@ -174,8 +174,9 @@ def test_profiles() -> None:
     )
     assert profile.summary_budget == 0.4 and CompactionConfig().summary_budget is None
     assert profile.strip_echo and not CompactionConfig().strip_echo
+    assert profile.drop_unsourced and not CompactionConfig().drop_unsourced
     ours = ("thrash", "gate", "refuse_larger_summary", "summary_budget", "summary_chunk_tokens")
-    ours += ("strip_echo",)
+    ours += ("strip_echo", "drop_unsourced")
     assert {k: v for k, v in profile.__dict__.items() if k not in ours} == {
         k: v for k, v in CompactionConfig().__dict__.items() if k not in ours
     }
