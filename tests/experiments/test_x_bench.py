@@ -158,12 +158,17 @@ def test_every_model_condition_compacts_by_its_own_rules_and_is_probed(name: str
     assert score.compactions >= 3  # 8K goes through three cycles or more
     assert score.summary_calls == sum(r.purpose == "summary" for r in model.requests) >= 3
     assert model.requests[-1].purpose == "probe" and score.answered
-    assert score.invented == ["SO-2026-0000"]
+    # ctxlab's source check drops the line naming the id the span never had
+    assert score.invented == ([] if name == "ctxlab" else ["SO-2026-0000"])
     right = {f.kind: f.correct for f in score.facts}
     assert right["abstention"] is True and right["name"] is False
     gated = name in ("agentscope+gate", "dsh+gate", "ctxlab")
     if gated:  # the gate appends every identifier the scripted summary dropped
         assert all(f.survived for f in score.facts if f.kind == "identifier")
+
+
+def _word(i: int) -> str:
+    return "point" + chr(97 + i % 26) + chr(97 + i // 26 % 26)
 
 
 def _long_summaries(words: int) -> FunctionModel:
@@ -173,7 +178,8 @@ def _long_summaries(words: int) -> FunctionModel:
     def reply(request: object) -> str:
         if getattr(request, "purpose", "") == "probe":
             return "\n".join(f"{n}. not known" for n in range(1, 13))
-        return "## SUMMARY\n" + " ".join(f"point{i}" for i in range(words))
+        # words without digits: ctxlab's source check would drop a line of made-up ids
+        return "## SUMMARY\n" + " ".join(_word(i) for i in range(words))
 
     return FunctionModel(reply, model_name="scripted-summary")
 
