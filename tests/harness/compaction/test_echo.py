@@ -4,25 +4,19 @@ and kept in the seeds'; what is left keeps its words and its order."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.forced_summary import compacted, small_profile, small_seed
 
 from harness.compaction.agentscope import (
     DEFAULT_SUMMARY_PROMPT,
     CompactionConfig,
-    Compactor,
-    ctxlab_profile,
-    resolve_thresholds,
 )
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import GATE_HEADING, GATE_NOTE
 from harness.compaction.guards.gate_definitions import extract_definitions
-from harness.compaction.record import CompactionRecord
 from harness.messages import Message
-from harness.testing import FunctionModel
 
 # The four sections of DEFAULT_SUMMARY_PROMPT, each with its own instruction under it: what
 # X-BENCH's recorded 0.5B summaries of English spans consist of.
@@ -100,31 +94,16 @@ def test_the_filter_only_removes_lines_in_order_and_is_idempotent(lines: list[st
     assert echo.dropped >= 0
 
 
-def _compacted(config: CompactionConfig, answer: str) -> CompactionRecord:
-    compactor = Compactor(config, resolve_thresholds(config, "m"), FunctionModel(lambda _: answer))
-    compaction = compactor.force([*SPAN, Message.user("next?")])
-    assert compaction is not None
-    return compaction.event
-
-
-def _profile(**changes: object) -> CompactionConfig:
-    fields = {"trigger_messages": 0, "trigger_tokens": 1_000, "keep_tokens": 30, "prune": None}
-    fields |= {"flush_before_compact": False, "offload_before_compact": False}
-    return replace(ctxlab_profile(), **(fields | changes))  # type: ignore[arg-type]
-
-
 def test_ctxlab_profile_drops_an_echoed_summary_and_says_so() -> None:
-    event = _compacted(_profile(), ECHO)
+    event = compacted(small_profile(), SPAN, ECHO)
     assert "primary goal" not in event.summary and event.summary.startswith(ECHO_ONLY)
     assert "SO-2026-0417" in event.summary and "falcon" in event.summary  # the gate's
     assert "Summary echoed its instructions: 8 line(s) dropped" in event.log_lines
 
 
 def test_the_seeds_and_a_switched_off_profile_keep_the_echo() -> None:
-    assert ECHO in _compacted(_profile(strip_echo=False), ECHO).summary
-    seed = CompactionConfig(trigger_messages=0, trigger_tokens=1_000, keep_tokens=30, prune=None)
-    seed = replace(seed, flush_before_compact=False, offload_before_compact=False)
-    assert _compacted(seed, ECHO).summary == ECHO
+    assert ECHO in compacted(small_profile(strip_echo=False), SPAN, ECHO).summary
+    assert compacted(small_seed(), SPAN, ECHO).summary == ECHO
 
 
 def test_strip_echo_must_be_a_bool() -> None:

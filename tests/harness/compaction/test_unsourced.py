@@ -4,17 +4,13 @@ and kept in the seeds'; what is left keeps its words and its order."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.forced_summary import compacted, small_profile, small_seed
 
 from harness.compaction.agentscope import (
     CompactionConfig,
-    Compactor,
-    ctxlab_profile,
-    resolve_thresholds,
 )
 from harness.compaction.guards.gate_identifiers import extract_identifiers
 from harness.compaction.guards.unsourced import (
@@ -23,9 +19,7 @@ from harness.compaction.guards.unsourced import (
     drop_unsourced,
     source_text,
 )
-from harness.compaction.record import CompactionRecord
 from harness.messages import Message, ToolCall
-from harness.testing import FunctionModel
 
 # What X-BENCH recorded from the 0.5B Qwen on en-24k-s01: a made-up transcript under NEXT STEPS
 # with a batch id next to the real ones (B3621, B3626) and a log line no tool returned.
@@ -90,21 +84,8 @@ def test_what_is_left_names_only_sourced_values_and_keeps_its_lines_in_order(
         assert any(i.text not in source for i in extract_identifiers([(line, True)]))
 
 
-def _compacted(config: CompactionConfig, answer: str) -> CompactionRecord:
-    compactor = Compactor(config, resolve_thresholds(config, "m"), FunctionModel(lambda _: answer))
-    compaction = compactor.force([*SPAN, Message.user("next?")])
-    assert compaction is not None
-    return compaction.event
-
-
-def _profile(**changes: object) -> CompactionConfig:
-    fields = {"trigger_messages": 0, "trigger_tokens": 1_000, "keep_tokens": 30, "prune": None}
-    fields |= {"flush_before_compact": False, "offload_before_compact": False}
-    return replace(ctxlab_profile(), **(fields | changes))  # type: ignore[arg-type]
-
-
 def test_ctxlab_profile_drops_an_invented_value_and_says_so() -> None:
-    event = _compacted(_profile(), INVENTED)
+    event = compacted(small_profile(), SPAN, INVENTED)
     assert "B3623" not in event.summary and "2026-11-11" not in event.summary
     assert "Batches B3621 and B3626 were checked" in event.summary
     assert (
@@ -115,16 +96,14 @@ def test_ctxlab_profile_drops_an_invented_value_and_says_so() -> None:
 
 
 def test_a_summary_of_invented_values_only_is_left_out_and_the_gate_still_keeps_the_span() -> None:
-    event = _compacted(_profile(), "Batch B3623 failed at 2026-11-11T10:02.")
+    event = compacted(small_profile(), SPAN, "Batch B3623 failed at 2026-11-11T10:02.")
     assert event.summary.startswith(UNSOURCED_ONLY)
     assert "B3621" in event.summary and "falcon" in event.summary  # the gate's
 
 
 def test_the_seeds_and_a_switched_off_profile_keep_the_invented_lines() -> None:
-    assert "B3623" in _compacted(_profile(drop_unsourced=False), INVENTED).summary
-    seed = CompactionConfig(trigger_messages=0, trigger_tokens=1_000, keep_tokens=30, prune=None)
-    seed = replace(seed, flush_before_compact=False, offload_before_compact=False)
-    assert _compacted(seed, INVENTED).summary == INVENTED
+    assert "B3623" in compacted(small_profile(drop_unsourced=False), SPAN, INVENTED).summary
+    assert compacted(small_seed(), SPAN, INVENTED).summary == INVENTED
 
 
 def test_drop_unsourced_must_be_a_bool() -> None:
