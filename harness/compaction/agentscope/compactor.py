@@ -28,6 +28,8 @@ from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import (
     DEFAULT_SUMMARY_PROMPT,
+    SUMMARY_PREFIX,
+    TRANSCRIPT_ROLES,
     build_summary_message,
     summarize,
 )
@@ -242,7 +244,8 @@ class Compactor:
         nothing else was in it."""
         if not self.config.strip_echo or failed:
             return text, ()
-        echo = strip_echo(text, self.config.summary_prompt or DEFAULT_SUMMARY_PROMPT)
+        prompt = self.config.summary_prompt or DEFAULT_SUMMARY_PROMPT
+        echo = strip_echo(text, prompt, roles=TRANSCRIPT_ROLES, preface=SUMMARY_PREFIX)
         if not echo.dropped:
             return text, ()
         line = f"Summary echoed its instructions: {echo.dropped} line(s) dropped"

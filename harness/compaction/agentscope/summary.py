@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_SUMMARY_PROMPT",
     "SUMMARY_PREFIX",
     "SUMMARY_UNAVAILABLE",
+    "TRANSCRIPT_ROLES",
     "build_summary_message",
     "render_transcript",
     "summarize",
@@ -22,6 +23,8 @@ __all__ = [
 logger = logging.getLogger("harness.compaction")
 
 SUMMARY_PREFIX = "Here is a summary of the conversation to date:"
+TRANSCRIPT_ROLES = ("Human: ", "AI: ", "Tool: ")
+"""How each line of :func:`render_transcript` starts (a user's, an assistant's, a tool's)."""
 SUMMARY_UNAVAILABLE = "(Summary unavailable)"
 CALL = "The summary call"
 """How a failed call reads after the placeholder: ``(Summary unavailable) The summary call

@@ -10,9 +10,16 @@ and carries nothing; the gate's exact values are then what is cut.
 :func:`strip_echo` removes, from the model's text:
 
 * every line that is, whitespace and case aside, a line of the prompt's instructions (the
-  prompt before the line of its ``{messages}`` placeholder), or the gate's note
+  prompt before the line of its ``{messages}`` placeholder), a markup tag right around the
+  placeholder (``<messages>``, ``</messages>``), or the gate's note
   (:data:`~harness.compaction.guards.gate.GATE_NOTE`, which a model copies from an earlier
   summary in its span, often without the items under it);
+* every line of the transcript copied as the summariser read it: a line that starts with one
+  of the transcript's role prefixes (``Human:``, ``AI:``, ``Tool:``), or is the summary
+  message's own preface (``Here is a summary of the conversation to date:``). X-BENCH
+  recorded the 0.5B Qwen answering 28 of its 76 summary calls with such copies (a made-up
+  ``<messages>`` block nesting the previous summary, whole ``Human:`` / ``AI:`` turns), about
+  300 tokens each; the facts in them are the span's, which the gate keeps verbatim;
 * then every markdown section left with nothing under its heading but blanks or ``None``.
 
 What is left keeps its order and its words; a heading stays when anything is under it. A
@@ -56,13 +63,27 @@ def _is_heading(line: str) -> bool:
     return _HEADING.match(line.lstrip()) is not None
 
 
-def _instruction_lines(prompt: str) -> frozenset[str]:
+_TAG = re.compile(r"</?[\w-]+>")
+
+
+def _instruction_lines(prompt: str, preface: str) -> frozenset[str]:
     """The prompt's own lines before its ``{messages}`` placeholder (blank lines and the line
-    of the placeholder aside), and the gate's note."""
-    head = prompt.split("{messages}", 1)[0].splitlines()[:-1] if "{messages}" in prompt else []
-    keys = {_key(line) for line in head} | {_key(GATE_HEADING), _key(GATE_NOTE)}
+    of the placeholder aside), the markup tags right around the placeholder (``<messages>``,
+    ``</messages>``), the gate's note and the summary message's ``preface``."""
+    keys = {_key(GATE_HEADING), _key(GATE_NOTE), _key(preface)}
+    if "{messages}" in prompt:
+        head, tail = prompt.split("{messages}", 1)
+        before, after = head.splitlines(), tail.splitlines()
+        keys |= {_key(line) for line in before[:-1]}
+        around = [line.strip() for line in before[-1:] + [a for a in after if a.strip()][:1]]
+        keys |= {_key(line) for line in around if _TAG.fullmatch(line)}
     keys.discard("")
     return frozenset(keys)
+
+
+def _copied(line: str, roles: tuple[str, ...]) -> bool:
+    """True when ``line`` starts like a line of the transcript (``Human: …``)."""
+    return line.lstrip().startswith(roles)
 
 
 def _sections(lines: list[str]) -> list[list[str]]:
@@ -75,22 +96,29 @@ def _sections(lines: list[str]) -> list[list[str]]:
     return parts
 
 
-def _kept_section(section: list[str], instructions: frozenset[str]) -> list[str]:
+def _kept_section(
+    section: list[str], instructions: frozenset[str], roles: tuple[str, ...]
+) -> list[str]:
     """The section without its echoed lines; nothing when no line but its heading and
     ``None`` is left."""
     heading = section[:1] if _is_heading(section[0]) else []
-    body = [line for line in section[len(heading) :] if _key(line) not in instructions]
+    body = [
+        line
+        for line in section[len(heading) :]
+        if _key(line) not in instructions and not _copied(line, roles)
+    ]
     if all(_key(line) in _EMPTY_BODY for line in body):
         return []
     return heading + body
 
 
-def strip_echo(text: str, prompt: str) -> Echo:
-    """``text`` without the lines that repeat ``prompt``'s instructions and the sections left
-    empty (see the module docstring)."""
-    instructions = _instruction_lines(prompt)
+def strip_echo(text: str, prompt: str, *, roles: tuple[str, ...] = (), preface: str = "") -> Echo:
+    """``text`` without the lines that repeat ``prompt``'s instructions or wrapper, copy a
+    transcript line (one starting with one of ``roles``) or the summary message's
+    ``preface``, and the sections left empty (see the module docstring)."""
+    instructions = _instruction_lines(prompt, preface)
     lines = text.strip().split("\n")
-    kept = [line for s in _sections(lines) if s for line in _kept_section(s, instructions)]
+    kept = [line for s in _sections(lines) if s for line in _kept_section(s, instructions, roles)]
     result = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
     dropped = sum(bool(line.strip()) for line in lines) - sum(
         bool(line.strip()) for line in result.split("\n")

@@ -9,10 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.forced_summary import compacted, small_profile, small_seed
 
-from harness.compaction.agentscope import (
-    DEFAULT_SUMMARY_PROMPT,
-    CompactionConfig,
-)
+from harness.compaction.agentscope import DEFAULT_SUMMARY_PROMPT, CompactionConfig
+from harness.compaction.agentscope.summary import SUMMARY_PREFIX, TRANSCRIPT_ROLES
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import GATE_HEADING, GATE_NOTE
 from harness.compaction.guards.gate_definitions import extract_definitions
@@ -109,3 +107,42 @@ def test_the_seeds_and_a_switched_off_profile_keep_the_echo() -> None:
 def test_strip_echo_must_be_a_bool() -> None:
     with pytest.raises(Exception, match="strip_echo must be True or False"):
         CompactionConfig(strip_echo="yes")  # type: ignore[arg-type]
+
+
+# What the 0.5B Qwen answered in 28 of its 76 recorded X-BENCH summary calls: the transcript
+# copied back, nesting the previous summary in a made-up <messages> block.
+COPIED = """Here is a summary of the conversation to date:
+
+## NEXT STEPS
+
+<messages>
+Human: Here is a summary of the conversation to date:
+
+## NEXT STEPS
+Ship SO-2026-0417 on Monday.
+
+AI: Batch B3363 ran through; 0 step(s) failed.
+
+Tool: [tool_result: search_records] {"batch": "B3363"}
+</messages>"""
+
+
+def test_a_copied_transcript_and_its_wrapper_go_and_what_was_summarised_stays() -> None:
+    echo = strip_echo(
+        COPIED, DEFAULT_SUMMARY_PROMPT, roles=TRANSCRIPT_ROLES, preface=SUMMARY_PREFIX
+    )
+    assert echo.text == "## NEXT STEPS\nShip SO-2026-0417 on Monday."
+    assert echo.dropped == 7  # preface, both tags, three copied turns, one emptied heading
+
+
+def test_without_the_roles_a_copied_transcript_stays() -> None:
+    echo = strip_echo(COPIED, DEFAULT_SUMMARY_PROMPT)
+    assert "Human: Here is a summary" in echo.text and "AI: Batch B3363" in echo.text
+    assert "<messages>" not in echo.text  # the prompt's own tags are its wrapper either way
+
+
+def test_ctxlab_profile_drops_a_copied_transcript() -> None:
+    event = compacted(small_profile(), SPAN, COPIED)
+    assert "Human:" not in event.summary and "<messages>" not in event.summary
+    assert "Ship SO-2026-0417 on Monday." in event.summary
+    assert "Human: Here is a summary" in compacted(small_seed(), SPAN, COPIED).summary

@@ -21,13 +21,14 @@ from harness.compaction.guards.unsourced import (
 )
 from harness.messages import Message, ToolCall
 
-# What X-BENCH recorded from the 0.5B Qwen on en-24k-s01: a made-up transcript under NEXT STEPS
-# with a batch id next to the real ones (B3621, B3626) and a log line no tool returned.
+# After what X-BENCH recorded from the 0.5B Qwen on en-24k-s01: a request under NEXT STEPS with a
+# batch id next to the real ones (B3621, B3626) and a log line no tool returned (the recorded
+# one was a copied "Human:" turn, which the echo filter now drops on its own).
 INVENTED = """## SUMMARY
 Batches B3621 and B3626 were checked; the password is falcon.
 
 ## NEXT STEPS
-Human: Pull the job log for batch B3623 and tell me if anything failed.
+- Pull the job log for batch B3623 and tell me if anything failed.
 \\n2026-11-11T10:02 worker-9 queued item 33/171 in 187 ms"""
 SPAN = [
     Message.user("Check batches B3621 and B3626. The password is falcon."),
