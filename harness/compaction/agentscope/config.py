@@ -137,8 +137,9 @@ class CompactionConfig:
     the gate its part. None (the seeds' behaviour): the summary is taken at any size."""
     strip_echo: bool = False
     """ctxlab's echo filter (:mod:`harness.compaction.guards.echo`): the lines of the model's
-    summary that only repeat the prompt's instructions, and the sections left empty, are
-    dropped before the budget and the gate see it. False (the seeds' behaviour): the summary is
+    summary that only repeat the prompt's instructions or copy the transcript it read
+    (``Human:`` / ``AI:`` / ``Tool:`` lines), and the sections left empty, are dropped before
+    the budget and the gate see it. False (the seeds' behaviour): the summary is
     taken as written."""
     drop_unsourced: bool = False
     """ctxlab's source check (:mod:`harness.compaction.guards.unsourced`): the lines of the
