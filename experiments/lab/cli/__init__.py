@@ -201,9 +201,11 @@ def _sigterm_as_interrupt() -> None:
 
 def _bench(args: argparse.Namespace) -> int:
     from experiments.lab.cli.bench import bench
+    from experiments.lab.registry import EXPERIMENTS
 
     _sigterm_as_interrupt()  # ``--provider local`` starts a server
-    return bench(args, _live_model)
+    context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
+    return bench(args, lambda options: _live_model(options, n_ctx=context))
 
 
 def _cassettes(args: argparse.Namespace) -> int:

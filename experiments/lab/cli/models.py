@@ -15,7 +15,7 @@ from harness.errors import MissingAPIKeyError
 if TYPE_CHECKING:
     from harness.model import ChatModel
 
-__all__ = ["live_model", "no_model"]
+__all__ = ["LOCAL_CONTEXT", "live_model", "no_model"]
 
 
 def no_model() -> ChatModel:
@@ -24,16 +24,22 @@ def no_model() -> ChatModel:
     return ScriptedModel([], model_name="none")  # undo never calls a model
 
 
+LOCAL_CONTEXT = 8_192
+"""The context a local server started for ``compact`` is given (``bench`` asks X-BENCH's)."""
+
+
 @contextlib.contextmanager
-def live_model(args: argparse.Namespace) -> Iterator[ChatModel]:
+def live_model(args: argparse.Namespace, n_ctx: int = LOCAL_CONTEXT) -> Iterator[ChatModel]:
+    """The client of ``args.provider``. ``--provider local`` without ``--base-url`` starts a
+    local server for ``args.model`` (``qwen1.5b``, the default, or ``qwen0.5b``) with a context
+    of ``n_ctx`` tokens, and the client names the model that server serves."""
     from experiments.lab.recorder import local_server, provider_spec
+    from experiments.lab.recorder.modelfile import local_model
     from harness import ChatClient
 
     if args.provider == "local" and not args.base_url:
-        with local_server() as server:
-            spec = provider_spec(
-                "local", model=args.model or server.model, base_url=server.base_url
-            )
+        with local_server(local_model(args.model), n_ctx=n_ctx) as server:
+            spec = provider_spec("local", model=server.model, base_url=server.base_url)
             with ChatClient(
                 spec.model,
                 base_url=spec.base_url,

@@ -3,6 +3,7 @@ line, model assembly from fake part modules, and the server lifecycle with a sta
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from experiments.lab.cli.models import live_model
 from experiments.lab.errors import LocalServerError
 from experiments.lab.recorder import (
     QWEN_1_5B,
@@ -31,6 +33,7 @@ from experiments.lab.recorder.det_server import (
     keep_weights_unpacked,
     take_switch,
 )
+from experiments.lab.recorder.modelfile import QWEN_0_5B
 
 # A stand-in for the llama.cpp server: answers GET /v1/models on the --port it is given.
 FAKE_SERVER = textwrap.dedent(
@@ -364,3 +367,21 @@ def test_each_experiment_gets_the_local_context_it_needs() -> None:
     assert groups[("llama-cpp-python", 8192)] == ["E3"]
     assert groups[("llama-cpp-python", 32_768)] == ["X-BENCH"]  # its 8K conversations: ~12K
     assert [k for k, v in groups.items() if "E4" in v] == [("llama-server", 8192)]
+
+
+def test_bench_serves_the_model_it_was_asked_for(
+    launched: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ctxlab bench --provider local --model qwen0.5b`` started the 1.5B (the default) and sent
+    ``qwen0.5b`` as the request's model name, so its table was the 1.5B's under the 0.5B's
+    name. The server now serves the named model, with the context it was given."""
+    use_script(monkeypatch, FAKE_SERVER)
+    args = argparse.Namespace(
+        provider="local", model="qwen0.5b", base_url=None, api_key_env=None,
+        timeout=None, connect_timeout=None, read_timeout=None,
+    )  # fmt: skip
+    with live_model(args, n_ctx=32_768) as client:
+        assert client.model_name == QWEN_0_5B.name
+    flags = [str(a) for a in launched[0].args]
+    assert flags[flags.index("--model_alias") + 1] == QWEN_0_5B.name
+    assert flags[flags.index("--n_ctx") + 1] == "32768"
