@@ -15,6 +15,7 @@ from __future__ import annotations
 from unittest import mock
 
 from experiments.lab.mutations.catalogue_more import MORE_MUTATIONS
+from experiments.lab.mutations.catalogue_ours import OUR_MUTATIONS
 from experiments.lab.mutations.mutation import Mutation
 from experiments.lab.mutations.patches import (
     attr,
@@ -229,6 +230,7 @@ MUTATIONS += (
 
 
 MUTATIONS += MORE_MUTATIONS
+MUTATIONS += OUR_MUTATIONS
 
 
 def by_name(name: str) -> Mutation:

@@ -67,9 +67,13 @@ def mutations_section(rows: Sequence[dict[str, str]]) -> str:
     seed_rows = [r for r in rows if r["kind"] in ("article", "article-computed")]
     unflipped = [r for r in seed_rows if r["flipped_by"] == "0"]
     guards = [r for r in unflipped if r["guard"]]
+    ours = [r for r in rows if r["kind"] == "ctxlab"]
+    ours_unflipped = [r for r in ours if r["flipped_by"] == "0"]
+    ours_listed = [r for r in ours_unflipped if r["status"] != "differs"]
     table = "\n".join(_mutation_row(name, rows) for name in names)
     listed = "\n".join(
-        f"<li><code>{_e(_key(r))}</code> ({_e(r['kind'])}): {_e(_why(r))}</li>" for r in unflipped
+        f"<li><code>{_e(_key(r))}</code> ({_e(r['kind'])}): {_e(_why(r))}</li>"
+        for r in (*unflipped, *ours_listed)
     )
     return (
         '<section id="mutations"><h2>Mutations</h2>\n'
@@ -79,9 +83,13 @@ def mutations_section(rows: Sequence[dict[str, str]]) -> str:
         f"{len(names)} × {len(rows)} cells in <code>mutations.csv</code>. "
         f"{len(seed_rows) - len(unflipped)} of the {len(seed_rows)} seed rows (article and "
         f"article-computed) are flipped by at least one mutation; {len(guards)} more are "
-        "guards (no harness change can move them).</p>\n"
+        "guards (no harness change can move them). "
+        f"{len(ours) - len(ours_unflipped)} of ctxlab's own {len(ours)} rows are flipped; "
+        f"{len(ours_unflipped) - len(ours_listed)} more already differ (breaking the harness "
+        f"cannot make them fail) and {len(ours_listed)} are listed below.</p>\n"
         '<div class="scroll"><table><thead><tr><th>mutation</th><th>flips</th>'
         "<th>claims flipped</th><th>experiments stopped</th></tr></thead><tbody>\n"
         f"{table}\n</tbody></table></div>\n"
-        f"<p>Seed rows no mutation flips:</p>\n<ul>\n{listed}\n</ul>\n</section>"
+        "<p>Seed rows no mutation flips, and rows of ours none flips that do not differ:</p>\n"
+        f"<ul>\n{listed}\n</ul>\n</section>"
     )

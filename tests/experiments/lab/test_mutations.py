@@ -3,7 +3,7 @@
 The matrix (:mod:`experiments.lab.mutations.matrix`) judges every claim under every mutation of the
 harness, each run in its own process and temporary folder, the recorded answers replayed in
 order. A mutation fails its test when a claim it names does not flip, or when it flips nothing;
-a seed row (``article``, ``article-computed``) no mutation flips must be a listed guard; and the
+a row no mutation flips (a seed row or one of ctxlab's own) must be a listed guard; and the
 committed ``reports/mutations.csv`` must be what the code produces. The matrix takes minutes, so
 these tests run only when ``-m mutations`` selects them; the quick checks of the catalogue at the
 end run always.
@@ -77,14 +77,15 @@ def test_a_mutation_flips_the_claims_it_names(mutation: Mutation, matrix: Matrix
 
 
 @pytest.mark.mutations
-def test_every_seed_row_is_flipped_or_a_named_guard(matrix: Matrix) -> None:
-    rows = [r for r in matrix.rows() if r["kind"] in SEED_KINDS]
+def test_every_row_is_flipped_or_a_named_guard(matrix: Matrix) -> None:
+    # seed rows and ctxlab's own alike: a check of ours that cannot fail is as much a defect
+    rows = [r for r in matrix.rows() if r["kind"] in (*SEED_KINDS, "ctxlab")]
     bare = [
         f"{r['claim_id']}@{r['model']}" for r in rows if r["flipped_by"] == "0" and not r["guard"]
     ]
     # the rows not covered yet are listed, each with its reason: a ratchet, not a pass
     unexplained = [claim for claim in bare if not uncovered(claim)]
-    assert not unexplained, f"seed rows nothing flips or explains: {', '.join(unexplained)}"
+    assert not unexplained, f"rows nothing flips or explains: {', '.join(unexplained)}"
     listed = {c if "@" in c else f"{c}@scripted" for c in UNCOVERED}
     assert listed == set(bare), f"UNCOVERED is stale: now flipped {sorted(listed - set(bare))}"
 
@@ -132,12 +133,21 @@ def test_the_section_lists_what_each_mutation_flipped_and_the_guards() -> None:
         {"experiment": "E5", "claim_id": "AS-X", "model": "scripted", "kind": "article",
          "status": "match", "M1": "", "M2": "abort", "flipped_by": "0", "guard": "a constant",
          "uncovered": ""},
+        {"experiment": "X-COST", "claim_id": "X-OURS", "model": "scripted", "kind": "ctxlab",
+         "status": "match", "M1": "flip", "M2": "", "flipped_by": "1", "guard": "",
+         "uncovered": ""},
+        {"experiment": "X-COST", "claim_id": "X-LOST", "model": "scripted", "kind": "ctxlab",
+         "status": "differs", "M1": "", "M2": "", "flipped_by": "0", "guard": "differs already",
+         "uncovered": ""},
     ]  # fmt: skip
     html = mutations_section(rows)
     assert '<section id="mutations">' in html and "not a reproduction" in html
-    assert "<code>M1</code></td><td>1</td><td>E1-A</td>" in html
+    assert "<code>M1</code></td><td>2</td><td>E1-A, X-OURS</td>" in html
     assert "<code>M2</code></td><td>0</td><td>—</td><td>E5</td>" in html
     assert "AS-X</code> (article): a constant" in html
+    # ctxlab's own rows: counted, and one that already differs is not listed as uncovered
+    assert "1 of ctxlab's own 2 rows are flipped; 1 more already differ" in html
+    assert "X-LOST" not in html
 
 
 def _row(experiment: str, claim: str, cell: str = "") -> dict[str, str]:
