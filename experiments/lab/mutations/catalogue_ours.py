@@ -20,7 +20,6 @@ __all__ = [
     "window_profile_ignored",
 ]
 
-_AS = "harness.compaction.agentscope"
 _DSH = "harness.compaction.dsh"
 _05B = "@qwen2.5-coder-0.5b-instruct-q4_k_m"
 _15B = "@qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -36,23 +35,18 @@ def checkpoint_without_summary(original: Any) -> Any:
     return frame
 
 
-def checkpoint_before_span(_original: Any) -> Any:
-    """The event log's fold with a replace event inserted in front of the nodes it should
-    shadow, which stay on the surface (DeepSeek-Harness's checkpoint removes nothing)."""
+def checkpoint_before_span(original: Any) -> Any:
+    """The event log's fold with a replace event put in front of the nodes it should shadow,
+    which stay on the surface (a summary that removes nothing, under either engine)."""
 
     def apply(self: Any, event: Any) -> None:
-        self.check(event)
-        self._events.append(event)
         replace = event.replace_range
-        if replace is not None:
-            first = self.position(replace[0])
-            self._nodes[first:first] = [event.seq]
-            self._generation += 1
-        elif event.is_surface:
-            self._nodes.append(event.seq)
-        else:
-            return
-        self._surface = None
+        shadowed = list(self.span(*replace)) if replace is not None else []
+        original(self, event)
+        if shadowed:
+            after = self._nodes.index(event.seq) + 1
+            self._nodes[after:after] = shadowed
+            self._surface = None
 
     return apply
 
