@@ -31,7 +31,8 @@ body { margin: 0; color: var(--ink); background: #fff;
     + """; }
 :lang(zh) { font-family: "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC",
   "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 1.25rem 1.5rem 4rem; }
+main { max-width: 1180px; margin: 0 auto; padding: 1.25rem 1.5rem 4rem;
+  overflow-wrap: break-word; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 .5rem; }
 h2 { font-size: 1.3rem; margin: 2.25rem 0 .6rem; padding-bottom: .3rem;
   border-bottom: 1px solid var(--line); }

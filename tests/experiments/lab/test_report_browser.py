@@ -62,6 +62,18 @@ function measure(frame) {
       over.push(el.tagName.toLowerCase() + "." + el.className + " right=" + Math.round(box.right));
     }
   });
+  // A long unbroken word overflows as text: its element's box stays inside the page.
+  var walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_TEXT), node;
+  while ((node = walker.nextNode())) {
+    if (node.parentElement.closest(".scroll")) { continue; }
+    var range = doc.createRange();
+    range.selectNodeContents(node);
+    var text = range.getBoundingClientRect();
+    if (text.width && (text.right > width + 0.5 || text.left < -0.5)) {
+      over.push("text " + JSON.stringify(node.textContent.slice(0, 60)) + " right=" +
+        Math.round(text.right));
+    }
+  }
   var matrix = doc.querySelector("#verdicts table.matrix").getBoundingClientRect();
   var plots = [];
   doc.querySelectorAll(".plot img").forEach(function (img) {
