@@ -14,6 +14,7 @@ reported as "not recorded yet" otherwise, never faked.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import TypeVar
 
@@ -41,6 +42,7 @@ __all__ = [
     "record",
     "recording_plan",
     "run",
+    "scored_view",
 ]
 
 T = TypeVar("T")
@@ -68,19 +70,32 @@ def measure(settings: RunSettings) -> XBenchView:
         records += [r for r in found if r.model != "none"]
         recorded |= {r.condition for r in found if r.model != "none"}
     not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
+    budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()]
+    return scored_view(conversations, records, names, budgets, not_recorded)
+
+
+def scored_view(
+    conversations: Sequence[Conversation],
+    records: Sequence[RunRecord],
+    names: Sequence[str],
+    budgets: Sequence[BudgetRecord],
+    not_recorded: Sequence[str] = (),
+) -> XBenchView:
+    """``records`` of ``conversations`` under the conditions ``names``, tabulated (X-BENCH's
+    view; ``ctxlab bench`` builds one for its own run)."""
     summary, by_kind, by_band, pairs = tabulate(conversations, records, names)
     return XBenchView(
         experiment=ID,
         source=SOURCE,
         generator_version=GENERATOR_VERSION,
         conversations=[c.id for c in conversations],
-        budgets=[BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()],
+        budgets=list(budgets),
         conditions=summary,
         by_kind=by_kind,
         by_band=by_band,
         pairs=pairs,
-        runs=records,
-        not_recorded=not_recorded,
+        runs=list(records),
+        not_recorded=list(not_recorded),
         reference=REFERENCE_SOURCE,
     )
 

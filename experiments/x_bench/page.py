@@ -25,7 +25,7 @@ from experiments.x_bench.headline import (
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
 
-__all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "x_bench_section"]
+__all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
 
 X_BENCH_ABOUT = (
     "ctxlab's compaction-quality benchmark: which planted facts (identifiers, names, code words, "
@@ -89,10 +89,12 @@ def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
 
 def _cost(view: XBenchView) -> pd.DataFrame:
     """Tokens per condition, model and size: a model-free condition once (its runs with a
-    model replay the same conversation to add the probe, at the same cost)."""
+    model replay the same conversation to add the probe, at the same cost; ``ctxlab bench``
+    with a provider has only those)."""
     rows: dict[tuple[str, str, str], dict[str, float]] = {}
+    free = {(r.condition, r.conversation) for r in view.runs if r.model == "none"}
     for r in view.runs:
-        if r.model != "none" and not CONDITIONS[r.condition].needs_model:
+        if r.model != "none" and (r.condition, r.conversation) in free:
             continue
         key = (r.condition, r.model, r.size)
         row = rows.setdefault(
@@ -226,23 +228,17 @@ def _headline(view: XBenchView) -> list[str]:
     return parts
 
 
-def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
-    """The conditions, survival by fact kind and by depth band, paired differences, cost."""
-    counts = Counter(c.split("-")[1] for c in view.conversations)
-    sizes = ", ".join(f"{n} at {b.size.upper()}" for b in view.budgets if (n := counts[b.size]))
-    budgets = "; ".join(
+def _budgets(view: XBenchView) -> str:
+    return "; ".join(
         f"{b.size}: trigger {b.trigger_tokens:,}, tail {b.keep_tokens:,} tokens"
         for b in view.budgets
     )
+
+
+def _tables(view: XBenchView) -> list[str]:
+    """The conditions, who was stopped, survival by kind and by band, pairs and cost."""
     kinds = list(dict.fromkeys(c.group for c in view.by_kind))
-    parts = [
-        READING.format(n=len(view.conversations), sizes=sizes) + "\n",
-        f"Budgets (AgentScope 2.0.3's estimator): {budgets}.\n",
-        *_headline(view),
-        "### Conditions\n",
-        markdown_table(_conditions(view)),
-    ]
-    parts += _stopped(view)
+    parts = ["### Conditions\n", markdown_table(_conditions(view)), *_stopped(view)]
     if view.not_recorded:
         parts.append(
             "Not recorded yet (their summaries and the probe are calls to a recorded model; "
@@ -250,7 +246,8 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
             + ", ".join(f"`{n}`" for n in view.not_recorded)
             + f". The reference prompt is {view.reference}.\n"
         )
-    parts += [
+    return [
+        *parts,
         "### Survival by fact kind\n",
         markdown_table(_grid(view.by_kind, kinds)),
         "### Survival by depth band (where in the conversation the fact was planted)\n",
@@ -260,7 +257,35 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
         "### Cost (estimator tokens)\n",
         markdown_table(_cost(view)),
     ]
+
+
+def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
+    """The conditions, survival by fact kind and by depth band, paired differences, cost."""
+    counts = Counter(c.split("-")[1] for c in view.conversations)
+    sizes = ", ".join(f"{n} at {b.size.upper()}" for b in view.budgets if (n := counts[b.size]))
+    parts = [
+        READING.format(n=len(view.conversations), sizes=sizes) + "\n",
+        f"Budgets (AgentScope 2.0.3's estimator): {_budgets(view)}.\n",
+        *_headline(view),
+        *_tables(view),
+    ]
     return "\n".join(parts)
+
+
+def bench_markdown(view: XBenchView) -> str:
+    """``ctxlab bench``'s ``bench.md``: the report section's tables for the user's run (no
+    claims, no plot: those judge the recorded models)."""
+    names = ", ".join(c.name for c in view.conditions)
+    return "\n".join(
+        [
+            "# ctxlab bench\n",
+            f"{len(view.conversations)} conversation(s); conditions: {names}. A fact *survives* "
+            "when its exact value is in the context the model sees at the end; intervals are "
+            "seeded 95 % bootstrap intervals over conversations (docs/bench.md).\n",
+            f"Budgets (AgentScope 2.0.3's estimator): {_budgets(view)}.\n",
+            *_tables(view),
+        ]
+    )
 
 
 PAGE = Page(XBenchView, x_bench_section, X_BENCH_ABOUT, plot=x_bench_plot)

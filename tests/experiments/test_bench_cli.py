@@ -75,6 +75,13 @@ def test_bench_against_a_live_openai_compatible_server(
     assert purposes[0] == "ping" and purposes.count("Answer") == 3
     assert "sk-bench-test" not in (out / "bench.md").read_text() + printed
     assert (out / "bench-kinds.csv").is_file()
+    # full context never compacts: it carried nothing forward, shown as "—", not as 0 tokens
+    assert re.search(r"^full\s+1\s+100% \[100%, 100%\]\s+\S+\s+—$", printed, re.MULTILINE)
+    page = (out / "bench.md").read_text(encoding="utf-8")
+    assert "| condition | what | model |" in page and "survival [95 % CI]" in page
+    # the cost table has a row for every condition, the model-free one run with the probe too
+    cost = page.split("### Cost", 1)[1]
+    assert all(f"| {name} | m | 2k | 1 |" in cost for name in runs), cost
 
 
 def test_bench_without_a_provider_runs_the_model_free_conditions(

@@ -183,10 +183,9 @@ def _lines(
             f"{sum(r.correct or 0 for r in answered) / facts:.0%}" if answered and facts else "—"
         )
         share = f"{c.survival:.0%} [{c.low:.0%}, {c.high:.0%}]"
-        yield (
-            f"{c.name:<16} {c.conversations:>5} {share:>20} {answers:>8} "
-            f"{c.mean_carried_tokens:>8.0f}"
-        )
+        # a condition that never compacted carried nothing forward: it kept everything
+        carried = f"{c.mean_carried_tokens:.0f}" if c.compactions else "—"
+        yield f"{c.name:<16} {c.conversations:>5} {share:>20} {answers:>8} {carried:>8}"
 
 
 def _report(
@@ -199,25 +198,21 @@ def _report(
 
     import pandas as pd
 
-    from experiments.lab.report.markdown import markdown_table
-    from experiments.x_bench.suite import tabulate
+    from experiments.x_bench import scored_view
+    from experiments.x_bench.conditions import budget_for
+    from experiments.x_bench.page import bench_markdown
+    from experiments.x_bench.view import BudgetRecord
     from harness.fs.files import write_atomic
 
-    summary, by_kind, by_band, _ = tabulate(conversations, records, names)
-    lines = list(_lines(summary, records, {c.id: len(c.facts) for c in conversations}))
+    sized = {c.size: budget_for(c.size, c.tokens) for c in conversations}
+    budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in sized.items()]
+    view = scored_view(conversations, records, names, budgets)
+    lines = list(_lines(view.conditions, records, {c.id: len(c.facts) for c in conversations}))
     print("\n".join(lines))
     out.mkdir(parents=True, exist_ok=True)
     runs = pd.DataFrame([dataclasses.asdict(r) for r in records])
-    kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*by_kind, *by_band]])
+    kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*view.by_kind, *view.by_band]])
     write_atomic(out / "bench-runs.csv", runs.to_csv(index=False))
     write_atomic(out / "bench-kinds.csv", kinds.to_csv(index=False))
-    table = pd.DataFrame([dataclasses.asdict(c) for c in summary if c.status == "run"])
-    markdown = [
-        "# ctxlab bench\n",
-        f"{len(conversations)} conversation(s); conditions: {', '.join(names)}.\n",
-        markdown_table(table),
-        "## Survival by fact kind and depth band\n",
-        markdown_table(kinds),
-    ]
-    write_atomic(out / "bench.md", "\n".join(markdown))
+    write_atomic(out / "bench.md", bench_markdown(view))
     print(f"wrote {out / 'bench-runs.csv'}, {out / 'bench-kinds.csv'} and {out / 'bench.md'}")
