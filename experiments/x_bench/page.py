@@ -14,7 +14,6 @@ import pandas as pd
 
 from experiments.lab.report.markdown import markdown_table
 from experiments.lab.report.piece import Page
-from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import (
     HeadlineRow,
     answer_share,

@@ -10,6 +10,8 @@ sentence, what is wrong with it.
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -144,6 +146,24 @@ def _need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], wher
     return value
 
 
+def _optional(data: Mapping[str, Any], key: str, kind: type, default: Any, where: str) -> Any:
+    """``data[key]`` when it is there and not null (checked as :func:`_need` does), else
+    ``default``."""
+    if data.get(key) is None:
+        return default
+    return _need(data, key, kind, where)
+
+
+def _index(data: Mapping[str, Any], key: str, turns: int, where: str) -> int | None:
+    """A turn index of ``turns`` turns, or None (absent or null)."""
+    value = data.get(key)
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < turns
+    ):
+        raise BenchFileError(f"{where}: {key!r} must be a turn index or null.")
+    return value
+
+
 def _strings(value: Any, key: str, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise BenchFileError(f"{where}: {key!r} must be a list of strings.")
@@ -194,13 +214,15 @@ def _fact(data: Any, turns: int, where: str) -> Fact:
     values = _strings(_need(data, "values", list, here), "values", here)
     if kind != "abstention" and not all(values):
         raise BenchFileError(f"{here}: a fact needs at least one non-empty value.")
-    turn = data.get("turn")
-    if turn is not None and (not isinstance(turn, int) or not 0 <= turn < turns):
-        raise BenchFileError(f"{here}: 'turn' must be a turn index or null.")
+    turn = _index(data, "turn", turns, here)
     depth = data.get("depth")
-    if depth is not None and not isinstance(depth, int | float):
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, int | float) or not math.isfinite(depth)
+    ):
         raise BenchFileError(f"{here}: 'depth' must be a number or null.")
-    earlier = data.get("earlier_turn")
+    spoken = _optional(data, "where", str, "user", here)
+    if spoken not in get_args(Where):
+        raise BenchFileError(f"{here}: 'where' must be one of {', '.join(get_args(Where))}.")
     return Fact(
         _need(data, "id", str, here),
         kind,
@@ -209,11 +231,11 @@ def _fact(data: Any, turns: int, where: str) -> Fact:
         _strings(_need(data, "expect", list, here), "expect", here),
         _strings(_need(data, "reject", list, here), "reject", here),
         turn,
-        data.get("where", "user"),
+        spoken,
         None if depth is None else float(depth),
-        str(data.get("band", "none")),
-        str(data.get("shape", "")),
-        earlier if isinstance(earlier, int) else None,
+        _optional(data, "band", str, "none", here),
+        _optional(data, "shape", str, "", here),
+        _index(data, "earlier_turn", turns, here),
     )
 
 
@@ -233,22 +255,27 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     facts = [_fact(f, len(turns), where) for f in _need(data, "facts", list, where)]
     if not facts:
         raise BenchFileError(f"{where} has no facts to score.")
+    ids = Counter(f.id for f in facts)
+    if twice := [i for i, n in ids.items() if n > 1]:
+        raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
     lang = _need(data, "lang", str, where)
     if lang not in ("zh", "en"):
         raise BenchFileError(f"{where}: lang must be 'zh' or 'en', not {lang!r}.")
-    seed = data.get("seed")
+    tokens = _optional(data, "tokens", int, None, where)
+    if tokens is not None and tokens < 0:
+        raise BenchFileError(f"{where}: 'tokens' must be at least 0, not {tokens}.")
     return Conversation(
         id=_need(data, "id", str, where),
         lang=lang,
-        size=str(data.get("size", "custom")),
-        seed=seed if isinstance(seed, int) else None,
-        system=str(data.get("system", "")),
-        tool_description=str(data.get("tool_description", "Look a record up.")),
+        size=_optional(data, "size", str, "custom", where),
+        seed=_optional(data, "seed", int, None, where),
+        system=_optional(data, "system", str, "", where),
+        tool_description=_optional(data, "tool_description", str, "Look a record up.", where),
         turns=turns,
         facts=facts,
-        tokens=int(data.get("tokens", 0)),
+        tokens=tokens or 0,
         abstain_markers=_strings(data.get("abstain_markers", []), "abstain_markers", where),
-        generator=dict(data.get("generator", {})),
+        generator=dict(_optional(data, "generator", dict, {}, where)),
     )
 
 
@@ -269,4 +296,15 @@ def load_conversations(path: Path) -> list[Conversation]:
     items: Sequence[Any] = data if isinstance(data, list) else [data]
     if not items:
         raise BenchFileError(f"The conversations file {path} holds no conversation.")
-    return [conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)]
+    conversations = [
+        conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)
+    ]
+    seen: dict[str, int] = {}
+    for n, conversation in enumerate(conversations):
+        if conversation.id in seen:
+            raise BenchFileError(
+                f"{path.name} items {seen[conversation.id]} and {n} have the same id "
+                f"{conversation.id!r}; each conversation needs its own."
+            )
+        seen[conversation.id] = n
+    return conversations

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from experiments.x_bench.schema import Fact, Turn
+from experiments.x_bench.schema import Conversation, Fact, Turn
 from harness import Message, ToolCall
 from harness.meter.pricers import estimate_tokens
 
@@ -24,6 +24,7 @@ __all__ = [
     "merge_plants",
     "place_facts",
     "planted_at",
+    "priced",
     "turn_messages",
     "turn_tokens",
 ]
@@ -52,6 +53,14 @@ def turn_messages(turn: Turn) -> list[Message]:
 
 def turn_tokens(turn: Turn) -> int:
     return estimate_tokens(turn_messages(turn))
+
+
+def priced(conversation: Conversation) -> Conversation:
+    """``conversation`` with its ``tokens`` counted as the generator counts them, when its file
+    left them out (0)."""
+    if conversation.tokens:
+        return conversation
+    return replace(conversation, tokens=sum(turn_tokens(t) for t in conversation.turns))
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,18 @@ planted fact where the fact list says, and the conversation format round-trips."
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support.paths import ROOT
 
 from experiments.x_bench import corpus
@@ -21,9 +25,11 @@ from experiments.x_bench.schema import (
     Conversation,
     Fact,
     Turn,
+    conversation_from_data,
     dump_conversation,
     load_conversations,
 )
+from experiments.x_bench.turns import priced
 from harness.meter.pricers import estimate_tokens
 
 PINNED_DIGESTS = {
@@ -156,6 +162,14 @@ def test_a_conversation_round_trips_through_its_file(tmp_path: Path) -> None:
     assert load_conversations(single) == conversations[:1]
 
 
+def test_a_file_without_tokens_is_priced_as_the_generator_prices_it(tmp_path: Path) -> None:
+    # trigger and tail of a user's own conversation come from its tokens (docs/bench.md)
+    conversation = generate(3, "8k", "zh")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(_without(json.loads(dump_conversation(conversation)), "tokens")))
+    assert [priced(c) for c in load_conversations(path)] == [conversation]
+
+
 def _without(data: dict[str, object], key: str) -> dict[str, object]:
     return {k: v for k, v in data.items() if k != key}
 
@@ -170,6 +184,10 @@ def _without(data: dict[str, object], key: str) -> dict[str, object]:
         ("missing-facts", "has no 'facts'"),
         ("bad-kind", "is not one of identifier"),
         ("bad-lang", "lang must be 'zh' or 'en'"),
+        ("twice", "items 0 and 1 have the same id 'en-2k-s01'"),
+        ("fact-twice", "the fact id 'identifier-id' is used more than once"),
+        ("bad-tokens", "'tokens' has the wrong type (str)"),
+        ("bad-generator", "'generator' has the wrong type (str)"),
     ],
 )
 def test_a_bad_conversations_file_gets_one_sentence(
@@ -184,13 +202,21 @@ def test_a_bad_conversations_file_gets_one_sentence(
         content = json.dumps(good)
     elif content == "bad-lang":
         content = json.dumps(good | {"lang": "fr"})
+    elif content == "twice":
+        content = json.dumps([good, good])
+    elif content == "fact-twice":
+        content = json.dumps(good | {"facts": [good["facts"][0], *good["facts"]]})
+    elif content == "bad-tokens":
+        content = json.dumps(good | {"tokens": "big"})
+    elif content == "bad-generator":
+        content = json.dumps(good | {"generator": "me"})
     if content is not None:
         path.write_text(content, encoding="utf-8")
     with pytest.raises(BenchFileError) as error:
         load_conversations(path)
     message = str(error.value)
     assert words in message
-    if content in ("missing-facts", "bad-kind", "bad-lang"):
+    if content not in (None, "{not json", "[]", "{}") and not content.startswith("[{"):
         assert message.startswith("mine.json item 0 (id 'en-2k-s01')"), message
     assert message.count(". ") == 0 and "\n" not in message
 
@@ -204,3 +230,58 @@ def test_the_json_schema_names_the_fields_of_the_format() -> None:
     assert set(fact["properties"]) == {f.name for f in dataclasses.fields(Fact)}
     assert fact["properties"]["kind"]["enum"] == list(FACT_KINDS)
     assert set(schema["required"]) <= set(schema["properties"])
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_GOOD = json.loads(dump_conversation(generate(1, "2k", "en")))
+
+
+def _paths(data: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every place in ``data`` a value sits (keys of objects, indices of lists)."""
+    found = [prefix] if prefix else []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _paths(value, (*prefix, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data[:3]):
+            found += _paths(value, (*prefix, index))
+    return found
+
+
+_PLACES = _paths(_GOOD)
+
+
+def _with(place: tuple[object, ...], value: object) -> dict[str, Any]:
+    """The good conversation with ``value`` at ``place`` (``_DROP``: the field taken away)."""
+    data = copy.deepcopy(_GOOD)
+    parent: Any = data
+    for step in place[:-1]:
+        parent = parent[step]
+    if value is _DROP and isinstance(parent, dict):
+        del parent[place[-1]]
+    elif value is not _DROP:
+        parent[place[-1]] = value
+    return data
+
+
+_DROP = object()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=_JSON | st.just(_DROP))
+def test_a_hostile_conversation_is_read_or_refused_in_one_sentence(value: object) -> None:
+    # The value in every place of a good conversation (or the field taken away) in turn: each
+    # reads as a Conversation or is refused with one BenchFileError, never another exception.
+    for place in _PLACES:
+        try:
+            conversation = conversation_from_data(_with(place, value), "mine.json item 0")
+        except BenchFileError as error:
+            assert "\n" not in str(error)
+        else:
+            assert conversation.tokens >= 0

@@ -88,9 +88,10 @@ def _choices(text: str, known: Sequence[str], option: str) -> list[str]:
 def _conversations(args: argparse.Namespace) -> list[Conversation]:
     from experiments.x_bench.corpus import LANGS, SIZES, generate
     from experiments.x_bench.schema import load_conversations
+    from experiments.x_bench.turns import priced
 
     if args.conversations is not None:
-        return load_conversations(args.conversations)
+        return [priced(c) for c in load_conversations(args.conversations)]
     sizes = _choices(args.sizes, list(SIZES), "--sizes")
     langs = _choices(args.langs, list(LANGS), "--langs")
     return [
