@@ -43,6 +43,10 @@ BENCH_SELECTION: tuple[tuple[str, range], ...] = (
 BANDS = ("early", "middle", "late")
 
 ModelFor = Callable[[Conversation, str], ChatModel | None]
+Cached = Callable[[Conversation, str], RunRecord | None]
+"""An earlier run of a conversation under a condition (``ctxlab bench``'s journal), or None."""
+Finished = Callable[[Conversation, RunRecord], None]
+"""Called with each run as soon as it is scored (``ctxlab bench`` journals it)."""
 
 
 def bench_conversations(
@@ -76,16 +80,56 @@ def run_all(
     model_for: ModelFor,
     model_label: str,
     progress: Callable[[str], None] | None = None,
+    cached: Cached | None = None,
+    finished: Finished | None = None,
 ) -> tuple[list[RunRecord], list[str]]:
     """Every conversation under every condition; the conditions that needed a model and got
-    none are returned as not run."""
+    none are returned as not run. A run ``cached`` gives is kept, not played again."""
     records: list[RunRecord] = []
     skipped: list[str] = []
+    hooks = _Hooks(progress, cached, finished)
     for conversation in conversations:
-        records += _run_conditions(
-            conversation, conditions, model_for, model_label, skipped, progress
-        )
+        records += _run_conditions(conversation, conditions, model_for, model_label, skipped, hooks)
     return records, skipped
+
+
+@dataclass(frozen=True)
+class _Hooks:
+    progress: Callable[[str], None] | None
+    cached: Cached | None
+    finished: Finished | None
+
+    def say(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
+
+    def scored(
+        self,
+        conversation: Conversation,
+        label: str,
+        run: ConversationRun,
+        full_turns: list[int],
+        started: float,
+    ) -> RunRecord:
+        """``run`` scored, handed to ``finished`` and said, with the seconds since ``started``."""
+        score = score_run(conversation, run)
+        record = _run_record(conversation, run.condition, label, run, score, full_turns)
+        if self.finished is not None:
+            self.finished(conversation, record)
+        seconds = time.perf_counter() - started
+        stop = "" if run.stopped_at is None else f", {_stop_note(run.stopped_at)}"
+        self.say(
+            f"{conversation.id} {run.condition}: survival {score.survival:.0%}{stop} "
+            f"({seconds:.1f} s)"
+        )
+        return record
+
+    def kept(self, conversation: Conversation, name: str) -> RunRecord | None:
+        """The run an earlier bench finished, said as kept; None: it plays."""
+        found = self.cached(conversation, name) if self.cached is not None else None
+        if found is not None:
+            self.say(f"{conversation.id} {name}: survival {found.survival:.0%} (kept: run before)")
+        return found
 
 
 def _run_conditions(
@@ -94,36 +138,37 @@ def _run_conditions(
     model_for: ModelFor,
     model_label: str,
     skipped: list[str],
-    progress: Callable[[str], None] | None,
+    hooks: _Hooks,
 ) -> list[RunRecord]:
-    """One conversation under each of ``conditions`` it can run (``full`` always runs first:
-    the net tokens are counted against it); a condition left out for want of a model is
-    added to ``skipped``."""
+    """One conversation under each of ``conditions`` it can run; a condition left out for want
+    of a model is added to ``skipped``. ``full`` always plays first, because the net tokens are
+    counted against its turns: with no model (no probe call) when it was not asked for or its
+    run is kept."""
     records: list[RunRecord] = []
     budget = budget_for(conversation.size, conversation.tokens)
     full_turns: list[int] | None = None
     for name in ["full", *[c for c in conditions if c != "full"]]:
         condition = CONDITIONS[name]
-        model = model_for(conversation, name)
+        wanted = name in conditions
+        kept = hooks.kept(conversation, name) if wanted else None
+        if kept is not None:
+            records.append(kept)
+            if name == "full":  # no model: the turns' tokens are the same without the probe
+                full_turns = run_conversation(conversation, condition, budget).agent_prompt_tokens
+            continue
+        model = model_for(conversation, name) if wanted else None
         if condition.needs_model and model is None:
             if name not in skipped:
                 skipped.append(name)
             continue
         started = time.perf_counter()
         run = run_conversation(conversation, condition, budget, model)
-        score = score_run(conversation, run)
         if full_turns is None:
             full_turns = run.agent_prompt_tokens
-        if name not in conditions:
+        if not wanted:
             continue
         label = model_label if model is not None else NO_MODEL
-        records.append(_run_record(conversation, name, label, run, score, full_turns))
-        if progress is not None:
-            seconds = time.perf_counter() - started
-            stop = "" if run.stopped_at is None else f", {_stop_note(run.stopped_at)}"
-            progress(
-                f"{conversation.id} {name}: survival {score.survival:.0%}{stop} ({seconds:.1f} s)"
-            )
+        records.append(hooks.scored(conversation, label, run, full_turns, started))
     return records
 
 

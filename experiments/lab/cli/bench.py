@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from experiments.x_bench.journal import RunJournal
     from experiments.x_bench.schema import Conversation
     from experiments.x_bench.view import ConditionRecord, RunRecord
     from harness.model import ChatModel
@@ -52,7 +53,16 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
         help="your own conversations (JSON, docs/bench.md) instead of generated ones",
     )
     parser.add_argument(
-        "--out", type=Path, default=Path("bench-results"), help="where the CSV and Markdown go"
+        "--out",
+        type=Path,
+        default=Path("bench-results"),
+        help="where the CSV and Markdown go; a stopped bench run again with the same --out "
+        "keeps the runs it finished (bench-runs.jsonl)",
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="play every run again, discarding the runs an earlier bench left in --out",
     )
 
 
@@ -116,38 +126,70 @@ def _preflight(model: ChatModel, where: str) -> None:
 
 def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
     """Run the benchmark as ``args`` say; print the table; write CSV and Markdown."""
+    from experiments.x_bench.journal import RunJournal
+
+    names = _condition_names(args)
+    conversations = _conversations(args)
+    context = live_model(args) if args.provider else nullcontext(None)
+    # the journal first: a second bench on the same --out is refused before a server starts
+    with RunJournal(args.out, fresh=args.fresh) as journal:
+        _say_resumed(journal)
+        try:
+            with context as model:
+                if model is not None:
+                    _preflight(model, args.base_url or args.provider)
+                label = model.model_name if model is not None else "none"
+                journal.model = f"{args.provider or 'none'}|{args.base_url or ''}|{label}"
+                records = _run(conversations, names, model, label, journal)
+        except KeyboardInterrupt:
+            _note(f"the runs finished so far are kept in {journal.path}: the same command goes "
+                  "on from there")  # fmt: skip
+            raise
+        _report(conversations, records, names, args.out)
+    _warn(records)
+    return 0
+
+
+def _condition_names(args: argparse.Namespace) -> list[str]:
+    """The conditions asked for (all by default), those needing a model left out without a
+    provider (asked for by name: one sentence)."""
     from experiments.x_bench.conditions import CONDITIONS
 
     known = list(CONDITIONS)
     names = _choices(args.conditions, known, "--conditions") if args.conditions else known
-    conversations = _conversations(args)
     if args.provider is None:
         needy = [n for n in names if CONDITIONS[n].needs_model]
         if args.conditions and needy:
             raise _bad(f"The conditions {', '.join(needy)} need a model: pass --provider.")
         names = [n for n in names if not CONDITIONS[n].needs_model]
-    context = live_model(args) if args.provider else nullcontext(None)
-    with context as model:
-        if model is not None:
-            _preflight(model, args.base_url or args.provider)
-        label = model.model_name if model is not None else "none"
-        records = _run(conversations, names, model, label)
-    _report(conversations, records, names, args.out)
+    return names
+
+
+def _warn(records: Sequence[RunRecord]) -> None:
     stopped = sum(r.stopped_at is not None for r in records)
     if stopped:
-        print(
-            f"ctxlab: warning: the thrash guard stopped {stopped} run(s) before their last turn; "
-            "see stopped_at in bench-runs.csv",
-            file=sys.stderr,
-        )
+        _note(f"warning: the thrash guard stopped {stopped} run(s) before their last turn; "
+              "see stopped_at in bench-runs.csv")  # fmt: skip
     failed = sum(r.failed_summaries for r in records)
     if failed:
-        print(
-            f"ctxlab: warning: {failed} summary call(s) failed; see failed_summaries in "
-            "bench-runs.csv",
-            file=sys.stderr,
-        )
-    return 0
+        _note(f"warning: {failed} summary call(s) failed; see failed_summaries in "
+              "bench-runs.csv")  # fmt: skip
+
+
+def _say_resumed(journal: RunJournal) -> None:
+    where = journal.path
+    if journal.discarded:
+        _note(f"--fresh: {journal.discarded} earlier run(s) of {where} discarded")
+    elif journal.kept:
+        _note(f"{len(journal.kept)} run(s) in {where}: those of this bench are kept (--fresh "
+              "plays them again)")  # fmt: skip
+    if journal.torn:
+        _note(f"{journal.torn} line(s) of {where} cut short by a stop were skipped; their runs "
+              "play again")  # fmt: skip
+
+
+def _note(line: str) -> None:
+    print(f"ctxlab: {line}", file=sys.stderr, flush=True)
 
 
 def _run(
@@ -155,6 +197,7 @@ def _run(
     names: Sequence[str],
     model: ChatModel | None,
     label: str,
+    journal: RunJournal,
 ) -> list[RunRecord]:
     from experiments.x_bench.suite import run_all
 
@@ -164,6 +207,8 @@ def _run(
         lambda *_: model,
         label,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
+        cached=journal.cached,
+        finished=journal.add,
     )
     return records
 
