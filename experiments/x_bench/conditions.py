@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
 from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
@@ -45,6 +46,7 @@ __all__ = [
     "Budget",
     "Condition",
     "budget_for",
+    "ctxlab_condition",
 ]
 
 METER = "agentscope-2.0.3"
@@ -242,3 +244,12 @@ CONDITIONS: dict[str, Condition] = {
 """Every condition, in report order."""
 
 MODEL_FREE: tuple[str, ...] = tuple(n for n, c in CONDITIONS.items() if not c.needs_model)
+
+
+def ctxlab_condition(**changes: Any) -> Condition:
+    """The ``ctxlab`` condition with ``changes`` made to its profile's
+    :class:`~harness.compaction.agentscope.CompactionConfig` (``summary_budget=0.3``, say), for
+    what-if estimates (``scripts/xbench_whatif.py``)."""
+    return replace(
+        CONDITIONS["ctxlab"], build=_engine(lambda b: replace(ctxlab_config(b), **changes))
+    )

@@ -1,0 +1,53 @@
+"""``scripts/xbench_whatif.py``: its estimate is order replay of the recorded answers, so with
+the profile unchanged it must give exactly what the recorded runs gave (the figures of
+X-BENCH-CTXLAB-WINS in ``reports/X-BENCH.json``), and a smaller summary budget must carry fewer
+tokens."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from support.paths import ROOT
+
+from experiments.lab.views import from_data
+from experiments.x_bench.headline import carried
+from experiments.x_bench.view import XBenchView
+
+LINE = re.compile(
+    r"^  (?P<label>[^:]+): survival (?P<s>[\d.]+)%, carried (?P<c>\d+) tokens on (?P<n>\d+)$"
+)
+
+
+def _whatif(*args: str) -> dict[str, dict[str, tuple[float, int, int]]]:
+    done = subprocess.run(
+        [sys.executable, "scripts/xbench_whatif.py", *args],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    found: dict[str, dict[str, tuple[float, int, int]]] = {}
+    model = ""
+    for line in done.stdout.splitlines():
+        if not line.startswith(" "):
+            model = line.strip()
+            found[model] = {}
+        elif match := LINE.match(line):
+            found[model][match["label"].split(",")[0]] = (
+                float(match["s"]), int(match["c"]), int(match["n"])
+            )  # fmt: skip
+    return found
+
+
+def test_the_unchanged_profile_gives_the_recorded_figures_and_a_smaller_budget_carries_less() -> (
+    None
+):
+    view = from_data(XBenchView, json.loads((ROOT / "reports" / "X-BENCH.json").read_text()))
+    unchanged, smaller = _whatif(), _whatif("--summary-budget", "0.25")
+    assert set(unchanged) == {r.model for r in view.runs if r.model != "none"}
+    for model, rows in unchanged.items():
+        ours = [r for r in view.runs if r.model == model and r.condition == "ctxlab"]
+        survival = 100 * sum(r.survival for r in ours) / len(ours)
+        assert rows["ctxlab as recorded"] == (round(survival, 1), round(carried(ours)), len(ours))
+        assert rows["ctxlab"] == rows["ctxlab as recorded"]  # the estimate, profile unchanged
+        assert smaller[model]["ctxlab"][1] < rows["ctxlab"][1]
