@@ -152,3 +152,18 @@ def test_a_changed_conversation_is_played_again(
     capsys.readouterr()
     assert main(args) == 0
     assert "(kept: run before)" not in capsys.readouterr().err
+
+
+def test_a_journal_that_is_a_symlink_is_refused_and_its_target_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not a journal\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / JOURNAL_NAME).symlink_to(target)
+    assert main(["bench", *SMALL, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"ctxlab: '{JOURNAL_NAME}' is outside the workspace (a symlink)"]
+    assert target.read_text(encoding="utf-8") == "not a journal\n"
+    assert sorted(p.name for p in out.iterdir()) == [JOURNAL_NAME]  # no results written
