@@ -19,10 +19,12 @@ import argparse
 import dataclasses
 from contextlib import ExitStack
 from pathlib import Path
+from types import SimpleNamespace
 
 from experiments.lab.cassette_sets import list_sets
 from experiments.lab.experiment import RunSettings
 from experiments.x_bench.conditions import CONDITIONS, Condition, budget_for, ctxlab_condition
+from experiments.x_bench.headline import Carrying, carried
 from experiments.x_bench.recorded import RecordedModels
 from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.schema import Conversation
@@ -39,7 +41,8 @@ def _measure(
     """Mean survival, mean carried tokens and conversations of ``condition`` on the
     conversations whose ``recorded`` cassette exists (order replay)."""
     settings = RunSettings(ROOT / "cassettes", progress=lambda _: None, cassette_match="order")
-    survival, carried = [], []
+    survival: list[float] = []
+    runs: list[Carrying] = []
     with ExitStack() as stack:
         models = RecordedModels(settings, cassette_set, stack)
         for conversation in conversations:
@@ -50,10 +53,11 @@ def _measure(
             run = run_conversation(conversation, condition, budget, model)
             score = score_run(conversation, run)
             survival.append(score.survival)
-            after = score.carried_tokens
-            carried.append(sum(after) / len(after) if after else run.final_tokens)
+            runs.append(
+                SimpleNamespace(carried_tokens=score.carried_tokens, final_tokens=run.final_tokens)
+            )
     n = len(survival)
-    return (sum(survival) / n, sum(carried) / n, n) if n else (0.0, 0.0, 0)
+    return (sum(survival) / n, carried(runs), n) if n else (0.0, 0.0, 0)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.scoring import bootstrap, paired
@@ -20,6 +21,7 @@ from experiments.x_bench.view import RunRecord, XBenchView
 
 __all__ = [
     "HEADLINE",
+    "Carrying",
     "HeadlineRow",
     "answer_share",
     "carried",
@@ -61,7 +63,17 @@ def answer_share(probes: Sequence[RunRecord]) -> float | None:
     return round(sum(r.correct or 0 for r in probes) / questions, 4) if questions else None
 
 
-def carried(runs: Sequence[RunRecord]) -> float:
+class Carrying(Protocol):
+    """What :func:`carried` reads of a run (a :class:`RunRecord` has it)."""
+
+    @property
+    def carried_tokens(self) -> Sequence[int]: ...
+
+    @property
+    def final_tokens(self) -> int: ...
+
+
+def carried(runs: Sequence[Carrying]) -> float:
     """The tokens ``runs`` carried: per conversation, the mean context right after its
     compactions (its final context when it never compacted: a run that compacts nothing carries
     everything), then the mean over conversations, so each conversation weighs the same."""

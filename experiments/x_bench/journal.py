@@ -80,7 +80,7 @@ class RunJournal:
                 f"{JOURNAL_NAME}); wait for it to end or pass another --out."
             )
         self._fd = fd
-        text = self.path.read_bytes().decode("utf-8", errors="replace")
+        text = _read_fd(fd)  # through the locked descriptor: the path is not walked again
         for line in text.splitlines():
             self._read(line)
         if self.fresh:  # asked for: the earlier runs are counted and said, then dropped
@@ -137,3 +137,14 @@ class RunJournal:
             self.kept[str(data["key"])] = RunRecord(**data["run"])
         except (ValueError, TypeError, KeyError, AttributeError):
             self.torn += 1
+
+
+def _read_fd(fd: int) -> str:
+    """The whole file open as ``fd``, from its start (UTF-8; a byte cut short by a kill reads as
+    a replacement character, on a torn line that is skipped)."""
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")

@@ -163,3 +163,20 @@ def test_bad_input_is_one_sentence(
     fixed = [e if e != "missing.json" else str(tmp_path / e) for e in extra]
     assert main(["bench", *fixed, "--out", str(tmp_path / "o")]) == 2
     assert words in _one_sentence(capsys)
+
+
+def test_every_budget_of_the_users_own_conversations_is_shown(tmp_path: Path) -> None:
+    # a conversation of your own gets its budget from its tokens: two sizes, two budgets
+    mine = []
+    for seed, size in ((1, "2k"), (1, "8k")):
+        data = json.loads(dump_conversation(generate(seed, size, "en")))
+        mine.append(data | {"id": f"mine-{size}", "size": "custom"})
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(mine), encoding="utf-8")
+    out = tmp_path / "out"
+    assert (
+        main(["bench", "--conversations", str(path), "--conditions", "gate", "--out", str(out)])
+        == 0
+    )
+    line = next(x for x in (out / "bench.md").read_text().splitlines() if x.startswith("Budgets"))
+    assert line.count("custom: trigger") == 2, line

@@ -250,8 +250,9 @@ def _report(
     from experiments.x_bench.view import BudgetRecord
     from harness.fs.files import write_atomic
 
-    sized = {c.size: budget_for(c.size, c.tokens) for c in conversations}
-    budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in sized.items()]
+    # each budget once (conversations of your own, of any size, each get one from their tokens)
+    used = [(c.size, budget_for(c.size, c.tokens)) for c in conversations]
+    budgets = list(dict.fromkeys(BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in used))
     view = scored_view(conversations, records, names, budgets)
     lines = list(_lines(view.conditions, records, {c.id: len(c.facts) for c in conversations}))
     print("\n".join(lines))
