@@ -392,11 +392,20 @@ KILLED_COMMIT = textwrap.dedent(
 
 
 def _files(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in folder.iterdir()} if folder.is_dir() else {}
+    """The reports in ``folder``, its marker left out."""
+    from experiments.lab.staging import MARKER
+
+    if not folder.is_dir():
+        return {}
+    return {p.name: p.read_text() for p in folder.iterdir() if p.name != MARKER}
 
 
 def _write(folder: Path, files: dict[str, str]) -> None:
+    """A reports folder of ours holding ``files``."""
+    from experiments.lab.staging import mark
+
     folder.mkdir(parents=True, exist_ok=True)
+    mark(folder)
     for name, text in files.items():
         (folder / name).write_text(text)
 

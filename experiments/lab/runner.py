@@ -69,17 +69,18 @@ def select(ids: Sequence[str]) -> list[str]:
 
 
 def run_experiments(
-    ids: Sequence[str], out_dir: Path, settings: RunSettings, jobs: int = 1
+    ids: Sequence[str], out_dir: Path, settings: RunSettings, jobs: int = 1, force: bool = False
 ) -> RunSummary:
     """Run the experiments, write their JSON, merge their claims into ``claims.csv`` and build
     the reports, all moved into ``out_dir`` together once everything is written; ``jobs``
-    worker processes side by side (:mod:`experiments.lab.parallel`).
+    worker processes side by side (:mod:`experiments.lab.parallel`); ``force`` replaces an
+    ``out_dir`` that is not a reports folder of ours (:func:`~experiments.lab.staging.staged`).
 
     An experiment raising :class:`ExperimentError` is reported in :attr:`RunSummary.failures`
     and the others still run; when none ran, ``out_dir`` is left as it was.
     """
     chosen = select(ids)
-    with staged(out_dir) as stage:
+    with staged(out_dir, force=force) as stage:
         results, failures = _run_each(chosen, settings, jobs)
         if results:
             summary = write_results(results, stage.folder, jobs)

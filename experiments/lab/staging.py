@@ -5,14 +5,19 @@ lock sessions use, :mod:`harness.store.session_lock`) for the whole block: a sec
 ``ctxlab run`` into the same folder waits for the first (saying so) and then merges into what
 the first wrote, so two runs never mix their results.
 
+The folder is ours alone. A reports folder carries a marker file, :data:`MARKER`; an existing
+``--out`` without it that is not empty is refused (``force`` replaces it all the same), since
+the run replaces the folder as a whole and would lose what another program writes there.
 Holding the lock it first finishes or rolls back a commit an earlier run left half done (see
-below) and removes the scratch folders earlier runs left (``.<name>.staging-<pid>-*``, killed by
-SIGTERM or a crash; a scratch folder whose pid is still alive is kept; the eight-character
-``.<name>.XXXXXXXX`` scratch folders of earlier ctxlab versions are removed too). Then it gives
-a scratch folder beside the reports folder, seeded with a copy of every file of the reports
-folder (a partial run merges into ``claims.csv`` and the experiments' ``E*.json``, and keeps
-the pages of the experiments it did not run). Everything is written there; only when the block
-ends without an error does the scratch folder replace the reports folder, by one directory swap:
+below; the journal is hostile input, :mod:`experiments.lab.commit_journal`) and removes the
+scratch folders earlier runs left (``.<name>.staging-<pid>-*``, killed by SIGTERM or a crash;
+one whose pid is still alive is kept, and only folders holding the marker are ever removed, so
+a folder of the user's that happens to look like one stays). Every such action is printed on
+stderr. Then it gives a scratch folder beside the reports folder, marked first, then seeded
+with a copy of every file of the reports folder (a partial run merges into ``claims.csv`` and
+the experiments' ``E*.json``, and keeps the pages of the experiments it did not run).
+Everything is written there; only when the block ends without an error does the scratch folder
+replace the reports folder, by one directory swap:
 
 1. a journal ``.<name>.commit`` names the scratch folder and where the old folder goes;
 2. the old reports folder is renamed aside, the scratch folder renamed into its place;
@@ -32,9 +37,8 @@ recover. Only a SIGKILL or a crash leaves scratch folders, which the next run re
 
 from __future__ import annotations
 
-import json
+import errno
 import os
-import re
 import shutil
 import signal
 import sys
@@ -45,15 +49,45 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.lab.commit_journal import (
+    journal_path,
+    old_name,
+    read_journal,
+    scratch_name,
+    write_journal,
+)
 from experiments.lab.errors import ExperimentError
 from harness import ConfigError
+from harness.disk_errors import storage_error
 from harness.errors import SessionBusyError
 from harness.store.session_lock import session_lock
 
-__all__ = ["LOCK_WAIT_SECONDS", "Stage", "Terminated", "recover", "staged"]
+__all__ = ["LOCK_WAIT_SECONDS", "MARKER", "Stage", "Terminated", "mark", "recover", "staged"]
 
 LOCK_WAIT_SECONDS = 3600.0
 """How long a run waits for another run writing the same reports folder."""
+
+MARKER = ".ctxlab-reports"
+"""The file that makes a folder a reports folder of ours (and a scratch folder removable)."""
+
+MARKER_TEXT = (
+    "This folder is written by `ctxlab run`, which replaces it as a whole on every run.\n"
+    "Keep no other files here.\n"
+)
+
+
+def mark(folder: Path) -> None:
+    """Make ``folder`` (existing) a reports folder of ours."""
+    (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def _marked(folder: Path) -> bool:
+    """A real folder (not a link) holding our marker."""
+    return folder.is_dir() and not folder.is_symlink() and (folder / MARKER).is_file()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -152,8 +186,9 @@ class _TermGuard:
 
 
 @contextmanager
-def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
-    """A :class:`Stage` whose folder replaces ``out_dir`` when the block ends cleanly."""
+def staged(out_dir: Path, action: str = "ctxlab run", force: bool = False) -> Iterator[Stage]:
+    """A :class:`Stage` whose folder replaces ``out_dir`` when the block ends cleanly;
+    ``force`` replaces an ``out_dir`` that is not a reports folder of ours too."""
     given = out_dir
     out_dir = Path(os.path.abspath(out_dir))  # ".." and "a/../.." name the folder they lead to
     if out_dir.exists() and not out_dir.is_dir():
@@ -161,6 +196,8 @@ def staged(out_dir: Path, action: str = "ctxlab run") -> Iterator[Stage]:
     if out_dir.is_symlink():
         out_dir = out_dir.resolve()  # the swap replaces the folder the link names
     _refuse_a_project(out_dir, given)
+    if not force:
+        _refuse_a_foreign_folder(out_dir, given)
     parent, name = _names(out_dir)
     parent.mkdir(parents=True, exist_ok=True)
     with _TermGuard() as guard, reports_lock(out_dir, action):
@@ -200,31 +237,53 @@ def _refuse_a_project(out_dir: Path, given: Path) -> None:
             )
 
 
+def _refuse_a_foreign_folder(out_dir: Path, given: Path) -> None:
+    """An existing, non-empty ``out_dir`` without our marker holds someone else's files."""
+    if not out_dir.is_dir() or _marked(out_dir):
+        return
+    names = sorted(p.name for p in out_dir.iterdir())
+    if names:
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        raise ConfigError(
+            f"--out {given} is not a reports folder of ctxlab (no {MARKER} in it; it holds "
+            f"{shown}); the run replaces the whole folder, so give a new or empty folder, or "
+            "replace it all the same with `ctxlab run --force`."
+        )
+
+
 def recover(out_dir: Path) -> None:
     """Holding the lock: finish or roll back a commit an earlier run left half done, and
     remove the scratch folders of runs that are gone."""
     parent, name = _names(out_dir)
     out = parent / name
-    journal = parent / f".{name}.commit"
+    journal = journal_path(parent, name)
     journal.with_name(journal.name + ".tmp").unlink(missing_ok=True)  # never became the journal
-    if journal.is_file():
-        entry = json.loads(journal.read_text(encoding="utf-8"))
-        new, old = parent / entry["new"], parent / entry["old"]
-        if not out.exists() and old.is_dir():
-            os.rename(old, out)  # stopped between the two renames: the old folder goes back
+    entry = read_journal(parent, name, _say)
+    if entry is not None:
+        if not os.path.lexists(out) and entry.old.is_dir() and not entry.old.is_symlink():
+            os.rename(entry.old, out)  # stopped between the two renames: the old folder goes back
+            _say(f"ctxlab: put {out} back as it was before a run that stopped while committing")
         _sync(parent)
         journal.unlink()
         _sync(parent)
-        shutil.rmtree(new, ignore_errors=True)  # never swapped in, or swapped in and then back
-        shutil.rmtree(old, ignore_errors=True)  # the swap was done
-    ours = re.compile(rf"\.{re.escape(name)}\.(?:staging|old)-(\d+)-[0-9a-f]{{8}}")
-    before = re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}")  # tempfile.mkdtemp's, to 0.x
-    for entry in parent.iterdir():
-        if not entry.is_dir() or entry.is_symlink():
-            continue
-        found = ours.fullmatch(entry.name)
-        if (found and not _alive(int(found.group(1)))) or before.fullmatch(entry.name):
-            shutil.rmtree(entry, ignore_errors=True)
+        _remove(entry.new, "the new folder of a commit that did not finish")
+        _remove(entry.old, "the old folder of a commit that finished")
+    ours = (scratch_name(name), old_name(name))
+    for found in sorted(parent.iterdir()):
+        pid = next((m.group(1) for m in (r.fullmatch(found.name) for r in ours) if m), None)
+        if pid is not None and not _alive(int(pid)):
+            _remove(found, f"the scratch folder of run {pid}, which is gone")
+
+
+def _remove(folder: Path, what: str) -> None:
+    """Remove ``folder`` when it is a marked folder of ours; say so, or say why it is kept."""
+    if not os.path.lexists(folder):
+        return
+    if not _marked(folder):
+        _say(f"ctxlab: kept {folder} ({what}): it holds no {MARKER}, so it may not be ours")
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    _say(f"ctxlab: removed {folder} ({what})")
 
 
 def _alive(pid: int) -> bool:
@@ -240,11 +299,31 @@ def _alive(pid: int) -> bool:
 
 
 def _seed(out_dir: Path, folder: Path) -> None:
-    """A copy of the reports folder: what a run merges into and the pages it keeps."""
-    if out_dir.is_dir():
-        shutil.copytree(out_dir, folder, symlinks=True)
-    else:
-        folder.mkdir()
+    """A copy of the reports folder: what a run merges into and the pages it keeps. The marker
+    comes first, so a run killed while copying leaves a folder the next run may remove. A copy
+    that fails (a full disk) is one sentence naming the first file that failed."""
+    folder.mkdir()
+    mark(folder)
+    if not out_dir.is_dir():
+        return
+    try:
+        shutil.copytree(out_dir, folder, symlinks=True, dirs_exist_ok=True)
+    except shutil.Error as exc:  # one (source, target, why) per file that failed
+        source, _, why = exc.args[0][0]
+        number = _errno(why)
+        raise storage_error(OSError(number, os.strerror(number)), source, "copy") from None
+    except OSError as exc:
+        raise storage_error(exc, out_dir, "copy") from None
+    mark(folder)  # a forced foreign folder had none; ours had the same
+
+
+def _errno(why: str) -> int:
+    """The errno a ``shutil.Error`` entry's text names (``[Errno 28] No space …``)."""
+    if why.startswith("[Errno ") and "]" in why:
+        number = why[7 : why.index("]")]
+        if number.isdigit():
+            return int(number)
+    return errno.EIO
 
 
 def _commit(folder: Path, out_dir: Path) -> None:
@@ -253,12 +332,8 @@ def _commit(folder: Path, out_dir: Path) -> None:
     out = parent / name
     _sync_tree(folder)
     old = parent / f".{name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    journal = parent / f".{name}.commit"
-    scratch = journal.with_name(journal.name + ".tmp")
-    scratch.write_text(json.dumps({"new": folder.name, "old": old.name}), encoding="utf-8")
-    with open(scratch, "rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(scratch, journal)
+    journal = journal_path(parent, name)
+    write_journal(parent, name, folder, old)
     _sync(parent)
     if out.exists():
         os.rename(out, old)

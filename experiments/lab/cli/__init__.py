@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     baseline = read_baseline(args) if args.check else None
     out = check_folder(args, explicit_out) if args.check else args.out
     settings = RunSettings(cassette_root=args.cassettes)
-    summary = run_experiments(args.experiments, out, settings, _jobs(args))
+    summary = run_experiments(args.experiments, out, settings, _jobs(args), force=args.force)
     if summary.results:
         print(f"reports written to {out}")
     print(summary.line())

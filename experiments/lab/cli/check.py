@@ -49,7 +49,10 @@ def check_folder(args: argparse.Namespace, explicit_out: Path | None) -> Path:
                 "another folder (accepting a change is `ctxlab run` without --check)."
             )
         return explicit_out
+    from experiments.lab.staging import mark
+
     out = Path(tempfile.mkdtemp(prefix="ctxlab-check-"))
+    mark(out)
     reports = Path(args.out)
     for source in [reports / "claims.csv", *sorted(reports.glob("[EX]*.json"))]:
         if source.is_file():

@@ -30,7 +30,7 @@ def run_in_order(args: argparse.Namespace) -> int:
 
     say(f"writing to {out}")
     settings = RunSettings(cassette_root=cassettes, progress=say, cassette_match="order")
-    summary = run_experiments(args.experiments, out, settings)
+    summary = run_experiments(args.experiments, out, settings, force=args.force)
     say(summary.line())
     for line in summary.failure_lines():
         print(f"ctxlab: [{NOT_A_REPRODUCTION}] {line}", file=sys.stderr)

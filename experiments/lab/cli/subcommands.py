@@ -60,6 +60,12 @@ def run_parser(commands: Commands) -> None:
         "everything in this process (default: the cores it may use, at most 2); the reports "
         "are the same bytes either way",
     )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --out even when it is not a reports folder of ctxlab (one without the "
+        ".ctxlab-reports marker that is not empty): the run replaces the folder as a whole",
+    )
 
 
 def mutations_parser(commands: Commands) -> None:

@@ -17,6 +17,7 @@ from support.paths import ROOT, TESTS
 
 from experiments.lab.baseline import claim_key, is_structural
 from experiments.lab.cli import main
+from experiments.lab.staging import mark
 
 PROJECT_ROOT = ROOT
 REPORTS = PROJECT_ROOT / "reports"
@@ -54,6 +55,7 @@ def baseline(pytester: pytest.Pytester) -> Path:
     there stay small); the test module is the project's own."""
     folder = pytester.path / "base"
     folder.mkdir()
+    mark(folder)  # a reports folder of ours, which `ctxlab run` may replace
     shutil.copy(REPORTS / "claims.csv", folder)
     pytester.makepyfile(test_claims_copy=CLAIMS_TESTS.read_text(encoding="utf-8"))
     return folder / "claims.csv"

@@ -12,6 +12,7 @@ from support.paths import ROOT
 
 from experiments.lab.claims import CLAIM_COLUMNS
 from experiments.lab.cli import main
+from experiments.lab.staging import mark
 
 PROJECT_ROOT = ROOT
 
@@ -112,6 +113,7 @@ def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
         "model": "deepseek-flash",
     }
     stale_e1 = {**other, "experiment": "E1", "claim_id": "E1-STALE", "claim": "old row"}
+    mark(tmp_path)  # a reports folder of an earlier run
     with (tmp_path / "claims.csv").open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CLAIM_COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -139,6 +141,7 @@ def test_summary_counts_include_kept_rows(
         "status": "differs",
         "note": "kept from an earlier run",
     }
+    mark(tmp_path)  # a reports folder of an earlier run
     with (tmp_path / "claims.csv").open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CLAIM_COLUMNS, lineterminator="\n")
         writer.writeheader()

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from support.paths import ROOT
 
-from experiments.lab.staging import staged
+from experiments.lab.staging import MARKER, mark, staged
 
 OLD = {"E1.md": "old E1\n", "index.html": "old index\n", "claims.csv": "old claims\n"}
 NEW = {"E1.md": "new E1\n", "index.html": "new index\n", "claims.csv": "new claims\n"}
@@ -65,11 +65,16 @@ with staging.staged(out) as stage:
 
 
 def _files(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in folder.iterdir()} if folder.is_dir() else {}
+    """The reports in ``folder``, its marker left out."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: p.read_text() for p in folder.iterdir() if p.name != MARKER}
 
 
 def _write(folder: Path, files: dict[str, str]) -> None:
+    """A reports folder of ours (marked) holding ``files``."""
     folder.mkdir(parents=True, exist_ok=True)
+    mark(folder)
     for name, text in files.items():
         (folder / name).write_text(text)
 
@@ -165,11 +170,10 @@ def test_the_scratch_folders_of_dead_runs_are_removed_by_the_next_run(tmp_path: 
     _write(out, OLD)
     gone = _python("pass")
     gone.communicate(timeout=60)  # its pid is gone: a run killed by SIGKILL, say
-    (tmp_path / f".out.staging-{gone.pid}-0123abcd").mkdir()
-    (tmp_path / ".out.k2j4_9zq").mkdir()  # an earlier version's scratch folder (tempfile's)
+    _write(tmp_path / f".out.staging-{gone.pid}-0123abcd", {})
     alive = _python("import sys; sys.stdin.read()")  # a live run's scratch folder is kept
     live = tmp_path / f".out.staging-{alive.pid}-0123abcd"
-    live.mkdir()
+    _write(live, {})
     try:
         with staged(out) as stage:
             stage.discard()
