@@ -140,6 +140,7 @@ class Consolidator:
         if rewrite.failed:
             return self._failed(watermark, fresh, rewrite.error or "the rewrite failed")
         # Scanned like a cassette before it is written: no key reaches MEMORY.md.
+        # Its memory-frame tags are escaped when it is written (MemoryWorkspace.write_memory).
         text = redact_for_storage(rewrite.text, "MEMORY.md") + "\n"
         outcome = self._commit(memory, watermark, text, fresh, cut=shown != memory)
         self._left = len(every) - len(fresh) if outcome.status == "written" else 0

@@ -139,6 +139,8 @@ class MemoryFlusher:
             return None
         # A key the user typed must not reach the ledger: the reply is scanned like a cassette.
         reply = redact_for_storage(reply, "a memory flush")
+        # A reply that copies a tool result verbatim is written with its header-like lines and
+        # memory-frame tags escaped (the workspace does it for every writer).
         return self.workspace.append_entry("Memory Flush", reply)
 
     def _due(self, clock: NanoClock) -> bool:

@@ -4,13 +4,15 @@ By default (the article's reading of AgentScope's docs) MEMORY.md is supplied as
 ``HARNESS_CONTEXT`` message right after the system prompt, and the system prompt carries only the
 guidance on when to search memory. ``position="system"`` appends it to the system prompt
 instead, as the released AgentScope 2.0.x code does. Either way it is cut, not summarised, at
-``max_tokens`` (8,000 by default) and never stored in the history.
+``max_tokens`` (8,000 by default) and never stored in the history. In both positions the text
+cannot close or open its frame: the wrapper tags in it are escaped (:mod:`harness.memory.frame`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from harness.memory.frame import neutralise_frame_tags
 from harness.memory.render import REFERENCE_NAME
 from harness.messages import Message
 from harness.meter.pricers import CHARS_PER_TOKEN
@@ -48,10 +50,12 @@ def cut_memory(text: str, max_tokens: int) -> str:
 
 
 def memory_block(text: str) -> str:
-    """MEMORY.md wrapped as reference material."""
+    """MEMORY.md wrapped as reference material, its own wrapper tags escaped so that the
+    wrapper's closing tags are the only ones (a MEMORY.md planted by hand, or written before
+    the writes escaped them, cannot end the frame either); text without them is unchanged."""
     return (
         '<HARNESS_CONTEXT>\n<memory_context source="MEMORY.md">\n'
-        f"{text.strip()}\n</memory_context>\n</HARNESS_CONTEXT>"
+        f"{neutralise_frame_tags(text.strip())}\n</memory_context>\n</HARNESS_CONTEXT>"
     )
 
 

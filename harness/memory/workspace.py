@@ -27,6 +27,12 @@ watermark later than the newest entry (so also one later than now) is reset, wit
 before a consolidation reads it (:meth:`MemoryWorkspace.clamp_watermark`), so it can never
 freeze consolidation: reset to the start, since nothing says which entries were merged, so every
 entry is consolidated again rather than any skipped.
+
+Nor does written text carry the tags that frame injected memory: every write of a flush reply,
+a ``memory_save`` or a consolidation's MEMORY.md escapes the ``<`` of a ``HARNESS_CONTEXT`` or
+``memory_context`` tag in it (``&lt;/memory_context>``, :mod:`harness.memory.frame`), with a
+warning, so no memory file can end the frame it is injected in. The line is kept, escaped, not
+dropped: the facts on it were acknowledged and stay.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from harness.memory.clock import (
     peek,
     utc_date,
 )
+from harness.memory.frame import has_frame_tag, neutralise_frame_tags
 
 __all__ = ["DailyEntry", "MemoryWorkspace"]
 
@@ -150,12 +157,16 @@ class MemoryWorkspace:
         return self._read_optional(MEMORY)
 
     def write_memory(self, text: str) -> None:
-        """Replace MEMORY.md whole (a symlink in its place is replaced, not followed)."""
+        """Replace MEMORY.md whole (a symlink in its place is replaced, not followed), its
+        memory-frame tags escaped."""
+        text = self._unframed(text, MEMORY)
         with self.memory_lock():
             self.fs.write_atomic(MEMORY, text)
 
     def append_memory(self, text: str) -> None:
-        """Add ``text`` at the end of MEMORY.md, read and written under the memory lock."""
+        """Add ``text`` (its memory-frame tags escaped) at the end of MEMORY.md, read and
+        written under the memory lock."""
+        text = self._unframed(text, MEMORY)
         with self.memory_lock():
             memory = self.read_memory()
             separator = "" if not memory or memory.endswith("\n") else "\n"
@@ -168,15 +179,29 @@ class MemoryWorkspace:
         return self.read_watermark() == watermark and self.read_memory() == memory
 
     def append_entry(self, kind: str, text: str) -> DailyEntry:
-        """Append a ``## <kind> — <instant>`` section to today's daily file."""
+        """Append a ``## <kind> — <instant>`` section to today's daily file (header-like lines
+        and memory-frame tags of ``text`` escaped)."""
         if kind not in ("Memory Flush", "Memory Save"):
             raise ConfigError(f"unknown daily entry kind {kind!r}")
         instant = self.clock()
         relative = f"memory/{utc_date(instant)}.md"
         line = len(self.read_lines(relative)) + 2  # the section starts with a blank line
-        entry = DailyEntry(kind, instant, neutralise_headers(text.strip()), relative, line)
+        text = self._unframed(neutralise_headers(text.strip()), relative)
+        entry = DailyEntry(kind, instant, text, relative, line)
         self.fs.append(relative, f"\n{entry.header}\n{entry.text}\n")
         return entry
+
+    @staticmethod
+    def _unframed(text: str, relative: str) -> str:
+        """``text`` with its memory-frame tags escaped, and a warning when it held one."""
+        if not has_frame_tag(text):
+            return text
+        logger.warning(
+            "%s: text to be written holds a tag of the memory frame (HARNESS_CONTEXT or "
+            "memory_context); written with its '<' escaped as '&lt;'",
+            relative,
+        )
+        return neutralise_frame_tags(text)
 
     def read_lines(self, relative: str) -> list[str]:
         """A workspace file's lines (split at ``\\n`` only); none when it is missing or not a
