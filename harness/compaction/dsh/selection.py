@@ -4,7 +4,8 @@ Tool pairing is counted exactly as DeepSeek-Harness counts it (``tool-pairing.ts
 *whole* surface, an assistant message adds one per tool call and a tool result takes one away; a
 cut is balanced when the count there is 0, and a count below 0 anywhere on the surface (a result
 with no open call) means a corrupt surface, on which the selection itself raises
-:class:`~harness.errors.UnbalancedSurfaceError` before answering. Calls are counted, not matched
+:class:`~harness.errors.UnbalancedSurfaceError` before answering, unless the retain budget keeps
+the whole surface: then, as in dsh, nothing is selected and pairing is never counted. Calls are counted, not matched
 by id, as dsh does: ``[user, assistant(c1), tool(c2), user]`` is balanced after the tool result
 and compacts ``0..2`` in both (issue 28 chose dsh's rule over ctxlab's stricter id matching, so
 the engine selects what dsh selects on every surface dsh accepts; id mismatches are still
@@ -105,8 +106,10 @@ def select_compactable_range(
     move the cut toward the head until no call is separated from its result, and return the
     head block before it; None when nothing would be left to compact.
 
-    The priced nodes must be exactly the current surface, else :class:`SurfaceError`; a
-    surface with a tool result and no open call raises :class:`UnbalancedSurfaceError`.
+    The priced nodes must be exactly the current surface, else :class:`SurfaceError`. When the
+    retain budget keeps the whole surface the answer is None before pairing is looked at, as in
+    dsh; otherwise a surface with a tool result and no open call raises
+    :class:`UnbalancedSurfaceError`.
     """
     seqs = tuple(seq for seq, _ in nodes)
     if tuple(seq for seq, _ in measurement.nodes) != seqs:
@@ -117,6 +120,8 @@ def select_compactable_range(
         cut -= 1
         kept += prices[cut]
     naive = cut
+    if cut <= 0:  # everything is retained: nothing to select, pairing never looked at (dsh)
+        return None
     balanced = cut_balance(nodes)  # raises on a corrupt surface, even past the cut
     while cut > 0 and not balanced[cut]:
         cut -= 1

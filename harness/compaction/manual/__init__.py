@@ -4,7 +4,8 @@
    session (the one writer lock ``locks/<session>.lock``, which names its holder,
    :mod:`harness.store.session_lock` through :mod:`harness.compaction.manual.lock`; a lock
    whose holder died is taken over and the broken lock audited), for an event log no live
-   ``compaction/start``, and no tool call waiting for its result.
+   ``compaction/start``, for a DeepSeek-Harness log no open last turn (its agent owns the
+   session, :mod:`~harness.compaction.manual.owner`), and no tool call waiting for its result.
 2. **Undo** — :meth:`ManualCompaction.undo` undoes this session's **last committed** compaction
    and keeps every turn added since (:mod:`harness.compaction.manual.undo`): on an event log by
    appending events that bring the shadowed originals back, on a state-file session from the
@@ -36,6 +37,7 @@ from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
 from harness.compaction.manual.audit import AuditRecord
 from harness.compaction.manual.lock import session_lock, who
+from harness.compaction.manual.owner import refuse_owned_session
 from harness.compaction.manual.undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.compaction.record import EngineName
 from harness.errors import (
@@ -160,6 +162,8 @@ class ManualCompaction:
 
     def _saved(self) -> EventLogHistory | History | None:
         """The saved session: :attr:`events_name`'s log, else the one place a store is picked."""
+        events = self.events_name or f"events/{self.session_id}.jsonl"
+        refuse_owned_session(WorkspacePath(self.fs, events))  # before anything is written
         if self.events_name is None:
             return open_saved(self.fs, self.session_id)
         return EventLogHistory(EventLog.open(WorkspacePath(self.fs, self.events_name)))

@@ -28,7 +28,9 @@ writes no ``turn/*`` / ``step/*`` events and no ``assistant/chunk`` (it does not
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -98,6 +100,7 @@ class DshCodec:
         self._turn = 0
         self._step = 0
         self._headers = 0
+        self._results: dict[int, Any] = {}  # each tool/result's dsh data, by seq (shared)
 
     # --- writing --------------------------------------------------------------------------
 
@@ -130,17 +133,21 @@ class DshCodec:
     def _data_of(self, event: Event) -> Any:
         data = thaw(event.data)
         if "dsh" in data:  # read from a dsh file: written back verbatim
-            self._track(event.type, data["dsh"])
+            self._track(event.type, data["dsh"], event.seq)
             return data["dsh"]
         if event.is_surface:
-            return self._surface_data(event, data)
-        out = self._log_data(event.type, data)
-        self._track(event.type, out)
+            out = self._surface_data(event, data)
+        else:
+            out = self._log_data(event.type, data)
+        self._track(event.type, out, event.seq)
         return out
 
     def _surface_data(self, event: Event, data: dict[str, Any]) -> dict[str, Any]:
         message = event.message
         assert message is not None
+        rewritten = self._rewritten_result(event, message)
+        if rewritten is not None:
+            return rewritten
         wire = write_message(
             message, provider=self.provider, model=self.model, compaction_id=self._compaction
         )
@@ -154,6 +161,21 @@ class DshCodec:
             return wire | {_STASH: stash}
         out = {"turn": max(self._turn, 1), "step": max(self._step, 1), "message": wire}
         return out | {_STASH: stash}
+
+    def _rewritten_result(self, event: Event, message: Message) -> dict[str, Any] | None:
+        """A ``tool/result`` replacing one result (a prune) as dsh writes it: the original's
+        data with only its result block's content changed (dsh refuses any other change);
+        None for any other event."""
+        op = event.replace_range
+        if event.type != "tool/result" or op is None or op[0] != op[1]:
+            return None
+        original = self._results.get(op[0])
+        if original is None:
+            return None
+        out = copy.deepcopy(dict(original))
+        block = out["message"]["content"][0]
+        block["content"] = [{"type": "text", "text": message.content}]
+        return out
 
     def _log_data(self, type: str, data: dict[str, Any]) -> dict[str, Any]:
         if type == "request/header":
@@ -183,11 +205,14 @@ class DshCodec:
         reason = "initial" if self._headers == 0 else "change"
         return {"header": header, "reason": reason, _STASH: data}
 
-    def _track(self, type: str, data: Any) -> None:
-        """Follow what the log holds: the open compaction, the model, the turn counters."""
+    def _track(self, type: str, data: Any, seq: int) -> None:
+        """Follow what the log holds: the open compaction, the model, the turn counters, the
+        tool results (a rewrite of one is checked against it)."""
         if not isinstance(data, Mapping):
             return
-        if type == "compaction/start":
+        if type == "tool/result":
+            self._results[seq] = data
+        elif type == "compaction/start":
             self._compaction = str(data.get("compactionId") or data.get("compaction_id"))
         elif type == "compaction/end":
             self._compaction = None
@@ -210,6 +235,12 @@ class DshCodec:
     # --- reading --------------------------------------------------------------------------
 
     def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
+        """dsh's ``scanLog``: the contiguous prefix of complete, readable lines is kept. The
+        first damaged line (one dsh would not decode, or a seq gap: a packed row's whole run
+        with it) ends the prefix, and it and every line after it are set apart as a crash
+        tail, unless a later line that decodes holds a ``turn/end``: damage before a committed
+        turn end is corruption (LogCorruptError naming the file and line), as in dsh. A torn
+        last line (no newline) is a crash tail too."""
         lines = raw.split(b"\n")
         tail = lines.pop()
         scan = Scan()
@@ -220,28 +251,43 @@ class DshCodec:
                 return scan
             self._read_header(path, lines.pop(0))
             number = 1
-        if tail:
-            scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
-        elif lines and not readable(lines[-1]):
-            dropped = lines.pop()
-            tail = dropped + b"\n"
-            scan.recovered.append(f"dropped an unreadable last line ({len(dropped)} bytes)")
-        seq = first_seq
+        good = len(raw) - len(tail) - sum(len(line) + 1 for line in lines)  # the header's
+        seq, damage = first_seq, ""  # damage: where the prefix ended and why
         for line in lines:
             number += 1
             where = f"{path}:{number}" if at_start else f"{path} (event {seq})"
-            for event in self._decode_line(where, line):
-                if event.seq != seq:
-                    raise LogCorruptError(f"{where}: event seq {event.seq}, expected {seq}")
+            try:
+                decoded = self._decode_line(where, line)
+            except _Damaged as exc:
+                damage = damage or f"{where}: {exc}"
+                continue
+            ends_turn = any(event.type == "turn/end" for event, _ in decoded)
+            gap = next((e.seq for i, (e, _) in enumerate(decoded) if e.seq != seq + i), None)
+            if not damage and gap is not None:
+                damage = f"{where}: seq gap (event {gap} where {seq} or later was due)"
+            if damage and ends_turn:
+                raise LogCorruptError(
+                    f"{damage}, before the committed turn/end at {where}: the committed part "
+                    "of the session is damaged"
+                )
+            if damage:
+                continue
+            for event, data in decoded:
+                self._track(event.type, data, event.seq)
                 scan.events.append(event)
-                seq += 1
-        scan.good_bytes = len(raw) - len(tail)
-        scan.torn = bool(tail)
+            seq += len(decoded)
+            good += len(line) + 1
+        if damage:
+            scan.recovered.append(f"dropped the crash tail after the last turn/end ({damage})")
+        elif tail:
+            scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
+        scan.good_bytes = good
+        scan.torn = good < len(raw)
         return scan
 
     def _read_header(self, path: Path, line: bytes) -> None:
         try:
-            header = json.loads(line.decode("utf-8"))
+            header = json.loads(line.decode("utf-8"), parse_int=_int_or_negative_zero)
         except ValueError as exc:
             raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
         if not isinstance(header, dict) or header.get("type") != "session":
@@ -251,29 +297,42 @@ class DshCodec:
                 f"{path}:1: dsh session format version {header.get('version')!r}; ctxlab reads "
                 f"version {DSH_FORMAT_VERSION} only"
             )
+        if problem := header_problem(header):
+            raise LogCorruptError(f"{path}:1: the dsh session header {problem}; dsh refuses it")
         self.header = header
         if isinstance(header.get("id"), str):
             self.session_id = header["id"]
 
-    def _decode_line(self, where: str, line: bytes) -> list[Event]:
+    def _decode_line(self, where: str, line: bytes) -> list[tuple[Event, Any]]:
+        """The events of one line, each with its dsh data; :class:`_Damaged` for a line dsh's
+        ``decodeStorageRecord`` refuses (not JSON, not an object, a malformed row or
+        envelope), LogCorruptError for one dsh reads and ctxlab cannot."""
         try:
             record = json.loads(line.decode("utf-8"))
-        except ValueError as exc:
-            raise LogCorruptError(f"{where}: unreadable line: {exc}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise _Damaged(f"unreadable line: {exc}") from exc
         if not isinstance(record, dict):
-            raise LogCorruptError(f"{where}: a line that is not a JSON object")
-        if record.get("type") in _ROWS:
-            return [self._decode(where, r) for r in expand_row(where, record)]
-        return [self._decode(where, record)]
+            raise _Damaged("a line that is not a JSON object")
+        if record.get("type") not in _ROWS:
+            return [self._decode(where, record)]
+        try:
+            rows = expand_row(where, record)
+        except LogCorruptError as exc:
+            raise _Damaged(f"malformed {record.get('type')} storage row") from exc
+        return [self._decode(where, row) for row in rows]
 
-    def _decode(self, where: str, record: dict[str, Any]) -> Event:
+    def _decode(self, where: str, record: dict[str, Any]) -> tuple[Event, Any]:
         if unknown := set(record) - _ENVELOPE:
-            raise LogCorruptError(f"{where}: unknown event fields {sorted(unknown)}")
+            raise _Damaged(f"unknown event fields {sorted(unknown)}")
         type, seq, data = record.get("type"), record.get("seq"), record.get("data")
         name = f"event {seq} ({type})"
+        if not isinstance(data, Mapping):
+            raise _Damaged(f"{name}: data must be an object")
+        if problem := surface_fields_problem(record):
+            raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
+        if problem := self._rewrite_problem(record):
+            raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
         try:
-            if not isinstance(data, Mapping):
-                raise ValueError("data must be an object")
             ours = self._ours(str(type), data)
             event = Event(
                 seq,  # type: ignore[arg-type]  # checked by Event
@@ -287,8 +346,23 @@ class DshCodec:
             raise LogCorruptError(f"{where}: {name}: content ctxlab cannot read: {exc}") from exc
         except (ValueError, TypeError, SurfaceError) as exc:
             raise LogCorruptError(f"{where}: {name}: {exc}") from exc
-        self._track(event.type, data)
-        return event
+        return event, data
+
+    def _rewrite_problem(self, record: Mapping[str, Any]) -> str:
+        """dsh's ``assertToolResultRewrite``: a ``tool/result`` that replaces one earlier
+        result may change its result block's content only ("" when it does)."""
+        op = record.get("surfaceOp")
+        if record.get("type") != "tool/result" or not isinstance(op, Mapping):
+            return ""
+        original = self._results.get(op.get("start"))  # type: ignore[arg-type]
+        if original is None or op.get("start") != op.get("end"):
+            return ""  # the fold refuses a span or a node that is not a tool result
+        if _without_content(original) != _without_content(record["data"]):
+            return (
+                f"replacing tool/result {op.get('start')} changes more than its content (the "
+                "message id, turn, step, call id, isError or meta)"
+            )
+        return ""
 
     def _ours(self, type: str, data: Mapping[str, Any]) -> dict[str, Any]:
         """ctxlab's data for a dsh event's data (see the module docstring)."""
@@ -318,6 +392,80 @@ class DshCodec:
                    for k, v in data.items()}  # fmt: skip
             return out | {"dsh": dict(data)}
         return dict(data)
+
+
+_MAX_SAFE = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
+
+
+def _count(value: Any) -> bool:
+    """A JSON number dsh takes as a count: a safe non-negative integer, never ``-0``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, float) and (not value.is_integer() or math.copysign(1, value) < 0):
+        return False
+    return 0 <= value <= _MAX_SAFE
+
+
+def surface_fields_problem(record: Mapping[str, Any]) -> str:
+    """What dsh's fold refuses in an event's ``surfaceOp`` / ``sourceEventSeqs`` fields that
+    ctxlab's event cannot see once read ("" for nothing): a field present (even ``null`` or
+    ``[]``) on a type that is not a surface type, a sources list that is not a list, or an
+    empty one on anything but an ``assistant/message``."""
+    kind = record.get("type")
+    for key in ("surfaceOp", "sourceEventSeqs"):
+        if key in record and kind not in SURFACE_TYPES:
+            return f"a {kind} event is not a surface event and cannot carry {key}"
+    if "surfaceOp" in record and record["surfaceOp"] is None:
+        return "surfaceOp is null"
+    if "sourceEventSeqs" not in record:
+        return ""
+    sources = record["sourceEventSeqs"]
+    if not isinstance(sources, list):
+        return f"sourceEventSeqs must be a list, not {sources!r}"
+    if not sources and kind != "assistant/message":
+        return "sourceEventSeqs must not be empty except on an assistant/message"
+    return ""
+
+
+def _without_content(data: Any) -> Any:
+    """A tool/result's dsh data with its result block's content blanked (what a rewrite must
+    keep); the data itself when it has no such block."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("message"), Mapping):
+        return data
+    blocks = data["message"].get("content")
+    if not isinstance(blocks, list) or not blocks or not isinstance(blocks[0], Mapping):
+        return data
+    first = dict(blocks[0]) | {"content": None}
+    message = dict(data["message"]) | {"content": [first, *blocks[1:]]}
+    return dict(data) | {"message": message}
+
+
+def _int_or_negative_zero(text: str) -> int | float:
+    """``-0`` kept apart from ``0`` (JSON's ``-0`` is JavaScript's negative zero, which dsh's
+    header check refuses); every other integer as Python reads it."""
+    return -0.0 if text == "-0" else int(text)
+
+
+def header_problem(header: Mapping[str, Any]) -> str:
+    """What makes a version-0 session header one dsh's reader refuses ("" when none): its
+    ``isHeaderLine`` and ``fromHeaderLine`` checks."""
+    if not isinstance(header.get("id"), str):
+        return "has no string id"
+    if not _count(header.get("createdAt")):
+        return f"has createdAt {header.get('createdAt')!r}, not whole non-negative epoch ms"
+    if not _count(header.get("delegationDepth")):
+        return f"has delegationDepth {header.get('delegationDepth')!r}, not a whole count"
+    if header.get("origin", "subagent") != "subagent":
+        return f"has origin {header.get('origin')!r} (only 'subagent' is known)"
+    if not isinstance(header.get("agentPreset", ""), str):
+        return f"has agentPreset {header.get('agentPreset')!r}, not a string"
+    if "sandboxMode" in header or "approvalPolicy" in header:
+        return "uses the retired policy baseline fields (sandboxMode, approvalPolicy)"
+    return ""
+
+
+class _Damaged(Exception):
+    """A line dsh's reader would not decode: crash damage when no committed turn follows."""
 
 
 def _session_id(path: Path | None) -> str:

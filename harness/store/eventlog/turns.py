@@ -12,10 +12,13 @@ them. A turn left open by a failed call is closed as ``interrupted`` when the ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from harness.messages import Message
+from harness.store.eventlog.events import Event
 from harness.store.eventlog.log import EventLog
 
-__all__ = ["TurnMarks"]
+__all__ = ["TurnMarks", "open_turn"]
 
 
 class TurnMarks:
@@ -87,3 +90,17 @@ class TurnMarks:
 
 
 _MARKS = frozenset({"turn/start", "turn/end", "step/start", "step/end"})
+
+
+def open_turn(events: Sequence[Event]) -> Event | None:
+    """The ``turn/start`` of the log's last turn when no ``turn/end`` closed it, else None.
+
+    In dsh an open last turn is how an agent owns its session: a live one, or one that
+    crashed and has not been resumed (dsh's resume closes it as ``interrupted``). dsh's manual
+    compaction refuses such a session as ``busy``."""
+    for event in reversed(events):
+        if event.type == "turn/end":
+            return None
+        if event.type == "turn/start":
+            return event
+    return None
