@@ -11,6 +11,8 @@ from harness.meter import METERS
 
 __all__ = ["DshConfig"]
 
+_DEFAULT_RETAIN_RATIO = 0.16
+
 
 @dataclass(frozen=True)
 class DshConfig:
@@ -21,10 +23,11 @@ class DshConfig:
     small one to make compaction happen."""
     threshold_ratio: float = 0.8
     """Compact when the measured request reaches ``floor(window × threshold_ratio)``."""
-    retain_ratio: float = 0.16
+    retain_ratio: float = _DEFAULT_RETAIN_RATIO
     """Keep a verbatim tail of ``floor(window × retain_ratio)`` tokens..."""
     retain_tokens: int | None = None
-    """...unless a tail budget in tokens is given (must be below the threshold)."""
+    """...unless a tail budget in tokens is given instead (must be below the threshold; with a
+    ratio other than the default it is refused: dsh holds the two mutually exclusive)."""
     max_tokens: int = 8_192
     """Output cap of the summary call; hitting it fails the compaction (incomplete summary)."""
     compaction_retries: int = 1
@@ -49,6 +52,8 @@ class DshConfig:
         problems = []
         if self.context_window <= 0:
             problems.append("context_window must be positive")
+        if self.retain_tokens is not None and self.retain_ratio != _DEFAULT_RETAIN_RATIO:
+            problems.append("retain_ratio and retain_tokens are mutually exclusive: give one")
         if self.retain_tokens is None and self.retain_ratio >= self.threshold_ratio:
             problems.append("retain_ratio must be below threshold_ratio")
         if self.retain_tokens is not None and not 0 <= self.retain_tokens < self.threshold:
