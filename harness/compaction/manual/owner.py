@@ -22,10 +22,20 @@ __all__ = ["refuse_owned_session"]
 
 def refuse_owned_session(file: WorkspacePath) -> None:
     """ManualCompactionError ``busy`` when ``file`` is a dsh-format log whose last turn is open
-    (nothing is written); nothing for a missing file or one in ctxlab's own format."""
+    or whose compaction is live (nothing is written); nothing for a missing file or one in
+    ctxlab's own format."""
     if file.kind() != "file" or codec_of(file, None).format != "dsh":
         return
-    owner = open_turn(EventLog.replay(file).events)
+    log = EventLog.replay(file)
+    compacting = log.open_compaction()
+    if compacting is not None:
+        raise ManualCompactionError(
+            "busy",
+            f"a compaction is still open (compaction/start at seq {compacting.seq}, with no "
+            "compaction/end and no later session/end-seed), so a DeepSeek-Harness process is "
+            "compacting this session, or crashed doing so and has not resumed it",
+        )
+    owner = open_turn(log.events)
     if owner is None:
         return
     raise ManualCompactionError(
