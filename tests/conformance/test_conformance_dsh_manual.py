@@ -26,8 +26,9 @@ def _messages(turn: int, seq: int) -> list[dict[str, Any]]:
     text = f"question {turn} " + "about the harbour schedule " * 8
     user = {"id": f"u{turn}", "role": "user", "content": [{"type": "text", "text": text}],
             "source": {"kind": "user"}}  # fmt: skip
+    answer = f"answer {turn} " + "with details " * 8
     reply = {"id": f"a{turn}", "role": "assistant", "source": _MODEL,
-             "content": [{"type": "text", "text": f"answer {turn} " + "with details " * 8}]}  # fmt: skip
+             "content": [{"type": "text", "text": answer}]}  # fmt: skip
     return [
         {"type": "user/message", "seq": seq, "time": seq, "data": user, "surfaceOp": "append"},
         {"type": "assistant/message", "seq": seq + 1, "time": seq + 1, "surfaceOp": "append",
@@ -93,8 +94,8 @@ def test_ctxlab_compact_names_the_open_turn_in_one_sentence(
 ) -> None:
     from experiments.lab.cli import main
 
-    path = dc.session_file(tmp_path, [*closed_turns(2), {"type": "turn/start", "seq": 12,
-                                                         "time": 12, "data": {"turn": 3}}])  # fmt: skip
+    opened = {"type": "turn/start", "seq": 12, "time": 12, "data": {"turn": 3}}
+    path = dc.session_file(tmp_path, [*closed_turns(2), opened])
     before = path.read_bytes()
     monkeypatch.setenv("CONF_KEY", "sk-test-000000000000000000")
     args = ["compact", "--file", str(path), "--engine", "dsh", "--provider",

@@ -33,6 +33,4 @@ def _closers(path: Path) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("case", dc.params("repair"))
 def test_ctxlab_closes_a_crashed_dsh_turn_as_dsh_does(case: Case, tmp_path: Path) -> None:
     path = dc.session_file(tmp_path, case.input)
-    dc.conform(
-        case, lambda: _closers(path) == (case.dsh["closers"], case.dsh["results"])
-    )
+    dc.conform(case, lambda: _closers(path) == (case.dsh["closers"], case.dsh["results"]))

@@ -103,7 +103,9 @@ def test_a_file_copied_before_resuming_still_holds_every_byte(tmp_path: Path) ->
 def test_a_refused_header_names_the_file_and_line_one(tmp_path: Path) -> None:
     case = next(c for c in dc.load("header") if c.id == "createdAt-fractional")
     path = _file(tmp_path, case)
-    with pytest.raises(LogCorruptError, match=rf"^{path}:1: the dsh session header has createdAt 1\.5"):
+    with pytest.raises(
+        LogCorruptError, match=rf"^{path}:1: the dsh session header has createdAt 1\.5"
+    ):
         EventLog.open(path)
     with pytest.raises(EventLogError):
         EventLog.replay(path)
@@ -115,9 +117,13 @@ _TAILS = {  # what a crash after the last turn/end may leave, each written with 
     "seq-gap": lambda n: [{"type": "turn/start", "seq": n + 1, "time": 9, "data": {"turn": 9}}],
     "packed-row-past-a-gap": lambda n: [
         {"type": "turn/start", "seq": n, "time": 9, "data": {"turn": 9}},
-        {"type": "text-chunks", "seq0": n + 2, "time0": 9,
-         "data": {"turn": 9, "step": 1, "index": 0, "dt": [1], "texts": ["a", "b"]}},
-    ],  # fmt: skip
+        {
+            "type": "text-chunks",
+            "seq0": n + 2,
+            "time0": 9,
+            "data": {"turn": 9, "step": 1, "index": 0, "dt": [1], "texts": ["a", "b"]},
+        },
+    ],
 }
 
 

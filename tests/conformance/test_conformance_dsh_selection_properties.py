@@ -60,12 +60,14 @@ def dsh_rule(kinds: list[str], prices: list[int], retain: int) -> tuple[int, int
 @given(_NODES, st.data())
 @example(["result", "user"], None)  # a result with no call that the retain budget keeps
 def test_selection_follows_dshs_rule_on_any_surface(kinds: list[str], data: st.DataObject) -> None:
-    prices = [3] * len(kinds) if data is None else data.draw(
-        st.lists(st.integers(0, 20), min_size=len(kinds), max_size=len(kinds))
+    prices = (
+        [3] * len(kinds)
+        if data is None
+        else data.draw(st.lists(st.integers(0, 20), min_size=len(kinds), max_size=len(kinds)))
     )
     retain = 100 if data is None else data.draw(st.integers(0, 80))
     nodes = _surface(kinds)
-    measurement = Measurement(0, tuple((seq, p) for (seq, _), p in zip(nodes, prices)))
+    measurement = Measurement(0, tuple((seq, p) for (seq, _), p in zip(nodes, prices, strict=True)))
     want = dsh_rule(kinds, prices, retain)
     try:
         found = select_compactable_range(nodes, measurement, retain)

@@ -34,7 +34,8 @@ def _message(node: dict[str, Any]) -> dict[str, Any]:
         return {"id": ident, "role": "assistant", "source": _MODEL,
                 "content": [{"type": "text", "text": text}, *calls]}  # fmt: skip
     block = {"type": "tool-result", "toolCallId": node.get("block_call", node["call"]),
-             "content": [{"type": "text", "text": text}], "isError": node.get("isError", False)}  # fmt: skip
+             "content": [{"type": "text", "text": text}],
+             "isError": node.get("isError", False)}  # fmt: skip
     return {"id": ident, "role": "user", "content": [block],
             "source": {"kind": "tool", "callId": node["call"]}}  # fmt: skip
 
@@ -91,9 +92,15 @@ def test_ctxlabs_own_prune_of_a_dsh_file_changes_the_result_content_only(tmp_pat
     assert ToolResultPruner(threshold_chars=100, head_chars=10, tail_chars=10).prune(log) == 1
     lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
     original, rewrite = (r for r in lines if r.get("type") == "tool/result")
-    assert rewrite["surfaceOp"] == {"op": "replace", "start": original["seq"], "end": original["seq"]}
+    assert rewrite["surfaceOp"] == {
+        "op": "replace",
+        "start": original["seq"],
+        "end": original["seq"],
+    }
     block = rewrite["data"]["message"]["content"][0]
-    assert block["content"][0]["text"].startswith("x" * 10) and len(block["content"][0]["text"]) < 100
+    assert (
+        block["content"][0]["text"].startswith("x" * 10) and len(block["content"][0]["text"]) < 100
+    )
     block["content"] = original["data"]["message"]["content"][0]["content"]
     assert rewrite["data"] == original["data"]
     assert EventLog.replay(path).messages()[-1].content.startswith("x" * 10)

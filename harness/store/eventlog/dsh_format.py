@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
-from harness.store.dsh.lines import expand_row, is_header, iso, ms, readable
+from harness.store.dsh.lines import expand_row, is_header, iso, ms
 from harness.store.dsh.messages import message_of, read_message, write_message
 from harness.store.eventlog.events import SURFACE_TYPES, Event, thaw
 from harness.store.eventlog.formats import LogFormat
