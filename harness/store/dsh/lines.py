@@ -1,6 +1,8 @@
 """Reading the lines of a DeepSeek-Harness JSONL session file: the header line, epoch-ms times,
 and the packed chunk rows (``text-chunks``, ``reasoning-chunks``, ``tool-call-chunks``) that
-stand for runs of ``assistant/chunk`` events (dsh's ``decodeStorageRecord``)."""
+stand for runs of ``assistant/chunk`` events (dsh's ``decodeStorageRecord``); and the field names
+and tool schemas of dsh's records beside ctxlab's (camelCase and snake_case, dsh's flat tool and
+the OpenAI ``function`` one)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,20 @@ from typing import Any
 
 from harness.errors import EventLogError, LogCorruptError
 
-__all__ = ["expand_row", "is_header", "iso", "ms", "readable"]
+__all__ = [
+    "camel",
+    "dsh_tool",
+    "expand_row",
+    "is_header",
+    "iso",
+    "ms",
+    "openai_tool",
+    "readable",
+    "snake",
+    "text_of",
+]
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _DELTAS = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta"}
@@ -91,3 +106,37 @@ def _chunk(kind: Any, data: Mapping[str, Any], member: str) -> dict[str, Any]:
         chunk["name"] = data["name"]
     chunk["argumentsDelta"] = member
     return chunk
+
+
+def snake(key: str) -> str:
+    """``compactionId`` → ``compaction_id``."""
+    return _CAMEL.sub("_", key).lower()
+
+
+def camel(key: str) -> str:
+    """``compaction_id`` → ``compactionId``."""
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def text_of(blocks: Any) -> Any:
+    """The text of a list of text blocks (a summary's); anything else as it is."""
+    if isinstance(blocks, list):
+        return "".join(b.get("text", "") for b in blocks if isinstance(b, Mapping))
+    return blocks
+
+
+def dsh_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """dsh's flat ``{name, description, parameters}`` of a tool schema (OpenAI's or flat)."""
+    nested = tool.get("function")
+    function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else tool
+    return {
+        "name": function.get("name", ""),
+        "description": function.get("description", ""),
+        "parameters": function.get("parameters", {}),
+    }
+
+
+def openai_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """The OpenAI ``{type: function, function}`` schema of dsh's flat one."""
+    return {"type": "function", "function": dict(tool)}

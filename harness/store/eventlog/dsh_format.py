@@ -30,15 +30,30 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
-from harness.store.dsh.lines import expand_row, is_header, iso, ms
+from harness.store.dsh.checks import (
+    Damaged,
+    header_problem,
+    int_or_negative_zero,
+    rewrite_problem,
+    surface_fields_problem,
+)
+from harness.store.dsh.lines import (
+    camel,
+    dsh_tool,
+    expand_row,
+    is_header,
+    iso,
+    ms,
+    openai_tool,
+    snake,
+    text_of,
+)
 from harness.store.dsh.messages import message_of, read_message, write_message
 from harness.store.eventlog.events import SURFACE_TYPES, Event, thaw
 from harness.store.eventlog.formats import LogFormat
@@ -63,22 +78,6 @@ KNOWN_TYPES = frozenset(
 _ENVELOPE = frozenset({"type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs", "ignorable"})
 _ROWS = ("text-chunks", "reasoning-chunks", "tool-call-chunks")
 _STASH = "ctxlab"
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def _snake(key: str) -> str:
-    return _CAMEL.sub("_", key).lower()
-
-
-def _camel(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _text_of(blocks: Any) -> Any:
-    if isinstance(blocks, list):
-        return "".join(b.get("text", "") for b in blocks if isinstance(b, Mapping))
-    return blocks
 
 
 class DshCodec:
@@ -184,7 +183,7 @@ class DshCodec:
             return {_STASH: data} if data else {}
         if not type.startswith("compaction/"):
             return data
-        out: dict[str, Any] = {_camel(k): v for k, v in data.items() if v is not None}
+        out: dict[str, Any] = {camel(k): v for k, v in data.items() if v is not None}
         for key in ("summary", "rawOutput"):
             if isinstance(out.get(key), str):
                 out[key] = [{"type": "text", "text": out[key]}]
@@ -199,7 +198,7 @@ class DshCodec:
         header: dict[str, Any] = {"config": {"provider": self.provider, "model": self.model}}
         if system:
             header["system"] = system
-        tools = [_dsh_tool(t) for t in data.get("tools", ())]
+        tools = [dsh_tool(t) for t in data.get("tools", ())]
         if tools:
             header["tools"] = tools
         reason = "initial" if self._headers == 0 else "change"
@@ -252,20 +251,35 @@ class DshCodec:
             self._read_header(path, lines.pop(0))
             number = 1
         good = len(raw) - len(tail) - sum(len(line) + 1 for line in lines)  # the header's
-        seq, damage = first_seq, ""  # damage: where the prefix ended and why
+        kept, damage = self._prefix(path, lines, first_seq, number if at_start else None, scan)
+        good += kept
+        if damage:
+            scan.recovered.append(f"dropped the crash tail after the last turn/end ({damage})")
+        elif tail:
+            scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
+        scan.good_bytes = good
+        scan.torn = good < len(raw)
+        return scan
+
+    def _prefix(
+        self, path: Path, lines: list[bytes], seq: int, number: int | None, scan: Scan
+    ) -> tuple[int, str]:
+        """Append the contiguous prefix's events to ``scan``; returns its bytes and where and
+        why it ended ("" when every line was kept). ``number``: the line number before
+        ``lines`` (None when unknown: the events' seqs name them instead)."""
+        kept, damage = 0, ""
         for line in lines:
-            number += 1
-            where = f"{path}:{number}" if at_start else f"{path} (event {seq})"
+            where = f"{path} (event {seq})" if number is None else f"{path}:{number + 1}"
+            number = None if number is None else number + 1
             try:
                 decoded = self._decode_line(where, line)
-            except _Damaged as exc:
+            except Damaged as exc:
                 damage = damage or f"{where}: {exc}"
                 continue
-            ends_turn = any(event.type == "turn/end" for event, _ in decoded)
             gap = next((e.seq for i, (e, _) in enumerate(decoded) if e.seq != seq + i), None)
             if not damage and gap is not None:
                 damage = f"{where}: seq gap (event {gap} where {seq} or later was due)"
-            if damage and ends_turn:
+            if damage and any(event.type == "turn/end" for event, _ in decoded):
                 raise LogCorruptError(
                     f"{damage}, before the committed turn/end at {where}: the committed part "
                     "of the session is damaged"
@@ -276,18 +290,12 @@ class DshCodec:
                 self._track(event.type, data, event.seq)
                 scan.events.append(event)
             seq += len(decoded)
-            good += len(line) + 1
-        if damage:
-            scan.recovered.append(f"dropped the crash tail after the last turn/end ({damage})")
-        elif tail:
-            scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
-        scan.good_bytes = good
-        scan.torn = good < len(raw)
-        return scan
+            kept += len(line) + 1
+        return kept, damage
 
     def _read_header(self, path: Path, line: bytes) -> None:
         try:
-            header = json.loads(line.decode("utf-8"), parse_int=_int_or_negative_zero)
+            header = json.loads(line.decode("utf-8"), parse_int=int_or_negative_zero)
         except ValueError as exc:
             raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
         if not isinstance(header, dict) or header.get("type") != "session":
@@ -304,31 +312,31 @@ class DshCodec:
             self.session_id = header["id"]
 
     def _decode_line(self, where: str, line: bytes) -> list[tuple[Event, Any]]:
-        """The events of one line, each with its dsh data; :class:`_Damaged` for a line dsh's
+        """The events of one line, each with its dsh data; :class:`Damaged` for a line dsh's
         ``decodeStorageRecord`` refuses (not JSON, not an object, a malformed row or
         envelope), LogCorruptError for one dsh reads and ctxlab cannot."""
         try:
             record = json.loads(line.decode("utf-8"))
         except (ValueError, RecursionError) as exc:
-            raise _Damaged(f"unreadable line: {exc}") from exc
+            raise Damaged(f"unreadable line: {exc}") from exc
         if not isinstance(record, dict):
-            raise _Damaged("a line that is not a JSON object")
+            raise Damaged("a line that is not a JSON object")
         if record.get("type") not in _ROWS:
             return [self._decode(where, record)]
         try:
             rows = expand_row(where, record)
         except LogCorruptError as exc:
-            raise _Damaged(f"malformed {record.get('type')} storage row") from exc
+            raise Damaged(f"malformed {record.get('type')} storage row") from exc
         return [self._decode(where, row) for row in rows]
 
     def _decode(self, where: str, record: dict[str, Any]) -> tuple[Event, Any]:
         if unknown := set(record) - _ENVELOPE:
-            raise _Damaged(f"unknown event fields {sorted(unknown)}")
+            raise Damaged(f"unknown event fields {sorted(unknown)}")
         type, seq, data = record.get("type"), record.get("seq"), record.get("data")
         name = f"event {seq} ({type})"
         if not isinstance(data, Mapping):
-            raise _Damaged(f"{name}: data must be an object")
-        if problem := surface_fields_problem(record):
+            raise Damaged(f"{name}: data must be an object")
+        if problem := surface_fields_problem(record, type in SURFACE_TYPES):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
         if problem := self._rewrite_problem(record):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
@@ -349,20 +357,12 @@ class DshCodec:
         return event, data
 
     def _rewrite_problem(self, record: Mapping[str, Any]) -> str:
-        """dsh's ``assertToolResultRewrite``: a ``tool/result`` that replaces one earlier
-        result may change its result block's content only ("" when it does)."""
         op = record.get("surfaceOp")
         if record.get("type") != "tool/result" or not isinstance(op, Mapping):
             return ""
-        original = self._results.get(op.get("start"))  # type: ignore[arg-type]
-        if original is None or op.get("start") != op.get("end"):
-            return ""  # the fold refuses a span or a node that is not a tool result
-        if _without_content(original) != _without_content(record["data"]):
-            return (
-                f"replacing tool/result {op.get('start')} changes more than its content (the "
-                "message id, turn, step, call id, isError or meta)"
-            )
-        return ""
+        if op.get("start") != op.get("end"):
+            return ""  # the fold refuses a rewrite of a span
+        return rewrite_problem(self._results.get(op.get("start")), record)  # type: ignore[arg-type]
 
     def _ours(self, type: str, data: Mapping[str, Any]) -> dict[str, Any]:
         """ctxlab's data for a dsh event's data (see the module docstring)."""
@@ -385,104 +385,16 @@ class DshCodec:
             header: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             system = header.get("system")
             messages = [Message.system(system).to_record()] if system else []
-            tools = [_openai_tool(t) for t in header.get("tools") or ()]
+            tools = [openai_tool(t) for t in header.get("tools") or ()]
             return {"messages": messages, "tools": tools, "dsh": dict(data)}
         if type.startswith("compaction/"):
-            out = {_snake(k): _text_of(v) if k in ("summary", "rawOutput") else v
+            out = {snake(k): text_of(v) if k in ("summary", "rawOutput") else v
                    for k, v in data.items()}  # fmt: skip
             return out | {"dsh": dict(data)}
         return dict(data)
-
-
-_MAX_SAFE = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
-
-
-def _count(value: Any) -> bool:
-    """A JSON number dsh takes as a count: a safe non-negative integer, never ``-0``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if isinstance(value, float) and (not value.is_integer() or math.copysign(1, value) < 0):
-        return False
-    return 0 <= value <= _MAX_SAFE
-
-
-def surface_fields_problem(record: Mapping[str, Any]) -> str:
-    """What dsh's fold refuses in an event's ``surfaceOp`` / ``sourceEventSeqs`` fields that
-    ctxlab's event cannot see once read ("" for nothing): a field present (even ``null`` or
-    ``[]``) on a type that is not a surface type, a sources list that is not a list, or an
-    empty one on anything but an ``assistant/message``."""
-    kind = record.get("type")
-    for key in ("surfaceOp", "sourceEventSeqs"):
-        if key in record and kind not in SURFACE_TYPES:
-            return f"a {kind} event is not a surface event and cannot carry {key}"
-    if "surfaceOp" in record and record["surfaceOp"] is None:
-        return "surfaceOp is null"
-    if "sourceEventSeqs" not in record:
-        return ""
-    sources = record["sourceEventSeqs"]
-    if not isinstance(sources, list):
-        return f"sourceEventSeqs must be a list, not {sources!r}"
-    if not sources and kind != "assistant/message":
-        return "sourceEventSeqs must not be empty except on an assistant/message"
-    return ""
-
-
-def _without_content(data: Any) -> Any:
-    """A tool/result's dsh data with its result block's content blanked (what a rewrite must
-    keep); the data itself when it has no such block."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("message"), Mapping):
-        return data
-    blocks = data["message"].get("content")
-    if not isinstance(blocks, list) or not blocks or not isinstance(blocks[0], Mapping):
-        return data
-    first = dict(blocks[0]) | {"content": None}
-    message = dict(data["message"]) | {"content": [first, *blocks[1:]]}
-    return dict(data) | {"message": message}
-
-
-def _int_or_negative_zero(text: str) -> int | float:
-    """``-0`` kept apart from ``0`` (JSON's ``-0`` is JavaScript's negative zero, which dsh's
-    header check refuses); every other integer as Python reads it."""
-    return -0.0 if text == "-0" else int(text)
-
-
-def header_problem(header: Mapping[str, Any]) -> str:
-    """What makes a version-0 session header one dsh's reader refuses ("" when none): its
-    ``isHeaderLine`` and ``fromHeaderLine`` checks."""
-    if not isinstance(header.get("id"), str):
-        return "has no string id"
-    if not _count(header.get("createdAt")):
-        return f"has createdAt {header.get('createdAt')!r}, not whole non-negative epoch ms"
-    if not _count(header.get("delegationDepth")):
-        return f"has delegationDepth {header.get('delegationDepth')!r}, not a whole count"
-    if header.get("origin", "subagent") != "subagent":
-        return f"has origin {header.get('origin')!r} (only 'subagent' is known)"
-    if not isinstance(header.get("agentPreset", ""), str):
-        return f"has agentPreset {header.get('agentPreset')!r}, not a string"
-    if "sandboxMode" in header or "approvalPolicy" in header:
-        return "uses the retired policy baseline fields (sandboxMode, approvalPolicy)"
-    return ""
-
-
-class _Damaged(Exception):
-    """A line dsh's reader would not decode: crash damage when no committed turn follows."""
 
 
 def _session_id(path: Path | None) -> str:
     if path is None:
         return "ctxlab"
     return path.parent.name if path.stem == "session" and path.parent.name else path.stem
-
-
-def _dsh_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    nested = tool.get("function")
-    function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else tool
-    return {
-        "name": function.get("name", ""),
-        "description": function.get("description", ""),
-        "parameters": function.get("parameters", {}),
-    }
-
-
-def _openai_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "function": dict(tool)}
