@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.lab.errors import ExperimentError
-from harness import ConfigError
+from harness import ConfigError, json_depth
 from harness.errors import SessionBusyError
 from harness.store.session_lock import session_lock
 
@@ -208,7 +208,7 @@ def recover(out_dir: Path) -> None:
     journal = parent / f".{name}.commit"
     journal.with_name(journal.name + ".tmp").unlink(missing_ok=True)  # never became the journal
     if journal.is_file():
-        entry = json.loads(journal.read_text(encoding="utf-8"))
+        entry = json_depth.loads(journal.read_text(encoding="utf-8"))
         new, old = parent / entry["new"], parent / entry["old"]
         if not out.exists() and old.is_dir():
             os.rename(old, out)  # stopped between the two renames: the old folder goes back
