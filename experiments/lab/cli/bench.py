@@ -179,7 +179,7 @@ def _warn(records: Sequence[RunRecord]) -> None:
 def _say_resumed(journal: RunJournal) -> None:
     where = journal.path
     if journal.discarded:
-        _note(f"--fresh: {journal.discarded} earlier run(s) of {where} discarded")
+        _note(f"--fresh: {journal.discarded} earlier line(s) of {where} discarded, unread")
     elif journal.kept:
         _note(f"{len(journal.kept)} run(s) in {where}: those of this bench are kept (--fresh "
               "plays them again)")  # fmt: skip
