@@ -233,3 +233,24 @@ def test_a_conversations_file_beyond_the_limits_is_refused_in_one_sentence(
     line = _one_sentence(capsys)
     assert words in line and (path.name in line), line
     assert not (tmp_path / "o").exists()
+
+
+def test_a_formula_in_the_users_text_is_written_as_text_in_the_csvs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    formula = '=HYPERLINK("http://x","y")'
+    path = _write_conversations(tmp_path / "mine.json", [_mine(id=formula, size="-big")])
+    out = tmp_path / "out"
+    monkeypatch.setenv(KEY_ENV, "sk-x")
+    with ScriptedHTTPServer(answer=_answer) as server:
+        args = ["bench", "--provider", "openai-compatible", "--base-url", server.base_url]
+        args += ["--model", "@model", "--api-key-env", KEY_ENV, "--conversations", str(path)]
+        assert main([*args, "--conditions", "full", "--out", str(out)]) == 0
+    runs = _rows(out / "bench-runs.csv")
+    assert [(r["conversation"], r["size"], r["model"]) for r in runs] == [
+        ("'" + formula, "'-big", "'@model")
+    ]
+    kinds = _rows(out / "bench-kinds.csv")
+    assert kinds and {r["model"] for r in kinds} == {"'@model"}
+    cells = [cell for rows in (runs, kinds) for r in rows for cell in r.values()]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)
