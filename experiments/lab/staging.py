@@ -200,6 +200,25 @@ def _refuse_a_project(out_dir: Path, given: Path) -> None:
             )
 
 
+def _commit_journal(journal: Path, name: str) -> tuple[Path, Path]:
+    """The new and old folders a commit journal names, beside it; one sentence when it cannot
+    be read or names other folders (ctxlab writes it whole, then renames it into place: someone
+    else changed it, and recovery deletes what it names)."""
+    try:
+        entry = json_depth.loads(journal.read_text(encoding="utf-8"))
+        new, old = entry["new"], entry["old"]
+        for kind, folder in (("staging", new), ("old", old)):
+            pattern = rf"\.{re.escape(name)}\.{kind}-\d+-[0-9a-f]{{8}}"
+            if not isinstance(folder, str) or not re.fullmatch(pattern, folder):
+                raise ValueError(f"{folder!r} is not a {kind} folder of {name}")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ExperimentError(
+            f"{journal}:1 is not a commit journal ctxlab wrote ({exc}); check the reports "
+            "folder beside it, then delete it."
+        ) from None
+    return journal.parent / new, journal.parent / old
+
+
 def recover(out_dir: Path) -> None:
     """Holding the lock: finish or roll back a commit an earlier run left half done, and
     remove the scratch folders of runs that are gone."""
@@ -208,8 +227,7 @@ def recover(out_dir: Path) -> None:
     journal = parent / f".{name}.commit"
     journal.with_name(journal.name + ".tmp").unlink(missing_ok=True)  # never became the journal
     if journal.is_file():
-        entry = json_depth.loads(journal.read_text(encoding="utf-8"))
-        new, old = parent / entry["new"], parent / entry["old"]
+        new, old = _commit_journal(journal, name)
         if not out.exists() and old.is_dir():
             os.rename(old, out)  # stopped between the two renames: the old folder goes back
         _sync(parent)

@@ -257,3 +257,31 @@ def test_a_folder_holding_checkouts_is_never_swapped(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="holds checkouts"), staged(tmp_path / "home"):
         pass
     assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    "journal",
+    [
+        "[" * 100_000 + "]" * 100_000,  # nested too deep for the parser
+        "{not json",
+        '{"new": ".reports.staging-1-0123abcd"}',  # no old folder
+        '{"new": "", "old": ".."}',  # would name the parent and its parent for deletion
+    ],
+    ids=["nested-too-deep", "not-json", "no-old", "outside"],
+)
+def test_a_damaged_commit_journal_is_one_sentence_and_nothing_is_deleted(
+    tmp_path: Path, journal: str
+) -> None:
+    from experiments.lab.errors import ExperimentError
+    from experiments.lab.staging import recover
+
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "claims.csv").write_text("old claims\n")
+    planted = tmp_path / ".reports.commit"
+    planted.write_text(journal, encoding="utf-8")
+    with pytest.raises(ExperimentError) as info:
+        recover(out)
+    message = str(info.value)
+    assert f"{planted}:1 is not a commit journal" in message and "\n" not in message
+    assert (out / "claims.csv").read_text() == "old claims\n" and planted.is_file()
