@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypedDict
 
-from harness import json_depth
 from harness.errors import SurfaceError
 from harness.messages import Message
 
@@ -197,7 +196,7 @@ class Event:
     @classmethod
     def from_json(cls, line: str | bytes) -> Event:
         """Inverse of :meth:`to_json`."""
-        record = json_depth.loads(line)  # a line nested too deep is refused, not recursed
+        record = json.loads(line)
         if type(record) is not dict or not _RECORD_KEYS >= record.keys() >= _NEEDED_KEYS:
             return cls.from_record(record, plain_json=True)  # it raises, saying why
         sources = record.get("source_event_seqs", ())

@@ -169,8 +169,8 @@ def _checked(raw: bytes, fd: int) -> Snapshot:
         nodes = tuple(int(n) for n in header["nodes"])
         latest = {str(k): int(v) for k, v in header["latest"].items()}
         generation = int(header["generation"])
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise _Stale(f"unreadable: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise _Stale(f"unreadable: {exc}") from None  # an event nested too deep is unreadable
     wanted = set(nodes) | set(latest.values())
     if not wanted <= set(events) or any(not 0 <= s < seq for s in events):
         raise _Stale("it does not hold the events it names")
