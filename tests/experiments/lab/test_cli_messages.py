@@ -229,3 +229,19 @@ def test_compact_with_a_damaged_audit_says_damaged_naming_its_line(
     assert main(args) == 2
     line = one_sentence(capsys.readouterr().err)
     assert line.startswith("ctxlab: damaged: ") and f"{audit}:2:" in line, line
+
+
+def test_compact_on_a_damaged_state_file_says_damaged_not_busy(
+    tmp_path: Path,
+    server: SummaryServer,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = saved_session(tmp_path, "state")
+    checkpoint = base / "state" / "s1.json"
+    checkpoint.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    args = ["compact", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]
+    args += ["--provider", "openai-compatible", "--base-url", server.url, "--model", "m"]
+    assert main(args) == 2
+    line = one_sentence(capsys.readouterr().err)
+    assert line.startswith("ctxlab: damaged: ") and str(checkpoint) in line, line
+    assert "busy" not in line
