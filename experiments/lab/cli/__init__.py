@@ -105,8 +105,10 @@ def _mutations(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    import time
+
     from experiments.lab.experiment import RunSettings
-    from experiments.lab.recording import Recording, dependents, record
+    from experiments.lab.recording import Recording, dependents, record, unreplayed_sets
     from experiments.lab.runner import run_experiments
 
     out, args.cassettes = folders(args)
@@ -124,6 +126,7 @@ def _record(args: argparse.Namespace) -> int:
         slice=args.slice,
         conditions=args.conditions,
     )
+    started = time.time()
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:
         stale = dependents(recorded, Path(args.cassettes))
@@ -136,6 +139,8 @@ def _record(args: argparse.Namespace) -> int:
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)
+        for line in unreplayed_sets(recorded, Path(args.cassettes), started):
+            print(line)
     return 0
 
 
