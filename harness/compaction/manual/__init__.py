@@ -15,8 +15,8 @@
    (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
 
 Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``missing``,
-``busy``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence`` or
-``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
+``busy``, ``damaged``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence``
+or ``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
 event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
 session (``state/<session>.json`` and its journal).
 """
@@ -31,6 +31,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, assert_never, get_args
 
+from harness import json_depth
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
@@ -44,10 +45,12 @@ from harness.errors import (
     ConfigError,
     CtxlabError,
     EventLogError,
+    LogCorruptError,
     ManualCompactionError,
     NothingToUndoError,
     PairingError,
     PathEscapeError,
+    StateStoreError,
     SummaryError,
     SurfaceChangedError,
     UnbalancedSurfaceError,
@@ -165,9 +168,26 @@ class ManualCompaction:
         return EventLogHistory(EventLog.open(WorkspacePath(self.fs, self.events_name)))
 
     def audit_log(self) -> list[dict[str, Any]]:
+        """The audit's lines; ``damaged`` naming the line when one cannot be read (undo and the
+        snapshot clean-up decide from them, so none is skipped)."""
         if not self.audit_file.exists():
             return []
-        return [json.loads(line) for line in self.audit_file.read_text().splitlines() if line]
+        lines = []
+        for number, line in enumerate(self.audit_file.read_bytes().split(b"\n"), 1):
+            if not line:
+                continue
+            try:
+                entry = json_depth.loads(line)
+            except ValueError as exc:  # not UTF-8, not JSON, or nested too deep
+                entry = exc
+            if not isinstance(entry, dict):
+                raise ManualCompactionError(
+                    "damaged",
+                    f"{self.audit_file}:{number}: an audit line that is not a JSON object; "
+                    "restore the file from a backup or move it aside",
+                )
+            lines.append(entry)
+        return lines
 
     def _undo_state(self) -> tuple[str, int, str]:
         record = self._last_committed_state()
@@ -263,6 +283,8 @@ class ManualCompaction:
             assert_never(engine)
         except ManualCompactionError:
             raise
+        except _DAMAGED as exc:
+            raise _damaged(exc) from exc
         except (CompactionBusyError, UnbalancedSurfaceError) as exc:
             raise ManualCompactionError("busy", str(exc)) from exc
         except SurfaceChangedError as exc:
@@ -355,13 +377,25 @@ class ManualCompaction:
             raise error from exc
 
 
+_DAMAGED = (LogCorruptError, StateStoreError)
+"""A saved file that cannot be read: ``damaged``, never ``busy`` (which says another process
+holds the session, and waiting would not help here)."""
+
+
+def _damaged(exc: BaseException) -> ManualCompactionError:
+    return ManualCompactionError("damaged", f"{exc}; nothing was changed")
+
+
 def _as_manual_error(exc: BaseException) -> ManualCompactionError:
     """Every failure as a ManualCompactionError: an interrupt (Ctrl-C, SIGTERM) is
-    ``cancelled``, bad input ``busy`` (nothing was done), an unexpected error ``commit``."""
+    ``cancelled``, a saved file that cannot be read ``damaged``, other bad input ``busy``
+    (nothing was done), an unexpected error ``commit``."""
     if isinstance(exc, ManualCompactionError):
         return exc
     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
         return ManualCompactionError("cancelled", "manual compaction was cancelled")
+    if isinstance(exc, _DAMAGED):
+        return _damaged(exc)
     if isinstance(exc, CtxlabError):
         return ManualCompactionError("busy", str(exc))
     return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import json_depth
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
 from harness.store.dsh.lines import expand_row, is_header, iso, ms, readable
@@ -241,7 +242,7 @@ class DshCodec:
 
     def _read_header(self, path: Path, line: bytes) -> None:
         try:
-            header = json.loads(line.decode("utf-8"))
+            header = json_depth.loads(line.decode("utf-8"))  # depth bounded first
         except ValueError as exc:
             raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
         if not isinstance(header, dict) or header.get("type") != "session":
@@ -257,7 +258,7 @@ class DshCodec:
 
     def _decode_line(self, where: str, line: bytes) -> list[Event]:
         try:
-            record = json.loads(line.decode("utf-8"))
+            record = json_depth.loads(line.decode("utf-8"))  # depth bounded first
         except ValueError as exc:
             raise LogCorruptError(f"{where}: unreadable line: {exc}") from exc
         if not isinstance(record, dict):
