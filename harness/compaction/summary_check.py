@@ -11,7 +11,8 @@ The rule is deliberately narrow, so that a real summary, however poor, is never 
 summary answer in the shipped cassettes passes it). An answer is refused when
 
 * **empty**: no letter or digit in it (blank, or only punctuation and markup);
-* **tool-call-only**: it carries tool calls and no text, or its whole text is tool-call markup
+* **tool-call-only**: it carries tool calls and no summary laid out in sections (no text, or a
+  sentence such as "Let me check the log first."), or its whole text is tool-call markup
   (``<tool_call>…</tool_call>`` blocks, or JSON naming a function and its arguments);
 * **transcript**: it opens with a speaker's turn (its first line starts ``User:``,
   ``Assistant:``, ``Human:``, ``AI:``, ``Tool:``, ``用户：`` or ``助手：``) and has
@@ -50,7 +51,7 @@ def not_a_summary(text: str, tool_calls: Sequence[ToolCall] = ()) -> str | None:
     """Why the answer ``text`` (with its ``tool_calls``) is not a summary, in one sentence;
     None when it may be one."""
     stripped = text.strip()
-    if tool_calls and not stripped:
+    if tool_calls and not _HEADING.search(stripped):
         names = ", ".join(call.name for call in tool_calls)
         return f"the summary call answered with a tool call ({names}) and no summary"
     if not any(ch.isalnum() for ch in stripped):
@@ -73,7 +74,7 @@ def checked(outcome: SummaryOutcome) -> SummaryOutcome:
     if response is None:
         return outcome
     if outcome.failed and not (response.message.tool_calls and not response.message.content):
-        return outcome  # failed for its own reason (cut off, empty)
+        return outcome  # failed for its own reason (cut off, empty); a bare call is named
     reason = not_a_summary(response.message.content, response.message.tool_calls)
     if reason is None:
         return outcome

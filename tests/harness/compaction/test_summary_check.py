@@ -36,6 +36,10 @@ NOT_SUMMARIES: dict[str, tuple[Reply, str]] = {
     "empty": ("", "no"),
     "markup-only": ("```\n```\n---", "no summary text"),
     "tool-call": (Message.assistant("", [FETCH]), "tool call (fetch)"),
+    "tool-call-with-a-sentence": (
+        Message.assistant("Let me check the folder first.", [FETCH]),
+        "tool call (fetch)",
+    ),
     "tool-call-as-tags": (
         '<tool_call>\n{"name": "fetch", "arguments": {"path": "/srv"}}\n</tool_call>',
         "tool-call markup",
@@ -78,6 +82,10 @@ def test_a_shape_that_is_not_a_summary_is_refused(shape: str) -> None:
 @pytest.mark.parametrize("shape", SUMMARIES)
 def test_a_real_summary_passes(shape: str) -> None:
     assert not_a_summary(SUMMARIES[shape]) is None
+
+
+def test_a_sectioned_summary_with_a_stray_tool_call_passes() -> None:
+    assert not_a_summary("## SUMMARY\nListed /srv/data: 100 files.", [FETCH]) is None
 
 
 def test_every_recorded_summary_answer_passes() -> None:
