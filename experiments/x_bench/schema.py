@@ -260,9 +260,7 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     facts = [_fact(f, len(turns), where) for f in raw_facts]
     if not facts:
         raise BenchFileError(f"{where} has no facts to score.")
-    ids = Counter(f.id for f in facts)
-    if twice := [i for i, n in ids.items() if n > 1]:
-        raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
+    _unique_fact_ids(facts, where)
     lang = _need(data, "lang", str, where)
     if lang not in ("zh", "en"):
         raise BenchFileError(f"{where}: lang must be 'zh' or 'en', not {lang!r}.")
@@ -282,6 +280,12 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
         abstain_markers=_strings(data.get("abstain_markers", []), "abstain_markers", where),
         generator=dict(_optional(data, "generator", dict, {}, where)),
     )
+
+
+def _unique_fact_ids(facts: list[Fact], where: str) -> None:
+    ids = Counter(f.id for f in facts)
+    if twice := [i for i, n in ids.items() if n > 1]:
+        raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
 
 
 def _at_most(count: int, limit: int, what: str, where: str) -> None:

@@ -31,11 +31,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, assert_never, get_args
 
-from harness import json_depth
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
-from harness.compaction.manual.audit import AuditRecord
+from harness.compaction.manual.audit import AuditRecord, read_audit
 from harness.compaction.manual.lock import session_lock, who
 from harness.compaction.manual.undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.compaction.record import EngineName
@@ -168,26 +167,8 @@ class ManualCompaction:
         return EventLogHistory(EventLog.open(WorkspacePath(self.fs, self.events_name)))
 
     def audit_log(self) -> list[dict[str, Any]]:
-        """The audit's lines; ``damaged`` naming the line when one cannot be read (undo and the
-        snapshot clean-up decide from them, so none is skipped)."""
-        if not self.audit_file.exists():
-            return []
-        lines = []
-        for number, line in enumerate(self.audit_file.read_bytes().split(b"\n"), 1):
-            if not line:
-                continue
-            try:
-                entry = json_depth.loads(line)
-            except ValueError as exc:  # not UTF-8, not JSON, or nested too deep
-                entry = exc
-            if not isinstance(entry, dict):
-                raise ManualCompactionError(
-                    "damaged",
-                    f"{self.audit_file}:{number}: an audit line that is not a JSON object; "
-                    "restore the file from a backup or move it aside",
-                )
-            lines.append(entry)
-        return lines
+        """The audit's lines (:func:`~harness.compaction.manual.audit.read_audit`)."""
+        return read_audit(self.audit_file)
 
     def _undo_state(self) -> tuple[str, int, str]:
         record = self._last_committed_state()
