@@ -248,6 +248,7 @@ class ChatClient:
         """Log and sleep before retry ``attempt``; False (no sleep) when the retry could not
         start before the total timeout runs out."""
         delay = _retry_after(response, self._retry.retry_after_cap)
+        asked = "" if delay is None else " (as the server's Retry-After asks)"
         if delay is None:
             delay = self._retry.backoff(attempt, self._random())
         if time.monotonic() + delay >= deadline:
@@ -256,7 +257,7 @@ class ChatClient:
             )
             return False
         logger.warning(
-            "%s; retry %d of %d in %.2fs", why, attempt + 1, self._retry.max_retries, delay
+            "%s; retry %d of %d in %.2fs%s", why, attempt + 1, self._retry.max_retries, delay, asked
         )
         self._sleep(delay)
         return True

@@ -36,12 +36,12 @@ def json_depth(text: str) -> int:
     return max(accumulate(1 if c in "[{" else -1 for c in brackets))
 
 
-def loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads(text)``, refusing JSON nested deeper than ``max_depth`` with a
+def loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH, **options: Any) -> Any:
+    """``json.loads(text, **options)``, refusing JSON nested deeper than ``max_depth`` with a
     :class:`JsonTooDeepError` (a ``ValueError``) before it is parsed."""
     if isinstance(text, bytes | bytearray):
         text = text.decode("utf-8")
     # the depth cannot exceed the number of opening brackets, counted at C speed
     if text.count("[") + text.count("{") > max_depth and (depth := json_depth(text)) > max_depth:
         raise JsonTooDeepError(f"JSON nested {depth:,} levels deep (at most {max_depth} are read)")
-    return json.loads(text)
+    return json.loads(text, **options)

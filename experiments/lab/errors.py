@@ -13,7 +13,8 @@ the code that raises them, so ``harness.errors`` describes only the harness::
     │       ├── RecordingIncompleteError a request got no answer and the run went on without it
     │       ├── SecretLeakError          a freshly recorded cassette contains a secret
     │       └── CassetteTamperedError    a cassette's digest or request count does not match
-    └── LocalServerError             the local model server could not be prepared or started
+    ├── LocalServerError             the local model server could not be prepared or started
+    └── RejectedAPIKeyError          the provider refused the recording's API key (401/403)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "ExperimentError",
     "LocalServerError",
     "RecordingIncompleteError",
+    "RejectedAPIKeyError",
     "SecretLeakError",
 ]
 
@@ -75,3 +77,15 @@ class CassetteTamperedError(CassetteError):
 
 class LocalServerError(CtxlabError):
     """The local model server could not be prepared (model parts, llama_cpp) or started."""
+
+
+class RejectedAPIKeyError(CtxlabError):
+    """The provider refused the API key in ``env_var`` (401 or 403) before a recording began."""
+
+    def __init__(self, env_var: str, host: str, status: int) -> None:
+        self.env_var = env_var
+        self.status = status
+        super().__init__(
+            f"{host} refused the API key in {env_var} ({status}): set {env_var} to a valid, "
+            "unexpired key."
+        )

@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-__all__ = ["preflight"]
+__all__ = ["KEY_PROBE_TIMEOUT", "preflight", "probe_key"]
+
+KEY_PROBE_TIMEOUT = 10.0
+"""Seconds the key probe waits for the provider's answer; a slow answer proves nothing."""
 
 
 def preflight(
@@ -16,12 +19,14 @@ def preflight(
     model: str | None = None,
     base_url: str | None = None,
     api_key_env: str | None = None,
+    check_key: bool = True,
 ) -> None:
     """Raise :class:`~harness.errors.CtxlabError`, in one sentence, when recording ``ids``
-    from ``provider`` cannot start: no API key in the provider's variable, or, for ``local``
+    from ``provider`` cannot start: no API key in the provider's variable, or a key the
+    provider refuses (one ``GET /models`` asks, unless ``check_key`` is False), or, for ``local``
     without a base URL, no model part packages (the ``record`` extra), and for the experiments
     ``ids`` no llama_cpp or (E4) no llama-server binary. With no ``ids`` only what every
-    recording from the provider needs is checked. Sends nothing."""
+    recording from the provider needs is checked. Sends nothing but the key probe."""
     from experiments.lab.recorder.providers import provider_spec
     from harness.errors import MissingAPIKeyError
 
@@ -29,6 +34,8 @@ def preflight(
         spec = provider_spec(provider, model=model, base_url=base_url, api_key_env=api_key_env)
         if spec.api_key_env is not None and not os.environ.get(spec.api_key_env, "").strip():
             raise MissingAPIKeyError(spec.api_key_env)
+        if check_key and spec.api_key_env is not None:
+            probe_key(spec.base_url, spec.api_key_env)
         return
     from experiments.lab.recorder.modelfile import check_parts, local_model
 
@@ -45,3 +52,25 @@ def preflight(
         check_llama_cpp()
     if "llama-server" in servers:
         find_llama_server()
+
+
+def probe_key(base_url: str, env_var: str) -> None:
+    """Ask ``GET <base_url>/models`` with the key in ``env_var`` (no tokens spent) and raise
+    :class:`~experiments.lab.errors.RejectedAPIKeyError` when the provider answers 401 or 403, so a
+    wrong or expired key fails once, before a recording spends minutes failing request by
+    request. Any other answer, or none, proves nothing and the recording goes on (its own
+    requests then say what is wrong)."""
+    import httpx
+
+    from experiments.lab.errors import RejectedAPIKeyError
+
+    key = os.environ.get(env_var, "").strip()
+    url = base_url.rstrip("/") + "/models"
+    try:
+        status = httpx.get(
+            url, headers={"Authorization": f"Bearer {key}"}, timeout=KEY_PROBE_TIMEOUT
+        ).status_code
+    except httpx.HTTPError:
+        return
+    if status in (401, 403):
+        raise RejectedAPIKeyError(env_var, httpx.URL(url).host, status)

@@ -12,16 +12,19 @@ __all__ = ["could_not_run", "differing_files", "preflight_or_usage_error", "refu
 
 
 def preflight_or_usage_error(
-    options: tuple[str, str | None, str | None, str | None], ids: tuple[str, ...] | list[str]
+    options: tuple[str, str | None, str | None, str | None],
+    ids: tuple[str, ...] | list[str],
+    check_key: bool = True,
 ) -> None:
     """One usage error (exit 4, one line) when the recording cannot start: no key, or for a
     local recording a missing ``record`` extra, model parts or (E4) llama-server. With no
-    ``ids`` only what every recording from the provider needs is checked."""
+    ``ids`` only what every recording from the provider needs is checked; ``check_key`` asks
+    the provider whether it takes the key (done once, before collection)."""
     from experiments.lab.preflight import preflight
     from harness import CtxlabError
 
     try:
-        preflight(ids, *options)
+        preflight(ids, *options, check_key=check_key)
     except CtxlabError as exc:
         raise pytest.UsageError(f"cannot record: {exc}") from None
 

@@ -102,7 +102,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
         wanted = recordable(_needed(session.items))
         if wanted:
-            preflight_or_usage_error(claims.recording_options(), wanted)
+            preflight_or_usage_error(claims.recording_options(), wanted, check_key=False)
 
 
 # --- collection ----------------------------------------------------------------------------

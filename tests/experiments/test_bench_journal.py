@@ -130,7 +130,7 @@ def test_a_torn_last_line_is_skipped_and_fresh_starts_over(
     assert again[:-1] == [*lines[:-1], lines[-1][:40]] and again[-1] == lines[-1]
     assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
     err = capsys.readouterr().err
-    assert "--fresh: 5 earlier run(s)" in err and "kept" not in err
+    assert "--fresh: 6 earlier line(s)" in err and "kept" not in err
     assert journal.read_text(encoding="utf-8").splitlines() == lines
 
 
@@ -167,3 +167,54 @@ def test_a_journal_that_is_a_symlink_is_refused_and_its_target_untouched(
     assert err == [f"ctxlab: '{JOURNAL_NAME}' is outside the workspace (a symlink)"]
     assert target.read_text(encoding="utf-8") == "not a journal\n"
     assert sorted(p.name for p in out.iterdir()) == [JOURNAL_NAME]  # no results written
+
+
+def _damaged(lines: list[str], case: str) -> list[str]:
+    import json
+
+    if case == "nested-too-deep":
+        return [lines[0], "[" * 100_000 + "]" * 100_000, *lines[1:]]
+    record = json.loads(lines[1])
+    if case == "string-for-a-number":
+        record["run"]["compactions"] = "3"
+    elif case == "string-for-a-float":
+        record["run"]["survival"] = "high"
+    elif case == "not-an-object":
+        record = [record]
+    elif case == "key-a-number":
+        record["key"] = 5
+    return [lines[0], json.dumps(record), *lines[2:]]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "nested-too-deep",
+        "string-for-a-number",
+        "string-for-a-float",
+        "not-an-object",
+        "key-a-number",
+    ],
+)
+def test_a_damaged_journal_line_is_refused_naming_it_and_fresh_starts_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    out = tmp_path / "out"
+    assert main(["bench", *SMALL, "--out", str(out)]) == 0
+    journal = out / JOURNAL_NAME
+    good = journal.read_text(encoding="utf-8").splitlines()
+    lines = _damaged(good, case)
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    damaged = journal.read_bytes()
+    tables = {p.name: p.read_bytes() for p in out.glob("bench*") if p.name != JOURNAL_NAME}
+    capsys.readouterr()
+    assert main(["bench", *SMALL, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"ctxlab: {journal}:2 is not a run"), err
+    assert "--fresh" in err[0] and "Error" not in err[0]
+    assert journal.read_bytes() == damaged  # left as it was, for the user to look at
+    assert {p.name: p.read_bytes() for p in out.glob("bench*") if p.name != JOURNAL_NAME} == tables
+    # the lock went with the refusal: the same process can start over
+    assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
+    assert f"--fresh: {len(lines)} earlier line(s)" in capsys.readouterr().err
+    assert journal.read_text(encoding="utf-8").splitlines() == good

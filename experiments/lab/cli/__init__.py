@@ -35,7 +35,12 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="show harness log lines")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show harness log lines (and, for `cassettes check`, every cassette)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_subcommand in SUBCOMMANDS:
         add_subcommand(commands)
@@ -100,8 +105,10 @@ def _mutations(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    import time
+
     from experiments.lab.experiment import RunSettings
-    from experiments.lab.recording import Recording, dependents, record
+    from experiments.lab.recording import Recording, dependents, record, unreplayed_sets
     from experiments.lab.runner import run_experiments
 
     out, args.cassettes = folders(args)
@@ -119,6 +126,7 @@ def _record(args: argparse.Namespace) -> int:
         slice=args.slice,
         conditions=args.conditions,
     )
+    started = time.time()
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:
         stale = dependents(recorded, Path(args.cassettes))
@@ -131,6 +139,8 @@ def _record(args: argparse.Namespace) -> int:
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)
+        for line in unreplayed_sets(recorded, Path(args.cassettes), started):
+            print(line)
     return 0
 
 
@@ -145,9 +155,12 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
         return Path(args.out)
     if Path(args.cassettes).resolve() == (reports.parent / "cassettes").resolve():
         return reports
+    from experiments.lab.staging import mark
+
     scratch = Path(tempfile.mkdtemp(prefix="ctxlab-reports-"))
     if reports.is_dir():
         shutil.copytree(reports, scratch, dirs_exist_ok=True)
+    mark(scratch)  # a reports folder of ours, which the replay may replace
     return scratch
 
 
@@ -235,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.command in LIVE_COMMANDS:  # minutes of live calls: say each wait for a retry
+        logging.getLogger("harness.client").setLevel(logging.WARNING)
     try:
         return COMMANDS[args.command](args)
     except CtxlabError as exc:
@@ -256,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
 
+
+LIVE_COMMANDS = frozenset({"record", "bench"})
+"""Commands that talk to a live model: the client's retry waits are printed (``WARNING``)."""
 
 SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
 """The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""

@@ -179,7 +179,7 @@ def _warn(records: Sequence[RunRecord]) -> None:
 def _say_resumed(journal: RunJournal) -> None:
     where = journal.path
     if journal.discarded:
-        _note(f"--fresh: {journal.discarded} earlier run(s) of {where} discarded")
+        _note(f"--fresh: {journal.discarded} earlier line(s) of {where} discarded, unread")
     elif journal.kept:
         _note(f"{len(journal.kept)} run(s) in {where}: those of this bench are kept (--fresh "
               "plays them again)")  # fmt: skip
@@ -244,6 +244,7 @@ def _report(
 
     import pandas as pd
 
+    from experiments.lab.csv_cells import safe_text_columns
     from experiments.x_bench import scored_view
     from experiments.x_bench.conditions import budget_for
     from experiments.x_bench.page import bench_markdown
@@ -259,7 +260,8 @@ def _report(
     out.mkdir(parents=True, exist_ok=True)
     runs = pd.DataFrame([dataclasses.asdict(r) for r in records])
     kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*view.by_kind, *view.by_band]])
-    write_atomic(out / "bench-runs.csv", runs.to_csv(index=False))
-    write_atomic(out / "bench-kinds.csv", kinds.to_csv(index=False))
+    # the user's text (ids, sizes, bands, the model's name) is never a spreadsheet formula
+    write_atomic(out / "bench-runs.csv", safe_text_columns(runs).to_csv(index=False))
+    write_atomic(out / "bench-kinds.csv", safe_text_columns(kinds).to_csv(index=False))
     write_atomic(out / "bench.md", bench_markdown(view))
     print(f"wrote {out / 'bench-runs.csv'}, {out / 'bench-kinds.csv'} and {out / 'bench.md'}")

@@ -99,13 +99,15 @@ def cassettes_parser(command: argparse.ArgumentParser) -> None:
 
 
 def cassettes(args: argparse.Namespace, folder: Path) -> int:
-    """``ctxlab cassettes seal|check`` over ``args.files`` or every cassette under ``folder``."""
+    """``ctxlab cassettes seal|check`` over ``args.files`` or every cassette under ``folder``:
+    one line per problem (and, with ``--verbose`` or for ``seal``, per cassette), then a count."""
     from experiments.lab.errors import CassetteError
     from experiments.lab.recorder.seal import check_cassette, seal_cassette
 
     files = args.files or sorted(folder.rglob("*.json"))
     if not files:
         print(f"No cassettes under {folder}.")
+        return 0
     failed = 0
     for path in files:
         try:
@@ -113,10 +115,13 @@ def cassettes(args: argparse.Namespace, folder: Path) -> int:
                 print(f"{path}: {seal_cassette(path)}")
             else:
                 check_cassette(path)
-                print(f"{path}: sealed and unedited")
+                if args.verbose:
+                    print(f"{path}: sealed and unedited")
         except CassetteError as exc:
             print(f"ctxlab: {exc}", file=sys.stderr)
             failed += 1
+    done = "sealed" if args.action == "seal" else "sealed and unedited"
+    print(f"{len(files) - failed} of {len(files)} cassettes {done}; {failed} refused.")
     return 2 if failed else 0
 
 

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import json_depth
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
 from harness.store.dsh.checks import (
@@ -295,7 +296,7 @@ class DshCodec:
 
     def _read_header(self, path: Path, line: bytes) -> None:
         try:
-            header = json.loads(line.decode("utf-8"), parse_int=int_or_negative_zero)
+            header = json_depth.loads(line, parse_int=int_or_negative_zero)  # depth bounded
         except ValueError as exc:
             raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
         if not isinstance(header, dict) or header.get("type") != "session":
@@ -316,7 +317,7 @@ class DshCodec:
         ``decodeStorageRecord`` refuses (not JSON, not an object, a malformed row or
         envelope), LogCorruptError for one dsh reads and ctxlab cannot."""
         try:
-            record = json.loads(line.decode("utf-8"))
+            record = json_depth.loads(line)  # depth bounded first
         except (ValueError, RecursionError) as exc:
             raise Damaged(f"unreadable line: {exc}") from exc
         if not isinstance(record, dict):

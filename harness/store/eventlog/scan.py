@@ -8,11 +8,11 @@ is corruption: the reader leaves it out and says so. A bad line anywhere else is
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import json_depth
 from harness.errors import EventLogError, LogCorruptError
 from harness.fs.path import WorkspacePath
 from harness.store.eventlog.events import Event
@@ -78,7 +78,7 @@ def scan_bytes(path: Path, raw: bytes, first_seq: int) -> Scan:
 
 def _readable(line: bytes) -> bool:
     try:
-        json.loads(line.decode("utf-8"))
+        json_depth.loads(line.decode("utf-8"))
     # UnicodeDecodeError and JSONDecodeError are ValueErrors; a line nested too deep for the
     # parser (planted by hand: ctxlab never writes one) is as unreadable
     except (ValueError, RecursionError):

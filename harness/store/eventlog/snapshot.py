@@ -29,6 +29,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from harness import json_depth
 from harness.errors import LogCorruptError
 from harness.fs.path import WorkspacePath
 from harness.store.eventlog.events import Event
@@ -149,7 +150,7 @@ def _checked(raw: bytes, fd: int) -> Snapshot:
     end = content.find(b"\n")
     raw = content
     try:
-        header = json.loads(raw[:end].decode("utf-8"))
+        header = json_depth.loads(raw[:end].decode("utf-8"))
     except ValueError:
         raise _Stale("unreadable header") from None
     if not isinstance(header, dict) or header.get("format") != SNAPSHOT_FORMAT:
@@ -168,8 +169,8 @@ def _checked(raw: bytes, fd: int) -> Snapshot:
         nodes = tuple(int(n) for n in header["nodes"])
         latest = {str(k): int(v) for k, v in header["latest"].items()}
         generation = int(header["generation"])
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise _Stale(f"unreadable: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise _Stale(f"unreadable: {exc}") from None  # an event nested too deep is unreadable
     wanted = set(nodes) | set(latest.values())
     if not wanted <= set(events) or any(not 0 <= s < seq for s in events):
         raise _Stale("it does not hold the events it names")

@@ -49,7 +49,9 @@ def first_reply(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_e3(tmp_path: Path) -> int:
-    return main(["run", "E3", "--cassettes", str(tmp_path / "cassettes"), "--out", str(tmp_path)])
+    return main(
+        ["run", "E3", "--cassettes", str(tmp_path / "cassettes"), "--out", str(tmp_path / "r")]
+    )
 
 
 def one_sentence(err: str) -> str:
@@ -153,7 +155,7 @@ def test_sealing_adds_only_the_digest_and_then_replay_accepts_it(
     assert "is not sealed" in refusal(tmp_path, capsys)
 
     assert main(["cassettes", "seal", str(path)]) == 0
-    assert capsys.readouterr().out == f"{path}: sealed\n"
+    assert capsys.readouterr().out == f"{path}: sealed\n1 of 1 cassettes sealed; 0 refused.\n"
     sealed = path.read_text(encoding="utf-8")
     assert sealed == SHIPPED.read_text(encoding="utf-8")  # the shipped file was sealed this way
     before, after = json.loads(unsealed), json.loads(sealed)
@@ -175,10 +177,20 @@ def test_sealing_never_blesses_an_edit(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["cassettes", "check", str(path)]) == 2
 
 
-def test_check_reports_every_cassette(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    copy_of_e3(tmp_path)
-    assert main(["cassettes", "check", "--cassettes", str(tmp_path / "cassettes")]) == 0
-    assert capsys.readouterr().out.endswith("rounds.json: sealed and unedited\n")
+def test_check_lists_only_problems_and_ends_with_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """About 300 cassettes printed one line each and no total."""
+    good = copy_of_e3(tmp_path)
+    bad = good.with_name("edited.json")
+    shutil.copyfile(good, bad)
+    edit(bad, set_text)
+    assert main(["cassettes", "check", "--cassettes", str(tmp_path / "cassettes")]) == 2
+    said = capsys.readouterr()
+    assert said.out == "1 of 2 cassettes sealed and unedited; 1 refused.\n"
+    assert "edited.json" in one_sentence(said.err)
+    assert main(["-v", "cassettes", "check", "--cassettes", str(tmp_path / "cassettes")]) == 2
+    assert "rounds.json: sealed and unedited\n" in capsys.readouterr().out
 
 
 def test_a_count_that_is_not_a_number_is_refused(tmp_path: Path) -> None:

@@ -303,6 +303,36 @@ def test_a_missing_key_is_one_usage_error_before_any_test_runs(
     assert not (pytester.path / "scratch").exists()
 
 
+def test_a_wrong_key_is_one_usage_error_before_any_test_runs(
+    pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key the provider refuses took 220 s and 49 failures repeating one 401 sentence; now
+    one probe request, exit 4 and one line naming the variable, well under 15 s."""
+    import time
+
+    from support.loopback import RawServer
+
+    body = b'{"error":{"message":"Authentication Fails"}}'
+    reply = (
+        b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        + body
+    )
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-wrong-0123456789abcdef")
+    with RawServer(reply) as server:
+        started = time.monotonic()
+        result = run_claims(
+            pytester, baseline, "-k", "E3", "--record-mode=rewrite", "--provider", "deepseek",
+            "--base-url", server.base_url, "--cassettes", str(pytester.path / "scratch"),
+        )  # fmt: skip
+        took = time.monotonic() - started
+        asked = len(server.accepted)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and took < 15
+    [error] = [line for line in result.stderr.lines if line.strip()]
+    assert "refused the API key in DEEPSEEK_API_KEY (401)" in error
+    assert asked == 1 and not (pytester.path / "scratch").exists()
+
+
 def test_a_missing_record_extra_is_one_usage_error(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -331,6 +361,7 @@ def test_a_failed_rerecording_fails_each_claim_with_the_reason(
         raise CtxlabError("Request 2 of the recording got no answer; nothing was written.")
 
     monkeypatch.setattr(recording, "record_experiments", fails)
+    monkeypatch.setattr("experiments.lab.preflight.probe_key", lambda url, env: None)  # offline
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-fake-key-0123456789abcdef")
     result = run_claims(
         pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",
