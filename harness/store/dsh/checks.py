@@ -93,14 +93,19 @@ class Damaged(Exception):
     """A line dsh's reader would not decode: crash damage when no committed turn follows."""
 
 
-def rewrite_problem(original: Any, record: Mapping[str, Any]) -> str:
-    """dsh's ``assertToolResultRewrite``: a ``tool/result`` replacing the one earlier result
-    whose dsh data is ``original`` may change its result block's content only ("" when it
-    does, or when there is no such result: the fold refuses that itself)."""
-    if original is None or _without_content(original) == _without_content(record["data"]):
+def rewrite_problem(results: Mapping[int, Any], record: Mapping[str, Any]) -> str:
+    """dsh's ``assertToolResultRewrite``: a ``tool/result`` replacing one earlier result (its
+    dsh data in ``results`` by seq) may change its result block's content only ("" when it
+    does, or when it replaces no known result or a span: the fold refuses those itself)."""
+    op = record.get("surfaceOp")
+    if record.get("type") != "tool/result" or not isinstance(op, Mapping):
         return ""
-    start = record["surfaceOp"]["start"]
+    original = results.get(op.get("start"))  # type: ignore[arg-type]
+    if op.get("start") != op.get("end") or original is None:
+        return ""
+    if _without_content(original) == _without_content(record["data"]):
+        return ""
     return (
-        f"replacing tool/result {start} changes more than its content (the message id, turn, "
-        "step, call id, isError or meta)"
+        f"replacing tool/result {op.get('start')} changes more than its content (the message "
+        "id, turn, step, call id, isError or meta)"
     )

@@ -14,7 +14,8 @@ each surface event's message is read from its content blocks
 ``shadowed_seqs``, a text ``summary``) beside it; ``request/header`` its ``messages`` and
 ``tools``. Nothing is dropped: a content block ctxlab cannot read is a
 :class:`~harness.errors.LogCorruptError` naming the file, line, event seq and type, never an
-empty message. A torn last line is set apart as in ctxlab's own format.
+empty message; so is what dsh's reader refuses (:mod:`harness.store.dsh.checks`). Crash damage
+after the last committed ``turn/end`` is set apart, as dsh's ``scanLog`` does (:meth:`scan`).
 
 **Writing** (:meth:`DshCodec.encode`): what ctxlab appends is written as dsh writes it —
 content blocks, ``source`` (a checkpoint's is ``{kind: 'plugin', plugin: 'compact',
@@ -22,8 +23,10 @@ compactionId}``), ``turn`` / ``step``, camelCase compaction fields, a ``request/
 ``{header: {config: {provider, model}, system, tools}, reason}``, epoch-ms ``time``; an event
 type dsh does not know (``compaction/undo``) is marked ``ignorable``. What dsh has no field for
 (message metadata, ctxlab's log-only fields, the exact header messages) rides in a ``ctxlab``
-key, which dsh ignores and which makes reading back give exactly the event written. ctxlab
-writes no ``turn/*`` / ``step/*`` events and no ``assistant/chunk`` (it does not stream).
+key, which dsh ignores and which makes reading back give exactly the event written. A pruned
+tool result keeps its original's data but the content (dsh refuses any other change). ctxlab
+writes no ``assistant/chunk`` (it does not stream); its history writes ``turn/*`` and ``step/*``
+(:mod:`harness.store.eventlog.turns`).
 """
 
 from __future__ import annotations
@@ -339,7 +342,7 @@ class DshCodec:
             raise Damaged(f"{name}: data must be an object")
         if problem := surface_fields_problem(record, type in SURFACE_TYPES):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
-        if problem := self._rewrite_problem(record):
+        if problem := rewrite_problem(self._results, record):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
         try:
             ours = self._ours(str(type), data)
@@ -356,14 +359,6 @@ class DshCodec:
         except (ValueError, TypeError, SurfaceError) as exc:
             raise LogCorruptError(f"{where}: {name}: {exc}") from exc
         return event, data
-
-    def _rewrite_problem(self, record: Mapping[str, Any]) -> str:
-        op = record.get("surfaceOp")
-        if record.get("type") != "tool/result" or not isinstance(op, Mapping):
-            return ""
-        if op.get("start") != op.get("end"):
-            return ""  # the fold refuses a rewrite of a span
-        return rewrite_problem(self._results.get(op.get("start")), record)  # type: ignore[arg-type]
 
     def _ours(self, type: str, data: Mapping[str, Any]) -> dict[str, Any]:
         """ctxlab's data for a dsh event's data (see the module docstring)."""
