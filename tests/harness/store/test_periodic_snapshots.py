@@ -68,7 +68,10 @@ def _reference(path: Path, tmp: Path) -> EventLog:
 
 
 def _sidecar(path: Path, format: str) -> Path:
-    return snapshot_path(WorkspacePath.of(path), format).path
+    """The snapshot's file: ``<log>.snapshot``, or dsh's sidecar ``<log>.ctxlab-snapshot``."""
+    found = snapshot_path(WorkspacePath.of(path), format).path
+    assert found.name == path.name + (".snapshot" if format == "ctxlab" else ".ctxlab-snapshot")
+    return found
 
 
 @pytest.fixture
