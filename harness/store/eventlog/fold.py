@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.errors import LogCorruptError, SurfaceError
 from harness.messages import Message
 from harness.store.eventlog.events import Event
-from harness.store.eventlog.snapshot import Snapshot
+from harness.store.eventlog.snapshot import NodeRuns, Snapshot
 from harness.store.eventlog.surface import EventsView, Prefix, Surface, SurfaceManager
 
 __all__ = ["END_SEED", "Listener", "LogFold"]
@@ -42,6 +42,7 @@ class LogFold:
         self._latest: dict[str, int] = {}  # event type -> seq of its latest event
         self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
         self._calls_partial = False  # restored from a snapshot: the earlier calls not indexed
+        self._runs = NodeRuns()  # the surface as runs, for the next snapshot
 
     @property
     def events(self) -> EventsView:
@@ -165,6 +166,7 @@ class LogFold:
             snapshot.seq, snapshot.nodes, snapshot.generation, snapshot.events, prefix
         )
         self._latest = dict(snapshot.latest)
+        self._runs.seed(snapshot.runs, snapshot.generation, len(snapshot.nodes))
         assistant = self._latest.get("assistant/message")
         if assistant is not None:  # the calls a next tool result most likely answers
             self._index_calls(snapshot.events[assistant])
@@ -177,7 +179,8 @@ class LogFold:
             seq=len(manager),
             offset=0,
             generation=manager.replace_generation,
-            nodes=tuple(manager.node_seqs),
+            nodes=(),
             latest=dict(self._latest),
             events={seq: manager.event(seq) for seq in set(self._latest.values())},
+            runs=self._runs.of(manager._nodes, manager.replace_generation),
         )

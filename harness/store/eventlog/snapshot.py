@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",
     "SIDECAR_SUFFIX",
     "SNAPSHOT_SUFFIX",
+    "NodeRuns",
     "Snapshot",
     "read_snapshot",
     "snapshot_path",
@@ -81,6 +82,7 @@ class Snapshot:
     offset: int
     generation: int
     nodes: Sequence[int]
+    """The surface's seqs (a snapshot read; one to write gives ``runs`` only)."""
     latest: Mapping[str, int]
     events: Mapping[int, Event]
     """The events kept whole: the latest of each type (read back from ``lines``)."""
@@ -88,6 +90,8 @@ class Snapshot:
     codec: Mapping[str, Any] = field(default_factory=dict)
     lines: Mapping[str, tuple[int, bytes]] = field(default_factory=dict)
     """Event type → (the first seq of the line, the log's line) of each latest event."""
+    runs: Sequence[Sequence[int]] = ()
+    """``nodes`` as ``[first, count]`` runs of consecutive seqs."""
 
 
 def snapshot_path(log_file: WorkspacePath, format: str = "ctxlab") -> WorkspacePath:
@@ -96,21 +100,44 @@ def snapshot_path(log_file: WorkspacePath, format: str = "ctxlab") -> WorkspaceP
     return WorkspacePath(log_file.root, log_file.relative + suffix)
 
 
-def runs(nodes: Sequence[int]) -> list[list[int]]:
-    """``nodes`` as ``[first, count]`` runs of consecutive seqs."""
-    out: list[list[int]] = []
-    for seq in nodes:
-        if out and out[-1][0] + out[-1][1] == seq:
-            out[-1][1] += 1
-        else:
-            out.append([seq, 1])
-    return out
+class NodeRuns:
+    """A surface's seqs as ``[first, count]`` runs, kept up to date as nodes are appended
+    (a replace, which moves the generation, makes the next call start over), so a periodic
+    snapshot of a surface that only grows costs O(nodes appended since), not O(surface)."""
+
+    def __init__(self) -> None:
+        self._generation, self._seen = -1, 0
+        self._runs: list[list[int]] = []
+
+    def seed(self, runs: Sequence[Sequence[int]], generation: int, count: int) -> None:
+        """Start from the runs of a snapshot read (``count`` nodes, ``generation``)."""
+        self._runs = [[first, length] for first, length in runs]
+        self._generation, self._seen = generation, count
+
+    def of(self, nodes: Sequence[int], generation: int) -> list[list[int]]:
+        """The runs of ``nodes`` (read them, never keep them: they change with the log)."""
+        if generation != self._generation or len(nodes) < self._seen:
+            self._generation, self._seen, self._runs = generation, 0, []
+        runs = self._runs
+        for seq in nodes[self._seen :]:
+            if runs and runs[-1][0] + runs[-1][1] == seq:
+                runs[-1][1] += 1
+            else:
+                runs.append([seq, 1])
+        self._seen = len(nodes)
+        return runs
 
 
-def _expand(pairs: Any) -> list[int]:
+def _expand(pairs: list[tuple[int, int]], seq: int) -> list[int]:
+    """The seqs of ``pairs``; ValueError unless they are distinct seqs below ``seq``."""
+    end = 0
+    for first, count in sorted(pairs):
+        if first < end or count < 1 or first + count > seq:
+            raise ValueError("surface runs that overlap or leave the events it covers")
+        end = first + count
     nodes: list[int] = []
     for first, count in pairs:
-        nodes.extend(range(int(first), int(first) + int(count)))
+        nodes.extend(range(first, first + count))
     return nodes
 
 
@@ -140,7 +167,7 @@ def write_snapshot(
         "guard": hashlib.sha256(_guarded(fd, offset)).hexdigest(),
         "head": _head(fd, offset),
         "generation": fold.generation,
-        "nodes": runs(fold.nodes),
+        "nodes": fold.runs,
         "latest": dict(fold.latest),
         "lines": [first for first, _ in kept],
         "marks": [list(mark) for mark in fold.marks],
@@ -189,7 +216,8 @@ def _checked(raw: bytes, fd: int, format: str, log_file: WorkspacePath) -> Snaps
     try:
         firsts = [int(first) for first in header["lines"]]
         events = _read_lines(content[end + 1 :], firsts, format, log_file)
-        nodes = _expand(header["nodes"])
+        runs = [(int(first), int(count)) for first, count in header["nodes"]]
+        nodes = _expand(runs, seq)
         latest = {str(k): int(v) for k, v in header["latest"].items()}
         generation = int(header["generation"])
         marks = [(int(s), int(o)) for s, o in header["marks"]]
@@ -201,15 +229,13 @@ def _checked(raw: bytes, fd: int, format: str, log_file: WorkspacePath) -> Snaps
     events = {s: events[s] for s in set(latest.values())}
     if any(events[s].type != t for t, s in latest.items()):
         raise _Stale("a latest event of another type")
-    if (nodes and (min(nodes) < 0 or max(nodes) >= seq)) or len(set(nodes)) != len(nodes):
-        raise _Stale("a surface node outside the events it covers")
     if (
         not marks
         or marks[0][0] != 0
         or any(not (0 <= s < seq and 0 <= o < offset) for s, o in marks)
     ):
         raise _Stale("marks outside the events it covers")
-    return Snapshot(seq, offset, generation, nodes, latest, events, marks, codec)
+    return Snapshot(seq, offset, generation, nodes, latest, events, marks, codec, runs=runs)
 
 
 def _read_lines(
