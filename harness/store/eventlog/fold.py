@@ -182,5 +182,5 @@ class LogFold:
             nodes=(),
             latest=dict(self._latest),
             events={seq: manager.event(seq) for seq in set(self._latest.values())},
-            runs=self._runs.of(manager._nodes, manager.replace_generation),
+            runs=self._runs.of(manager.node_seqs, manager.replace_generation),
         )
