@@ -94,7 +94,7 @@ def _child(path: Path, mode: str) -> dict[str, float]:
         [sys.executable, "-c", CHILD, str(path), mode],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return json.loads(done.stdout)
 
 
 def _rows(path: Path, format: str, events: int, gate: bool) -> list[Row]:
