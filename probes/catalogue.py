@@ -6,6 +6,6 @@ from probes.registry import PROBES, Probe
 
 
 def load() -> dict[str, Probe]:
-    from probes import data_loss, robustness, security  # noqa: F401 (they register)
+    from probes import concurrency, data_loss, robustness, security  # noqa: F401 (they register)
 
     return PROBES
