@@ -136,9 +136,10 @@ COMPACT_FORMS = ("ctxlab", "state", "dsh")
 
 @probe("two-ctxlab-compact-one-session", "data-loss", DEFECT, COMPACT_FORMS)
 def two_compacts(folder: Path, form: str) -> None:
-    # Could it fail? With the session lock taken out of ManualCompaction._locked (a
-    # nullcontext) both processes summarise the same state, both commit, and this probe fails
-    # on "two compactions of one state" (tried by hand).
+    # Could it fail? With manual compaction taking no lock (harness/compaction/manual/lock.py
+    # yielding at once) both summarise one state: the event-log forms fail on the loser's
+    # commit error ("refused, but not as busy"), the state form on "two compactions of one
+    # state" (tried by hand).
     if form == "dsh":
         session = folder / "fixture"
         session.mkdir()
@@ -246,8 +247,8 @@ LIVE_FORMS = ("eventlog", "state", "dsh")
 
 @probe("compact-beside-a-live-call", "data-loss", DEFECT, LIVE_FORMS)
 def compact_beside_call(folder: Path, form: str) -> None:
-    # Could it fail? With HarnessAgent.call not taking the session lock, the compact commits
-    # under the live turn and this probe fails (it is not refused as busy; tried by hand).
+    # Could it fail? With manual compaction taking no lock, every form fails: "ctxlab compact
+    # committed while the call was live" (tried by hand).
     store = "state" if form == "state" else "eventlog"
     seed = agent(
         folder, FunctionModel(lambda r: "seeded"), store,
@@ -310,6 +311,90 @@ def compact_beside_call(folder: Path, form: str) -> None:
     check("the live answer" in texts, "the compaction dropped the live call's turn")
 
 
+LATE_CALL = """
+import logging, sys
+from pathlib import Path
+from harness.client import ChatClient, RetryPolicy
+from probes.fakes import agent, wait_for
+
+root, store, url = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+waiting = logging.FileHandler(root / "waiting.log")  # the lock's one line when a call waits
+logging.getLogger("harness.session").addHandler(waiting)
+logging.getLogger("harness.session").setLevel(logging.INFO)
+extra = {"log_format": "dsh"} if store == "dsh" else {}
+client = ChatClient("m", base_url=url, api_key="no-key", retry=RetryPolicy(0))
+worker = agent(root, client, "state" if store == "state" else "eventlog", **extra)
+for n in range(4):
+    worker.call(f"seed {n} " + "x" * 200)
+(root / "ready").touch()
+wait_for(lambda: (root / "go").exists())
+print(worker.call("the late question").text, flush=True)
+worker.close()
+"""
+
+
+@probe("compact-beside-a-live-call", "data-loss", DEFECT, [f"{f}-call-second" for f in LIVE_FORMS])
+def call_beside_compact(folder: Path, variant: str) -> None:
+    """The other order: an agent opened before a ``ctxlab compact`` calls while the compact
+    holds the session. Its call must wait, then go on from the compacted session (it sends the
+    summary, not the stale history it had read) and keep its turn; undo brings back all."""
+    # Could it fail? With HarnessAgent.call not catching up on what another writer saved
+    # (its history.catch_up() removed) the state form fails: the late call sends the stale
+    # history (tried by hand; an event log catches up at each append of its own).
+    form = variant.removesuffix("-call-second")
+    store = "state" if form == "state" else "eventlog"
+    holding, release = threading.Event(), threading.Event()
+
+    def answer(body: Any) -> Reply:
+        text = body["messages"][-1]["content"]
+        if text.startswith("seed "):
+            return say("seeded")
+        if text == "the late question":
+            return say("the late answer")
+        holding.set()  # the summary: held until the late call waits for the session
+        release.wait(PATIENCE)
+        return say(SUMMARY if form != "dsh" else DSH_SUMMARY)
+
+    engine = "dsh" if form == "dsh" else "agentscope"
+    where = ["--workspace", str(folder), "--user", "u", "--session", "s1"]
+    with Server(answer=answer) as server:
+        call = python(LATE_CALL, str(folder), form, server.url)
+        try:
+            _poll(lambda: (folder / "ready").exists() or call.poll() is not None, "the seeding")
+            _alive(call, "the agent")
+            before = _saved_messages(folder, store)
+            compact = ctxlab(*_compact_command(server.url, engine, where), env=_key_env())
+            _poll(lambda: holding.is_set() or compact.poll() is not None, "the summary call")
+            _alive(compact, "the compact")
+            (folder / "go").touch()
+            _poll(
+                lambda: (folder / "waiting.log").stat().st_size > 0 or call.poll() is not None,
+                "the late call's wait for the session",
+            )
+        finally:
+            release.set()
+        out, err = _finish(compact)
+        call_out, call_err = _finish(call)
+        late = [b for b in server.bodies if b["messages"][-1]["content"] == "the late question"]
+    check(compact.returncode == 0, f"the compact failed: {err.strip()[-300:]}")
+    check(out.startswith("Compacted"), f"the compact said {out!r}")
+    check(call.returncode == 0, f"the late call failed: {call_err.strip()[-300:]}")
+    check(call_out.strip() == "the late answer", f"the late call answered {call_out!r}")
+    sent = json.dumps(late[0]["messages"], ensure_ascii=False) if late else ""
+    summary = "code ALPHA" if form != "dsh" else "ports and logging"
+    check(summary in sent, "the late call sent the history it had read, not the compacted one")
+    check("seed 0 " not in sent, "the late call sent the turns the compaction summarised")
+    texts = [m.content for m in _saved_messages(folder, store)]
+    check(texts[-2:] == ["the late question", "the late answer"], f"the late turn: {texts[-2:]}")
+    undo = ctxlab("compact", *where, "--undo")
+    _, err = _finish(undo)
+    check(undo.returncode == 0, f"undo failed: {err.strip()[-300:]}")
+    restored = [(m.role, m.content) for m in _saved_messages(folder, store)]
+    wanted = [(m.role, m.content) for m in before]
+    wanted += [("user", "the late question"), ("assistant", "the late answer")]
+    check(restored == wanted, f"undone: {len(restored)} messages, {len(wanted)} wanted")
+
+
 # --- two ctxlab bench on one --out --------------------------------------------------------------
 
 SMALL = ["--sizes", "2k", "--seeds", "1", "--langs", "en"]
@@ -353,8 +438,8 @@ def _intact(out: Path, conditions: set[str], conversations: int) -> list[dict[st
 
 @probe("two-benches-one-out", "data-loss", DEFECT, ("held-by-its-model", "stopped"))
 def two_benches(folder: Path, variant: str) -> None:
-    # Could it fail? Without the journal's flock (RunJournal.__enter__ ignoring try_exclusive)
-    # the second bench is not refused and this fails at once (tried by hand).
+    # Could it fail? With RunJournal opening the journal without its flock both variants fail:
+    # the second bench runs instead of being refused (tried by hand).
     out = folder / "out"
     if variant == "held-by-its-model":
         held, release = threading.Event(), threading.Event()
@@ -429,8 +514,9 @@ def _second_is_refused(out: Path) -> None:
 
 @probe("kill-9-bench-in-flight", "data-loss", DEFECT)
 def killed_bench(folder: Path) -> None:
-    # Could it fail? With the journal's append (RunJournal.add) made a no-op, the bench run
-    # again asks for every run again and this fails on the count of requests (tried by hand).
+    # Could it fail? With RunJournal.cached never finding a run, the bench run again asks 7
+    # requests where the unfinished run needs 3, and this fails; with RunJournal.add a no-op
+    # it fails on the journal before the kill (tried by hand).
     out = folder / "out"
     probes_seen, held, release = [0], threading.Event(), threading.Event()
     lock = threading.Lock()
@@ -568,8 +654,10 @@ KEY_COMMANDS = ("record", "bench", "run", "compact", "errors")
 
 @probe("api-key-never-on-disk", "security", DEFECT, KEY_COMMANDS)
 def key_never_on_disk(folder: Path, command: str) -> None:
-    # Could it fail? Planting the key in a file under the scratch folder (or printing it on a
-    # child's stderr) fails it naming the file and offset (tried by hand, both).
+    # Could it fail? Planting the key's tail in a file under tmp/ fails it naming the file
+    # and the byte; with the client's redaction off (ChatClient._redact and _scrubbed giving
+    # the text back) the errors variant fails on the key printed and in audit.jsonl (tried by
+    # hand).
     key = f"sk-{secrets.token_hex(20)}"
     needles = {"the key": key.encode(), "the key's tail": key[-10:].encode()}
     tmp, home, work = folder / "tmp", folder / "home", folder / "work"
@@ -579,15 +667,15 @@ def key_never_on_disk(folder: Path, command: str) -> None:
         "DEEPSEEK_API_KEY": key, KEY_ENV: key, "TMPDIR": str(tmp), "HOME": str(home),
         "XDG_CACHE_HOME": str(home / ".cache"), "XDG_CONFIG_HOME": str(home / ".config"),
     }  # fmt: skip
-    said: list[str] = []
+    said: list[tuple[str, str]] = []
 
     def run(*args: str, ok: bool = True) -> None:
         """``ctxlab ARGS``: exit 0 when ``ok``, else refused in one sentence (``-v``: its log
         lines before the sentence)."""
         child = ctxlab(*args, env=env, cwd=work)
         out, err = _finish(child)
-        said.append(out + err)
         name = next(a for a in args if not a.startswith("-"))
+        said.append((name, out + err))
         if ok:
             check(child.returncode == 0, f"ctxlab {name} failed: {err.strip()[-300:]}")
             return
@@ -614,11 +702,13 @@ def key_never_on_disk(folder: Path, command: str) -> None:
                 run("compact", *where, *deepseek, "--api-key-env", KEY_ENV)
                 run("compact", *where, "--undo")
         check(server.keys and all(k == f"Bearer {key}" for k in server.keys), "the key was sent")
-    for text in said:
-        for what, needle in needles.items():
-            check(needle.decode() not in text, f"{what} was printed: {text.strip()[-300:]}")
     leaks = _leaks(folder, needles)
-    check(not leaks, "; ".join(leaks[:5]))
+    for name, text in said:
+        for what, needle in needles.items():
+            at = text.find(needle.decode())
+            if at >= 0:
+                leaks.append(f"{what} printed by ctxlab {name} at character {at}")
+    check(not leaks, "; ".join(leaks[:6]))
 
 
 def _faults(folder: Path, run: Callable[..., None], reply: Callable[[Any], Reply] | None) -> None:
