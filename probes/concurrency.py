@@ -649,7 +649,7 @@ def _leaks(folder: Path, needles: dict[str, bytes]) -> list[str]:
     return found
 
 
-KEY_COMMANDS = ("record", "bench", "run", "compact", "errors")
+KEY_COMMANDS = ("record", "bench", "run", "compact", "errors", "in-the-base-url")
 
 
 @probe("api-key-never-on-disk", "security", DEFECT, KEY_COMMANDS)
@@ -688,6 +688,15 @@ def key_never_on_disk(folder: Path, command: str) -> None:
     elif command == "errors":
         for fault, reply in [*_error_replies(key).items(), ("refused", None)]:
             _faults(folder / fault, run, reply)
+    elif command == "in-the-base-url":  # the key as the password of --base-url, as for a proxy
+        with _KeyServer(_deepseek_answer) as server:
+            deepseek = ["--provider", "deepseek", "--base-url", _with_password(server.url, key)]
+            run("record", "E3", *deepseek, "--cassettes", str(folder / "cassettes"),
+                "--out", str(folder / "reports"))  # fmt: skip
+            run("bench", *deepseek, *SMALL, *MODEL_CONDITIONS, "--out", str(folder / "b"))
+        check(server.keys, "the server was never asked")
+        for fault, reply in [("401", _error_replies(key)["401"]), ("refused", None)]:
+            _faults(folder / fault, run, reply, key)
     else:
         with _KeyServer(_deepseek_answer) as server:
             deepseek = ["--provider", "deepseek", "--base-url", server.url]
@@ -711,13 +720,21 @@ def key_never_on_disk(folder: Path, command: str) -> None:
     check(not leaks, "; ".join(leaks[:6]))
 
 
-def _faults(folder: Path, run: Callable[..., None], reply: Callable[[Any], Reply] | None) -> None:
-    """``ctxlab compact`` and ``ctxlab bench`` against one provider fault (None: refused)."""
+def _with_password(url: str, password: str) -> str:
+    return url.replace("http://", f"http://lab:{password}@", 1)
+
+
+def _faults(
+    folder: Path, run: Callable[..., None], reply: Callable[[Any], Reply] | None, password: str = ""
+) -> None:
+    """``ctxlab compact`` and ``ctxlab bench`` against one provider fault (None: refused), the
+    base URL carrying ``password`` when given."""
     folder.mkdir()
     _seeded(folder, "eventlog")
     where = ["--workspace", str(folder), "--user", "u", "--session", "s1"]
 
     def both(url: str) -> None:  # -v: the harness's log lines are printed too
+        url = _with_password(url, password) if password else url
         deepseek = ["--provider", "deepseek", "--base-url", url]
         run("-v", "compact", *where, *deepseek, ok=False)
         run("-v", "bench", *deepseek, *SMALL, "--out", str(folder / "b"), ok=False)
