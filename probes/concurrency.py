@@ -656,8 +656,9 @@ KEY_COMMANDS = ("record", "bench", "run", "compact", "errors", "in-the-base-url"
 def key_never_on_disk(folder: Path, command: str) -> None:
     # Could it fail? Planting the key's tail in a file under tmp/ fails it naming the file
     # and the byte; with the client's redaction off (ChatClient._redact and _scrubbed giving
-    # the text back) the errors variant fails on the key printed and in audit.jsonl (tried by
-    # hand).
+    # the text back) the errors variant fails on the key printed (tried by hand); the
+    # in-the-base-url variant failed on the code before its fix (the key in bench-runs.jsonl,
+    # in bench's and compact's sentences and in httpx's -v request lines).
     key = f"sk-{secrets.token_hex(20)}"
     needles = {"the key": key.encode(), "the key's tail": key[-10:].encode()}
     tmp, home, work = folder / "tmp", folder / "home", folder / "work"
