@@ -164,7 +164,8 @@ def two_compacts(folder: Path, form: str) -> None:
         command = _compact_command(server.url, engine, where)
         runs = [ctxlab(*command, env=_key_env()) for _ in range(2)]
         try:
-            _poll(lambda: server.bodies or all(r.poll() is not None for r in runs), "a request")
+            ended = lambda: all(r.poll() is not None for r in runs)  # noqa: E731
+            _poll(lambda: bool(server.bodies) or ended(), "a summary request")
             # overlap for sure: one compact is in its summary call while the other runs; a
             # compact that waits for the lock instead of refusing is released after a while
             _poll(
@@ -616,7 +617,7 @@ class _KeyServer(Server):
         super().__init__(answer=answer)
         self.keys: list[str] = []
         keys = self.keys
-        handler = self.httpd.RequestHandlerClass
+        handler: Any = self.httpd.RequestHandlerClass
         plain_send = handler.send_header
 
         def send_header(this: Any, name: str, value: str) -> None:
@@ -625,7 +626,11 @@ class _KeyServer(Server):
                 plain_send(this, "Retry-After", "0")
             plain_send(this, name, value)
 
-        handler.send_header = send_header  # type: ignore[method-assign]
+        handler.send_header = send_header
+
+    def __enter__(self) -> _KeyServer:
+        super().__enter__()
+        return self
 
 
 def _refused_url() -> str:
