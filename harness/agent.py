@@ -111,15 +111,13 @@ class Agent:
         """Answer one user message, using tools as the model asks; see the module docstring.
 
         A call has ``max_steps`` steps. Each model request uses one; so does each tool call
-        of a reply past ``max_tool_calls_per_reply`` (``max_steps`` by default): such a call is
-        neither run nor stored; the stored reply keeps the first calls and one note saying how
-        many were dropped (:mod:`harness.call_cap`), so the history stays paired and as small
-        as the cap, whatever the reply. The tool calls that do run use no step (a reply of
-        parallel calls within the cap costs what one request costs). When the steps are used
-        up and the model is still calling tools, a :class:`StepLimitExceededError` carries
-        what the call had produced (``partial``), every kept tool call of it answered. So one
-        reply of 10,000 calls under the defaults (20 and 20) runs and keeps 20 calls, drops the
-        other 9,980, and ends the call: 1 + 9,980 steps > 20."""
+        of a reply past ``max_tool_calls_per_reply`` (``max_steps`` by default), which is
+        neither run nor stored: the stored reply keeps the first calls and one note saying how
+        many were dropped (:mod:`harness.call_cap`), so the history stays paired and small. The
+        calls that run use no step. When the steps are used up and the model still calls
+        tools, a :class:`StepLimitExceededError` carries what the call had produced
+        (``partial``), every kept call answered: one reply of 10,000 calls under the defaults
+        (20 and 20) keeps 20, drops 9,980 and ends the call (1 + 9,980 steps > 20)."""
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)

@@ -1,30 +1,22 @@
 """The append-only event log: a JSONL file (or memory) and the surface folded from it.
 
-Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended with
-:func:`harness.fs.files.append_text`, never rewritten; ``durability``
-(:mod:`harness.store.durability`) says whether each append is fsynced or the owner's
-:meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
-component with ``O_NOFOLLOW`` (:class:`~harness.fs.path.WorkspacePath`): an ``events/``
-folder swapped for a symlink is refused with :class:`~harness.errors.PathEscapeError`. An
-append is checked first (an invalid event raises :class:`~harness.errors.SurfaceError` and
-writes nothing), then written, then folded, so the live surface only holds written events.
+Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended, never
+rewritten; ``durability`` (:mod:`harness.store.durability`) says whether each append is fsynced
+or :meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
+component with ``O_NOFOLLOW`` (:class:`~harness.fs.path.WorkspacePath`: a swapped-in symlink is
+a :class:`~harness.errors.PathEscapeError`). An append is checked (an invalid event raises
+:class:`~harness.errors.SurfaceError` and writes nothing), written, then folded.
 
-**Several processes may write one log**: every append takes an exclusive OS lock on the file
-(:func:`~harness.fs.locks.exclusive`), folds whatever other writers appended since, then
-writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
-half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
-
-A failed write leaves the tail unknown, so the log refuses appends until it is reopened.
-:meth:`EventLog.replay` reads a file without touching it, from the start. :meth:`EventLog.open`
-(under the lock) reads the newest valid snapshot (:mod:`~harness.store.eventlog.snapshot`; a
-dsh file's is a sidecar dsh ignores) and the tail after it, never the events before it (they
-are read when first asked for, :mod:`~harness.store.eventlog.prefix`), moves a torn or
-unreadable last line aside to ``<log>.corrupt`` (:mod:`harness.store.torn`), reports it in
-``recovered``, and appends one ``session/end-seed``: an unclosed ``compaction/start`` before
-it belongs to an earlier process (*stale*, reported), one after it is *live* (the compaction
-lock, DeepSeek-Harness §A3).
-Appending costs O(1) in the history's length; opening costs O(snapshot + tail), the snapshot
-holding the surface's runs of seqs and a mark per 1,024 events, never an event's text.
+**Several processes may write one log**: every append takes an exclusive OS lock on the file,
+folds what other writers appended since, then writes its line. A failed write leaves the tail
+unknown, so the log refuses appends until it is reopened. :meth:`EventLog.replay` reads a file
+without touching it. :meth:`EventLog.open` (under the lock) reads the newest valid snapshot
+(:mod:`~harness.store.eventlog.snapshot`; a dsh file's is a sidecar dsh ignores) and the tail
+after it, never the events before it (read when first asked for,
+:mod:`~harness.store.eventlog.prefix`), moves a torn or unreadable last line aside
+(:mod:`harness.store.torn`), and appends one ``session/end-seed``: an unclosed
+``compaction/start`` before it is *stale*, one after it *live* (the lock, DeepSeek-Harness §A3).
+Appending costs O(1) in the history's length; opening O(snapshot + tail).
 """
 
 from __future__ import annotations
@@ -85,28 +77,20 @@ class EventLog(LogFold):
         durability: Durability = "per-event",
         snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
-        self.file = None if path is None else WorkspacePath.of(path)
-        """Where the log is kept (None: in memory only)."""
+        self.file = None if path is None else WorkspacePath.of(path)  # None: in memory only
         info = None if self.file is None else self.file.stat()
         if info is not None and info.st_size > 0:
             raise EventLogError(f"{self.file} already holds events; load it with EventLog.open")
-        self.path = None if self.file is None else self.file.path
-        """The file's path, for messages and reports (I/O goes through :attr:`file`)."""
-        self.origin = self.file
-        """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
-        None: a replayed log never writes)."""
+        self.path = None if self.file is None else self.file.path  # for messages (I/O: file)
+        self.origin = self.file  # where the events were read from (replay: file stays None)
         self.clock = clock
         self.codec: Codec = formats.make_codec(format, self.path)  # ctxlab's or dsh's format
-        self.durability = check_durability(durability)
-        """When appends reach the disk (:mod:`harness.store.durability`; ``per-turn``: the
-        owner calls :meth:`commit` at the end of each turn)."""
+        self.durability = check_durability(durability)  # per-turn: the owner calls commit()
         self.snapshot_every = snapshot_every
-        """Write a snapshot (:mod:`~harness.store.eventlog.snapshot`) at each compaction's end
-        and every ``snapshot_every`` events; None: never (and none is read)."""
-        self.recovered: list[str] = []
-        """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
-        self.write_error: str | None = None
-        """Set when a write failed; the log then refuses appends until it is reopened."""
+        """Snapshot at each compaction's end and every ``snapshot_every`` events; None: never
+        (and none is read)."""
+        self.recovered: list[str] = []  # what open() repaired, one sentence each
+        self.write_error: str | None = None  # set by a failed write: appends refused until reopened
         super().__init__()
         self._size = 0  # bytes of the file this log has folded (written or read)
         self._lock_depth, self._lock_fd = 0, -1  # the locked file, read and cut through while held
@@ -130,12 +114,10 @@ class EventLog(LogFold):
         snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
     ) -> EventLog:
         """Load the log at ``path`` (empty if missing), move a torn or unreadable last line
-        aside (to ``<log>.corrupt``), and mark the resume with a ``session/end-seed``. A bad
-        line elsewhere raises LogCorruptError. A valid snapshot is read instead of the events
-        it covers, and only the tail after it is replayed (a snapshot that fails its checks is
-        ignored: the log is replayed from the start). The file keeps its format; ``format`` is
-        a new file's (a file of another one is refused); a dsh file's snapshot is a sidecar
-        (``<log>.ctxlab-snapshot``), its own bytes stay what dsh writes."""
+        aside (``<log>.corrupt``), mark the resume with a ``session/end-seed``; a bad line
+        elsewhere raises LogCorruptError. A valid snapshot stands for the events it covers and
+        only the tail is replayed (one that fails its checks is ignored). The file keeps its
+        format; ``format`` is a new file's; a dsh file's snapshot is a sidecar."""
         log = cls(None, clock, durability=durability, snapshot_every=snapshot_every)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
@@ -167,12 +149,8 @@ class EventLog(LogFold):
                 self._catch_up()
                 return
             except (LogCorruptError, SurfaceError, KeyError, TypeError, ValueError) as exc:
-                logger.warning(
-                    "%s: the tail after its snapshot does not fold (%s); replaying the log "
-                    "from the start",
-                    self.path,
-                    exc,
-                )
+                note = "the tail after its snapshot does not fold (%s); replaying it all"
+                logger.warning("%s: " + note, self.path, exc)
                 self._reset()
                 self.codec = formats.make_codec(self.codec.format, self.path)
         try:
