@@ -7,6 +7,7 @@ from probes.registry import PROBES, Probe
 
 def load() -> dict[str, Probe]:
     from probes import (  # noqa: F401 (they register)
+        concurrency,
         damaged_files,
         data_loss,
         out_folder,

@@ -22,7 +22,9 @@ that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` an
   hooks, disableCompaction, and DeepSeek-Harness's commit and overflow bookkeeping (rows in
   :mod:`~experiments.e5.more_rows`);
 * :mod:`~experiments.e5.edge_rows`: the offload threshold's edge, a tool call a crash left
-  open, a DSH compaction whose close fails, and image content.
+  open, a DSH compaction whose close fails, and image content;
+* :mod:`~experiments.e5.peer_rows`: where ctxlab deliberately does otherwise than a peer's own
+  tests expect (``tests/conformance/``).
 
 Rows carry ``kind`` ``article-computed`` where the seed computed or read the value from
 bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` for our own.
@@ -39,6 +41,7 @@ from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
 from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
 from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_grid
 from experiments.e5.more_rows import measure_more, more_claims
+from experiments.e5.peer_rows import measure_peer_deviations, peer_claims
 from experiments.e5.seed_memory import measure_seed_memory
 from experiments.e5.seed_rows import seed_memory_claims
 from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
@@ -66,6 +69,7 @@ def measure() -> E5View:
         dsh=measure_dsh_mechanics(),
         more=measure_more(),
         edges=measure_edges(),
+        peers=measure_peer_deviations(),
     )
 
 
@@ -82,6 +86,7 @@ def claims(view: E5View) -> tuple[Claim, ...]:
         *dsh_mechanics_claims(view.dsh),
         *more_claims(view.more),
         *edge_claims(view.edges),
+        *peer_claims(view.peers),
     )
 
 

@@ -14,6 +14,7 @@ from experiments.e3.view import CompactionRow
 from experiments.e5.dsh_view import DshMechanics
 from experiments.e5.edge_view import EdgeMechanics
 from experiments.e5.more_view import MoreMechanics
+from experiments.e5.peer_view import PeerDeviations
 from experiments.e5.seed_view import SeedMemory
 
 __all__ = [
@@ -188,6 +189,8 @@ class E5View:
     """The rows issue 22 added for seed claims that had none."""
     edges: EdgeMechanics
     """The last of those rows, and the two the catalogue's former gaps flip."""
+    peers: PeerDeviations
+    """Where ctxlab deliberately does otherwise than a peer's own tests expect."""
 
     def __post_init__(self) -> None:
         if not self.grid:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.lab.experiment import RunSettings
-from experiments.lab.preflight import preflight
+from experiments.lab.preflight import KEY_PROBE_TIMEOUT, preflight
 from experiments.lab.registry import EXPERIMENTS
 from experiments.lab.runner import record_experiments, select
 
@@ -126,7 +126,11 @@ def record(
     from experiments.lab.recorder import provider_spec
 
     chosen = list(ids) or select(ids)  # empty: all of them
-    preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
+    limit = source.timeouts.total if source.timeouts is not None else KEY_PROBE_TIMEOUT
+    preflight(
+        chosen, source.provider, source.model, source.base_url, source.api_key_env,
+        key_timeout=limit,
+    )  # fmt: skip
     if source.provider != "local" or source.base_url:
         spec = source.spec(
             provider_spec(

@@ -76,31 +76,41 @@ def test_ctxlab_folds_a_dsh_surface_as_dsh_does(case: Case, tmp_path: Path) -> N
     dc.conform(case, lambda: _agrees(case, path))
 
 
-def test_ctxlabs_own_prune_of_a_dsh_file_changes_the_result_content_only(tmp_path: Path) -> None:
-    """dsh refuses a tool-result rewrite that changes anything but the content (its message id
-    included): what ctxlab's pruner writes into a dsh file keeps the rest of the original."""
+def _pruned_pair(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The original tool result and its rewrite, as the file holds them (the rewrite's
+    content put back, so the two compare whole)."""
     import json
 
+    lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
+    original, rewrite = (r for r in lines if r.get("type") == "tool/result")
+    seq = original["seq"]
+    assert rewrite["surfaceOp"] == {"op": "replace", "start": seq, "end": seq}
+    text = rewrite["data"]["message"]["content"][0]["content"][0]["text"]
+    assert text.startswith("x" * 10) and len(text) < 100
+    rewrite["data"]["message"]["content"][0]["content"] = [{"type": "text", "text": "x" * 300}]
+    return original, rewrite
+
+
+@pytest.mark.parametrize("reopened", [False, True], ids=["live", "reopened-from-snapshot"])
+def test_ctxlabs_own_prune_of_a_dsh_file_changes_the_result_content_only(
+    tmp_path: Path, reopened: bool
+) -> None:
+    """dsh refuses a tool-result rewrite that changes anything but the content (its message id
+    included): what ctxlab's pruner writes into a dsh file keeps the rest of the original, also
+    after a reopen from the sidecar snapshot (which has not read the original's line)."""
     from harness.compaction.dsh.pruner import ToolResultPruner
     from harness.messages import Message, ToolCall
 
     path = tmp_path / "session.jsonl"
-    log = EventLog(path, format="dsh")
+    log = EventLog(path, format="dsh", snapshot_every=3)
     log.append_message(Message.user("read it"))
     log.append_message(Message.assistant("", (ToolCall("c1", "read_file", "{}"),)))
     log.append_message(Message.tool("c1", "x" * 300))
+    log.append_message(Message.assistant("done"))
+    if reopened:
+        log = EventLog.open(path, snapshot_every=3)
+        assert log.opened_from_snapshot is not None
     assert ToolResultPruner(threshold_chars=100, head_chars=10, tail_chars=10).prune(log) == 1
-    lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
-    original, rewrite = (r for r in lines if r.get("type") == "tool/result")
-    assert rewrite["surfaceOp"] == {
-        "op": "replace",
-        "start": original["seq"],
-        "end": original["seq"],
-    }
-    block = rewrite["data"]["message"]["content"][0]
-    assert (
-        block["content"][0]["text"].startswith("x" * 10) and len(block["content"][0]["text"]) < 100
-    )
-    block["content"] = original["data"]["message"]["content"][0]["content"]
+    original, rewrite = _pruned_pair(path)
     assert rewrite["data"] == original["data"]
-    assert EventLog.replay(path).messages()[-1].content.startswith("x" * 10)
+    assert EventLog.replay(path).messages()[2].content.startswith("x" * 10)

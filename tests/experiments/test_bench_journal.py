@@ -218,3 +218,33 @@ def test_a_damaged_journal_line_is_refused_naming_it_and_fresh_starts_over(
     assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
     assert f"--fresh: {len(lines)} earlier line(s)" in capsys.readouterr().err
     assert journal.read_text(encoding="utf-8").splitlines() == good
+
+
+def test_a_password_in_the_base_url_reaches_neither_the_journal_nor_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "correct-horse-battery-staple-42"
+    with ScriptedHTTPServer(answer=_answer) as server:
+        url = server.base_url.replace("http://", f"http://lab:{secret}@")
+        out = tmp_path / "out"
+        assert main(_bench(url, out)) == 0
+        journal = (out / JOURNAL_NAME).read_text(encoding="utf-8")
+        assert secret not in journal and "lab@" not in journal
+        assert f"|{server.base_url}|m " in journal  # host and port still tell servers apart
+        capsys.readouterr()
+        assert main(_bench(url, out)) == 0  # the same command keeps its runs
+        assert capsys.readouterr().err.count("(kept: run before)") == 3
+    closed = url.replace(f"{server.httpd.server_port}", f"{_closed_port()}")
+    assert main(_bench(closed, tmp_path / "refused")) == 2
+    said = capsys.readouterr()
+    assert "did not answer" in said.err and secret not in said.out + said.err
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -3,20 +3,26 @@ not see: a session header its ``isHeaderLine`` rejects, surface fields its fold 
 event is read (an explicit empty ``sourceEventSeqs``, the fields on a non-surface event), and a
 tool-result rewrite that changes more than its content (``assertToolResultRewrite``). Each
 check returns what is wrong in words ("" when nothing is), for the reader's error naming the
-file and line."""
+file and line; :func:`read_header` raises that error for the header line."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from harness import json_depth
+from harness.errors import LogCorruptError
 
 __all__ = [
     "Damaged",
     "header_problem",
     "int_or_negative_zero",
+    "read_header",
     "rewrite_problem",
     "surface_fields_problem",
+    "without_content",
 ]
 
 _MAX_SAFE = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
@@ -52,7 +58,7 @@ def surface_fields_problem(record: Mapping[str, Any], surface: bool) -> str:
     return ""
 
 
-def _without_content(data: Any) -> Any:
+def without_content(data: Any) -> Any:
     """A tool/result's dsh data with its result block's content blanked (what a rewrite must
     keep); the data itself when it has no such block."""
     if not isinstance(data, Mapping) or not isinstance(data.get("message"), Mapping):
@@ -103,9 +109,29 @@ def rewrite_problem(results: Mapping[int, Any], record: Mapping[str, Any]) -> st
     original = results.get(op.get("start"))  # type: ignore[arg-type]
     if op.get("start") != op.get("end") or original is None:
         return ""
-    if _without_content(original) == _without_content(record["data"]):
+    if without_content(original) == without_content(record["data"]):
         return ""
     return (
         f"replacing tool/result {op.get('start')} changes more than its content (the message "
         "id, turn, step, call id, isError or meta)"
     )
+
+
+def read_header(path: Path, line: bytes, version: int) -> dict[str, Any]:
+    """The session header on the first line of the dsh file at ``path``; LogCorruptError
+    naming ``path:1`` for one that is not JSON, not a header, of another format ``version``, or
+    one dsh's reader refuses (:func:`header_problem`)."""
+    try:
+        header = json_depth.loads(line, parse_int=int_or_negative_zero)  # depth bounded
+    except ValueError as exc:
+        raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise LogCorruptError(f"{path}:1: the first line is not a dsh session header")
+    if header.get("version") != version:
+        raise LogCorruptError(
+            f"{path}:1: dsh session format version {header.get('version')!r}; ctxlab reads "
+            f"version {version} only"
+        )
+    if problem := header_problem(header):
+        raise LogCorruptError(f"{path}:1: the dsh session header {problem}; dsh refuses it")
+    return header

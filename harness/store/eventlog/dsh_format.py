@@ -1,10 +1,9 @@
 """DeepSeek-Harness's JSONL session file as an event-log format (``EventLog(format="dsh")``).
 
-**The file** (dsh's ``session-persistence-jsonl``, format version 0): a header line
-``{"type": "session", "version": 0, "id", "createdAt", "delegationDepth", ...}``, then one
-line per event ``{type, seq, time, data, surfaceOp?, sourceEventSeqs?, ignorable?}`` with
-``time`` in epoch milliseconds, or one packed *chunk row* (``text-chunks``,
-``reasoning-chunks``, ``tool-call-chunks``) standing for a run of ``assistant/chunk`` events.
+**The file** (dsh's ``session-persistence-jsonl``, version 0): a header line ``{"type":
+"session", "version": 0, "id", "createdAt", "delegationDepth", ...}``, then a line per event
+``{type, seq, time, data, surfaceOp?, sourceEventSeqs?, ignorable?}`` (``time`` in epoch ms),
+or a packed *chunk row* (``text-chunks`` ...) standing for a run of ``assistant/chunk`` events.
 
 **Reading** (:meth:`DshCodec.scan`): rows are expanded, every event becomes an
 :class:`~harness.store.eventlog.events.Event` (``time`` as ISO-8601 UTC to the millisecond), and
@@ -23,15 +22,13 @@ compactionId}``), ``turn`` / ``step``, camelCase compaction fields, a ``request/
 ``{header: {config: {provider, model}, system, tools}, reason}``, epoch-ms ``time``; an event
 type dsh does not know (``compaction/undo``) is marked ``ignorable``. What dsh has no field for
 (message metadata, ctxlab's log-only fields, the exact header messages) rides in a ``ctxlab``
-key, which dsh ignores and which makes reading back give exactly the event written. A pruned
-tool result keeps its original's data but the content (dsh refuses any other change). ctxlab
-writes no ``assistant/chunk`` (it does not stream); its history writes ``turn/*`` and ``step/*``
-(:mod:`harness.store.eventlog.turns`).
+key, which dsh ignores and which makes reading back give exactly the event written; a pruned
+tool result keeps all but its original's content (:mod:`harness.store.dsh.results`). No
+``assistant/chunk`` is written (ctxlab does not stream).
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,13 +37,7 @@ from typing import Any
 from harness import json_depth
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
-from harness.store.dsh.checks import (
-    Damaged,
-    header_problem,
-    int_or_negative_zero,
-    rewrite_problem,
-    surface_fields_problem,
-)
+from harness.store.dsh.checks import Damaged, read_header, surface_fields_problem
 from harness.store.dsh.lines import (
     camel,
     dsh_tool,
@@ -59,8 +50,10 @@ from harness.store.dsh.lines import (
     text_of,
 )
 from harness.store.dsh.messages import message_of, read_message, write_message
+from harness.store.dsh.results import SurfaceResults
 from harness.store.eventlog.events import SURFACE_TYPES, Event, thaw
 from harness.store.eventlog.formats import LogFormat
+from harness.store.eventlog.marks import Marks
 from harness.store.eventlog.scan import Scan
 
 __all__ = ["DSH_FORMAT_VERSION", "KNOWN_TYPES", "DshCodec", "is_header"]
@@ -103,7 +96,7 @@ class DshCodec:
         self._turn = 0
         self._step = 0
         self._headers = 0
-        self._results: dict[int, Any] = {}  # each tool/result's dsh data, by seq (shared)
+        self._results = SurfaceResults()  # what a rewrite of a result must keep
 
     # --- writing --------------------------------------------------------------------------
 
@@ -137,12 +130,14 @@ class DshCodec:
         data = thaw(event.data)
         if "dsh" in data:  # read from a dsh file: written back verbatim
             self._track(event.type, data["dsh"], event.seq)
+            self._follow_results(event, data["dsh"])
             return data["dsh"]
         if event.is_surface:
             out = self._surface_data(event, data)
         else:
             out = self._log_data(event.type, data)
         self._track(event.type, out, event.seq)
+        self._follow_results(event, out)
         return out
 
     def _surface_data(self, event: Event, data: dict[str, Any]) -> dict[str, Any]:
@@ -166,19 +161,11 @@ class DshCodec:
         return out | {_STASH: stash}
 
     def _rewritten_result(self, event: Event, message: Message) -> dict[str, Any] | None:
-        """A ``tool/result`` replacing one result (a prune) as dsh writes it: the original's
-        data with only its result block's content changed (dsh refuses any other change);
-        None for any other event."""
+        """A pruned ``tool/result`` as dsh writes it (:mod:`harness.store.dsh.results`)."""
         op = event.replace_range
         if event.type != "tool/result" or op is None or op[0] != op[1]:
             return None
-        original = self._results.get(op[0])
-        if original is None:
-            return None
-        out = copy.deepcopy(dict(original))
-        block = out["message"]["content"][0]
-        block["content"] = [{"type": "text", "text": message.content}]
-        return out
+        return self._results.rewrite(op[0], message.content)
 
     def _log_data(self, type: str, data: dict[str, Any]) -> dict[str, Any]:
         if type == "request/header":
@@ -209,13 +196,10 @@ class DshCodec:
         return {"header": header, "reason": reason, _STASH: data}
 
     def _track(self, type: str, data: Any, seq: int) -> None:
-        """Follow what the log holds: the open compaction, the model, the turn counters, the
-        tool results (a rewrite of one is checked against it)."""
+        """Follow what the log holds: the open compaction, the model, the turn counters."""
         if not isinstance(data, Mapping):
             return
-        if type == "tool/result":
-            self._results[seq] = data
-        elif type == "compaction/start":
+        if type == "compaction/start":
             self._compaction = str(data.get("compactionId") or data.get("compaction_id"))
         elif type == "compaction/end":
             self._compaction = None
@@ -235,6 +219,33 @@ class DshCodec:
             if type == "assistant/message" and isinstance(data.get("step"), int):
                 self._step = data["step"]
 
+    def _follow_results(self, event: Event, data: Any) -> None:
+        shadowed = event.source_event_seqs if event.replace_range else ()
+        self._results.follow(event.type, event.seq, shadowed, data)
+
+    def state(self) -> dict[str, Any]:
+        """The header and what :meth:`_track` followed, for a snapshot (the sidecar)."""
+        return {
+            "header": self.header, "session_id": self.session_id, "provider": self.provider,
+            "model": self.model, "compaction": self._compaction, "open_turn": self._open_turn,
+            "turn": self._turn, "step": self._step, "headers": self._headers,
+            "results": self._results.entries(),
+        }  # fmt: skip
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Take up :meth:`state`; KeyError or TypeError when it is not one."""
+        header = state["header"]
+        if not isinstance(header, dict) or header.get("version") != DSH_FORMAT_VERSION:
+            raise TypeError("no dsh session header")
+        self.header, self.session_id = header, str(state["session_id"])
+        self.provider, self.model = str(state["provider"]), str(state["model"])
+        compaction, open_turn = state["compaction"], state["open_turn"]
+        self._compaction = None if compaction is None else str(compaction)
+        self._open_turn = None if open_turn is None else int(open_turn)
+        self._turn, self._step = int(state["turn"]), int(state["step"])
+        self._headers = int(state["headers"])
+        self._results = SurfaceResults(state.get("results", ()))
+
     # --- reading --------------------------------------------------------------------------
 
     def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
@@ -248,30 +259,32 @@ class DshCodec:
         tail = lines.pop()
         scan = Scan()
         number = 0  # line number in the file, where known (from byte 0)
+        at = 0  # where the line starts, from the start of raw
         if at_start:
             if not lines:  # only a header being written: nothing yet
                 scan.good_bytes, scan.torn = 0, bool(tail)
                 return scan
-            self._read_header(path, lines.pop(0))
-            number = 1
-        good = len(raw) - len(tail) - sum(len(line) + 1 for line in lines)  # the header's
-        kept, damage = self._prefix(path, lines, first_seq, number if at_start else None, scan)
-        good += kept
+            header = lines.pop(0)
+            self._read_header(path, header)
+            number, at = 1, len(header) + 1
+        start = (number if at_start else None), at
+        kept, damage = self._prefix(path, lines, first_seq, start, scan)
         if damage:
             scan.recovered.append(f"dropped the crash tail after the last turn/end ({damage})")
         elif tail:
             scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
-        scan.good_bytes = good
-        scan.torn = good < len(raw)
+        scan.good_bytes = at + kept
+        scan.torn = scan.good_bytes < len(raw)
         return scan
 
     def _prefix(
-        self, path: Path, lines: list[bytes], seq: int, number: int | None, scan: Scan
+        self, path: Path, lines: list[bytes], seq: int, start: tuple[int | None, int], scan: Scan
     ) -> tuple[int, str]:
-        """Append the contiguous prefix's events to ``scan``; returns its bytes and where and
-        why it ended ("" when every line was kept). ``number``: the line number before
-        ``lines`` (None when unknown: the events' seqs name them instead)."""
-        kept, damage = 0, ""
+        """Append the contiguous prefix's events (their marks and last lines) to ``scan``;
+        returns its bytes and where and why it ended ("" when every line was kept). ``start``:
+        the line number before ``lines`` (None when unknown: the events' seqs name them) and
+        the offset they start at."""
+        (number, at), kept, damage, marks = start, 0, "", Marks()
         for line in lines:
             where = f"{path} (event {seq})" if number is None else f"{path}:{number + 1}"
             number = None if number is None else number + 1
@@ -290,30 +303,21 @@ class DshCodec:
                 )
             if damage:
                 continue
+            marks.add(seq, at + kept)
             for event, data in decoded:
                 self._track(event.type, data, event.seq)
+                self._follow_results(event, data)
                 scan.events.append(event)
+                scan.last_lines[event.type] = (seq, line)
             seq += len(decoded)
             kept += len(line) + 1
+        scan.marks = marks.tuples()
         return kept, damage
 
     def _read_header(self, path: Path, line: bytes) -> None:
-        try:
-            header = json_depth.loads(line, parse_int=int_or_negative_zero)  # depth bounded
-        except ValueError as exc:
-            raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
-        if not isinstance(header, dict) or header.get("type") != "session":
-            raise LogCorruptError(f"{path}:1: the first line is not a dsh session header")
-        if header.get("version") != DSH_FORMAT_VERSION:
-            raise LogCorruptError(
-                f"{path}:1: dsh session format version {header.get('version')!r}; ctxlab reads "
-                f"version {DSH_FORMAT_VERSION} only"
-            )
-        if problem := header_problem(header):
-            raise LogCorruptError(f"{path}:1: the dsh session header {problem}; dsh refuses it")
-        self.header = header
-        if isinstance(header.get("id"), str):
-            self.session_id = header["id"]
+        self.header = read_header(path, line, DSH_FORMAT_VERSION)
+        if isinstance(self.header.get("id"), str):
+            self.session_id = self.header["id"]
 
     def _decode_line(self, where: str, line: bytes) -> list[tuple[Event, Any]]:
         """The events of one line, each with its dsh data; :class:`Damaged` for a line dsh's
@@ -342,7 +346,7 @@ class DshCodec:
             raise Damaged(f"{name}: data must be an object")
         if problem := surface_fields_problem(record, type in SURFACE_TYPES):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
-        if problem := rewrite_problem(self._results, record):
+        if problem := self._results.problem(record):
             raise LogCorruptError(f"{where}: {name}: {problem}; dsh refuses the surface")
         try:
             ours = self._ours(str(type), data)
