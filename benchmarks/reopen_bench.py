@@ -3,7 +3,8 @@
 * **after 2,008 compacted turns** (each turn a question, a tool call, its result and the answer;
   a compaction every 10 turns keeps the last 8 messages, so the context grows from 9 to 49
   messages between compactions; 8 turns after the last one it holds 41, the issue's "40-message
-  context", read as a snapshot of 12 events and a tail of 33): the reopen
+  context", read as a snapshot (the fold's header and the latest event of each type; the
+  summary node is read from the log when first asked for) and a tail of 33): the reopen
   (:meth:`EventLog.open`, which reads the snapshot and the tail after it) against a plain
   ``json.loads`` of the lines it reads (the snapshot's and the tail's), alternated; and the same
   **right after the compaction of turn 2,000** (9 messages, the smallest context: the open's

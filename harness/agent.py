@@ -19,12 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.call_cap import DROPPED_KEY, cap_tool_calls
 from harness.compaction.agentscope import CompactionRecord
 from harness.compaction.engine import CompactionEngine, Turn
 from harness.disk_errors import on_disk
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
-from harness.messages import Message, ToolCall
+from harness.messages import Message
 from harness.meter.ledger import Ledger, same_message
 from harness.meter.pricers import AGENTSCOPE, message_price
 from harness.model import ChatModel, ChatRequest, ChatResponse
@@ -72,8 +73,9 @@ class Agent:
         self.hooks = list(hooks)
         self.max_steps = count("max_steps", max_steps)
         self.max_tool_calls_per_reply = _tool_call_cap(self.max_steps, max_tool_calls_per_reply)
-        """At most this many tool calls of one reply are run (``max_steps`` unless given); each
-        of the rest gets an error result and uses up one step (see :meth:`call`)."""
+        """At most this many tool calls of one reply are run and kept (``max_steps`` unless
+        given); the rest are dropped from the stored reply and each uses up one step (see
+        :meth:`call`)."""
         self.request_options = dict(request_options or {})
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
@@ -109,14 +111,13 @@ class Agent:
         """Answer one user message, using tools as the model asks; see the module docstring.
 
         A call has ``max_steps`` steps. Each model request uses one; so does each tool call
-        of a reply past ``max_tool_calls_per_reply`` (``max_steps`` by default): such a call is
-        not run but answered with an error result, so every call keeps its result and the
-        pairing holds. The tool calls that do run use no step (a reply of parallel calls within
-        the cap costs what one request costs). When the steps are used up and the model is
-        still calling tools, a :class:`StepLimitExceededError` carries what the call had
-        produced (``partial``), every tool call of it answered. So one reply of 10,000 calls
-        under the defaults (20 and 20) runs 20 tools, answers the other 9,980 with an error,
-        and ends the call: 1 + 9,980 steps > 20."""
+        of a reply past ``max_tool_calls_per_reply`` (``max_steps`` by default), which is
+        neither run nor stored: the stored reply keeps the first calls and one note saying how
+        many were dropped (:mod:`harness.call_cap`), so the history stays paired and small. The
+        calls that run use no step. When the steps are used up and the model still calls
+        tools, a :class:`StepLimitExceededError` carries what the call had produced
+        (``partial``), every kept call answered: one reply of 10,000 calls under the defaults
+        (20 and 20) keeps 20, drops 9,980 and ends the call (1 + 9,980 steps > 20)."""
         call = CallContext(user_text=user_text)
         for hook in self.hooks:
             hook.on_call_start(call)
@@ -140,21 +141,28 @@ class Agent:
                     return result
                 tool_names.extend(c.name for c in message.tool_calls)
                 self._extend(self._run_tools(message))
-                steps += max(0, len(message.tool_calls) - self.max_tool_calls_per_reply)
+                steps += message.metadata.get(DROPPED_KEY, 0)
             partial = self._result("", tool_names, records, context_before)
             raise StepLimitExceededError(self.max_steps, partial)
         finally:
             self.commit()  # a failed turn keeps what it appended (nothing when committed)
 
     def _step(self, call: CallContext, records: list[RequestRecord]) -> Message:
-        """One model request; its reply enters the history (tool-call ids repaired first)."""
+        """One model request; its reply enters the history (tool-call ids repaired first,
+        the calls past the per-reply cap dropped)."""
         turn, response, record = self._request(call)
         records.append(record)
         # A call without an id, or with a used one, would brick the history: repair first
         # (against the history as the request carried it: nothing was appended since).
-        message = self._ids.repair(
-            response.message, turn.request.messages, len(turn.header.messages)
-        )
+        # The calls past the cap are dropped first, so nothing after costs more than the cap.
+        message = cap_tool_calls(response.message, self.max_tool_calls_per_reply)
+        if DROPPED_KEY in message.metadata:
+            logger.warning(
+                "A reply asked for %d tool calls; keeping and running the first %d",
+                len(response.message.tool_calls),
+                len(message.tool_calls),
+            )
+        message = self._ids.repair(message, turn.request.messages, len(turn.header.messages))
         self._extend([message])
         if self.engine is not None and self.engine.overflow_retries_reset_on_reply:
             call.overflow_retries = 0
@@ -241,12 +249,8 @@ class Agent:
 
     def _run_tools(self, message: Message) -> list[Message]:
         results = []
-        cap = self.max_tool_calls_per_reply
-        asked = len(message.tool_calls)
-        if asked > cap:
-            logger.warning("A reply asked for %d tool calls; running the first %d", asked, cap)
-        for number, tool_call in enumerate(message.tool_calls):
-            text = self.toolbox.run(tool_call) if number < cap else _not_run(tool_call, asked, cap)
+        for tool_call in message.tool_calls:  # at most the cap: _step dropped the rest
+            text = self.toolbox.run(tool_call)
             result = Message.tool(tool_call.id, text, tool_name=tool_call.name)
             results.append(self._offloaded(result))
         return results
@@ -261,14 +265,6 @@ class Agent:
     def _extend(self, messages: list[Message]) -> None:
         self.history.append(messages)
         self._call_messages.extend(messages)
-
-
-def _not_run(call: ToolCall, asked: int, cap: int) -> str:
-    """The result of a tool call past the per-reply cap: an error the model can act on."""
-    return (
-        f"Error: {call.name} was not run: the reply asked for {asked} tool calls and at most "
-        f"{cap} are run per reply; ask again for the ones still needed."
-    )
 
 
 def _tool_call_cap(max_steps: int, given: int | None) -> int:

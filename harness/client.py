@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -123,6 +124,10 @@ class ChatClient:
         self._base_url = base.rstrip("/")
         self._url = f"{self._base_url}/chat/completions"
         self._host = httpx.URL(self._url).netloc.decode("ascii") or self._base_url
+        parts = urlsplit(self._url)
+        self._shown_url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        """The endpoint as messages name it: no user or password (a key may be the password)."""
+        self._url_password = parts.password or ""
         self._params = dict(params or {})
         self._retry = retry or RetryPolicy()
         self._owns_http = http_client is None
@@ -271,14 +276,16 @@ class ChatClient:
         timed_out = isinstance(exc, httpx.TimeoutException)
         total = f"the total timeout of {self._timeouts.total:g} s"
         if _timed_out(exc, deadline):
-            return APITimeoutError(f"no answer from {self._url} within {total} ({tries})")
+            return APITimeoutError(f"no answer from {self._shown_url} within {total} ({tries})")
         if timed_out and out_of_time:
             return APITimeoutError(
-                f"no answer from {self._url} ({tries}); {total} leaves no time for another"
+                f"no answer from {self._shown_url} ({tries}); {total} leaves no time for another"
             )
         if timed_out:
-            return APITimeoutError(f"timed out waiting for {self._url} ({tries}): {reason}")
-        return APIConnectionError(f"could not reach {self._url}: {reason[:1].lower()}{reason[1:]}")
+            return APITimeoutError(f"timed out waiting for {self._shown_url} ({tries}): {reason}")
+        return APIConnectionError(
+            f"could not reach {self._shown_url}: {reason[:1].lower()}{reason[1:]}"
+        )
 
     def _status_error(self, response: httpx.Response, text: str) -> APIStatusError:
         """The :class:`APIStatusError` subclass for an error response (its body scrubbed of
@@ -315,8 +322,10 @@ class ChatClient:
         return ResponseFormatError(f"{self._host} answered {response.status_code} with {what}")
 
     def _redact(self, text: str) -> str:
-        """``text`` with the API key blanked out, in case a server echoes it."""
-        return text.replace(self._api_key, "[redacted]")
+        """``text`` with the API key (and a password in the base URL) blanked out, in case a
+        server or an error echoes it."""
+        text = text.replace(self._api_key, "[redacted]")
+        return text.replace(self._url_password, "[redacted]") if self._url_password else text
 
 
 def _scrubbed(text: str) -> str:

@@ -40,8 +40,8 @@
         ├── SurfaceChangedError      the history changed while the summary was being written
         ├── CommitError              appending the result failed part-way; inspect the log
         ├── CompactionThrashError    compactions kept refilling the context; the guard stopped
-        └── ManualCompactionError    a manual compaction failed: missing, busy, changed, summary,
-                                     commit, no-snapshot, persistence or cancelled (its ``code``)
+        └── ManualCompactionError    a manual compaction failed: missing, busy, damaged, changed,
+                                     summary, commit, no-snapshot, persistence or cancelled
 
 Three kinds of failure drive the agent loop differently: provider errors (``ModelError``) are
 raised to the caller after the client's retries; a model's own mistakes (a bad tool argument, an
@@ -314,7 +314,8 @@ class ManualCompactionError(CompactionError):
     """A manual compaction failed; ``code`` says how.
 
     ``missing`` (no saved session, or none of the kind the engine needs: nothing was done),
-    ``busy`` (not idle, locked, or a tool call pending: nothing was done), ``changed`` (the
+    ``busy`` (not idle, locked, or a tool call pending: nothing was done), ``damaged`` (the
+    session's log or state file cannot be read: nothing was done), ``changed`` (the
     history moved during the summary call), ``summary`` (the summary call failed or was
     refused), ``commit`` (writing the result failed part-way), ``no-snapshot`` (undo of a
     state-file session whose snapshot is gone: nothing was restored), ``persistence`` (a

@@ -6,6 +6,13 @@ from probes.registry import PROBES, Probe
 
 
 def load() -> dict[str, Probe]:
-    from probes import data_loss, out_folder, robustness, security  # noqa: F401 (they register)
+    from probes import (  # noqa: F401 (they register)
+        concurrency,
+        damaged_files,
+        data_loss,
+        out_folder,
+        robustness,
+        security,
+    )
 
     return PROBES

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 __all__ = ["KEY_PROBE_TIMEOUT", "preflight", "probe_key"]
 
 KEY_PROBE_TIMEOUT = 10.0
-"""Seconds the key probe waits for the provider's answer; a slow answer proves nothing."""
+"""Seconds the key probe waits at most for the provider's answer (less when the recording's own
+timeouts are shorter); a slow answer proves nothing."""
 
 
 def preflight(
@@ -20,11 +21,12 @@ def preflight(
     base_url: str | None = None,
     api_key_env: str | None = None,
     check_key: bool = True,
+    key_timeout: float = 10.0,
 ) -> None:
     """Raise :class:`~harness.errors.CtxlabError`, in one sentence, when recording ``ids``
-    from ``provider`` cannot start: no API key in the provider's variable, or a key the
-    provider refuses (one ``GET /models`` asks, unless ``check_key`` is False), or, for ``local``
-    without a base URL, no model part packages (the ``record`` extra), and for the experiments
+    from ``provider`` cannot start: no API key in the provider's variable or one it refuses
+    (:func:`probe_key`, within ``key_timeout`` s, unless ``check_key`` is False), or, for
+    ``local`` without a base URL, no model part packages (the ``record`` extra), and for
     ``ids`` no llama_cpp or (E4) no llama-server binary. With no ``ids`` only what every
     recording from the provider needs is checked. Sends nothing but the key probe."""
     from experiments.lab.recorder.providers import provider_spec
@@ -35,7 +37,7 @@ def preflight(
         if spec.api_key_env is not None and not os.environ.get(spec.api_key_env, "").strip():
             raise MissingAPIKeyError(spec.api_key_env)
         if check_key and spec.api_key_env is not None:
-            probe_key(spec.base_url, spec.api_key_env)
+            probe_key(spec.base_url, spec.api_key_env, key_timeout)
         return
     from experiments.lab.recorder.modelfile import check_parts, local_model
 
@@ -54,7 +56,7 @@ def preflight(
         find_llama_server()
 
 
-def probe_key(base_url: str, env_var: str) -> None:
+def probe_key(base_url: str, env_var: str, timeout: float = KEY_PROBE_TIMEOUT) -> None:
     """Ask ``GET <base_url>/models`` with the key in ``env_var`` (no tokens spent) and raise
     :class:`~experiments.lab.errors.RejectedAPIKeyError` when the provider answers 401 or 403, so a
     wrong or expired key fails once, before a recording spends minutes failing request by
@@ -68,7 +70,7 @@ def probe_key(base_url: str, env_var: str) -> None:
     url = base_url.rstrip("/") + "/models"
     try:
         status = httpx.get(
-            url, headers={"Authorization": f"Bearer {key}"}, timeout=KEY_PROBE_TIMEOUT
+            url, headers={"Authorization": f"Bearer {key}"}, timeout=min(timeout, KEY_PROBE_TIMEOUT)
         ).status_code
     except httpx.HTTPError:
         return

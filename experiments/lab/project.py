@@ -27,8 +27,8 @@ def is_project(folder: Path) -> bool:
     path = folder / "pyproject.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return False  # not TOML we can read (tomllib recurses once per nested array or table)
     project = data.get("project")
     return isinstance(project, dict) and project.get("name") == PROJECT_NAME
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.lab.experiment import RunSettings
-from experiments.lab.preflight import preflight
+from experiments.lab.preflight import KEY_PROBE_TIMEOUT, preflight
 from experiments.lab.registry import EXPERIMENTS
 from experiments.lab.runner import record_experiments, select
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from experiments.lab.recorder import ProviderSpec
     from harness.timeouts import Timeouts
 
-__all__ = ["Recording", "dependents", "record", "recordable"]
+__all__ = ["Recording", "dependents", "record", "recordable", "unreplayed_sets"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,36 @@ def dependents(recorded: Sequence[str], cassettes: Path | None = None) -> list[s
     ]
 
 
+def unreplayed_sets(recorded: Sequence[str], cassettes: Path, since: float) -> list[str]:
+    """One sentence per experiment that replays what was just recorded but cannot replay a set
+    written since ``since`` (a time stamp), naming the cassettes it lacks: X-GATE writes no row
+    for a set without E3's gate variant, and said nothing about it."""
+    from experiments.lab.cassette_sets import list_sets
+
+    fresh = {
+        s
+        for r in recorded
+        for s in list_sets(cassettes, EXPERIMENTS[r].cassette_folder)
+        if any(f.stat().st_mtime >= since for f in (cassettes / r / s).glob("*.json"))
+    }
+    lines = []
+    for i in dependents(recorded):
+        experiment = EXPERIMENTS[i]
+        for s in sorted(fresh - set(experiment.sets(cassettes))):
+            needed = [tuple(r.split("/", 1)) for r in experiment.requires]
+            missing = [
+                f"{e}/{s}/{n}.json"
+                for e, n in needed
+                if not (cassettes / e / s / f"{n}.json").is_file()
+            ]
+            if missing:
+                lines.append(
+                    f"{i} wrote no row for {s}: it replays {', '.join(missing)}, which this "
+                    "set does not hold (record it to add the row)"
+                )
+    return lines
+
+
 def record(
     ids: Sequence[str],
     source: Recording,
@@ -96,7 +126,11 @@ def record(
     from experiments.lab.recorder import provider_spec
 
     chosen = list(ids) or select(ids)  # empty: all of them
-    preflight(chosen, source.provider, source.model, source.base_url, source.api_key_env)
+    limit = source.timeouts.total if source.timeouts is not None else KEY_PROBE_TIMEOUT
+    preflight(
+        chosen, source.provider, source.model, source.base_url, source.api_key_env,
+        key_timeout=limit,
+    )  # fmt: skip
     if source.provider != "local" or source.base_url:
         spec = source.spec(
             provider_spec(

@@ -12,8 +12,12 @@ played again.
 The journal is held under an exclusive ``flock`` for the whole bench, so a second bench writing
 to the same folder is refused at once, in one sentence, instead of interleaving its lines. A
 line cut short by a kill is skipped (its run plays again) and terminated, never truncated away,
-so the next line starts on a line of its own. ``--fresh`` replaces the journal with an empty
-one (under the lock): the earlier runs are played again.
+so the next line starts on a line of its own. A line that is whole JSON but not a run this
+format holds (a string where a count belongs, not an object, nested too deep) was not written by
+a bench: it is refused, naming the file and line, rather than kept as a finished run (it would
+break the tables) or skipped (its neighbours could be damaged too). ``--fresh`` replaces the
+journal with an empty one (under the lock) without reading it: the earlier runs are played
+again.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ from importlib import metadata
 from pathlib import Path
 from types import TracebackType
 
+from experiments.lab.views.codec import ShapeError, from_data
 from experiments.x_bench.schema import BenchFileError, Conversation, dump_conversation
 from experiments.x_bench.view import RunRecord
+from harness import json_depth
 from harness.fs.files import append_fd
 from harness.fs.locks import try_exclusive
 
-__all__ = ["JOURNAL_NAME", "BenchBusyError", "RunJournal"]
+__all__ = ["JOURNAL_NAME", "BenchBusyError", "DamagedJournalError", "RunJournal"]
 
 JOURNAL_NAME = "bench-runs.jsonl"
 VERSION = 1
@@ -41,6 +47,11 @@ VERSION = 1
 
 class BenchBusyError(BenchFileError):
     """Another ``ctxlab bench`` holds the journal of the same ``--out`` folder."""
+
+
+class DamagedJournalError(BenchFileError):
+    """A journal line that is whole JSON but not a run a bench wrote (one sentence naming the
+    file and line; the journal is left as it is)."""
 
 
 def _ctxlab_version() -> str:
@@ -62,7 +73,7 @@ class RunJournal:
         self.version = _ctxlab_version()
         self.kept: dict[str, RunRecord] = {}
         self.discarded = 0
-        """Runs of an earlier journal that ``fresh`` discarded."""
+        """Lines of an earlier journal that ``fresh`` discarded (unread)."""
         self.torn = 0
         """Lines that could not be read (cut short by a kill): their runs play again."""
         self._fd: int | None = None
@@ -81,14 +92,18 @@ class RunJournal:
             )
         self._fd = fd
         text = _read_fd(fd)  # through the locked descriptor: the path is not walked again
-        for line in text.splitlines():
-            self._read(line)
-        if self.fresh:  # asked for: the earlier runs are counted and said, then dropped
-            self.discarded, self.torn = len(self.kept), 0
-            self.kept.clear()
+        if self.fresh:  # asked for: the earlier lines are counted and said, never parsed
+            self.discarded = sum(1 for line in text.splitlines() if line.strip())
             os.ftruncate(fd, 0)
             os.fsync(fd)
             return self
+        try:
+            for number, line in enumerate(text.splitlines(), 1):
+                self._read(number, line)
+        except DamagedJournalError:
+            self._fd = None
+            os.close(fd)  # the lock goes with it; nothing was written
+            raise
         if text and not text.endswith("\n"):
             append_fd(self._fd, "\n")  # the torn line stays, on a line of its own
         return self
@@ -127,16 +142,32 @@ class RunJournal:
         append_fd(self._fd, json.dumps(line, ensure_ascii=False) + "\n")
         self.kept[key] = record
 
-    def _read(self, line: str) -> None:
+    def _read(self, number: int, line: str) -> None:
         if not line.strip():
             return
         try:
-            data = json.loads(line)
-            if data.get("v") != VERSION:
-                return
-            self.kept[str(data["key"])] = RunRecord(**data["run"])
-        except (ValueError, TypeError, KeyError, AttributeError):
+            data = json_depth.loads(line)
+        except json_depth.JsonTooDeepError as exc:
+            raise self._damaged(number, str(exc)) from None
+        except ValueError:  # not whole JSON: cut short by a kill
             self.torn += 1
+            return
+        if not isinstance(data, dict):
+            raise self._damaged(number, f"a JSON {type(data).__name__}, not an object")
+        if data.get("v") != VERSION:
+            return  # another format's line: its run plays again
+        if not isinstance(data.get("key"), str):
+            raise self._damaged(number, "no key")
+        try:
+            self.kept[data["key"]] = from_data(RunRecord, data.get("run"))
+        except ShapeError as exc:
+            raise self._damaged(number, str(exc)) from None
+
+    def _damaged(self, number: int, what: str) -> DamagedJournalError:
+        return DamagedJournalError(
+            f"{self.path}:{number} is not a run ctxlab bench wrote ({what}); fix or remove "
+            "that line, or pass --fresh to play every run again."
+        )
 
 
 def _read_fd(fd: int) -> str:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from experiments.lab.errors import ExperimentError
+from experiments.x_bench.limits import MAX_CONVERSATIONS, MAX_FACTS, MAX_FILE_BYTES, MAX_TURNS
+from harness import json_depth
 
 __all__ = [
     "FACT_KINDS",
@@ -251,13 +253,14 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     raw_turns = _need(data, "turns", list, where)
     if not raw_turns:
         raise BenchFileError(f"{where} has no turns.")
+    raw_facts = _need(data, "facts", list, where)
+    _at_most(len(raw_turns), MAX_TURNS, "turns", where)
+    _at_most(len(raw_facts), MAX_FACTS, "facts", where)
     turns = [_turn(t, i, where) for i, t in enumerate(raw_turns)]
-    facts = [_fact(f, len(turns), where) for f in _need(data, "facts", list, where)]
+    facts = [_fact(f, len(turns), where) for f in raw_facts]
     if not facts:
         raise BenchFileError(f"{where} has no facts to score.")
-    ids = Counter(f.id for f in facts)
-    if twice := [i for i, n in ids.items() if n > 1]:
-        raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
+    _unique_fact_ids(facts, where)
     lang = _need(data, "lang", str, where)
     if lang not in ("zh", "en"):
         raise BenchFileError(f"{where}: lang must be 'zh' or 'en', not {lang!r}.")
@@ -279,23 +282,55 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     )
 
 
-def load_conversations(path: Path) -> list[Conversation]:
-    """The conversations in ``path``: one conversation object, or a list of them."""
+def _unique_fact_ids(facts: list[Fact], where: str) -> None:
+    ids = Counter(f.id for f in facts)
+    if twice := [i for i, n in ids.items() if n > 1]:
+        raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
+
+
+def _at_most(count: int, limit: int, what: str, where: str) -> None:
+    """One sentence naming the limit (:mod:`experiments.x_bench.limits`) ``count`` exceeds."""
+    if count > limit:
+        raise BenchFileError(
+            f"{where} holds {count:,} {what}; ctxlab bench reads at most {limit:,}."
+        )
+
+
+def _read_text(path: Path) -> str:
+    """The file's text, refused before it is read whole when it is over MAX_FILE_BYTES."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)  # a FIFO or a device stops here too
     except FileNotFoundError:
         raise BenchFileError(f"The conversations file {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise BenchFileError(f"The conversations file {path} cannot be read ({exc}).") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise BenchFileError(
+            f"The conversations file {path} is larger than {MAX_FILE_BYTES:,} bytes, the most "
+            "ctxlab bench reads."
+        )
     try:
-        data = json.loads(text)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BenchFileError(f"The conversations file {path} cannot be read ({exc}).") from None
+
+
+def load_conversations(path: Path) -> list[Conversation]:
+    """The conversations in ``path``: one conversation object, or a list of them."""
+    text = _read_text(path)
+    try:
+        data = json_depth.loads(text)
     except json.JSONDecodeError as exc:
         raise BenchFileError(
             f"The conversations file {path} is not JSON (line {exc.lineno}: {exc.msg})."
         ) from None
+    except json_depth.JsonTooDeepError as exc:  # its parser would raise RecursionError
+        raise BenchFileError(f"The conversations file {path} cannot be read: {exc}.") from None
     items: Sequence[Any] = data if isinstance(data, list) else [data]
     if not items:
         raise BenchFileError(f"The conversations file {path} holds no conversation.")
+    _at_most(len(items), MAX_CONVERSATIONS, "conversations", f"The conversations file {path}")
     conversations = [
         conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)
     ]

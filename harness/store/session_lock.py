@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from harness import json_depth
 from harness.errors import PathEscapeError, SessionBusyError
 from harness.fs.locks import try_exclusive
 from harness.fs.path import WorkspacePath
@@ -60,7 +61,7 @@ def holder(path: Path | WorkspacePath) -> dict[str, Any] | None:
     """The holder a lock file names, or None when it is empty, missing or unreadable."""
     try:
         text = WorkspacePath.of(path).read_text().strip()
-        data = json.loads(text) if text else None
+        data = json_depth.loads(text) if text else None
     except (OSError, ValueError, PathEscapeError):
         return None
     return data if isinstance(data, dict) else None

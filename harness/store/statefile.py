@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness import json_depth
 from harness.errors import ConfigError, StateStoreError
 from harness.fs.files import append_text, write_atomic
 from harness.fs.path import WorkspacePath
@@ -76,7 +77,7 @@ class AgentState:
 
     @classmethod
     def from_json(cls, text: str) -> AgentState:
-        data = json.loads(text)
+        data = json_depth.loads(text)
         if data.get("format") not in _READABLE_FORMATS:
             raise ConfigError(f"unsupported state format {data.get('format')!r}")
         context = [Message.from_record(m) for m in data["context"]]
@@ -205,7 +206,7 @@ class JsonStateStore:
         records: list[dict[str, Any]] = []
         for number, line in enumerate(lines, 1):
             try:
-                entry = json.loads(line.decode("utf-8"))
+                entry = json_depth.loads(line.decode("utf-8"))
             except (ValueError, RecursionError) as exc:  # too deep to parse is unreadable too
                 if number == len(lines) and not tail:  # a crash left the last line unreadable
                     tail = line + b"\n"
@@ -273,7 +274,7 @@ class Transcript:
         self._append(record)
 
     def entries(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self._lines()]
+        return [json_depth.loads(line) for line in self._lines()]
 
     def messages(self) -> list[Message]:
         """Every message ever logged, in order (including those compaction removed)."""
@@ -340,7 +341,7 @@ class Transcript:
 
 def _entry_of(line: bytes) -> dict[str, Any] | None:
     try:
-        entry = json.loads(line.decode("utf-8"))
+        entry = json_depth.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
@@ -348,7 +349,7 @@ def _entry_of(line: bytes) -> dict[str, Any] | None:
 
 def _message_of(line: str) -> Message | None:
     try:
-        entry = json.loads(line)
+        entry = json_depth.loads(line)
         record = entry.get("message") if entry.get("type") == "message" else None
         return None if not isinstance(record, dict) else Message.from_record(record)
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):

@@ -180,3 +180,77 @@ def test_every_budget_of_the_users_own_conversations_is_shown(tmp_path: Path) ->
     )
     line = next(x for x in (out / "bench.md").read_text().splitlines() if x.startswith("Budgets"))
     assert line.count("custom: trigger") == 2, line
+
+
+# --- files beyond what ctxlab bench reads: one sentence, before the work that grows with them --
+
+
+def _write_conversations(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _mine(**changes: Any) -> dict[str, Any]:
+    return json.loads(dump_conversation(generate(1, "2k", "en"))) | changes
+
+
+def test_a_conversations_file_nested_too_deep_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert main(["bench", "--conversations", str(path), "--out", str(tmp_path / "o")]) == 2
+    line = _one_sentence(capsys)
+    assert f"The conversations file {path}" in line and "100,000 levels deep" in line, line
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("case", "words"),
+    [
+        ("bytes", "is larger than 67,108,864 bytes, the most ctxlab bench reads"),
+        ("conversations", "holds 1,001 conversations; ctxlab bench reads at most 1,000"),
+        ("turns", "holds 5,001 turns; ctxlab bench reads at most 5,000"),
+        ("facts", "holds 1,000,000 facts; ctxlab bench reads at most 500"),
+    ],
+)
+def test_a_conversations_file_beyond_the_limits_is_refused_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, words: str
+) -> None:
+    from experiments.x_bench import limits
+
+    path = tmp_path / "big.json"
+    if case == "bytes":  # sparse: nothing is written, the size alone refuses it
+        with path.open("wb") as file:
+            file.truncate(limits.MAX_FILE_BYTES + 1)
+    elif case == "conversations":
+        _write_conversations(path, [{}] * (limits.MAX_CONVERSATIONS + 1))
+    elif case == "turns":
+        _write_conversations(path, [_mine(turns=[{}] * (limits.MAX_TURNS + 1))])
+    else:
+        _write_conversations(path, [_mine(facts=[{}] * 1_000_000)])
+    assert main(["bench", "--conversations", str(path), "--out", str(tmp_path / "o")]) == 2
+    line = _one_sentence(capsys)
+    assert words in line and (path.name in line), line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_formula_in_the_users_text_is_written_as_text_in_the_csvs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    formula = '=HYPERLINK("http://x","y")'
+    path = _write_conversations(tmp_path / "mine.json", [_mine(id=formula, size="-big")])
+    out = tmp_path / "out"
+    monkeypatch.setenv(KEY_ENV, "sk-x")
+    with ScriptedHTTPServer(answer=_answer) as server:
+        args = ["bench", "--provider", "openai-compatible", "--base-url", server.base_url]
+        args += ["--model", "@model", "--api-key-env", KEY_ENV, "--conversations", str(path)]
+        assert main([*args, "--conditions", "full", "--out", str(out)]) == 0
+    runs = _rows(out / "bench-runs.csv")
+    assert [(r["conversation"], r["size"], r["model"]) for r in runs] == [
+        ("'" + formula, "'-big", "'@model")
+    ]
+    kinds = _rows(out / "bench-kinds.csv")
+    assert kinds and {r["model"] for r in kinds} == {"'@model"}
+    cells = [cell for rows in (runs, kinds) for r in rows for cell in r.values()]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)

@@ -130,7 +130,7 @@ def test_a_torn_last_line_is_skipped_and_fresh_starts_over(
     assert again[:-1] == [*lines[:-1], lines[-1][:40]] and again[-1] == lines[-1]
     assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
     err = capsys.readouterr().err
-    assert "--fresh: 5 earlier run(s)" in err and "kept" not in err
+    assert "--fresh: 6 earlier line(s)" in err and "kept" not in err
     assert journal.read_text(encoding="utf-8").splitlines() == lines
 
 
@@ -167,3 +167,84 @@ def test_a_journal_that_is_a_symlink_is_refused_and_its_target_untouched(
     assert err == [f"ctxlab: '{JOURNAL_NAME}' is outside the workspace (a symlink)"]
     assert target.read_text(encoding="utf-8") == "not a journal\n"
     assert sorted(p.name for p in out.iterdir()) == [JOURNAL_NAME]  # no results written
+
+
+def _damaged(lines: list[str], case: str) -> list[str]:
+    import json
+
+    if case == "nested-too-deep":
+        return [lines[0], "[" * 100_000 + "]" * 100_000, *lines[1:]]
+    record = json.loads(lines[1])
+    if case == "string-for-a-number":
+        record["run"]["compactions"] = "3"
+    elif case == "string-for-a-float":
+        record["run"]["survival"] = "high"
+    elif case == "not-an-object":
+        record = [record]
+    elif case == "key-a-number":
+        record["key"] = 5
+    return [lines[0], json.dumps(record), *lines[2:]]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "nested-too-deep",
+        "string-for-a-number",
+        "string-for-a-float",
+        "not-an-object",
+        "key-a-number",
+    ],
+)
+def test_a_damaged_journal_line_is_refused_naming_it_and_fresh_starts_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    out = tmp_path / "out"
+    assert main(["bench", *SMALL, "--out", str(out)]) == 0
+    journal = out / JOURNAL_NAME
+    good = journal.read_text(encoding="utf-8").splitlines()
+    lines = _damaged(good, case)
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    damaged = journal.read_bytes()
+    tables = {p.name: p.read_bytes() for p in out.glob("bench*") if p.name != JOURNAL_NAME}
+    capsys.readouterr()
+    assert main(["bench", *SMALL, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"ctxlab: {journal}:2 is not a run"), err
+    assert "--fresh" in err[0] and "Error" not in err[0]
+    assert journal.read_bytes() == damaged  # left as it was, for the user to look at
+    assert {p.name: p.read_bytes() for p in out.glob("bench*") if p.name != JOURNAL_NAME} == tables
+    # the lock went with the refusal: the same process can start over
+    assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
+    assert f"--fresh: {len(lines)} earlier line(s)" in capsys.readouterr().err
+    assert journal.read_text(encoding="utf-8").splitlines() == good
+
+
+def test_a_password_in_the_base_url_reaches_neither_the_journal_nor_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "correct-horse-battery-staple-42"
+    with ScriptedHTTPServer(answer=_answer) as server:
+        url = server.base_url.replace("http://", f"http://lab:{secret}@")
+        out = tmp_path / "out"
+        assert main(_bench(url, out)) == 0
+        journal = (out / JOURNAL_NAME).read_text(encoding="utf-8")
+        assert secret not in journal and "lab@" not in journal
+        assert f"|{server.base_url}|m " in journal  # host and port still tell servers apart
+        capsys.readouterr()
+        assert main(_bench(url, out)) == 0  # the same command keeps its runs
+        assert capsys.readouterr().err.count("(kept: run before)") == 3
+    closed = url.replace(f"{server.httpd.server_port}", f"{_closed_port()}")
+    assert main(_bench(closed, tmp_path / "refused")) == 2
+    said = capsys.readouterr()
+    assert "did not answer" in said.err and secret not in said.out + said.err
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

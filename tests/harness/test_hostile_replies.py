@@ -1,10 +1,11 @@
 """Replies built to exhaust the agent: bounded before they cost anything (issue 25).
 
 Through a real HTTP server on 127.0.0.1 and the real client: one reply with 1,000 tool calls
-runs at most ``max_steps`` of them (the rest answered with an error result, so every call keeps
-its result); 200,000-deep tool arguments are an error result for the model, not a
-``RecursionError`` out of ``agent.call``; a 200,000-deep reply body is a typed
-``ResponseFormatError``.
+runs and keeps at most ``max_steps`` of them (the rest dropped from the stored reply, with one
+note); one reply of 100,000 calls leaves a session, and a next request, of a size independent
+of the number of calls, under both compaction engines and both log formats; 200,000-deep tool
+arguments are an error result for the model, not a ``RecursionError`` out of ``agent.call``; a
+200,000-deep reply body is a typed ``ResponseFormatError``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from support.loopback import ScriptedHTTPServer, completion, json_reply, say
 from support.sessions import bare_agent
 
 from harness.agent import Agent
+from harness.call_cap import DROPPED_KEY
 from harness.client import ChatClient, RetryPolicy
+from harness.compaction.dsh.config import DshConfig
 from harness.errors import ResponseFormatError, StepLimitExceededError
+from harness.harness_agent import HarnessAgent
 from harness.messages import Message, ToolCall, validate_pairing
 from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
@@ -69,11 +73,70 @@ def test_one_reply_with_many_tool_calls_runs_at_most_max_steps(tmp_path: Path) -
     partial = info.value.partial
     assert partial is not None
     results = [m for m in partial.messages if m.role == "tool"]
-    assert len(results) == 1_000  # every call answered: the pairing holds
-    assert all("was not run" in m.content for m in results[20:])
+    assert len(results) == 20  # every kept call answered: the pairing holds
+    (reply,) = [m for m in partial.messages if m.role == "assistant"]
+    assert [c.id for c in reply.tool_calls] == [f"c{n}" for n in range(20)]
+    assert "asked for 1000 tool calls" in reply.content
+    assert "other 980 were dropped" in reply.content
     saved = EventLog.replay(tmp_path / "u/events/s1.jsonl").messages()
     validate_pairing(saved)
-    assert len([m for m in saved if m.role == "tool"]) == 1_000
+    assert [m.role for m in saved] == ["user", "assistant", *["tool"] * 20]
+    assert saved[1].content == reply.content and saved[1].metadata[DROPPED_KEY] == 980
+
+
+CALLS = 100_000
+
+
+def _floods_once(request: ChatRequest) -> Message:
+    """The first agent request gets one reply of CALLS tool calls; later ones an answer."""
+    if request.purpose != "agent":
+        return Message.assistant("a summary")
+    flooded = any(m.role == "tool" for m in request.messages)
+    if flooded or any(m.content == "next" for m in request.messages):
+        return Message.assistant("done")
+    calls = [ToolCall(f"f{n}", "tick", json.dumps({"n": n})) for n in range(CALLS)]
+    return Message.assistant("", calls)
+
+
+@pytest.mark.parametrize(
+    ("log_format", "compaction"),
+    [("ctxlab", None), ("dsh", DshConfig())],
+    ids=["ctxlab-agentscope", "dsh-dsh"],
+)
+def test_one_reply_of_100000_calls_leaves_a_small_session(
+    tmp_path: Path, log_format: str, compaction: DshConfig | None
+) -> None:
+    """The stored session and the next request are bounded by the cap, not by the reply: 22
+    messages (user, the reply with its first 20 calls and the note, 20 results), a few KB."""
+    RUN.clear()
+    model = FunctionModel(_floods_once)
+    options = {} if compaction is None else {"compaction": compaction}
+
+    def open_agent() -> HarnessAgent:
+        return HarnessAgent(
+            model, "system", workspace_root=tmp_path, user_id="u", session_id="s1",
+            tools=[TICK], disable_memory_hooks=True, disable_memory_tools=True,
+            store="eventlog", log_format=log_format, **options,  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    agent = open_agent()
+    with pytest.raises(StepLimitExceededError):
+        agent.call("go")
+    agent.close()
+    assert len(RUN) == 20
+    log = tmp_path / "u/events/s1.jsonl"
+    assert log.stat().st_size < 20_000  # was 100,001 messages, megabytes
+    saved = EventLog.replay(log).messages()
+    validate_pairing(saved)
+    assert [m.role for m in saved] == ["user", "assistant", *["tool"] * 20]
+    assert f"other {CALLS - 20} were dropped" in saved[1].content
+
+    again = open_agent()
+    assert again.call("next").text == "done"  # the next call proceeds
+    again.close()
+    sent = model.requests[-1].messages
+    assert len(sent) <= 30 and len(json.dumps([m.to_record() for m in sent])) < 20_000
+    validate_pairing(list(sent))
 
 
 def test_tool_calls_past_the_cap_count_against_max_steps() -> None:

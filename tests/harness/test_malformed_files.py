@@ -136,3 +136,53 @@ def test_a_saved_line_nested_too_deep_is_no_recursion_error(
     else:  # the last line: an unreadable tail, moved aside and kept
         assert where == "last"
         assert DEEP in (path.parent / f"{path.name}.corrupt").read_bytes()
+
+
+# --- a DeepSeek-Harness session file with a line nested too deep -------------------------------
+
+
+def _dsh_session_with_deep_line(root: Path, where: str) -> Path:
+    from support.sessions import bare_agent
+
+    agent = bare_agent(root, FunctionModel(lambda request: "ok"), log_format="dsh")
+    for text in ("one", "two", "three"):
+        agent.call(text)
+    agent.close()
+    path = root / "u" / "events" / "s1.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = len(lines) if where == "last" else len(lines) // 2
+    path.write_bytes(b"".join([*lines[:at], DEEP + b"\n", *lines[at:]]))
+    return path
+
+
+@pytest.mark.parametrize("where", ["middle", "last"])
+def test_a_dsh_line_nested_too_deep_is_no_recursion_error(tmp_path: Path, where: str) -> None:
+    path = _dsh_session_with_deep_line(tmp_path, where)
+    try:
+        agent = HarnessAgent(
+            FunctionModel(lambda request: "ok"), workspace_root=tmp_path, user_id="u",
+            session_id="s1", store="eventlog", disable_memory_hooks=True,
+        )  # fmt: skip
+        agent.call("after")
+        agent.close()
+    except CtxlabError as exc:  # a line in the middle: one sentence naming the file and line
+        message = str(exc)
+        assert where == "middle" and f"{path}:" in message and "\n" not in message, message
+        assert "levels deep" in message
+    else:  # the last line: an unreadable tail, moved aside and kept
+        assert where == "last"
+        assert DEEP in (path.parent / f"{path.name}.corrupt").read_bytes()
+
+
+def test_ctxlab_show_on_a_dsh_line_nested_too_deep_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from experiments.lab.cli import main
+
+    path = _dsh_session_with_deep_line(tmp_path, "middle")
+    before = path.read_bytes()
+    assert main(["show", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("ctxlab: "), err
+    assert f"{path}:" in err and "levels deep" in err and "Recursion" not in err
+    assert path.read_bytes() == before  # show is read only

@@ -97,3 +97,66 @@ def test_an_offloaded_tool_result_keeps_no_key(tmp_path: Path) -> None:
     assert OTHER_KEY not in text and "row\n" * 100 in text  # the rest is kept
     preview = next(m for m in agent.context if m.role == "tool").content
     assert OTHER_KEY not in preview and str(saved[0].relative_to(tmp_path)) in preview
+
+
+URL_PASSWORD = "correct-horse-battery-staple-42"
+
+
+def _closed_url() -> str:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://lab:{URL_PASSWORD}@127.0.0.1:{port}/v1"
+
+
+def test_a_password_in_the_base_url_never_reaches_a_connection_error() -> None:
+    from support.loopback import SilentServer
+
+    from harness.errors import APIConnectionError, APITimeoutError
+
+    with pytest.raises(APIConnectionError) as refused:
+        _client(_closed_url()).complete(_hello())
+    with SilentServer() as silent, pytest.raises(APITimeoutError) as timed_out:
+        url = silent.base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
+        ChatClient(
+            "m", base_url=url, api_key=KEY_IN_USE, retry=RetryPolicy(0), timeout=0.2
+        ).complete(_hello())
+    for error in (refused.value, timed_out.value):
+        assert URL_PASSWORD not in f"{error} {error!r}" and "lab@" not in str(error)
+        assert "127.0.0.1:" in str(error)  # the server is still named
+
+
+def test_a_password_in_the_base_url_is_not_kept_in_audit_jsonl(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_turns(tmp_path, FunctionModel(lambda r: "ok"), [f"q{n} " + "x" * 200 for n in range(4)])
+    monkeypatch.setenv(KEY_ENV, "sk-test-000000000000000000")
+    monkeypatch.setenv("CTXLAB_TIMEOUT", "2")
+    assert main(compact_args(tmp_path, _closed_url())) == 2
+    assert URL_PASSWORD not in capsys.readouterr().err
+    audit = (tmp_path / "u" / "audit.jsonl").read_text(encoding="utf-8")
+    assert "could not reach" in audit and URL_PASSWORD not in audit
+
+
+def test_verbose_log_lines_never_show_a_password_in_the_base_url(tmp_path: Path) -> None:
+    """``ctxlab -v`` prints every library's log lines; httpx's name each request's URL."""
+    import os
+    import subprocess
+    import sys
+
+    from support.paths import ROOT
+
+    run_turns(tmp_path, FunctionModel(lambda r: "ok"), [f"q{n} " + "x" * 200 for n in range(4)])
+    reply = json_reply({"error": {"message": "no"}}, 401)
+    with ScriptedHTTPServer([reply]) as server:
+        url = server.base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
+        done = subprocess.run(
+            [sys.executable, "-m", "experiments.lab.cli", "-v", *compact_args(tmp_path, url)],
+            capture_output=True, text=True, cwd=ROOT, timeout=120,
+            env={**os.environ, KEY_ENV: "sk-test-000000000000000000"},
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "HTTP Request: POST http://127.0.0.1:" in done.stderr  # the line is still there
+    assert URL_PASSWORD not in done.stdout + done.stderr and "lab@" not in done.stderr

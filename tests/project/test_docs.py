@@ -107,9 +107,13 @@ def test_the_quick_start_installs_reproduces_and_tests() -> None:
 
 
 def test_ci_runs_the_readmes_test_command() -> None:
-    """``.ci/run`` runs the README's test command (an environment assignment may precede it)."""
+    """``.ci/run`` runs the README's test command (an environment assignment may precede it),
+    itself or in one of the ``.ci/steps`` scripts it runs."""
     test = quick_start()[-1]
-    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    lines = ci_run.splitlines()
+    for name in re.findall(r"^bash \.ci/steps/([a-z-]+)\.sh", ci_run, re.MULTILINE):
+        lines += (ROOT / ".ci" / "steps" / f"{name}.sh").read_text(encoding="utf-8").splitlines()
     commands = [
         " ".join(w for w in line.split() if not re.match(r"[A-Z_]+=", w))
         for line in lines

@@ -6,6 +6,7 @@ Commands import what they need when they run, so ``ctxlab --help`` imports no pa
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from experiments.lab.cli.subcommands import SUBCOMMANDS
 from harness import CtxlabError
 
 if TYPE_CHECKING:
-    pass
+    import logging
 
 __all__ = ["main"]
 
@@ -105,8 +106,10 @@ def _mutations(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    import time
+
     from experiments.lab.experiment import RunSettings
-    from experiments.lab.recording import Recording, dependents, record
+    from experiments.lab.recording import Recording, dependents, record, unreplayed_sets
     from experiments.lab.runner import run_experiments
 
     out, args.cassettes = folders(args)
@@ -124,6 +127,7 @@ def _record(args: argparse.Namespace) -> int:
         slice=args.slice,
         conditions=args.conditions,
     )
+    started = time.time()
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
     if recorded:
         stale = dependents(recorded, Path(args.cassettes))
@@ -136,6 +140,8 @@ def _record(args: argparse.Namespace) -> int:
         print(summary.line())
         for line in summary.failure_lines():
             print(f"ctxlab: {line}", file=sys.stderr)
+        for line in unreplayed_sets(recorded, Path(args.cassettes), started):
+            print(line)
     return 0
 
 
@@ -245,6 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.command in LIVE_COMMANDS:  # minutes of live calls: say each wait for a retry
         logging.getLogger("harness.client").setLevel(logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_no_url_password)
     try:
         return COMMANDS[args.command](args)
     except CtxlabError as exc:
@@ -269,6 +277,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 LIVE_COMMANDS = frozenset({"record", "bench"})
 """Commands that talk to a live model: the client's retry waits are printed (``WARNING``)."""
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
+
+
+def _no_url_password(record: logging.LogRecord) -> bool:
+    """Print a log line with no user or password in the URLs it names (httpx's request lines
+    name the URL as given: ``--base-url https://user:KEY@proxy/v1`` would show the key)."""
+    text = record.getMessage()
+    if "@" in text:
+        record.msg, record.args = _URL_USERINFO.sub(r"\1", text), None
+    return True
+
 
 SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
 """The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""

@@ -131,15 +131,16 @@ def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
     names = _condition_names(args)
     conversations = _conversations(args)
     context = live_model(args) if args.provider else nullcontext(None)
+    server = _shown_url(args.base_url or "")
     # the journal first: a second bench on the same --out is refused before a server starts
     with RunJournal(args.out, fresh=args.fresh) as journal:
         _say_resumed(journal)
         try:
             with context as model:
                 if model is not None:
-                    _preflight(model, args.base_url or args.provider)
+                    _preflight(model, server or args.provider)
                 label = model.model_name if model is not None else "none"
-                journal.model = f"{args.provider or 'none'}|{args.base_url or ''}|{label}"
+                journal.model = f"{args.provider or 'none'}|{server}|{label}"
                 records = _run(conversations, names, model, label, journal)
         except KeyboardInterrupt:
             _note(f"the runs finished so far are kept in {journal.path}: the same command goes "
@@ -148,6 +149,19 @@ def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
         _report(conversations, records, names, args.out)
     _warn(records)
     return 0
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as the journal keeps it and a message shows it: no user or password (a key may
+    be the password); a query, which may hold a key too, as a digest of it, so servers that
+    differ only there are still told apart."""
+    import hashlib
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    query = hashlib.sha256(parts.query.encode()).hexdigest()[:12] if parts.query else ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, f"sha256-{query}" if query else "", ""))
 
 
 def _condition_names(args: argparse.Namespace) -> list[str]:
@@ -179,7 +193,7 @@ def _warn(records: Sequence[RunRecord]) -> None:
 def _say_resumed(journal: RunJournal) -> None:
     where = journal.path
     if journal.discarded:
-        _note(f"--fresh: {journal.discarded} earlier run(s) of {where} discarded")
+        _note(f"--fresh: {journal.discarded} earlier line(s) of {where} discarded, unread")
     elif journal.kept:
         _note(f"{len(journal.kept)} run(s) in {where}: those of this bench are kept (--fresh "
               "plays them again)")  # fmt: skip
@@ -244,6 +258,7 @@ def _report(
 
     import pandas as pd
 
+    from experiments.lab.csv_cells import safe_text_columns
     from experiments.x_bench import scored_view
     from experiments.x_bench.conditions import budget_for
     from experiments.x_bench.page import bench_markdown
@@ -259,7 +274,8 @@ def _report(
     out.mkdir(parents=True, exist_ok=True)
     runs = pd.DataFrame([dataclasses.asdict(r) for r in records])
     kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*view.by_kind, *view.by_band]])
-    write_atomic(out / "bench-runs.csv", runs.to_csv(index=False))
-    write_atomic(out / "bench-kinds.csv", kinds.to_csv(index=False))
+    # the user's text (ids, sizes, bands, the model's name) is never a spreadsheet formula
+    write_atomic(out / "bench-runs.csv", safe_text_columns(runs).to_csv(index=False))
+    write_atomic(out / "bench-kinds.csv", safe_text_columns(kinds).to_csv(index=False))
     write_atomic(out / "bench.md", bench_markdown(view))
     print(f"wrote {out / 'bench-runs.csv'}, {out / 'bench-kinds.csv'} and {out / 'bench.md'}")

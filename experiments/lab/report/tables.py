@@ -8,7 +8,6 @@ list of records into a DataFrame. Per-experiment measurements are read in :mod:`
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
@@ -19,6 +18,7 @@ import pandas as pd
 
 from experiments.lab.claims import read_claims
 from experiments.lab.registry import EXPERIMENTS
+from harness import json_depth
 
 __all__ = [
     "ARTICLE_E3_COMPACTED_ROUNDS",
@@ -111,8 +111,8 @@ def claims_table(path: Path) -> pd.DataFrame:
 def _read_doc(path: Path) -> ExperimentDoc:
     raw = path.read_text(encoding="utf-8", errors="replace")
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as error:
+        data = json_depth.loads(raw)
+    except ValueError as error:  # not JSON, or nested too deep to read
         return ExperimentDoc(path.stem, None, raw, f"not valid JSON: {error}")
     if not isinstance(data, dict):
         return ExperimentDoc(path.stem, None, raw, f"not a JSON object but a {type(data).__name__}")

@@ -90,7 +90,8 @@ class CompactionConfig:
     """Compact when the estimated tokens reach this; 0 = dynamic (window − reserved, or
     160,000 when the window is unknown); None = token trigger off."""
     keep_messages: int = 20
-    """Messages kept verbatim after the summary, in count mode."""
+    """Messages kept verbatim after the summary, in count mode (at least 1 when the tail may be
+    counted in messages: ``keep_tokens`` 0, or ``dynamic``, which falls back to it)."""
     keep_tokens: int | Literal["dynamic"] = DYNAMIC
     """Tail budget in tokens; 0 = count mode (keep ``keep_messages``); ``"dynamic"`` =
     ``clamp(ratio × (window − reserved), min, max)``, and count mode when the window is unknown."""
@@ -241,8 +242,15 @@ def _field_problems(config: CompactionConfig) -> list[str]:
     ]
     if isinstance(config.keep_messages, bool) or not isinstance(config.keep_messages, int):
         problems.append(f"keep_messages must be a whole number, not {config.keep_messages!r}")
-    elif config.keep_messages < 1:
-        problems.append(f"keep_messages must be at least 1, not {config.keep_messages}")
+    elif config.keep_messages < 0 or (
+        config.keep_messages == 0 and config.keep_tokens in (0, DYNAMIC)
+    ):
+        # a tail of 0 messages would fold the request being answered into the summary; with a
+        # static keep_tokens the count is never used, and 0 is accepted, as AgentScope does
+        problems.append(
+            f"keep_messages must be at least 1 when the tail may be counted in messages "
+            f"(keep_tokens 0 or 'dynamic'), not {config.keep_messages}"
+        )
     ints = {
         "trigger_messages": config.trigger_messages,
         "trigger_tokens": config.trigger_tokens if config.trigger_tokens is not None else 0,

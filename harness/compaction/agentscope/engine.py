@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
 from harness.compaction.agentscope.prune import PruneForecast
+from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
 from harness.errors import SummaryError
 from harness.messages import Message
@@ -133,8 +134,11 @@ class AgentScopeEngine:
 
 def _best_effort(hook: PrefixHook, prefix: Sequence[Message], what: str) -> None:
     # The flush and the prefix record must never block a compaction: the summary still
-    # replaces the prefix, and the failure is logged.
+    # replaces the prefix, and the failure is logged. An interrupt wrapped in another error
+    # is still the user's: it stops the compaction.
     try:
         hook(prefix)
     except Exception as exc:
+        if carries_interrupt(exc):
+            raise
         step_logger.warning("Memory %s before compaction failed: %s", what, exc)

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+from harness.compaction.interrupts import carries_interrupt
+from harness.compaction.summary_check import checked
 from harness.messages import SUMMARY_NAME, Message
 from harness.model import ChatModel, ChatRequest
 from harness.summary_outcome import SummaryOutcome, SummaryPolicy, request_summary
@@ -107,23 +109,37 @@ def summarize(
 
     ``fail-open`` (AgentScope 2.0.3): a failed call or a blank answer never stops compaction;
     the summary becomes ``(Summary unavailable)``, followed by the error when the call failed.
+    An answer that is not a summary (:mod:`harness.compaction.summary_check`) is a failed one.
     ``fail-closed`` (manual compaction): either raises :class:`~harness.errors.SummaryError`.
     """
     if not any(m.role != "system" for m in prefix):
         return SummaryOutcome("No previous conversation history.")
     text = (prompt or DEFAULT_SUMMARY_PROMPT).replace("{messages}", render_transcript(prefix))
     request = ChatRequest(messages=(Message.user(text),), max_tokens=max_tokens, purpose="summary")
-    outcome = request_summary(
-        model, request, cut=None, empty="the model returned an empty summary", call=CALL
-    )
+    outcome = checked(_call(model, request))
     if not outcome.failed:
         return SummaryOutcome(_strip_prefix(outcome.text), response=outcome.response)
     if outcome.response is None:  # the call itself failed: the placeholder names the error
         logger.warning("Summarization LLM call failed: %s", outcome.error)
         placeholder = f"{SUMMARY_UNAVAILABLE} {outcome.error}"
     else:
+        logger.warning("Summary refused: %s", outcome.error)
         placeholder = SUMMARY_UNAVAILABLE
     return replace(outcome, text=placeholder).settle(policy)
+
+
+def _call(model: ChatModel, request: ChatRequest) -> SummaryOutcome:
+    """The summary call's outcome. A provider's error (:class:`~harness.errors.ModelError`) is a
+    failed outcome; any other exception is a bug in the summariser and is raised, with the
+    history untouched (a deliberate deviation from AgentScope, which degrades any error the
+    summary model's stream raises: failing open on a bug would replace the prefix with the
+    placeholder at every compaction). A user's interrupt inside a provider's error is raised."""
+    outcome = request_summary(
+        model, request, cut=None, empty="the model returned an empty summary", call=CALL
+    )
+    if outcome.cause is not None and carries_interrupt(outcome.cause):
+        raise outcome.cause
+    return outcome
 
 
 def _strip_prefix(text: str) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from harness.compaction.guards.gate import GateConfig, gate_checkpoint
+from harness.compaction.summary_check import checked
 from harness.errors import SummaryError
 from harness.messages import CHECKPOINT_NAME, Message
 from harness.meter import TokenMeter
@@ -90,14 +91,17 @@ def summarize_span(
     """Make the call and check it; fail closed (the engine's policy, see
     :mod:`harness.summary_outcome`).
 
-    Raises :class:`SummaryError` when the call failed, the output was cut at max_tokens or is
-    empty, or when the framed checkpoint is not strictly smaller than what it replaces.
+    Raises :class:`SummaryError` when the call failed, the output was cut at max_tokens, is
+    empty or is not a summary (:mod:`harness.compaction.summary_check`), or when the framed
+    checkpoint is not strictly smaller than what it replaces.
     """
-    outcome = request_summary(
-        model,
-        request,
-        cut="the summary was cut off at max_tokens (incomplete checkpoint)",
-        empty="the summary call returned no text",
+    outcome = checked(
+        request_summary(
+            model,
+            request,
+            cut="the summary was cut off at max_tokens (incomplete checkpoint)",
+            empty="the summary call returned no text",
+        )
     ).settle(POLICY)
     assert outcome.response is not None  # a successful outcome has its response
     checkpoint = frame_checkpoint(outcome.text)

@@ -15,8 +15,8 @@
    (user, host, pid), when, engine, trigger, cutoff, summary length, messages before and after.
 
 Failures are one :class:`ManualCompactionError` whose ``code`` says what happened: ``missing``,
-``busy``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence`` or
-``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
+``busy``, ``damaged``, ``changed``, ``summary``, ``commit``, ``no-snapshot``, ``persistence``
+or ``cancelled`` (see :class:`~harness.errors.ManualCompactionError`). Both engines work on an
 event-log session (``events/<session>.jsonl``); the AgentScope engine also on a state-file
 session (``state/<session>.json`` and its journal).
 """
@@ -34,7 +34,7 @@ from typing import Any, assert_never, get_args
 from harness.compaction.agentscope import CompactionConfig, Compactor, resolve_thresholds
 from harness.compaction.agentscope.summary import DEFAULT_SUMMARY_PROMPT
 from harness.compaction.dsh import DshConfig, DshEngine
-from harness.compaction.manual.audit import AuditRecord
+from harness.compaction.manual.audit import AuditRecord, read_audit
 from harness.compaction.manual.lock import session_lock, who
 from harness.compaction.manual.undo import digest, restore_state, take_snapshot, undo_on_log
 from harness.compaction.record import EngineName
@@ -44,10 +44,12 @@ from harness.errors import (
     ConfigError,
     CtxlabError,
     EventLogError,
+    LogCorruptError,
     ManualCompactionError,
     NothingToUndoError,
     PairingError,
     PathEscapeError,
+    StateStoreError,
     SummaryError,
     SurfaceChangedError,
     UnbalancedSurfaceError,
@@ -165,9 +167,8 @@ class ManualCompaction:
         return EventLogHistory(EventLog.open(WorkspacePath(self.fs, self.events_name)))
 
     def audit_log(self) -> list[dict[str, Any]]:
-        if not self.audit_file.exists():
-            return []
-        return [json.loads(line) for line in self.audit_file.read_text().splitlines() if line]
+        """The audit's lines (:func:`~harness.compaction.manual.audit.read_audit`)."""
+        return read_audit(self.audit_file)
 
     def _undo_state(self) -> tuple[str, int, str]:
         record = self._last_committed_state()
@@ -263,6 +264,8 @@ class ManualCompaction:
             assert_never(engine)
         except ManualCompactionError:
             raise
+        except _DAMAGED as exc:
+            raise _damaged(exc) from exc
         except (CompactionBusyError, UnbalancedSurfaceError) as exc:
             raise ManualCompactionError("busy", str(exc)) from exc
         except SurfaceChangedError as exc:
@@ -355,13 +358,25 @@ class ManualCompaction:
             raise error from exc
 
 
+_DAMAGED = (LogCorruptError, StateStoreError)
+"""A saved file that cannot be read: ``damaged``, never ``busy`` (which says another process
+holds the session, and waiting would not help here)."""
+
+
+def _damaged(exc: BaseException) -> ManualCompactionError:
+    return ManualCompactionError("damaged", f"{exc}; nothing was changed")
+
+
 def _as_manual_error(exc: BaseException) -> ManualCompactionError:
     """Every failure as a ManualCompactionError: an interrupt (Ctrl-C, SIGTERM) is
-    ``cancelled``, bad input ``busy`` (nothing was done), an unexpected error ``commit``."""
+    ``cancelled``, a saved file that cannot be read ``damaged``, other bad input ``busy``
+    (nothing was done), an unexpected error ``commit``."""
     if isinstance(exc, ManualCompactionError):
         return exc
     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
         return ManualCompactionError("cancelled", "manual compaction was cancelled")
+    if isinstance(exc, _DAMAGED):
+        return _damaged(exc)
     if isinstance(exc, CtxlabError):
         return ManualCompactionError("busy", str(exc))
     return ManualCompactionError("commit", f"{type(exc).__name__}: {exc}")

@@ -5,7 +5,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["AuditRecord"]
+from harness import json_depth
+from harness.errors import ManualCompactionError
+from harness.fs.path import WorkspacePath
+
+__all__ = ["AuditRecord", "read_audit"]
+
+
+def read_audit(path: WorkspacePath) -> list[dict[str, Any]]:
+    """The lines of the audit file ``path`` (none when it is missing); ``damaged`` naming the
+    line when one cannot be read (undo and the snapshot clean-up decide from them, so none is
+    skipped)."""
+    if not path.exists():
+        return []
+    lines = []
+    for number, line in enumerate(path.read_bytes().split(b"\n"), 1):
+        if not line:
+            continue
+        try:
+            entry = json_depth.loads(line)
+        except ValueError as exc:  # not UTF-8, not JSON, or nested too deep
+            entry = exc
+        if not isinstance(entry, dict):
+            raise ManualCompactionError(
+                "damaged",
+                f"{path}:{number}: an audit line that is not a JSON object; "
+                "restore the file from a backup or move it aside",
+            )
+        lines.append(entry)
+    return lines
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from harness import json_depth
 from harness.errors import ManualCompactionError, NothingToUndoError
 from harness.fs.path import WorkspacePath
 from harness.messages import Message
@@ -51,7 +52,14 @@ def restore_state(
     snapshot: WorkspacePath, session_id: str, record: dict[str, Any], now: list[Message]
 ) -> list[Message]:
     """The context to save: the snapshot, then what was added after the compaction."""
-    data = json.loads(snapshot.read_text())
+    try:
+        data = json_depth.loads(snapshot.read_text())
+        if not isinstance(data, dict) or not isinstance(data.get("context"), list):
+            raise ValueError("not an object with a context")
+    except ValueError as exc:  # not UTF-8, not JSON, nested too deep, or not a snapshot's shape
+        raise ManualCompactionError(
+            "damaged", f"the snapshot {snapshot} cannot be read ({exc}); nothing was changed"
+        ) from None
     if data.get("session_id") != session_id:
         raise ManualCompactionError("commit", f"{snapshot} is not a snapshot of {session_id!r}")
     after = int(record["messages_after"])

@@ -4,12 +4,12 @@ stand for runs of ``assistant/chunk`` events (dsh's ``decodeStorageRecord``)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from harness import json_depth
 from harness.errors import EventLogError, LogCorruptError
 
 __all__ = ["expand_row", "is_header", "iso", "ms", "readable"]
@@ -21,7 +21,7 @@ _DELTAS = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta"}
 def is_header(line: bytes) -> bool:
     """True for a dsh session header line."""
     try:
-        value = json.loads(line.decode("utf-8"))
+        value = json_depth.loads(line.decode("utf-8"))
     except ValueError:
         return line.startswith(b'{"type":"session"')  # a header torn mid-line
     return isinstance(value, dict) and value.get("type") == "session"
@@ -47,7 +47,7 @@ def ms(stamp: str) -> int:
 
 def readable(line: bytes) -> bool:
     try:
-        json.loads(line.decode("utf-8"))
+        json_depth.loads(line.decode("utf-8"))
     except ValueError:
         return False
     return True

@@ -11,6 +11,10 @@ originals stay in the log.
 * :mod:`~harness.store.eventlog.log` — :class:`EventLog` (JSONL file, crash recovery, several
   writers under an OS file lock);
 * :mod:`~harness.store.eventlog.scan` — reading the JSONL (a torn last line is not corruption);
+* :mod:`~harness.store.eventlog.snapshot` — the fold as a side file (a sidecar for a dsh
+  file), so a reopen reads it and the tail; :mod:`~harness.store.eventlog.marks` — where the
+  events sit in the file; :mod:`~harness.store.eventlog.prefix` — the events before a
+  snapshot, read when first asked for;
 * :func:`~harness.fs.locks.exclusive` — the ``flock`` the appends take;
 * :mod:`~harness.store.eventlog.migrate` — rewriting logs whose replaces named positions;
 * :mod:`~harness.store.eventlog.history` — :class:`EventLogHistory`, the agent's history on a log;

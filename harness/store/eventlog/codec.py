@@ -11,8 +11,9 @@ session header line). :func:`detect` tells the formats apart by the first line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.errors import ConfigError, EventLogError
 from harness.fs.path import WorkspacePath
@@ -52,6 +53,14 @@ class Codec(Protocol):
         ``at_start`` when they begin at byte 0)."""
         ...
 
+    def state(self) -> dict[str, Any]:
+        """What the codec learned from the lines it read (JSON), for a snapshot."""
+        ...
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Take up :meth:`state` as a snapshot saved it (its lines are not read again)."""
+        ...
+
 
 class JsonlCodec:
     """ctxlab's own format: each line one :meth:`Event.to_json`."""
@@ -66,6 +75,12 @@ class JsonlCodec:
 
     def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
         return scan_bytes(path, raw, first_seq)
+
+    def state(self) -> dict[str, Any]:
+        return {}  # each line stands alone
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        pass
 
 
 def detect(head: bytes) -> LogFormat:

@@ -34,12 +34,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import json_depth
 from harness.errors import ContentFormatError, LogCorruptError, SurfaceError
 from harness.messages import Message
 from harness.store.dsh.lines import expand_row, is_header, iso, ms, readable
 from harness.store.dsh.messages import message_of, read_message, write_message
 from harness.store.eventlog.events import SURFACE_TYPES, Event, thaw
 from harness.store.eventlog.formats import LogFormat
+from harness.store.eventlog.marks import Marks
 from harness.store.eventlog.scan import Scan
 
 __all__ = ["DSH_FORMAT_VERSION", "KNOWN_TYPES", "DshCodec", "is_header"]
@@ -207,6 +209,27 @@ class DshCodec:
             if type == "assistant/message" and isinstance(data.get("step"), int):
                 self._step = data["step"]
 
+    def state(self) -> dict[str, Any]:
+        """The header and what :meth:`_track` followed, for a snapshot (the sidecar)."""
+        return {
+            "header": self.header, "session_id": self.session_id, "provider": self.provider,
+            "model": self.model, "compaction": self._compaction, "open_turn": self._open_turn,
+            "turn": self._turn, "step": self._step, "headers": self._headers,
+        }  # fmt: skip
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Take up :meth:`state`; KeyError or TypeError when it is not one."""
+        header = state["header"]
+        if not isinstance(header, dict) or header.get("version") != DSH_FORMAT_VERSION:
+            raise TypeError("no dsh session header")
+        self.header, self.session_id = header, str(state["session_id"])
+        self.provider, self.model = str(state["provider"]), str(state["model"])
+        compaction, open_turn = state["compaction"], state["open_turn"]
+        self._compaction = None if compaction is None else str(compaction)
+        self._open_turn = None if open_turn is None else int(open_turn)
+        self._turn, self._step = int(state["turn"]), int(state["step"])
+        self._headers = int(state["headers"])
+
     # --- reading --------------------------------------------------------------------------
 
     def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
@@ -214,12 +237,14 @@ class DshCodec:
         tail = lines.pop()
         scan = Scan()
         number = 0  # line number in the file, where known (from byte 0)
+        at = 0  # where the line starts, from the start of raw
         if at_start:
             if not lines:  # only a header being written: nothing yet
                 scan.good_bytes, scan.torn = 0, bool(tail)
                 return scan
-            self._read_header(path, lines.pop(0))
-            number = 1
+            header = lines.pop(0)
+            self._read_header(path, header)
+            number, at = 1, len(header) + 1
         if tail:
             scan.recovered.append(f"dropped a torn last line ({len(tail)} bytes, no newline)")
         elif lines and not readable(lines[-1]):
@@ -227,21 +252,27 @@ class DshCodec:
             tail = dropped + b"\n"
             scan.recovered.append(f"dropped an unreadable last line ({len(dropped)} bytes)")
         seq = first_seq
+        marks = Marks()
         for line in lines:
             number += 1
             where = f"{path}:{number}" if at_start else f"{path} (event {seq})"
+            marks.add(seq, at)
+            at += len(line) + 1
+            first = seq
             for event in self._decode_line(where, line):
                 if event.seq != seq:
                     raise LogCorruptError(f"{where}: event seq {event.seq}, expected {seq}")
                 scan.events.append(event)
+                scan.last_lines[event.type] = (first, line)
                 seq += 1
+        scan.marks = marks.tuples()
         scan.good_bytes = len(raw) - len(tail)
         scan.torn = bool(tail)
         return scan
 
     def _read_header(self, path: Path, line: bytes) -> None:
         try:
-            header = json.loads(line.decode("utf-8"))
+            header = json_depth.loads(line.decode("utf-8"))  # depth bounded first
         except ValueError as exc:
             raise LogCorruptError(f"{path}:1: the dsh session header is not JSON") from exc
         if not isinstance(header, dict) or header.get("type") != "session":
@@ -257,7 +288,7 @@ class DshCodec:
 
     def _decode_line(self, where: str, line: bytes) -> list[Event]:
         try:
-            record = json.loads(line.decode("utf-8"))
+            record = json_depth.loads(line.decode("utf-8"))  # depth bounded first
         except ValueError as exc:
             raise LogCorruptError(f"{where}: unreadable line: {exc}") from exc
         if not isinstance(record, dict):

@@ -14,8 +14,8 @@ from pathlib import Path
 from harness.errors import LogCorruptError, SurfaceError
 from harness.messages import Message
 from harness.store.eventlog.events import Event
-from harness.store.eventlog.snapshot import Snapshot
-from harness.store.eventlog.surface import EventsView, Surface, SurfaceManager
+from harness.store.eventlog.snapshot import NodeRuns, Snapshot
+from harness.store.eventlog.surface import EventsView, Prefix, Surface, SurfaceManager
 
 __all__ = ["END_SEED", "Listener", "LogFold"]
 
@@ -41,6 +41,8 @@ class LogFold:
         self._surface_generation = 0
         self._latest: dict[str, int] = {}  # event type -> seq of its latest event
         self._calls: dict[str, int] = {}  # tool call id -> seq of the assistant event
+        self._calls_partial = False  # restored from a snapshot: the earlier calls not indexed
+        self._runs = NodeRuns()  # the surface as runs, for the next snapshot
 
     @property
     def events(self) -> EventsView:
@@ -84,7 +86,9 @@ class LogFold:
             cache = self._surface_messages = []
             self._surface_generation = generation
         if len(cache) < len(nodes):
-            cache.extend(self.message(seq) for seq in nodes[len(cache) :])
+            new = nodes[len(cache) :]
+            self._manager.load(s for s in new if s not in self._messages)  # one pass
+            cache.extend(self.message(seq) for seq in new)
         return cache
 
     def message(self, seq: int) -> Message:
@@ -143,24 +147,40 @@ class LogFold:
             for call in event.data["message"].get("tool_calls") or ():
                 self._calls[str(call.get("id", ""))] = event.seq
 
-    def _restore_fold(self, snapshot: Snapshot, filler: Callable[[], list[Event]]) -> None:
-        """Start (empty) from ``snapshot``; ``filler`` reads the events it skipped."""
+    def _call_seq(self, call_id: str) -> int | None:
+        """The seq of the assistant event that made tool call ``call_id`` (the latest such),
+        or None. After a reopen from a snapshot only the latest assistant event's calls are
+        indexed; a call not among them has the events before the snapshot read once."""
+        seq = self._calls.get(call_id)
+        if seq is None and self._calls_partial:
+            self._calls_partial = False
+            self._calls = {}
+            for event in self._manager.events:  # in order: a reused id keeps its latest
+                self._index_calls(event)
+            seq = self._calls.get(call_id)
+        return seq
+
+    def _restore_fold(self, snapshot: Snapshot, prefix: Prefix) -> None:
+        """Start (empty) from ``snapshot``; ``prefix`` reads the events it skipped."""
         self._manager.restore(
-            snapshot.seq, snapshot.nodes, snapshot.generation, snapshot.events, filler
+            snapshot.seq, snapshot.nodes, snapshot.generation, snapshot.events, prefix
         )
         self._latest = dict(snapshot.latest)
-        for seq in snapshot.nodes:
-            self._index_calls(snapshot.events[seq])
+        self._runs.seed(snapshot.runs, snapshot.generation, len(snapshot.nodes))
+        assistant = self._latest.get("assistant/message")
+        if assistant is not None:  # the calls a next tool result most likely answers
+            self._index_calls(snapshot.events[assistant])
+        self._calls_partial = True
 
     def _snapshot_fold(self) -> Snapshot:
-        """The fold as a snapshot (its offset is the file's business: left 0)."""
+        """The fold as a snapshot (its offset, marks and codec are the file's business)."""
         manager = self._manager
-        wanted = sorted({*manager.node_seqs, *self._latest.values()})
         return Snapshot(
             seq=len(manager),
             offset=0,
             generation=manager.replace_generation,
-            nodes=tuple(manager.node_seqs),
+            nodes=(),
             latest=dict(self._latest),
-            events={seq: manager.event(seq) for seq in wanted},
+            events={seq: manager.event(seq) for seq in set(self._latest.values())},
+            runs=self._runs.of(manager.node_seqs, manager.replace_generation),
         )

@@ -1,32 +1,28 @@
 """The append-only event log: a JSONL file (or memory) and the surface folded from it.
 
-Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended with
-:func:`harness.fs.files.append_text`, never rewritten; ``durability``
-(:mod:`harness.store.durability`) says whether each append is fsynced or the owner's
-:meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
-component with ``O_NOFOLLOW`` (:class:`~harness.fs.path.WorkspacePath`): an ``events/``
-folder swapped for a symlink is refused with :class:`~harness.errors.PathEscapeError`. An
-append is checked first (an invalid event raises :class:`~harness.errors.SurfaceError` and
-writes nothing), then written, then folded, so the live surface only holds written events.
+Each line is one event (:class:`~harness.store.eventlog.events.Event`), appended, never
+rewritten; ``durability`` (:mod:`harness.store.durability`) says whether each append is fsynced
+or :meth:`EventLog.commit` flushes a turn's appends at once. Every open goes component by
+component with ``O_NOFOLLOW`` (:class:`~harness.fs.path.WorkspacePath`: a swapped-in symlink is
+a :class:`~harness.errors.PathEscapeError`). An append is checked (an invalid event raises
+:class:`~harness.errors.SurfaceError` and writes nothing), written, then folded.
 
-**Several processes may write one log**: every append takes an exclusive OS lock on the file
-(:func:`~harness.fs.locks.exclusive`), folds whatever other writers appended since, then
-writes its line; :meth:`EventLog.sync` does the catching up alone. A reader never takes a
-half-written last line for corruption (:mod:`~harness.store.eventlog.scan`).
-
-A failed write leaves the tail unknown, so the log refuses appends until it is reopened.
-:meth:`EventLog.replay` reads a file without touching it, from the start. :meth:`EventLog.open`
-(under the lock) reads the newest valid snapshot (:mod:`~harness.store.eventlog.snapshot`) and
-the tail after it, moves a torn or unreadable last line aside to ``<log>.corrupt``
-(:mod:`harness.store.torn`), reports it in ``recovered``, and appends one
-``session/end-seed``: an unclosed ``compaction/start`` before it belongs to an earlier process
-(*stale*, reported), one after it is *live* (the compaction lock, DeepSeek-Harness §A3).
-Appending costs O(1) in the history's length, opening O(surface + tail).
+**Several processes may write one log**: every append takes an exclusive OS lock on the file,
+folds what other writers appended since, then writes its line. A failed write leaves the tail
+unknown, so the log refuses appends until it is reopened. :meth:`EventLog.replay` reads a file
+without touching it. :meth:`EventLog.open` (under the lock) reads the newest valid snapshot
+(:mod:`~harness.store.eventlog.snapshot`; a dsh file's is a sidecar dsh ignores) and the tail
+after it, never the events before it (read when first asked for,
+:mod:`~harness.store.eventlog.prefix`), moves a torn or unreadable last line aside
+(:mod:`harness.store.torn`), and appends one ``session/end-seed``: an unclosed
+``compaction/start`` before it is *stale*, one after it *live* (the lock, DeepSeek-Harness §A3).
+Appending costs O(1) in the history's length; opening O(snapshot + tail).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,13 +40,14 @@ from harness.store.eventlog import codec as formats
 from harness.store.eventlog.codec import Codec, LogFormat, read_events
 from harness.store.eventlog.events import Event, ReplaceOp, surface_type
 from harness.store.eventlog.fold import END_SEED, LogFold
+from harness.store.eventlog.marks import Marks
+from harness.store.eventlog.prefix import PrefixEvents
 from harness.store.eventlog.scan import Scan, read_at
 from harness.store.eventlog.snapshot import (
     DEFAULT_SNAPSHOT_EVERY,
-    SNAPSHOT_SUFFIX,
     Snapshot,
-    prefix_reader,
     read_snapshot,
+    snapshot_path,
     write_snapshot,
 )
 from harness.store.statefile import utc_now
@@ -80,34 +77,28 @@ class EventLog(LogFold):
         durability: Durability = "per-event",
         snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
-        self.file = None if path is None else WorkspacePath.of(path)
-        """Where the log is kept (None: in memory only)."""
+        self.file = None if path is None else WorkspacePath.of(path)  # None: in memory only
         info = None if self.file is None else self.file.stat()
         if info is not None and info.st_size > 0:
             raise EventLogError(f"{self.file} already holds events; load it with EventLog.open")
-        self.path = None if self.file is None else self.file.path
-        """The file's path, for messages and reports (I/O goes through :attr:`file`)."""
-        self.origin = self.file
-        """The file the events were read from (:meth:`replay` sets it, :attr:`file` stays
-        None: a replayed log never writes)."""
+        self.path = None if self.file is None else self.file.path  # for messages (I/O: file)
+        self.origin = self.file  # where the events were read from (replay: file stays None)
         self.clock = clock
         self.codec: Codec = formats.make_codec(format, self.path)  # ctxlab's or dsh's format
-        self.durability = check_durability(durability)
-        """When appends reach the disk (:mod:`harness.store.durability`; ``per-turn``: the
-        owner calls :meth:`commit` at the end of each turn)."""
+        self.durability = check_durability(durability)  # per-turn: the owner calls commit()
         self.snapshot_every = snapshot_every
-        """Write a snapshot (:mod:`~harness.store.eventlog.snapshot`) at each compaction's end
-        and every ``max(snapshot_every, surface size)`` events; None: never."""
-        self.recovered: list[str] = []
-        """What :meth:`open` repaired (a dropped torn last line), one sentence each."""
-        self.write_error: str | None = None
-        """Set when a write failed; the log then refuses appends until it is reopened."""
+        """Snapshot at each compaction's end and every ``snapshot_every`` events; None: never
+        (and none is read)."""
+        self.recovered: list[str] = []  # what open() repaired, one sentence each
+        self.write_error: str | None = None  # set by a failed write: appends refused until reopened
         super().__init__()
         self._size = 0  # bytes of the file this log has folded (written or read)
         self._lock_depth, self._lock_fd = 0, -1  # the locked file, read and cut through while held
         self._recovered_now: list[str] = []  # what the last catch-up dropped
         self._unsynced = False  # appended since the last commit, not yet fsynced
         self._snapshot_seq = 0  # the events the newest snapshot (read or written) covers
+        self._marks = Marks()  # where the events sit in the file (a snapshot carries them)
+        self._lines: dict[str, tuple[int, bytes]] = {}  # the line of each type's latest event
         self.opened_from_snapshot: int | None = None
         """How many events the snapshot :meth:`open` started from covered (None: it replayed
         the log from the start)."""
@@ -123,11 +114,10 @@ class EventLog(LogFold):
         snapshot_every: int | None = DEFAULT_SNAPSHOT_EVERY,
     ) -> EventLog:
         """Load the log at ``path`` (empty if missing), move a torn or unreadable last line
-        aside (to ``<log>.corrupt``), and mark the resume with a ``session/end-seed``. A bad
-        line elsewhere raises LogCorruptError. A valid snapshot is read instead of the events
-        it covers, and only the tail after it is replayed (a snapshot that fails its checks is
-        ignored: the log is replayed from the start). The file keeps its format; ``format`` is
-        a new file's (a file of another one is refused); a dsh file takes no snapshot."""
+        aside (``<log>.corrupt``), mark the resume with a ``session/end-seed``; a bad line
+        elsewhere raises LogCorruptError. A valid snapshot stands for the events it covers and
+        only the tail is replayed (one that fails its checks is ignored). The file keeps its
+        format; ``format`` is a new file's; a dsh file's snapshot is a sidecar."""
         log = cls(None, clock, durability=durability, snapshot_every=snapshot_every)
         log.file = log.origin = WorkspacePath.of(path)
         log.path = log.file.path
@@ -138,8 +128,6 @@ class EventLog(LogFold):
             except FileNotFoundError:  # a new log: its file is made by the first append
                 head = b""
             log.codec = formats.codec_for_head(head, log.path, format)
-            if log.codec.format != "ctxlab":  # snapshots index ctxlab's own lines
-                log.snapshot_every = None
             if head:
                 log._load()
                 log.recovered = list(log._recovered_now)
@@ -154,20 +142,17 @@ class EventLog(LogFold):
         assert self.file is not None
         snapshot = None
         if self.snapshot_every is not None:
-            snapshot = read_snapshot(self.file, self._lock_fd)
+            snapshot = read_snapshot(self.file, self._lock_fd, self.codec.format)
         if snapshot is not None:
             try:
                 self._restore(snapshot)
                 self._catch_up()
                 return
-            except (LogCorruptError, SurfaceError) as exc:
-                logger.warning(
-                    "%s: the tail after its snapshot does not fold (%s); replaying the log "
-                    "from the start",
-                    self.path,
-                    exc,
-                )
+            except (LogCorruptError, SurfaceError, KeyError, TypeError, ValueError) as exc:
+                note = "the tail after its snapshot does not fold (%s); replaying it all"
+                logger.warning("%s: " + note, self.path, exc)
                 self._reset()
+                self.codec = formats.make_codec(self.codec.format, self.path)
         try:
             self._catch_up()
         except LogCorruptError as exc:
@@ -178,7 +163,11 @@ class EventLog(LogFold):
 
     def _restore(self, snapshot: Snapshot) -> None:
         assert self.file is not None
-        self._restore_fold(snapshot, prefix_reader(self.file, snapshot.seq, snapshot.offset))
+        self.codec.restore(snapshot.codec)  # KeyError, TypeError: not a state of this codec
+        self._marks = Marks(snapshot.marks)
+        self._lines = dict(snapshot.lines)
+        format, count, offset = self.codec.format, snapshot.seq, snapshot.offset
+        self._restore_fold(snapshot, PrefixEvents(self.file, format, count, offset, self._marks))
         self._size = snapshot.offset
         self._snapshot_seq = self.opened_from_snapshot = snapshot.seq
 
@@ -186,6 +175,7 @@ class EventLog(LogFold):
         LogFold.__init__(self, self.listeners)
         self._size = 0
         self._snapshot_seq, self.opened_from_snapshot = 0, None
+        self._marks, self._lines = Marks(), {}
 
     @classmethod
     def replay(cls, path: Path | WorkspacePath, clock: StampClock = utc_now) -> EventLog:
@@ -251,19 +241,22 @@ class EventLog(LogFold):
         if self.file is None or self.snapshot_every is None or self.write_error is not None:
             return
         since = len(self._manager) - self._snapshot_seq
-        if since and (force or since >= max(self.snapshot_every, len(self._manager.node_seqs))):
+        if since and (force or since >= self.snapshot_every):
             self._write_snapshot()
 
     def _write_snapshot(self) -> None:
         """Under the lock: replace the snapshot by one of the current fold. A snapshot is a
         cache: a failure to write it is logged, never raised."""
         assert self.file is not None
-        folder, _, name = self.file.relative.rpartition("/")
+        format = self.codec.format
+        folder, _, name = snapshot_path(self.file, format).relative.rpartition("/")
+        marks, codec, lines = self._marks.tuples(), self.codec.state(), self._lines
+        fold = dataclasses.replace(self._snapshot_fold(), marks=marks, codec=codec, lines=lines)
         try:
             # a temp file a writer killed mid-snapshot left (they are written under this lock)
-            self.file.root.remove_temps(folder or ".", prefix=f".{name}{SNAPSHOT_SUFFIX}.")
-            write_snapshot(self.file, self._lock_fd, self._size, self._snapshot_fold())
-        except OSError as exc:
+            self.file.root.remove_temps(folder or ".", prefix=f".{name}.")
+            write_snapshot(self.file, self._lock_fd, self._size, fold, format)
+        except (OSError, KeyError) as exc:  # KeyError: a latest event whose line is unknown
             logger.warning("%s: no snapshot written (%s)", self.path, exc)
             return
         self._snapshot_seq = len(self._manager)
@@ -281,7 +274,7 @@ class EventLog(LogFold):
     def append_message(self, message: Message, **data: Any) -> Event:
         """Append ``message`` as a surface node (``data`` adds log-only fields next to it); a
         tool result cites its call's event."""
-        call = self._calls.get(message.tool_call_id or "") if message.role == "tool" else None
+        call = self._call_seq(message.tool_call_id or "") if message.role == "tool" else None
         return self.append(
             surface_type(message),
             {"message": message.to_record(), **data},
@@ -357,6 +350,9 @@ class EventLog(LogFold):
         raw = read_at(fd, self._size, found - self._size)
         scan: Scan = self.codec.scan(self.path, raw, len(self._manager), at_start=not self._size)
         self._fold(self.path, scan.events)
+        for seq, at in scan.marks:
+            self._marks.add(seq, self._size + at)
+        self._lines.update(scan.last_lines)
         self._size += scan.good_bytes
         if scan.torn:  # moved aside to <log>.corrupt, then cut: never deleted
             reason = "; ".join(scan.recovered)
@@ -368,8 +364,10 @@ class EventLog(LogFold):
     def _write(self, event: Event) -> None:
         try:
             line = self.codec.encode(event) + "\n"
+            start = 0  # where the event's line starts, past the preamble
             if not self._size:  # a new file: dsh's session header goes first
-                line = self.codec.preamble(event) + line
+                preamble = self.codec.preamble(event)
+                line, start = preamble + line, len(preamble.encode("utf-8"))
             payload = line.encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise EventLogError(f"event {event.type} cannot be written as JSON: {exc}") from exc
@@ -382,6 +380,8 @@ class EventLog(LogFold):
         except BaseException as exc:
             self.write_error = f"{type(exc).__name__}: {exc}"
             raise
+        self._marks.add(event.seq, self._size + start)
+        self._lines[event.type] = (event.seq, payload[start:-1])
         self._size += len(payload)
 
     def _mark_resume(self) -> None:

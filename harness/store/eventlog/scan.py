@@ -8,16 +8,18 @@ is corruption: the reader leaves it out and says so. A bad line anywhere else is
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
+from harness import json_depth
 from harness.errors import EventLogError, LogCorruptError
 from harness.fs.path import WorkspacePath
+from harness.store.eventlog import marks
 from harness.store.eventlog.events import Event
 
-__all__ = ["Scan", "read_at", "scan_bytes", "scan_file"]
+__all__ = ["Scan", "parse_line", "read_at", "scan_bytes", "scan_file"]
 
 
 @dataclass
@@ -31,6 +33,12 @@ class Scan:
     """How many bytes (from where the read began) hold the complete, readable lines."""
     torn: bool = False
     """True when bytes after ``good_bytes`` were left out."""
+    last_lines: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    """Event type → (the first seq of the line, the line) of the last line holding an
+    event of that type: a snapshot keeps those lines as the file has them."""
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    """``(seq, offset from where the read began)`` of the lines starting at each multiple
+    of :data:`~harness.store.eventlog.marks.STRIDE` seqs (:mod:`~harness.store.eventlog.marks`)."""
 
 
 def scan_file(path: Path | WorkspacePath) -> Scan:
@@ -70,15 +78,28 @@ def scan_bytes(path: Path, raw: bytes, first_seq: int) -> Scan:
         tail = dropped + b"\n"
         number = first_seq + len(lines) + 1
         scan.recovered.append(f"dropped an unreadable last line {number} ({len(dropped)} bytes)")
-    scan.events = [_parse(path, first_seq + i + 1, line) for i, line in enumerate(lines)]
+    scan.events = [parse_line(path, first_seq + i + 1, line) for i, line in enumerate(lines)]
+    scan.marks = line_marks(lines, first_seq)
+    scan.last_lines = {e.type: (e.seq, line) for e, line in zip(scan.events, lines, strict=True)}
     scan.good_bytes = len(raw) - len(tail)
     scan.torn = bool(tail)
     return scan
 
 
+def line_marks(lines: list[bytes], first_seq: int) -> list[tuple[int, int]]:
+    """The marks of ``lines`` (one event each, the first ``first_seq``, read from offset 0):
+    the offsets of the lines whose seq is a multiple of the stride."""
+    stride = marks.STRIDE
+    first = -(-first_seq // stride) * stride - first_seq  # index of the first marked line
+    if first >= len(lines):
+        return []
+    starts = [0, *accumulate(len(line) + 1 for line in lines[: len(lines) - 1])]
+    return [(first_seq + i, starts[i]) for i in range(first, len(lines), stride)]
+
+
 def _readable(line: bytes) -> bool:
     try:
-        json.loads(line.decode("utf-8"))
+        json_depth.loads(line.decode("utf-8"))
     # UnicodeDecodeError and JSONDecodeError are ValueErrors; a line nested too deep for the
     # parser (planted by hand: ctxlab never writes one) is as unreadable
     except (ValueError, RecursionError):
@@ -86,7 +107,9 @@ def _readable(line: bytes) -> bool:
     return True
 
 
-def _parse(path: Path, number: int, line: bytes) -> Event:
+def parse_line(path: Path, number: int, line: bytes) -> Event:
+    """Line ``number`` (from 1) of the log at ``path``: its event, which must be event
+    ``number - 1``; LogCorruptError otherwise."""
     try:
         event = Event.from_json(line.decode("utf-8"))
     except (ValueError, TypeError, RecursionError, EventLogError) as exc:

@@ -16,14 +16,27 @@ copies its event list or surface); a replace costs O(surface) for the lookup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 from harness.errors import SurfaceError, UnbalancedSurfaceError
 from harness.store.eventlog.events import Event
 
-__all__ = ["EventsView", "Surface", "SurfaceManager", "fold"]
+__all__ = ["EventsView", "Prefix", "Surface", "SurfaceManager", "fold"]
+
+
+class Prefix(Protocol):
+    """Reads the events a snapshot let a reopen skip
+    (:class:`~harness.store.eventlog.prefix.PrefixEvents`)."""
+
+    def load(self, seqs: Iterable[int]) -> Mapping[int, Event]:
+        """The events ``seqs``."""
+        ...
+
+    def all(self) -> list[Event]:
+        """Every event it covers, in order."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +52,8 @@ class Surface:
 class EventsView(Sequence[Event]):
     """A read-only view of a growing event list: O(1) to take, equal to any sequence with the
     same events (a tuple of them included). A log reopened from a snapshot has not read the
-    events before it: the first access to one of them reads them (``fill``), once."""
+    events before it: an access to one reads it; a walk over them all reads them all
+    (``fill``), once."""
 
     __slots__ = ("_items", "_manager")
 
@@ -60,6 +74,8 @@ class EventsView(Sequence[Event]):
         if isinstance(index, slice):
             return tuple(self._all()[index])
         item = self._items[index]
+        if item is None and self._manager is not None:
+            return self._manager.event(index if index >= 0 else len(self._items) + index)
         return self._all()[index] if item is None else item
 
     def __len__(self) -> int:
@@ -95,7 +111,7 @@ class SurfaceManager:
         self._nodes: list[int] = []
         self._generation = 0
         self._surface: Surface | None = Surface()
-        self._filler: Callable[[], list[Event]] | None = None
+        self._filler: Prefix | None = None
 
     def restore(
         self,
@@ -103,36 +119,49 @@ class SurfaceManager:
         nodes: Sequence[int],
         generation: int,
         known: Mapping[int, Event],
-        filler: Callable[[], list[Event]],
+        prefix: Prefix,
     ) -> None:
-        """Start from a snapshot: ``count`` events of which only ``known`` (every surface
-        node's, at least) are read; ``filler`` reads all ``count`` of them when one of the
-        others is first asked for. The manager must be empty."""
+        """Start from a snapshot: ``count`` events of which only ``known`` are read;
+        ``prefix`` reads the others when they are first asked for. The manager must be
+        empty."""
         if self._events:
             raise SurfaceError("a snapshot can only be restored into an empty log")
-        missing = [seq for seq in nodes if seq not in known]
-        if missing or any(not 0 <= seq < count for seq in known):
-            raise SurfaceError(f"the snapshot does not hold its surface nodes {missing[:5]}")
+        if any(not 0 <= seq < count for seq in (*known, *nodes)):
+            raise SurfaceError(f"the snapshot names events outside its {count}")
         self._events = [None] * count
         for seq, event in known.items():
             self._events[seq] = event
         self._nodes = list(nodes)
         self._generation = generation
         self._surface = None
-        self._filler = filler
+        self._filler = prefix
 
     def fill(self) -> None:
         """Read the events a snapshot left unread (nothing when there are none)."""
-        filler, self._filler = self._filler, None
-        if filler is None:
+        prefix, self._filler = self._filler, None
+        if prefix is None:
             return
-        found = filler()
+        found = prefix.all()
         for seq, event in enumerate(found[: len(self._events)]):
             if self._events[seq] is None:
                 self._events[seq] = event
         if any(event is None for event in self._events):
-            self._filler = filler
+            self._filler = prefix
             raise SurfaceError(f"the log holds {len(found)} events before its snapshot's tail")
+
+    def load(self, seqs: Iterable[int]) -> None:
+        """Read those of the events ``seqs`` a snapshot left unread, in one pass."""
+        if self._filler is None:
+            return
+        missing = [seq for seq in seqs if self._events[seq] is None]
+        if not missing:
+            return
+        found = self._filler.load(missing)
+        for seq in missing:
+            event = found.get(seq)
+            if event is None or event.seq != seq:
+                raise SurfaceError(f"event {seq} is not where the log's marks say")
+            self._events[seq] = event
 
     @property
     def events(self) -> EventsView:
@@ -160,9 +189,9 @@ class SurfaceManager:
         """The event with this seq."""
         event = self._events[seq]
         if event is None:
-            self.fill()
+            self.load((seq,))
             event = self._events[seq]
-            assert event is not None  # fill leaves no hole or raises
+            assert event is not None  # load leaves no hole or raises
         return event
 
     def __len__(self) -> int:

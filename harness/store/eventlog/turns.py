@@ -23,10 +23,12 @@ class TurnMarks:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        self.turn = max(
-            (int(e.data["turn"]) for e in log.events if e.type == "turn/start"), default=0
-        )
-        last = next((e for e in reversed(log.events) if e.type in _MARKS), None)
+        # From the latest events only (both writers number turns upwards): a log reopened
+        # from its snapshot is not read back to its start for them.
+        started = log.latest("turn/start")
+        self.turn = int(started.data["turn"]) if started is not None else 0
+        marks = [e for e in map(log.latest, _MARKS) if e is not None]
+        last = max(marks, key=lambda e: e.seq, default=None)
         self.open_turn = last is not None and last.type != "turn/end"
         self.step = int(last.data.get("step", 0)) if last is not None else 0
         self.open_step = last is not None and last.type == "step/start"

@@ -361,7 +361,7 @@ def test_a_failed_rerecording_fails_each_claim_with_the_reason(
         raise CtxlabError("Request 2 of the recording got no answer; nothing was written.")
 
     monkeypatch.setattr(recording, "record_experiments", fails)
-    monkeypatch.setattr("experiments.lab.preflight.probe_key", lambda url, env: None)  # offline
+    monkeypatch.setattr("experiments.lab.preflight.probe_key", lambda *args: None)  # offline
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-fake-key-0123456789abcdef")
     result = run_claims(
         pytester, baseline, "-k", f"E3-FIRST and {BASELINE_MODEL}", "--record-mode=rewrite",

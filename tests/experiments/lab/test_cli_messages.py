@@ -153,3 +153,95 @@ def test_openai_compatible_on_this_machine_needs_no_key(
     args += ["--provider", "openai-compatible", "--base-url", server.url, "--model", "m"]
     assert main(args) == 0, capsys.readouterr().err
     assert "8 → 3 messages" in capsys.readouterr().out
+
+
+def _damage(path: Path, case: str) -> None:
+    import json
+
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = 2  # an event in the middle (a dsh log's line 1 is its header)
+    if case == "duplicate-seq":
+        lines.insert(at, lines[at])
+    elif case == "missing-seq":
+        del lines[at]
+    elif case == "bad-byte":
+        lines[at] = lines[at][:5] + b"\xff" + lines[at][5:]
+    elif case == "unknown-field":
+        lines[at] = json.dumps({**json.loads(lines[at]), "zzz": 1}).encode() + b"\n"
+    elif case == "wrong-version":
+        lines[0] = json.dumps({**json.loads(lines[0]), "version": 99}).encode() + b"\n"
+    elif case == "nested-too-deep":
+        lines.insert(at, b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    path.write_bytes(b"".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("log_format", "case"),
+    [
+        *(
+            (f, c)
+            for f in ("ctxlab", "dsh")
+            for c in ("duplicate-seq", "missing-seq", "bad-byte", "unknown-field")
+        ),
+        ("dsh", "wrong-version"),
+        ("dsh", "nested-too-deep"),
+        ("ctxlab", "nested-too-deep"),
+    ],
+)
+def test_compact_on_a_damaged_log_says_damaged_not_busy(
+    tmp_path: Path,
+    server: SummaryServer,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    log_format: str,
+    case: str,
+) -> None:
+    from support.manual_sessions import answer
+    from support.sessions import bare_agent
+
+    from harness.testing import FunctionModel
+
+    agent = bare_agent(tmp_path, FunctionModel(answer), log_format=log_format)
+    for n in range(4):
+        agent.call(f"question {n} " + "x" * 200)
+    agent.close()
+    path = tmp_path / "u" / "events" / "s1.jsonl"
+    _damage(path, case)
+    before = path.read_bytes()
+    args = ["compact", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]
+    args += ["--engine", "dsh", "--provider", "openai-compatible", "--base-url", server.url]
+    assert main([*args, "--model", "m"]) == 2
+    line = one_sentence(capsys.readouterr().err)
+    assert line.startswith("ctxlab: damaged: ") and f"{path}:" in line, line
+    assert "busy" not in line and "Recursion" not in line
+    assert path.read_bytes() == before
+
+
+def test_compact_with_a_damaged_audit_says_damaged_naming_its_line(
+    tmp_path: Path,
+    server: SummaryServer,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = saved_session(tmp_path)
+    audit = base / "audit.jsonl"
+    audit.write_bytes(b'{"session": "s1"}\n{not json\n')
+    args = ["compact", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]
+    args += ["--provider", "openai-compatible", "--base-url", server.url, "--model", "m"]
+    assert main(args) == 2
+    line = one_sentence(capsys.readouterr().err)
+    assert line.startswith("ctxlab: damaged: ") and f"{audit}:2:" in line, line
+
+
+def test_compact_on_a_damaged_state_file_says_damaged_not_busy(
+    tmp_path: Path,
+    server: SummaryServer,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = saved_session(tmp_path, "state")
+    checkpoint = base / "state" / "s1.json"
+    checkpoint.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    args = ["compact", "--workspace", str(tmp_path), "--user", "u", "--session", "s1"]
+    args += ["--provider", "openai-compatible", "--base-url", server.url, "--model", "m"]
+    assert main(args) == 2
+    line = one_sentence(capsys.readouterr().err)
+    assert line.startswith("ctxlab: damaged: ") and str(checkpoint) in line, line
+    assert "busy" not in line

@@ -116,3 +116,32 @@ def test_ctxlab_record_prints_the_wait_a_retry_after_asks_for(tmp_path: Path) ->
     assert done.returncode == 2, done.stderr
     assert "returned 429; retry 1 of" in done.stderr, done.stderr
     assert "in 0.00s (as the server's Retry-After asks)" in done.stderr
+
+
+def test_a_dependent_that_cannot_replay_a_new_set_says_what_it_lacks(tmp_path: Path) -> None:
+    """After recording E3 for a new set, X-GATE (which replays E3's gate variant) and X-COST
+    (which needs E4 too) wrote no row for it and said nothing."""
+    from experiments.lab.recording import unreplayed_sets
+
+    cassettes = tmp_path / "cassettes"
+    old = cassettes / "E3" / "old-set"
+    old.mkdir(parents=True)
+    (old / "rounds.json").write_text("{}")
+    os.utime(old / "rounds.json", (1_000_000, 1_000_000))  # recorded long ago
+    started = time.time()
+    new = cassettes / "E3" / "deepseek-deepseek-flash"
+    new.mkdir()
+    (new / "rounds.json").write_text("{}")
+    lines = unreplayed_sets(["E3"], cassettes, started)
+    assert lines == [
+        "X-GATE wrote no row for deepseek-deepseek-flash: it replays "
+        "E3/deepseek-deepseek-flash/rounds-gate.json, which this set does not hold (record it "
+        "to add the row)",
+        "X-COST wrote no row for deepseek-deepseek-flash: it replays "
+        "E4/deepseek-deepseek-flash/compactions.json, which this set does not hold (record it "
+        "to add the row)",
+    ]
+    (new / "rounds-gate.json").write_text("{}")
+    assert [line.split(" ")[0] for line in unreplayed_sets(["E3"], cassettes, started)] == [
+        "X-COST"
+    ]

@@ -35,6 +35,15 @@ def test_the_project_is_found_by_walking_up(tmp_path: Path) -> None:
         find_project(other)
 
 
+def test_a_pyproject_nested_too_deep_is_not_a_checkout(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert not is_project(other)  # was RecursionError from tomllib, on the walk up too
+    with pytest.raises(ConfigError, match="is not a ctxlab checkout"):
+        find_project(other)
+
+
 def test_outside_a_checkout_run_fails_in_one_sentence_and_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -261,3 +261,29 @@ def test_a_folder_holding_checkouts_is_never_swapped(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="holds checkouts"), staged(tmp_path / "home"):
         pass
     assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    "journal",
+    [
+        "[" * 100_000 + "]" * 100_000,  # nested too deep for the parser
+        "{not json",
+        '{"new": ".reports.staging-1-0123abcd"}',  # no old folder
+        '{"new": "", "old": ".."}',  # would name the parent and its parent for deletion
+    ],
+    ids=["nested-too-deep", "not-json", "no-old", "outside"],
+)
+def test_a_damaged_commit_journal_is_moved_aside_and_nothing_is_deleted(
+    tmp_path: Path, journal: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from experiments.lab.staging import recover
+
+    out = tmp_path / "reports"
+    _write(out, {"claims.csv": "old claims\n"})
+    planted = tmp_path / ".reports.commit"
+    planted.write_text(journal, encoding="utf-8")
+    recover(out)
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert f"ignored the commit journal {planted}" in said
+    assert _files(out) == {"claims.csv": "old claims\n"}
+    assert (tmp_path / ".reports.commit.corrupt").read_text(encoding="utf-8") == journal

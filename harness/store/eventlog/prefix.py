@@ -1,0 +1,85 @@
+"""The events before a snapshot, read from the log when first asked for.
+
+A log reopened from a snapshot (:mod:`~harness.store.eventlog.snapshot`) has folded its
+surface without reading the events the snapshot covers. :class:`PrefixEvents` reads them on
+demand: :meth:`~PrefixEvents.load` finds each asked-for event's stride of lines by the log's
+marks (:mod:`~harness.store.eventlog.marks`) and reads those bytes once per stride (in ctxlab's
+format only the asked-for lines are parsed: one event a line); :meth:`~PrefixEvents.all` reads
+every one of them (for a walk over all events). The log is append-only, so the bytes before
+the snapshot's offset never change under it; a read that does not find the events the marks
+promise is a :class:`~harness.errors.LogCorruptError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+
+from harness.errors import LogCorruptError
+from harness.fs.path import WorkspacePath
+from harness.store.eventlog.events import Event
+from harness.store.eventlog.marks import Marks
+from harness.store.eventlog.scan import Scan, parse_line, read_at
+
+__all__ = ["PrefixEvents"]
+
+
+class PrefixEvents:
+    """The first ``count`` events of the log at ``file`` (in ``format``), which end at byte
+    ``offset`` and sit where ``marks`` say."""
+
+    def __init__(
+        self, file: WorkspacePath, format: str, count: int, offset: int, marks: Marks
+    ) -> None:
+        self.file, self.format, self.count, self.offset = file, format, count, offset
+        self.marks = marks
+
+    def load(self, seqs: Iterable[int]) -> dict[int, Event]:
+        """The events ``seqs`` (each below ``count``), one read per stride holding some."""
+        blocks: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+        for seq in seqs:
+            blocks[self.marks.block(seq, self.offset)].append(seq)
+        found: dict[int, Event] = {}
+        fd = self.file.open_fd(os.O_RDONLY)
+        try:
+            for (first, start, stop), wanted in blocks.items():
+                raw = read_at(fd, start, stop - start)
+                found.update(self._decode(raw, first, wanted))
+        finally:
+            os.close(fd)
+        return found
+
+    def all(self) -> list[Event]:
+        """Every one of the ``count`` events, in order."""
+        fd = self.file.open_fd(os.O_RDONLY)
+        try:
+            raw = read_at(fd, 0, self.offset)
+        finally:
+            os.close(fd)
+        events = self._scan(raw, 0, at_start=True).events
+        if len(events) != self.count:
+            raise LogCorruptError(
+                f"{self.file.path}: {len(events)} events before its snapshot's offset, "
+                f"not {self.count}"
+            )
+        return events
+
+    def _decode(self, raw: bytes, first: int, wanted: list[int]) -> dict[int, Event]:
+        if self.format == "ctxlab":  # one event a line: parse the lines asked for only
+            lines = raw.split(b"\n")
+            try:
+                return {s: parse_line(self.file.path, s + 1, lines[s - first]) for s in wanted}
+            except IndexError:
+                where = f"{self.file.path}: no line for event {max(wanted)}"
+                raise LogCorruptError(where) from None
+        events = self._scan(raw, first, at_start=False).events
+        by_seq = {e.seq: e for e in events}
+        if missing := [s for s in wanted if s not in by_seq]:
+            raise LogCorruptError(f"{self.file.path}: no event {missing[0]} where marked")
+        return {s: by_seq[s] for s in wanted}
+
+    def _scan(self, raw: bytes, first: int, at_start: bool) -> Scan:
+        from harness.store.eventlog.codec import make_codec  # a fresh reader: no shared state
+
+        return make_codec(self.format, self.file.path).scan(self.file.path, raw, first, at_start)
