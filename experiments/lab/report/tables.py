@@ -182,25 +182,40 @@ def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class ClaimCounts:
-    """How many claims match and differ."""
+    """How many claims match, differ or are mixed. The unit is the claim (one claim id of one
+    experiment), as on the page: a claim measured with two models is one claim, ``mixed`` when
+    it matches with one and differs with the other."""
 
     matched: int
     differed: int
+    mixed: int = 0
 
     @property
     def total(self) -> int:
         """All claims."""
-        return self.matched + self.differed
+        return self.matched + self.differed + self.mixed
 
     def line(self) -> str:
-        """The summary line ``claims: N match, M differ (of T)``, as ``ctxlab run`` prints it."""
-        return f"claims: {self.matched} match, {self.differed} differ (of {self.total})"
+        """The summary line ``claims: N match, M differ, K mixed (of T)``, as ``ctxlab run``
+        prints it."""
+        return (
+            f"claims: {self.matched} match, {self.differed} differ, {self.mixed} mixed "
+            f"(of {self.total})"
+        )
 
 
 def count_claims(claims: pd.DataFrame) -> ClaimCounts:
-    """Count the claims by status; every row that is not ``match`` counts as differing."""
-    matched = int((claims["status"] == "match").sum())
-    return ClaimCounts(matched, len(claims) - matched)
+    """Count the claims (experiment and claim id) by their status across models: ``match``
+    when every row matches, ``differs`` when none does, else ``mixed``."""
+    statuses: dict[tuple[str, str], set[str]] = {}
+    for experiment, claim_id, status in zip(
+        claims["experiment"], claims["claim_id"], claims["status"], strict=True
+    ):
+        statuses.setdefault((str(experiment), str(claim_id)), set()).add(
+            "match" if status == "match" else "differs"
+        )
+    found = ["mixed" if len(s) > 1 else next(iter(s)) for s in statuses.values()]
+    return ClaimCounts(found.count("match"), found.count("differs"), found.count("mixed"))
 
 
 @dataclass(frozen=True)
