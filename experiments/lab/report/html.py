@@ -51,6 +51,7 @@ from experiments.lab.report.tables import (
     ReportInputs,
     experiment_key,
     experiment_title,
+    model_order,
     recorded_models,
 )
 from experiments.lab.report.verdicts import Verdict, plural, verdicts
@@ -142,7 +143,7 @@ def _providers(claims: pd.DataFrame, provenance: Sequence[ProvenanceRow]) -> lis
     for provider, models in by_provider.items():
         named = sorted(set(servers.get(provider, [])))
         server = f" ({', '.join(named)})" if named else ""
-        lines.append(f"{provider}{server}: {and_list(list(dict.fromkeys(models)))}")
+        lines.append(f"{provider}{server}: {and_list(sorted(set(models), key=model_order))}")
     return lines
 
 
