@@ -21,6 +21,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure, SubFigure
 
 from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from experiments.lab.report.tables import model_order
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
@@ -144,7 +145,7 @@ def _headline_panel(axes: Axes, title: str, rows: list[HeadlineRow]) -> None:
 def _headline_grid(figure: SubFigure, view: XBenchView, answers: list[tuple[str, str]]) -> None:
     """One panel per recorded model (rows) and conversation size (columns), one x and one y
     label for all of them and one legend above them."""
-    models = list(dict.fromkeys(m for m, _ in answers))
+    models = sorted(dict.fromkeys(m for m, _ in answers), key=model_order)
     sizes = list(dict.fromkeys(s for _, s in answers))
     grid = figure.subplots(len(models), len(sizes), squeeze=False, sharey=True)
     for row in grid:
