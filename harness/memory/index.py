@@ -49,7 +49,6 @@ from harness.memory.index_store import (
     Stamp,
     add_batch,
     batch_postings,
-    batches_of,
     check_schema,
     clear_file,
     drop_file,
@@ -310,13 +309,13 @@ class MemoryIndex:
         count = sum(e.row.nonblank + (e.tail.nonblank if e.tail else 0) for e in entries)
         total = sum(e.row.total + (e.tail.length if e.tail and e.tail.nonblank else 0)
                     for e in entries)  # fmt: skip
-        held: list[dict[int, set[str]]] = []
+        held: list[dict[tuple[int, int], set[str]]] = []
         frequencies = [0] * len(order)
         for entry in entries:
-            per_batch: dict[int, set[str]] = {}
+            per_batch: dict[tuple[int, int], set[str]] = {}
             if count and order:
-                for term, first, n in term_batches(db, entry.row.id, order):
-                    per_batch.setdefault(first, set()).add(term)
+                for term, first, n, lines in term_batches(db, entry.row.id, order):
+                    per_batch.setdefault((first, lines), set()).add(term)
                     frequencies[order.index(term)] += n
                 if entry.tail is not None:
                     for k, term in enumerate(order):
@@ -351,7 +350,7 @@ class MemoryIndex:
 
     def _score(
         self, db: sqlite3.Connection, entry: _Entry, position: int, order: list[str],
-        held: dict[int, set[str]], literal: list[tuple[int, str]], tables: Tables,
+        held: dict[tuple[int, int], set[str]], literal: list[tuple[int, str]], tables: Tables,
         ranked: Ranked, literal_scores: dict[tuple[int, int], float],
     ) -> None:  # fmt: skip
         """Score ``entry``'s batches that hold a query term (and its line after the last
@@ -367,17 +366,16 @@ class MemoryIndex:
 
     @staticmethod
     def _parts(
-        db: sqlite3.Connection, entry: _Entry, order: list[str], held: dict[int, set[str]]
+        db: sqlite3.Connection,
+        entry: _Entry,
+        order: list[str],
+        held: dict[tuple[int, int], set[str]],
     ) -> Iterator[tuple[int, int, Held]]:
         """Per batch holding a query term (then the line after the last newline): its first
         line, its line count and its postings of the query terms, read one batch at a time."""
-        if held:
-            for first, count in batches_of(db, entry.row.id):
-                terms = held.get(first)
-                if terms:
-                    postings = batch_postings(db, entry.row.id, first, count, terms)
-                    yield first, count, [(k, *postings[t]) for k, t in enumerate(order)
-                                         if t in postings]  # fmt: skip
+        for first, count in sorted(held):
+            postings = batch_postings(db, entry.row.id, first, count, held[first, count])
+            yield first, count, [(k, *postings[t]) for k, t in enumerate(order) if t in postings]
         tail, index = entry.tail, entry.row.lines
         if tail is not None and any(tail.counts[t] for t in order):
             yield index, 1, [

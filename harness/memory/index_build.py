@@ -89,7 +89,8 @@ def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Bat
         texts = data[:cut].decode("utf-8", errors="replace").split("\n")
         texts.pop()
         widths = (len(piece) + 1 for piece in pieces)
-        for text, line_start in zip(texts, itertools.accumulate(widths, initial=offset)):
+        starts = itertools.accumulate(widths, initial=offset)  # one more: the block's end
+        for text, line_start in zip(texts, starts, strict=False):
             batch.add(text, line_start)
         offset += cut
         batch.end = offset

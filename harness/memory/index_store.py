@@ -42,7 +42,6 @@ __all__ = [
     "Stamp",
     "add_batch",
     "batch_postings",
-    "batches_of",
     "check_schema",
     "clear_file",
     "drop_file",
@@ -187,20 +186,15 @@ def add_batch(db: sqlite3.Connection, row: FileRow, batch: Batch) -> None:
     row.total += batch.total
 
 
-def batches_of(db: sqlite3.Connection, file: int) -> list[tuple[int, int]]:
-    """``(first line, line count)`` of each batch of a file, in order."""
-    return db.execute(
-        "SELECT first, count FROM batches WHERE file = ? ORDER BY first", (file,)
-    ).fetchall()
-
-
 def term_batches(
     db: sqlite3.Connection, file: int, terms: Sequence[str]
-) -> list[tuple[str, int, int]]:
-    """``(term, batch, lines holding it)`` for each of ``terms`` the file holds."""
+) -> list[tuple[str, int, int, int]]:
+    """``(term, batch's first line, lines holding it, batch's line count)`` for each of
+    ``terms`` the file holds."""
     marks = ",".join("?" * len(terms))
     return db.execute(
-        f"SELECT term, first, n FROM postings WHERE file = ? AND term IN ({marks})",
+        "SELECT p.term, p.first, p.n, b.count FROM postings p JOIN batches b "
+        f"ON b.file = p.file AND b.first = p.first WHERE p.file = ? AND p.term IN ({marks})",
         (file, *terms),
     ).fetchall()
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 import tempfile
 from pathlib import Path
-
 from unittest import mock
 
 from hypothesis import given
@@ -131,7 +131,7 @@ def test_index_with_appends_and_a_cache_answers_as_a_fresh_ranking(
         database = Path(tmp) / "index.sqlite"
         index = MemoryIndex(store=DatabaseFile(database))
         for (kind, which, lines, flag), query, limit in steps:
-            path, name = files[which % len(files)]
+            path, _ = files[which % len(files)]
             if kind == "append":
                 raw_write(path, lines, flag, "a")
             elif kind == "replace":
@@ -304,3 +304,18 @@ def test_appends_to_20k_lines_index_only_the_new_lines(tmp_path: Path) -> None:
     assert [h.text for h in index.search(files, "new 7")][:1] == ["- new 7"]
     assert index.tokenised == 20_252 + 10_300
     assert _indexed_lines(database)[0] == 1 + 10_300
+
+
+CASED = ["sign: K", "İstanbul", "ΑΣ σ", "ＡＢＣ wide", "Ↄ turned", "plain ascii", "夜莺 — 上海港"]
+NEEDLES = ["k", "i̇stanbul", "ας", "σ", "ａｂｃ", "ↄ", "ascii", "夜莺 —", "—", "\udcff", "x"]
+
+
+@given(st.lists(st.sampled_from([*CASED, "", "\udcff"]), max_size=8), st.sampled_from(NEEDLES))
+def test_literal_lines_lower_case_as_str_lower(lines: list[str], needle: str) -> None:
+    """The bytes.lower shortcut is taken only where it finds what str.lower finds (a block
+    with Kelvin signs, dotted capital I, Greek, fullwidth or other cased letters outside ASCII
+    goes the long way), and a needle no text can hold finds nothing."""
+    data = "".join(f"{line}\n" for line in lines).encode("utf-8", errors="surrogateescape")
+    text = data.decode("utf-8", errors="replace").split("\n")[:-1]
+    want = [(i, t) for i, t in enumerate(text) if needle in t.lower()]
+    assert index_query.literal_lines(io.BytesIO(data), len(data), needle) == want
