@@ -2,8 +2,8 @@
 
 A :class:`Batch` is a run of complete lines of one file: where each line starts in the file,
 how many lines are non-blank and how many tokens they hold (what BM25's line count and average
-length are made of), and per term the lines holding it with a code per line (the term's count
-<< 32 | the line's token count). :func:`batches` reads the file from an offset in blocks of
+length are made of), each line's token count, and per term the lines holding it (and how often,
+for the lines holding it more than once). :func:`batches` reads the file in blocks of
 :data:`BLOCK_BYTES` and yields a batch once it holds :data:`BATCH_LINES` lines (or at the end),
 so memory holds one block and one batch, whatever the file's size. The line after the last
 newline (a write cut short, or a file edited by hand) is no batch: :func:`tail_line` gives it,
@@ -26,7 +26,7 @@ __all__ = ["BATCH_LINES", "BLOCK_BYTES", "TF_SHIFT", "Batch", "TailLine", "batch
 TF_SHIFT = 32
 BLOCK_BYTES = 1 << 20
 """How much of a file is read at once."""
-BATCH_LINES = 65_536
+BATCH_LINES = 16_384
 """Lines per batch (a batch is what a query scores at once, so it bounds a query's memory)."""
 
 
@@ -38,11 +38,15 @@ class Batch:
     count: int = 0
     starts: array[int] = field(default_factory=lambda: array("Q"))
     """Where each line starts in the file (bytes)."""
+    lengths: array[int] = field(default_factory=lambda: array("I"))
+    """Each line's token count."""
     nonblank: int = 0
     total: int = 0
     """Tokens in the non-blank lines."""
-    postings: dict[str, tuple[array[int], array[int]]] = field(default_factory=dict)
-    """term -> (line numbers, 0-based in the file; codes: count << 32 | line length)."""
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    """term -> the lines holding it once (0-based in the file)."""
+    repeats: dict[str, dict[int, int]] = field(default_factory=dict)
+    """term -> {line: count} for the lines holding it more than once (also in ``postings``)."""
     end: int = 0
     """The offset just after its last line's newline."""
 
@@ -52,19 +56,24 @@ class Batch:
         self.starts.append(start)
         tokens = tokenize(text)
         length = len(tokens)
+        self.lengths.append(length)
         if text.strip():
             self.nonblank += 1
             self.total += length
         if not length:
             return
         postings = self.postings
-        for term, count in Counter(tokens).items():
+        distinct = set(tokens)
+        if len(distinct) < length:  # a term held more than once: count them
+            for term, count in Counter(tokens).items():
+                if count > 1:
+                    self.repeats.setdefault(term, {})[index] = count
+        for term in distinct:
             found = postings.get(term)
             if found is None:
-                postings[term] = (array("I", [index]), array("Q", [count << TF_SHIFT | length]))
+                postings[term] = [index]
             else:
-                found[0].append(index)
-                found[1].append(count << TF_SHIFT | length)
+                found.append(index)
 
 
 def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Batch]:

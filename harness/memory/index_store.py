@@ -3,10 +3,12 @@
 Tables (:data:`SCHEMA`): ``meta`` (the format and the tokenizer's fingerprint), ``files`` (per
 memory file: its change stamp, how far it is indexed, a digest of the bytes just before that
 point, its line counts), ``batches`` (per run of up to
-:data:`~harness.memory.index_build.BATCH_LINES` lines: where each line starts, as a flat
-``array`` of 8-byte offsets) and ``postings`` (per term and batch: the lines holding it and a
-code per line, two flat arrays, keyed by file, term, batch). A query reads the rows of its
-terms only, batch by batch, and ``array.frombytes`` turns a row into numbers at memory speed.
+:data:`~harness.memory.index_build.BATCH_LINES` lines: where each line starts and its token
+count, as flat ``array`` bytes) and ``postings`` (per batch and term, keyed so: the lines
+holding it and how often, as flat arrays, each left empty when it says nothing: a term in every
+line of the batch, a term once in each line, which is most of a ledger's postings). A query
+reads the rows of its terms only, batch by batch; ``array.frombytes`` turns a row into numbers
+at memory speed and the codes the scoring wants (count << 32 | line length) are made in C.
 
 Why SQLite and not FTS5 on it: measured on this machine at 100K lines (the benchmark's
 corpus), an FTS5 table (``detail=none``, the text pre-tokenised by ``tokenize``, since FTS5's
@@ -27,13 +29,15 @@ such a file aside and builds a new one.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import operator
 import sqlite3
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from harness.memory.index_build import BATCH_LINES, Batch
+from harness.memory.index_build import BATCH_LINES, TF_SHIFT, Batch
 from harness.text_search import K1, B, tokenize
 
 __all__ = [
@@ -55,7 +59,7 @@ __all__ = [
 Stamp = tuple[int, int, int, int]
 """inode, size, mtime, ctime (ns) of a memory file."""
 
-FORMAT = "ctxlab-memory-index v2"
+FORMAT = "ctxlab-memory-index v3"
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGER NOT NULL,
@@ -63,9 +67,9 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGE
   covered INTEGER NOT NULL, tail BLOB NOT NULL, lines INTEGER NOT NULL,
   nonblank INTEGER NOT NULL, total INTEGER NOT NULL);
 CREATE TABLE batches(file INTEGER, first INTEGER, count INTEGER NOT NULL, starts BLOB NOT NULL,
-  PRIMARY KEY(file, first)) WITHOUT ROWID;
-CREATE TABLE postings(file INTEGER, term TEXT, first INTEGER, n INTEGER NOT NULL,
-  lines BLOB NOT NULL, codes BLOB NOT NULL, PRIMARY KEY(file, term, first)) WITHOUT ROWID;
+  lengths BLOB NOT NULL, PRIMARY KEY(file, first)) WITHOUT ROWID;
+CREATE TABLE postings(file INTEGER, first INTEGER, term TEXT, n INTEGER NOT NULL,
+  lines BLOB NOT NULL, counts BLOB NOT NULL, PRIMARY KEY(file, first, term)) WITHOUT ROWID;
 """
 _PROBE = "Probe ALPHA-7 上海港 booking BK_9 夜莺 Σίσυφος İstanbul ﬁ 々 ｱ"
 SMALL_BATCH = 4_096
@@ -166,21 +170,33 @@ def drop_file(db: sqlite3.Connection, name: str) -> None:
         db.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
 
+def _encode(count: int, first: int, lines: list[int], counts: list[int] | None) -> tuple:  # type: ignore[type-arg]
+    """A postings row's n, lines and counts: no line numbers when every line of the batch
+    holds the term, no counts when each holds it once (the common terms of a ledger cost
+    nothing per line)."""
+    n = len(lines)
+    line_bytes = b"" if n == count else array("I", lines).tobytes()
+    count_bytes = b"" if counts is None or max(counts) == 1 else array("I", counts).tobytes()
+    return n, line_bytes, count_bytes
+
+
 def add_batch(db: sqlite3.Connection, row: FileRow, batch: Batch) -> None:
     """Store ``batch`` (the lines after ``row.lines``) and count it into ``row``."""
     if batch.first != row.lines:
         raise DamagedError("a batch out of order")
     db.execute(
-        "INSERT INTO batches VALUES (?, ?, ?, ?)",
-        (row.id, batch.first, batch.count, batch.starts.tobytes()),
+        "INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
+        (row.id, batch.first, batch.count, batch.starts.tobytes(), batch.lengths.tobytes()),
     )
+    repeats = batch.repeats
     db.executemany(
         "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
         (
-            (row.id, term, batch.first, len(lines), lines.tobytes(), codes.tobytes())
-            for term, (lines, codes) in batch.postings.items()
+            (row.id, batch.first, term, *_encode(batch.count, batch.first, lines,
+             [repeats[term].get(i, 1) for i in lines] if term in repeats else None))
+            for term, lines in sorted(batch.postings.items())
         ),
-    )
+    )  # fmt: skip
     row.lines += batch.count
     row.nonblank += batch.nonblank
     row.total += batch.total
@@ -193,35 +209,75 @@ def term_batches(
     ``terms`` the file holds."""
     marks = ",".join("?" * len(terms))
     return db.execute(
-        "SELECT p.term, p.first, p.n, b.count FROM postings p JOIN batches b "
-        f"ON b.file = p.file AND b.first = p.first WHERE p.file = ? AND p.term IN ({marks})",
-        (file, *terms),
+        "SELECT p.term, b.first, p.n, b.count FROM batches b JOIN postings p "
+        f"ON p.file = b.file AND p.first = b.first AND p.term IN ({marks}) WHERE b.file = ?",
+        (*terms, file),
     ).fetchall()
+
+
+def _array(kind: str, data: bytes, size: int) -> array[int]:
+    found = array(kind)
+    try:
+        found.frombytes(data)
+    except (TypeError, ValueError):
+        raise DamagedError("a row's array is damaged") from None
+    if len(found) != size:
+        raise DamagedError("a row's array has the wrong length")
+    return found
+
+
+def _lengths(db: sqlite3.Connection, file: int, first: int, count: int) -> array[int]:
+    row = db.execute(
+        "SELECT lengths FROM batches WHERE file = ? AND first = ? AND count = ?",
+        (file, first, count),
+    ).fetchone()
+    if row is None:
+        raise DamagedError("a batch the index does not hold")
+    return _array("I", row[0], count)
 
 
 def batch_postings(
     db: sqlite3.Connection, file: int, first: int, count: int, terms: Iterable[str]
 ) -> dict[str, tuple[array[int], array[int]]]:
-    """The postings of ``terms`` in one batch, checked (DamagedError: rows that lie)."""
+    """The postings of ``terms`` in one batch: the lines holding each and a code per line
+    (count << 32 | line length), checked (DamagedError: rows that lie)."""
     wanted = list(terms)
-    marks = ",".join("?" * len(wanted))
+    lengths = _lengths(db, file, first, count)
+    ones = array("Q", map(operator.add, lengths, itertools.repeat(1 << TF_SHIFT)))
+    every: array[int] | None = None
     found: dict[str, tuple[array[int], array[int]]] = {}
-    for term, n, line_bytes, code_bytes in db.execute(
-        f"SELECT term, n, lines, codes FROM postings WHERE file = ? AND term IN ({marks}) "
-        "AND first = ?",
-        (file, *wanted, first),
+    made: dict[tuple[bytes, bytes], tuple[array[int], array[int]]] = {}
+    marks = ",".join("?" * len(wanted))
+    for term, n, line_bytes, count_bytes in db.execute(
+        f"SELECT term, n, lines, counts FROM postings WHERE file = ? AND first = ? "
+        f"AND term IN ({marks})",
+        (file, first, *wanted),
     ):
-        lines, codes = array("I"), array("Q")
-        try:
-            lines.frombytes(line_bytes)
-            codes.frombytes(code_bytes)
-        except (TypeError, ValueError):
-            raise DamagedError("a postings row is damaged") from None
-        if not (len(lines) == len(codes) == n > 0) or not (
-            first <= lines[0] and lines[-1] < first + count
-        ):
-            raise DamagedError("a postings row points outside its batch")
-        found[term] = (lines, codes)
+        same = made.get((line_bytes, count_bytes))
+        if same is not None and len(same[0]) == n:  # terms in the same lines (CJK pairs)
+            found[term] = same
+            continue
+        if line_bytes:
+            lines = _array("I", line_bytes, n)
+            try:  # a line before the batch is negative, one after it past ``ones``
+                own = (
+                    array("I", map(operator.sub, lines, itertools.repeat(first)))
+                    if first
+                    else lines
+                )
+                codes = array("Q", map(ones.__getitem__, own))
+            except (OverflowError, IndexError):
+                raise DamagedError("a postings row points outside its batch") from None
+        elif n == count:
+            lines = every = every or array("I", range(first, first + count))
+            codes = ones
+        else:
+            raise DamagedError("a postings row without lines is not the whole batch")
+        if count_bytes:  # count << 32 | length: add (count - 1) << 32 to a count of one
+            more = map(operator.sub, _array("I", count_bytes, n), itertools.repeat(1))
+            shifted = map(operator.lshift, more, itertools.repeat(TF_SHIFT))
+            codes = array("Q", map(operator.add, codes, shifted))
+        found[term] = made[line_bytes, count_bytes] = (lines, codes)
     return found
 
 
@@ -234,47 +290,49 @@ def line_start(db: sqlite3.Connection, file: int, index: int) -> int:
     ).fetchone()
     if row is None or not row[0] <= index < row[0] + row[1]:
         raise DamagedError("a line the index does not hold")
-    starts = array("Q")
-    try:
-        starts.frombytes(row[2])
-        return starts[index - row[0]]
-    except (TypeError, ValueError, IndexError):
-        raise DamagedError("a batch's line starts are damaged") from None
+    return _array("Q", row[2], row[1])[index - row[0]]
 
 
 def merge_tail(db: sqlite3.Connection, file: int) -> int:
     """Merge a file's last batches while they are small (see :data:`SMALL_BATCH`); how many
-    merges were made. The postings are concatenated, nothing is tokenised again."""
+    merges were made. The postings are joined, nothing is tokenised again."""
     merged = 0
     while True:
         last_two = db.execute(
-            "SELECT first, count, starts FROM batches WHERE file = ? ORDER BY first DESC LIMIT 2",
+            "SELECT first, count, starts, lengths FROM batches WHERE file = ? "
+            "ORDER BY first DESC LIMIT 2",
             (file,),
         ).fetchall()
         if len(last_two) < 2:
             return merged
-        (later, later_count, later_starts), (earlier, earlier_count, earlier_starts) = last_two
-        both = earlier_count + later_count
-        if both > BATCH_LINES or (both > SMALL_BATCH and earlier_count > 2 * later_count):
+        later, earlier = last_two
+        both = earlier[1] + later[1]
+        if both > BATCH_LINES or (both > SMALL_BATCH and earlier[1] > 2 * later[1]):
             return merged
-        rows: dict[str, list[tuple[int, bytes, bytes]]] = {}
-        for term, first, n, lines, codes in db.execute(
-            "SELECT term, first, n, lines, codes FROM postings WHERE file = ? AND first IN (?, ?)",
-            (file, earlier, later),
-        ):
-            rows.setdefault(term, []).append((first, n, lines, codes))
-        db.execute("DELETE FROM postings WHERE file = ? AND first = ?", (file, later))
-        db.execute("DELETE FROM batches WHERE file = ? AND first = ?", (file, later))
+        joined: dict[str, tuple[list[int], list[int]]] = {}
+        for first, count, *_ in (earlier, later):
+            for term, n, line_bytes, count_bytes in db.execute(
+                "SELECT term, n, lines, counts FROM postings WHERE file = ? AND first = ?",
+                (file, first),
+            ):
+                lines = _array("I", line_bytes, n) if line_bytes else range(first, first + count)
+                counts = _array("I", count_bytes, n) if count_bytes else [1] * n
+                into = joined.setdefault(term, ([], []))
+                into[0].extend(lines)
+                into[1].extend(counts)
         db.execute(
-            "UPDATE batches SET count = ?, starts = ? WHERE file = ? AND first = ?",
-            (both, earlier_starts + later_starts, file, earlier),
+            "DELETE FROM postings WHERE file = ? AND first IN (?, ?)", (file, earlier[0], later[0])
+        )
+        db.execute("DELETE FROM batches WHERE file = ? AND first = ?", (file, later[0]))
+        db.execute(
+            "UPDATE batches SET count = ?, starts = ?, lengths = ? WHERE file = ? AND first = ?",
+            (both, earlier[2] + later[2], earlier[3] + later[3], file, earlier[0]),
         )
         db.executemany(
-            "INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
             (
-                (file, term, earlier, sum(p[1] for p in parts),
-                 b"".join(p[2] for p in parts), b"".join(p[3] for p in parts))
-                for term, parts in ((t, sorted(ps)) for t, ps in rows.items())
+                (file, earlier[0], term, *_encode(both, earlier[0], lines, counts))
+                for term, (lines, counts) in sorted(joined.items())
             ),
-        )  # fmt: skip
+        )
         merged += 1
