@@ -12,9 +12,11 @@ and the index keeps it out of the database.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import re
 from array import array
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -24,8 +26,8 @@ from harness.text_search import tokenize
 __all__ = ["BATCH_LINES", "BLOCK_BYTES", "TF_SHIFT", "Batch", "TailLine", "batches", "tail_line"]
 
 TF_SHIFT = 32
-BLOCK_BYTES = 1 << 20
-"""How much of a file is read at once."""
+BLOCK_BYTES = 1 << 18
+"""How much of a file is read at once (its text and tokens are most of a build's memory)."""
 BATCH_LINES = 16_384
 """Lines per batch (a batch is what a query scores at once, so it bounds a query's memory)."""
 
@@ -43,37 +45,58 @@ class Batch:
     nonblank: int = 0
     total: int = 0
     """Tokens in the non-blank lines."""
-    postings: dict[str, list[int]] = field(default_factory=dict)
+    postings: defaultdict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     """term -> the lines holding it once (0-based in the file)."""
     repeats: dict[str, dict[int, int]] = field(default_factory=dict)
     """term -> {line: count} for the lines holding it more than once (also in ``postings``)."""
     end: int = 0
     """The offset just after its last line's newline."""
 
-    def add(self, text: str, start: int) -> None:
+    def add(self, tokens: list[str], nonblank: bool, start: int) -> None:
+        """Add the next line: its tokens, whether it is non-blank, where it starts."""
         index = self.first + self.count
         self.count += 1
         self.starts.append(start)
-        tokens = tokenize(text)
         length = len(tokens)
         self.lengths.append(length)
-        if text.strip():
+        if nonblank:
             self.nonblank += 1
             self.total += length
         if not length:
             return
-        postings = self.postings
         distinct = set(tokens)
-        if len(distinct) < length:  # a term held more than once: count them
-            for term, count in Counter(tokens).items():
+        surplus = length - len(distinct)
+        if surplus:  # some terms more than once: count each until the surplus is found
+            for term in distinct:
+                count = tokens.count(term)
                 if count > 1:
                     self.repeats.setdefault(term, {})[index] = count
+                    surplus -= count - 1
+                    if not surplus:
+                        break
+        postings = self.postings
         for term in distinct:
-            found = postings.get(term)
-            if found is None:
-                postings[term] = [index]
-            else:
-                found.append(index)
+            postings[term].append(index)
+
+
+_CJK = "\u3400-\u9fff\uf900-\ufaff"  # as harness.text_search's
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_TOKEN_OR_NEWLINE = re.compile(f"[a-z0-9_]+|[{_CJK}]+|\n")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _spread(run: str) -> str:
+    """A run of CJK characters as its tokens (each character, each adjacent pair), spaced."""
+    return " ".join(["", *run, *(run[i : i + 2] for i in range(len(run) - 1)), ""])
+
+
+def block_tokens(text: str) -> list[str]:
+    """:func:`~harness.text_search.tokenize` of every line of ``text`` at once: the tokens,
+    each line's followed by ``"\\n"`` (lower-casing the joined lines is lower-casing each; a
+    CJK run is spread into its characters and pairs, spaced, so that one pattern then finds
+    every token, in C)."""
+    spread = _CJK_RUN.sub(lambda match: _spread(match.group()), text.lower())
+    return _TOKEN_OR_NEWLINE.findall(spread)
 
 
 def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Batch]:
@@ -95,12 +118,17 @@ def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Bat
             continue
         pieces = data[:cut].split(b"\n")
         pieces.pop()  # the empty text after the last newline
-        texts = data[:cut].decode("utf-8", errors="replace").split("\n")
+        text = data[:cut].decode("utf-8", errors="replace")
+        texts = text.split("\n")
         texts.pop()
+        tokens = block_tokens(text)
         widths = (len(piece) + 1 for piece in pieces)
         starts = itertools.accumulate(widths, initial=offset)  # one more: the block's end
-        for text, line_start in zip(texts, starts, strict=False):
-            batch.add(text, line_start)
+        at = 0
+        for line, line_start in zip(texts, starts, strict=False):
+            end = tokens.index("\n", at)
+            batch.add(tokens[at:end], not line.isspace() and bool(line), line_start)
+            at = end + 1
         offset += cut
         batch.end = offset
         if batch.count >= BATCH_LINES:

@@ -200,13 +200,13 @@ def _matches(text: AnyStr, lowered: AnyStr, needle: AnyStr, base: int) -> Iterat
     at = lowered.find(needle)
     if at < 0:
         return
-    lines = text.split(newline)  # type: ignore[arg-type]
+    lines = text.split(newline)
     line, counted = 0, 0
     while at >= 0:
-        line += lowered.count(newline, counted, at)  # type: ignore[arg-type]
+        line += lowered.count(newline, counted, at)
         found = lines[line]
         yield base + line, found if isinstance(found, str) else found.decode("utf-8", "replace")
-        end = lowered.find(newline, at)  # type: ignore[arg-type]
+        end = lowered.find(newline, at)
         if end < 0:
             return
         counted = end

@@ -170,7 +170,7 @@ def drop_file(db: sqlite3.Connection, name: str) -> None:
         db.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
 
-def _encode(count: int, first: int, lines: list[int], counts: list[int] | None) -> tuple:  # type: ignore[type-arg]
+def _encode(count: int, lines: list[int], counts: list[int] | None) -> tuple[int, bytes, bytes]:
     """A postings row's n, lines and counts: no line numbers when every line of the batch
     holds the term, no counts when each holds it once (the common terms of a ledger cost
     nothing per line)."""
@@ -192,7 +192,7 @@ def add_batch(db: sqlite3.Connection, row: FileRow, batch: Batch) -> None:
     db.executemany(
         "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
         (
-            (row.id, batch.first, term, *_encode(batch.count, batch.first, lines,
+            (row.id, batch.first, term, *_encode(batch.count, lines,
              [repeats[term].get(i, 1) for i in lines] if term in repeats else None))
             for term, lines in sorted(batch.postings.items())
         ),
@@ -331,7 +331,7 @@ def merge_tail(db: sqlite3.Connection, file: int) -> int:
         db.executemany(
             "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
             (
-                (file, earlier[0], term, *_encode(both, earlier[0], lines, counts))
+                (file, earlier[0], term, *_encode(both, lines, counts))
                 for term, (lines, counts) in sorted(joined.items())
             ),
         )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from harness.fs.files import read_lines
 from harness.memory import index_build, index_query, index_store
 from harness.memory.index import DatabaseFile, MemoryIndex
-from harness.text_search import SearchLine, rank_lines
+from harness.text_search import SearchLine, rank_lines, tokenize
 
 WORDS = ["夜莺", "暗号", "上海港", "ALPHA", "alpha", "booking", "BK-7", "的", "USD 2800", "  ", "-"]
 line_text = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
@@ -319,3 +319,20 @@ def test_literal_lines_lower_case_as_str_lower(lines: list[str], needle: str) ->
     text = data.decode("utf-8", errors="replace").split("\n")[:-1]
     want = [(i, t) for i, t in enumerate(text) if needle in t.lower()]
     assert index_query.literal_lines(io.BytesIO(data), len(data), needle) == want
+
+
+ALPHABET = "aZ9_ -夜莺上海港的々ｱ﨑㐀鿿ΣσİKＡ\t\r\x0b\u3000\u00a0é"
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(ALPHABET), max_size=12), max_size=6))
+def test_block_tokens_are_tokenize_line_by_line(lines: list[str]) -> None:
+    """The tokens found for a whole block are, line by line, tokenize's (as a multiset: a
+    line's postings do not depend on token order)."""
+    found = index_build.block_tokens("".join(f"{line}\n" for line in lines))
+    per_line: list[list[str]] = [[]]
+    for token in found:
+        if token == "\n":
+            per_line.append([])
+        else:
+            per_line[-1].append(token)
+    assert [sorted(t) for t in per_line[:-1]] == [sorted(tokenize(line)) for line in lines]
