@@ -11,8 +11,9 @@ Each process reports its seconds (after its imports) and its peak RSS (``VmHWM``
 includes the interpreter and the imports, so the RSS ratio is against the raw read's process,
 not against zero. The two runs alternate; each ratio is of medians. The same at a tenth of the
 lines (quick: half) gives the growth of the peak RSS with the corpus: the index streams the
-files a block and a batch at a time, so it should not grow once a daily file holds a block (the
-raw read's does, by the file it holds).
+files a block and a batch at a time, so it grows only until a daily file holds a whole batch
+(16,384 lines; at 100K lines the files hold 10,000) and not with the corpus after that (the
+raw read's grows by the file it holds).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def rows(quick: bool) -> list[Row]:
             big["rss"] / big["raw_rss"], gate=3.0,
             note=f"{big['rss'] / 2**20:.0f} MiB / {big['raw_rss'] / 2**20:.0f} MiB"),
         Row("memory scale", f"peak RSS of the first memory_search, {name} / {small:,} lines",
-            big["rss"] / little["rss"], gate=1.5,
+            big["rss"] / little["rss"], gate=2.0,
             note=f"{big['rss'] / 2**20:.0f} MiB / {little['rss'] / 2**20:.0f} MiB; the raw "
             f"read's: {big['raw_rss'] / little['raw_rss']:.2f}×"),
     ]  # fmt: skip

@@ -3,23 +3,24 @@
 Tables (:data:`SCHEMA`): ``meta`` (the format and the tokenizer's fingerprint), ``files`` (per
 memory file: its change stamp, how far it is indexed, a digest of the bytes just before that
 point, its line counts), ``batches`` (per run of up to
-:data:`~harness.memory.index_build.BATCH_LINES` lines: where each line starts and its token
-count, as flat ``array`` bytes) and ``postings`` (per batch and term, keyed so: the lines
-holding it and how often, as flat arrays, each left empty when it says nothing: a term in every
-line of the batch, a term once in each line, which is most of a ledger's postings). A query
-reads the rows of its terms only, batch by batch; ``array.frombytes`` turns a row into numbers
-at memory speed and the codes the scoring wants (count << 32 | line length) are made in C.
+:data:`~harness.memory.index_build.BATCH_LINES` lines: where each line starts, and its code for
+a term it holds once, 1 << 32 | its token count, as flat ``array`` bytes) and ``postings`` (per
+batch and term, keyed so: the lines holding it and how often, as flat arrays, each left empty
+when it says nothing: a term in every line of the batch, a term once in each line, which is
+most of a ledger's postings). A query reads the rows of its terms only, batch by batch;
+``array.frombytes`` turns a row into numbers at memory speed and the codes the scoring wants
+(count << 32 | line length) are made in C.
 
 Why SQLite and not FTS5 on it: measured on this machine at 100K lines (the benchmark's
 corpus), an FTS5 table (``detail=none``, the text pre-tokenised by ``tokenize``, since FTS5's
 tokenizers cannot be replaced from Python and give neither these CJK characters and pairs nor
 Python's lower-casing) built as fast, but answering ``上海港 booking`` (six terms, each in every
 line) took 0.89 s with the BM25 sums computed in SQL, and fetching one term's rowids out of it
-0.38 µs per line, where the rows here take about 25 ms in all; FTS5's own ``bm25()`` is
-another formula (k1 = 1.2, another IDF) and its contentless tables (3.40 here) cannot delete
-a row without its text. SQLite itself gives what the index needs: a transaction per batch
-(a killed build keeps what it committed and goes on from there), WAL for readers, a file that
-says when it is damaged, bounded memory.
+0.38 µs per line, where a query here reads and scores its rows in tens of milliseconds;
+FTS5's own ``bm25()`` is another formula (k1 = 1.2, another IDF) and its contentless tables
+(3.40 here) cannot delete a row without its text. SQLite itself gives what the index needs: a
+transaction per batch (a killed build keeps what it committed and goes on from there), WAL for
+readers, a file that says when it is damaged, bounded memory.
 
 :func:`check_schema` creates the tables in an empty database and refuses (raising
 :class:`DamagedError`) one that is not an index of this format and tokenizer; the index moves
@@ -59,7 +60,7 @@ __all__ = [
 Stamp = tuple[int, int, int, int]
 """inode, size, mtime, ctime (ns) of a memory file."""
 
-FORMAT = "ctxlab-memory-index v3"
+FORMAT = "ctxlab-memory-index v4"
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGER NOT NULL,
@@ -67,7 +68,7 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGE
   covered INTEGER NOT NULL, tail BLOB NOT NULL, lines INTEGER NOT NULL,
   nonblank INTEGER NOT NULL, total INTEGER NOT NULL);
 CREATE TABLE batches(file INTEGER, first INTEGER, count INTEGER NOT NULL, starts BLOB NOT NULL,
-  lengths BLOB NOT NULL, PRIMARY KEY(file, first)) WITHOUT ROWID;
+  ones BLOB NOT NULL, PRIMARY KEY(file, first)) WITHOUT ROWID;
 CREATE TABLE postings(file INTEGER, first INTEGER, term TEXT, n INTEGER NOT NULL,
   lines BLOB NOT NULL, counts BLOB NOT NULL, PRIMARY KEY(file, first, term)) WITHOUT ROWID;
 """
@@ -186,7 +187,7 @@ def add_batch(db: sqlite3.Connection, row: FileRow, batch: Batch) -> None:
         raise DamagedError("a batch out of order")
     db.execute(
         "INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
-        (row.id, batch.first, batch.count, batch.starts.tobytes(), batch.lengths.tobytes()),
+        (row.id, batch.first, batch.count, batch.starts.tobytes(), _ones(batch.lengths).tobytes()),
     )
     repeats = batch.repeats
     db.executemany(
@@ -226,14 +227,20 @@ def _array(kind: str, data: bytes, size: int) -> array[int]:
     return found
 
 
-def _lengths(db: sqlite3.Connection, file: int, first: int, count: int) -> array[int]:
+def _ones(lengths: array[int]) -> array[int]:
+    """Each line's code for a term it holds once: 1 << 32 | its token count (stored so, a
+    query takes them as they are)."""
+    return array("Q", map(operator.or_, itertools.repeat(1 << TF_SHIFT), lengths))
+
+
+def _stored_ones(db: sqlite3.Connection, file: int, first: int, count: int) -> array[int]:
     row = db.execute(
-        "SELECT lengths FROM batches WHERE file = ? AND first = ? AND count = ?",
+        "SELECT ones FROM batches WHERE file = ? AND first = ? AND count = ?",
         (file, first, count),
     ).fetchone()
     if row is None:
         raise DamagedError("a batch the index does not hold")
-    return _array("I", row[0], count)
+    return _array("Q", row[0], count)
 
 
 def batch_postings(
@@ -242,8 +249,7 @@ def batch_postings(
     """The postings of ``terms`` in one batch: the lines holding each and a code per line
     (count << 32 | line length), checked (DamagedError: rows that lie)."""
     wanted = list(terms)
-    lengths = _lengths(db, file, first, count)
-    ones = array("Q", map(operator.add, lengths, itertools.repeat(1 << TF_SHIFT)))
+    ones = _stored_ones(db, file, first, count)
     every: array[int] | None = None
     found: dict[str, tuple[array[int], array[int]]] = {}
     made: dict[tuple[bytes, bytes], tuple[array[int], array[int]]] = {}
@@ -299,7 +305,7 @@ def merge_tail(db: sqlite3.Connection, file: int) -> int:
     merged = 0
     while True:
         last_two = db.execute(
-            "SELECT first, count, starts, lengths FROM batches WHERE file = ? "
+            "SELECT first, count, starts, ones FROM batches WHERE file = ? "
             "ORDER BY first DESC LIMIT 2",
             (file,),
         ).fetchall()
@@ -325,7 +331,7 @@ def merge_tail(db: sqlite3.Connection, file: int) -> int:
         )
         db.execute("DELETE FROM batches WHERE file = ? AND first = ?", (file, later[0]))
         db.execute(
-            "UPDATE batches SET count = ?, starts = ?, lengths = ? WHERE file = ? AND first = ?",
+            "UPDATE batches SET count = ?, starts = ?, ones = ? WHERE file = ? AND first = ?",
             (both, earlier[2] + later[2], earlier[3] + later[3], file, earlier[0]),
         )
         db.executemany(
