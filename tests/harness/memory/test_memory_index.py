@@ -9,10 +9,12 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.fs.files import read_lines
+from harness.memory import index as index_module
 from harness.memory import index_build, index_query, index_store
 from harness.memory.index import DatabaseFile, MemoryIndex
 from harness.text_search import SearchLine, rank_lines, tokenize
@@ -339,3 +341,34 @@ def test_block_tokens_are_tokenize_line_by_line(lines: list[str]) -> None:
         else:
             per_line[-1].append(token)
     assert [sorted(t) for t in per_line[:-1]] == [sorted(tokenize(line)) for line in lines]
+
+
+def test_a_build_cut_short_goes_on_from_its_last_batch(tmp_path: Path) -> None:
+    """A process killed mid-build keeps the batches it committed: the next one tokenises the
+    lines after them only, and answers as a fresh ranking."""
+    daily = tmp_path / "d.md"
+    write(daily, [f"- line {n} booking via 上海港" for n in range(10)])
+    files = [(daily, "d.md")]
+    database = tmp_path / "index.sqlite"
+    real = index_module.add_batch
+    calls = []
+
+    def dies_at_the_second(*args: object) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the process dies here
+        real(*args)  # type: ignore[arg-type]
+
+    with (
+        mock.patch.object(index_build, "BATCH_LINES", 3),
+        mock.patch.object(index_build, "BLOCK_BYTES", 16),
+    ):
+        with (
+            mock.patch.object(index_module, "add_batch", dies_at_the_second),
+            pytest.raises(KeyboardInterrupt),
+        ):
+            MemoryIndex(store=DatabaseFile(database)).search(files, "booking")
+        again = MemoryIndex(store=DatabaseFile(database))
+        got = [tuple(vars(h).values()) for h in again.search(files, "上海港 booking", 5)]
+    assert again.tokenised == 7  # lines 4 to 10: the first batch was kept
+    assert got == fresh_limited(files, "上海港 booking", 5)
