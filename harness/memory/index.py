@@ -42,13 +42,14 @@ from typing import BinaryIO, Protocol
 
 from harness.errors import PathEscapeError
 from harness.memory.index_build import TF_SHIFT, TailLine, batches, tail_line
-from harness.memory.index_query import Ranked, Tables, batch_scores, literal_lines
+from harness.memory.index_query import Ranked, Tables, batch_scores, literal_lines, needle_terms
 from harness.memory.index_store import (
     DamagedError,
     FileRow,
     Stamp,
     add_batch,
     batch_postings,
+    batch_starts,
     check_schema,
     clear_file,
     drop_file,
@@ -185,6 +186,8 @@ class MemoryIndex:
         """How many files this index found indexed and current on disk (by another process)."""
         self.recovered = 0
         """How many times a damaged database was moved aside and built anew."""
+        self.scanned = 0
+        """Bytes of the memory files read to find the lines holding a query literally."""
 
     def search(
         self, files: Sequence[tuple[Path, str]], query: str, limit: int = 20
@@ -304,7 +307,7 @@ class MemoryIndex:
         entries = self._refresh(db, files)
         order = list(set(tokenize(query)))  # the order rank_lines adds the terms in
         needle = query.strip().lower()
-        literal = [self._literal(entry, needle) for entry in entries]
+        literal = self._literals(db, entries, needle)
         literal_count = sum(map(len, literal))
         count = sum(e.row.nonblank + (e.tail.nonblank if e.tail else 0) for e in entries)
         total = sum(e.row.total + (e.tail.length if e.tail and e.tail.nonblank else 0)
@@ -339,14 +342,63 @@ class MemoryIndex:
         hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
         return hits[: max(limit, literal_count)]
 
-    def _literal(self, entry: _Entry, needle: str) -> list[tuple[int, str]]:
+    def _literals(
+        self, db: sqlite3.Connection, entries: list[_Entry], needle: str
+    ) -> list[list[tuple[int, str]]]:
+        """Per entry, its lines that hold ``needle`` literally: read from the lines that hold
+        the rarest of :func:`~harness.memory.index_query.needle_terms` when it is in at most
+        an eighth of the lines, otherwise by a scan of each file."""
         if not needle:
-            return []
+            return [[] for _ in entries]
+        best: tuple[int, str, list[list[tuple[int, int]]]] | None = None
+        for term in needle_terms(needle):
+            rows = [term_batches(db, e.row.id, [term]) for e in entries]
+            held = sum(n for per_file in rows for _, _, n, _ in per_file)
+            if best is None or held < best[0]:
+                places = [[(first, count) for _, first, _, count in r] for r in rows]
+                best = (held, term, places)
+        lines = sum(e.row.lines for e in entries)
+        if best is None or best[0] * 8 > lines:
+            return [self._scan(entry, needle) for entry in entries]
+        _, term, places = best
+        return [
+            self._read_lines(db, e, needle, term, p) for e, p in zip(entries, places, strict=True)
+        ]
+
+    def _scan(self, entry: _Entry, needle: str) -> list[tuple[int, str]]:
+        self.scanned += entry.row.stamp[1]
         try:
             with self._open(entry.path) as handle:
                 return literal_lines(handle, entry.row.stamp[1], needle)
         except _MISSING:
             return []
+
+    def _read_lines(
+        self, db: sqlite3.Connection, entry: _Entry, needle: str, term: str,
+        batches: list[tuple[int, int]],
+    ) -> list[tuple[int, str]]:  # fmt: skip
+        """The lines of ``entry`` holding ``term`` (and its line after the last newline)
+        whose lower-cased text holds ``needle``, each read by its offset."""
+        row, found = entry.row, []
+        wanted: list[tuple[int, int]] = []  # (line, where it starts)
+        for first, count in sorted(batches):
+            starts = batch_starts(db, row.id, first, count)
+            for line in batch_postings(db, row.id, first, count, [term])[term][0]:
+                wanted.append((line, starts[line - first]))
+        if entry.tail is not None and entry.tail.counts[term]:
+            wanted.append((row.lines, row.covered))
+        try:
+            with self._open(entry.path) as handle:
+                for line, start in wanted:
+                    handle.seek(start)
+                    raw = handle.readline(max(row.stamp[1] - start, 0))
+                    self.scanned += len(raw)
+                    text = raw.removesuffix(b"\n").decode("utf-8", errors="replace")
+                    if needle in text.lower():
+                        found.append((line, text))
+        except _MISSING:
+            return []
+        return found
 
     def _score(
         self, db: sqlite3.Connection, entry: _Entry, position: int, order: list[str],

@@ -23,6 +23,7 @@ import heapq
 import itertools
 import math
 import operator
+import re
 from array import array
 from collections.abc import Iterator
 from typing import AnyStr, BinaryIO
@@ -30,7 +31,7 @@ from typing import AnyStr, BinaryIO
 from harness.memory.index_build import BLOCK_BYTES, TF_SHIFT
 from harness.text_search import K1, B
 
-__all__ = ["Ranked", "Tables", "batch_scores", "literal_lines"]
+__all__ = ["Ranked", "Tables", "batch_scores", "literal_lines", "needle_terms"]
 
 LENGTH_MASK = (1 << TF_SHIFT) - 1
 
@@ -211,3 +212,20 @@ def _matches(text: AnyStr, lowered: AnyStr, needle: AnyStr, base: int) -> Iterat
             return
         counted = end
         at = lowered.find(needle, end + 1)
+
+
+_NEEDLE_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")  # as harness.text_search's
+_NEEDLE_WORD = re.compile("[a-z0-9_]+")
+
+
+def needle_terms(needle: str) -> list[str]:
+    """Terms every line holding ``needle`` (lower-cased) literally holds as tokens: each CJK
+    character in it (a CJK character of a lower-cased line is always a token), and each run
+    of ASCII letters, digits and ``_`` with a character of the needle on both sides (in the
+    line it is bounded by the same characters, so it is a whole token; a run at the needle's
+    edge may be part of a longer one)."""
+    found = dict.fromkeys(_NEEDLE_CJK.findall(needle))
+    for match in _NEEDLE_WORD.finditer(needle):
+        if match.start() > 0 and match.end() < len(needle):
+            found[match.group()] = None
+    return list(found)

@@ -47,6 +47,7 @@ __all__ = [
     "Stamp",
     "add_batch",
     "batch_postings",
+    "batch_starts",
     "check_schema",
     "clear_file",
     "drop_file",
@@ -285,6 +286,17 @@ def batch_postings(
             codes = array("Q", map(operator.add, codes, shifted))
         found[term] = made[line_bytes, count_bytes] = (lines, codes)
     return found
+
+
+def batch_starts(db: sqlite3.Connection, file: int, first: int, count: int) -> array[int]:
+    """Where each line of a batch starts."""
+    row = db.execute(
+        "SELECT starts FROM batches WHERE file = ? AND first = ? AND count = ?",
+        (file, first, count),
+    ).fetchone()
+    if row is None:
+        raise DamagedError("a batch the index does not hold")
+    return _array("Q", row[0], count)
 
 
 def line_start(db: sqlite3.Connection, file: int, index: int) -> int:

@@ -372,3 +372,27 @@ def test_a_build_cut_short_goes_on_from_its_last_batch(tmp_path: Path) -> None:
         got = [tuple(vars(h).values()) for h in again.search(files, "上海港 booking", 5)]
     assert again.tokenised == 7  # lines 4 to 10: the first batch was kept
     assert got == fresh_limited(files, "上海港 booking", 5)
+
+
+def test_a_rare_literal_query_reads_only_the_lines_holding_its_rarest_term(
+    tmp_path: Path,
+) -> None:
+    """A needle with a CJK character or a whole inner word is looked for in the lines the
+    index says hold it (read by their offsets), not by a scan of the files; the same hits."""
+    daily = tmp_path / "d.md"
+    lines = [f"- customer ALPHA-{n} ships via 上海港, booking BK-{n}" for n in range(5_000)]
+    lines[1234] = "- the code word is 夜莺 (not the CODE WORD IS 夜 alone)"
+    lines[4321] = "- The Code Word Is nothing here"
+    write(daily, lines)
+    files = [(daily, "d.md")]
+    size = daily.stat().st_size
+    index = MemoryIndex()
+    index.search(files, "zzz")  # built (a needle that is one word may be part of a longer one)
+    for query, reads in (("夜莺 (not", "few"), ("code word is", "few"), ("oking bk", "all"),
+                         ("ALPHA-49", "all")):  # fmt: skip
+        before = index.scanned
+        got = [tuple(vars(h).values()) for h in index.search(files, query)]
+        assert got == fresh_limited(files, query, 20), query
+        read = index.scanned - before
+        assert (read < size // 100) if reads == "few" else (read == size), (query, read)
+    assert index.scanned - before == size
