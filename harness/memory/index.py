@@ -307,8 +307,6 @@ class MemoryIndex:
         entries = self._refresh(db, files)
         order = list(set(tokenize(query)))  # the order rank_lines adds the terms in
         needle = query.strip().lower()
-        literal = self._literals(db, entries, needle)
-        literal_count = sum(map(len, literal))
         count = sum(e.row.nonblank + (e.tail.nonblank if e.tail else 0) for e in entries)
         total = sum(e.row.total + (e.tail.length if e.tail and e.tail.nonblank else 0)
                     for e in entries)  # fmt: skip
@@ -324,6 +322,8 @@ class MemoryIndex:
                     for k, term in enumerate(order):
                         frequencies[k] += bool(entry.tail.counts[term])
             held.append(per_batch)
+        literal = self._literals(db, entries, needle, order, frequencies, held)
+        literal_count = sum(map(len, literal))
         tables = Tables(frequencies, count, total / count if count else 1.0)
         ranked = Ranked(limit - literal_count)
         literal_scores: dict[tuple[int, int], float] = {}
@@ -343,26 +343,24 @@ class MemoryIndex:
         return hits[: max(limit, literal_count)]
 
     def _literals(
-        self, db: sqlite3.Connection, entries: list[_Entry], needle: str
-    ) -> list[list[tuple[int, str]]]:
+        self, db: sqlite3.Connection, entries: list[_Entry], needle: str, order: list[str],
+        frequencies: list[int], held: list[dict[tuple[int, int], set[str]]],
+    ) -> list[list[tuple[int, str]]]:  # fmt: skip
         """Per entry, its lines that hold ``needle`` literally: read from the lines that hold
-        the rarest of :func:`~harness.memory.index_query.needle_terms` when it is in at most
-        an eighth of the lines, otherwise by a scan of each file."""
+        the rarest of :func:`~harness.memory.index_query.needle_terms` (query terms all, so
+        their counts are known) when it is in at most an eighth of the lines, otherwise by a
+        scan of each file."""
         if not needle:
             return [[] for _ in entries]
-        best: tuple[int, str, list[list[tuple[int, int]]]] | None = None
-        for term in needle_terms(needle):
-            rows = [term_batches(db, e.row.id, [term]) for e in entries]
-            held = sum(n for per_file in rows for _, _, n, _ in per_file)
-            if best is None or held < best[0]:
-                places = [[(first, count) for _, first, _, count in r] for r in rows]
-                best = (held, term, places)
-        lines = sum(e.row.lines for e in entries)
-        if best is None or best[0] * 8 > lines:
+        keys = [order.index(t) for t in needle_terms(needle) if t in order]
+        lines = sum(e.row.lines + (e.tail is not None) for e in entries)
+        rarest = min(keys, key=frequencies.__getitem__, default=None)
+        if rarest is None or frequencies[rarest] * 8 > lines:
             return [self._scan(entry, needle) for entry in entries]
-        _, term, places = best
+        term = order[rarest]
         return [
-            self._read_lines(db, e, needle, term, p) for e, p in zip(entries, places, strict=True)
+            self._read_lines(db, e, needle, term, [b for b, ts in held[p].items() if term in ts])
+            for p, e in enumerate(entries)
         ]
 
     def _scan(self, entry: _Entry, needle: str) -> list[tuple[int, str]]:
