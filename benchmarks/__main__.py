@@ -13,6 +13,7 @@ from benchmarks import (
     check_cost,
     eventlog_bench,
     memory_bench,
+    memory_scale_bench,
     meter_error,
     peers,
     reopen_bench,
@@ -63,6 +64,7 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
         rows += big_session.rows(quick)
     if "memory" in chosen:
         rows += memory_bench.rows(quick)
+        rows += memory_scale_bench.rows(quick)
     if "wall" in chosen:
         rows += wall.rows(quick, ROOT)
     return rows

@@ -75,6 +75,9 @@ def html_in_reports(folder: Path, variant: str) -> None:
         check(live not in prose, f"{name} holds live HTML {live!r}")
     page = (reports / "index.html").read_text(encoding="utf-8")  # it has scripts of its own
     check(payload not in page, f"index.html holds the model's {live!r} unescaped")
+    for evidence in sorted((reports / "evidence").glob("*.html")):  # no scripts of their own
+        text = evidence.read_text(encoding="utf-8")
+        check(live not in text, f"evidence/{evidence.name} holds live HTML {live!r}")
 
 
 # --- 10. secrets in provider error bodies, the audit, offloaded results, memory -------------------

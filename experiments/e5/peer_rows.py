@@ -15,10 +15,15 @@ from experiments.e5.common import SOURCE
 from experiments.e5.peer_view import PeerDeviations
 from experiments.lab.claims import Claim
 from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
-from harness import Agent, FunctionModel, Message, ScriptedModel
-from harness.compaction.agentscope import CompactionConfig
-from harness.compaction.factory import make_engine
-from harness.errors import ConfigError
+from harness import (
+    Agent,
+    CompactionConfig,
+    ConfigError,
+    FunctionModel,
+    Message,
+    ScriptedModel,
+    make_engine,
+)
 from harness.model import ChatRequest
 from harness.store.history import StateHistory
 

@@ -83,7 +83,7 @@ def run_experiments(
     with staged(out_dir, force=force) as stage:
         results, failures = _run_each(chosen, settings, jobs)
         if results:
-            summary = write_results(results, stage.folder, jobs)
+            summary = write_results(results, stage.folder, jobs, settings.cassette_root)
         else:
             stage.discard()
             summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
@@ -170,10 +170,16 @@ def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
     )
 
 
-def write_results(results: Sequence[ExperimentResult], out_dir: Path, jobs: int = 1) -> RunSummary:
+def write_results(
+    results: Sequence[ExperimentResult],
+    out_dir: Path,
+    jobs: int = 1,
+    cassettes: Path | None = None,
+) -> RunSummary:
     """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
     of the other experiments are kept) and rebuild the reports of ``out_dir`` (its plots
-    rendered by ``jobs`` workers)."""
+    rendered by ``jobs`` workers, its evidence pages read from ``cassettes``, the project's
+    by default)."""
     for result in results:
         write_json(out_dir / f"{result.experiment}.json", result.data)
         for label, data in result.per_model:
@@ -182,7 +188,7 @@ def write_results(results: Sequence[ExperimentResult], out_dir: Path, jobs: int 
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
-    build_reports(out_dir, jobs)
+    build_reports(out_dir, jobs, cassettes)
     return RunSummary(tuple(results), count_claims(merged))
 
 

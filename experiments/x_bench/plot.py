@@ -5,7 +5,10 @@ Left, the trade-off: one point per condition and model, mean survival of the pla
 (with its 95 % bootstrap interval) against the mean tokens of the context the model sees at the
 end. Right, survival by depth band (early, middle, late in the conversation) as a grid, one row
 per condition and model. One marker per condition; grey for the model-free runs, another colour
-per recorded model, numbered in the caption (the plots hold ASCII text only).
+per recorded model, numbered ``[n]`` and keyed in the legend's title as in the caption (the
+plots hold ASCII text only). Below, with recorded headline conversations, one row of panels
+per model and one column per conversation size, sharing one axis label each way and one legend
+above them, so no title, label or legend sits on another or on the data.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure, SubFigure
 
 from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from experiments.lab.report.tables import model_order
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
@@ -50,6 +54,10 @@ def _label(name: str, model: str, models: list[str]) -> str:
     return name if model == NO_MODEL else f"{name} [{models.index(model) + 1}]"
 
 
+def _short(model: str) -> str:
+    return model.removeprefix("local-").removesuffix("-instruct-q4_k_m")
+
+
 def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> None:
     for row in rows:
         recorded = row.model != NO_MODEL
@@ -71,7 +79,16 @@ def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> Non
     axes.set_xlabel("tokens the model sees at the end (mean, estimator)", fontsize=8)
     axes.set_ylabel("planted facts kept (mean, 95 % CI)", fontsize=8)
     axes.set_title("what is kept against what is carried", loc="left", fontsize=9)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=6.5, frameon=False)
+    key = "\n".join(f"[{n}] {_short(m)}" for n, m in enumerate(models, 1))
+    legend = axes.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=6.5,
+        frameon=False,
+        title=key or None,
+        title_fontsize=6.5,
+    )
+    legend.get_title().set_horizontalalignment("left")
 
 
 def _bands(
@@ -103,9 +120,10 @@ HEADLINE_COLOURS = dict(zip(HEADLINE, (OURS, COMPACTION, "#000000", ARTICLE), st
 """ctxlab's profile, the reference prompt, masking, truncation."""
 
 
-def _headline_panel(axes: Axes, model: str, rows: list[HeadlineRow]) -> None:
+def _headline_panel(axes: Axes, title: str, rows: list[HeadlineRow]) -> None:
     """ctxlab's profile against the reference prompt and the baselines on one model's
-    headline conversations: survival (95 % CI) against the tokens carried after a compaction."""
+    headline conversations of one size: survival (95 % CI) against the tokens carried after a
+    compaction. The axis labels and the legend are the grid's (:func:`_headline_grid`)."""
     for row in rows:
         axes.errorbar(
             row.carried_tokens,
@@ -120,10 +138,30 @@ def _headline_panel(axes: Axes, model: str, rows: list[HeadlineRow]) -> None:
         )
     axes.set_ylim(-0.05, 1.08)
     axes.set_xlim(left=0)
-    axes.set_xlabel("tokens carried after a compaction (mean, estimator)", fontsize=8)
-    axes.set_ylabel("planted facts kept", fontsize=8)
-    axes.set_title(f"{model}: {rows[0].conversations} conversations", loc="left", fontsize=8)
-    axes.legend(loc="lower right", fontsize=6.5, frameon=False)
+    axes.tick_params(labelsize=7)
+    axes.set_title(f"{title}: {rows[0].conversations} conv.", loc="left", fontsize=8)
+
+
+def _headline_grid(figure: SubFigure, view: XBenchView, answers: list[tuple[str, str]]) -> None:
+    """One panel per recorded model (rows) and conversation size (columns), one x and one y
+    label for all of them and one legend above them."""
+    models = sorted(dict.fromkeys(m for m, _ in answers), key=model_order)
+    sizes = list(dict.fromkeys(s for _, s in answers))
+    grid = figure.subplots(len(models), len(sizes), squeeze=False, sharey=True)
+    for row in grid:
+        for axes in row:
+            axes.set_visible(False)
+    for model, size in answers:
+        axes = grid[models.index(model)][sizes.index(size)]
+        axes.set_visible(True)
+        _headline_panel(axes, f"{_short(model)} at {size.upper()}", headline(view, model, size))
+    figure.supxlabel("tokens carried after a compaction (mean, estimator)", fontsize=8)
+    figure.supylabel("planted facts kept", fontsize=8)
+    shown = next(a for row in grid for a in row if a.get_visible())
+    handles, labels = shown.get_legend_handles_labels()
+    figure.legend(
+        handles, labels, loc="outside upper center", ncols=len(labels), fontsize=7, frameon=False
+    )
 
 
 def x_bench_plot(view: XBenchView) -> Plot:
@@ -139,25 +177,24 @@ def x_bench_plot(view: XBenchView) -> Plot:
         top: Figure | SubFigure = figure
         bottom: SubFigure | None = None
         if answers:
-            top, bottom = cast("np.ndarray", figure.subfigures(2, 1, height_ratios=[1, 0.9]))
+            top, bottom = cast("np.ndarray", figure.subfigures(2, 1, height_ratios=[1, 1.1]))
         left, right = top.subplots(1, 2, width_ratios=[1.25, 1])
         _tradeoff(left, rows, models)
         _bands(right, view.by_band, rows, models)
         if bottom is not None:
-            panels = bottom.subplots(1, len(answers), squeeze=False)[0]
-            for axes, (model, size) in zip(panels, answers, strict=True):
-                short = model.removeprefix("local-").removesuffix("-instruct-q4_k_m")
-                _headline_panel(axes, f"{short} at {size.upper()}", headline(view, model, size))
+            _headline_grid(bottom, view, list(answers))
         numbered = "; ".join(f"[{n}] {m}" for n, m in enumerate(models, 1)) or "none yet"
         caption = (
             f"X-BENCH over {len(view.conversations)} seeded conversations at one budget per "
             "size: left, the share of planted facts each condition keeps (95 % bootstrap "
             "interval over conversations) against the tokens of the context the model sees at "
             "the end; right, the share kept by where the fact was planted. Grey: conditions "
-            "with no model call, over every conversation; blue (and [n]): a recorded "
-            f"summary model, over the conversations recorded so far. Models: {numbered}."
+            "with no model call, over every conversation; a colour and [n] per recorded "
+            "summary model (keyed above the legend), over the conversations recorded so far. "
+            f"Models: {numbered}."
             + (
-                " Below, one panel per recorded model: ctxlab's profile against the reference "
+                " Below, one row of panels per recorded model and one column per conversation "
+                "size: ctxlab's profile against the reference "
                 "prompt, masking and truncation on the conversations recorded under both "
                 "ctxlab and the reference prompt, the share kept against the tokens carried "
                 "right after a compaction (up and to the left is better)."

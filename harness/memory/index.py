@@ -1,71 +1,79 @@
-"""``memory_search``'s index: kept between queries, grown by appends, cached on disk.
+"""``memory_search``'s index: SQLite on disk, grown by appends, bounded in memory.
 
-:func:`harness.text_search.rank_lines` tokenises every line on every query. A
-:class:`MemoryIndex` keeps, per memory file, its lines, each line's token count and an inverted
-index (term -> the lines holding it and how often), and answers a query with exactly
-:func:`rank_lines`'s hits, scores and order (literal line matches first, then BM25, cut at the
-limit):
+A :class:`MemoryIndex` answers a query with exactly :func:`harness.text_search.rank_lines`'
+hits, scores and order (literal line matches first, then BM25, cut at the limit) over the
+non-blank lines of some files, from an index it keeps current:
 
-- **Unchanged file**: a ``stat`` (inode, size, mtime, ctime as indexed) and nothing else.
-- **Changed file**: its bytes are read and the part indexed before is checked by a SHA-256
-  digest of it; when the file still starts with those bytes (a daily file grows by appends;
-  MEMORY.md is replaced atomically, usually by itself plus a new section) only the lines after
-  them are tokenised (:attr:`MemoryIndex.tokenised` counts them), else the file is indexed anew.
-- **A query** costs the postings of its terms: per term the score of each distinct (count,
-  line length) pair is computed once and added to the lines holding it, then the best ``limit``
-  lines are picked by threshold (``heapq.nlargest`` over the scores, ties by file and line)
-  instead of building and sorting a hit per matching line. Literal matches come from a
-  substring search over each file's lower-cased text (UTF-8); a hit's text is decoded from the
-  file's bytes only for the lines returned.
-- **Cache** (:class:`IndexCache`): each file's index is written beside the memory files, so
-  the first query of a new process reads it instead of tokenising every line. It is a cache:
-  written atomically (temp file + rename, no fsync), checked on load (format, tokenizer
-  fingerprint, the file's name, a CRC-32 of the whole cache file, and the digest of the memory
-  file's bytes it covers), and anything that fails a check (torn, foreign, stale) is ignored and
-  rebuilt, never an error to the user; postings that point outside the file (a hand-made cache
-  that passes the checks) are found as a query reads them, and the file is indexed anew. It
-  holds the terms, counts, line lengths and offsets and the lower-cased text of the memory file
-  it belongs to, nothing else, and is deleted when a search finds that file gone. It is
-  rewritten once a quarter of its file's lines were tokenised since it was written, so a later
-  process tokenises at most that.
-
-SQLite FTS5 was considered and not used: its ``bm25()`` is another formula (k1 = 1.2, a
-different IDF) so the scores would still be computed here, its tokenizers do not produce this
-module's CJK characters and pairs, and a query over two terms in every line still visits every
-line's postings, which is the cost to cut (here: once per distinct (count, length) pair); flat
-arrays read back by :meth:`array.array.frombytes` load fast with the standard library alone.
+- **Unchanged file** (inode, size, mtime, ctime as indexed): nothing is read.
+- **Appended file** (the same inode, no shorter than what was indexed, and the 4 KiB before the
+  indexed end unchanged): only the lines after it are read and tokenised
+  (:attr:`MemoryIndex.tokenised` counts them). Anything else (a file replaced, as MEMORY.md is
+  on each write, cut short, or changed before its end) is indexed anew.
+- **Building** reads a file a block at a time and stores a batch of lines in one transaction
+  (:mod:`harness.memory.index_build`): memory holds a block and a batch whatever the size of
+  the memory files, and a build cut short (a killed process) keeps what it committed and goes
+  on from there. The line after a file's last newline is tokenised in memory, never stored.
+- **A query** costs the postings of its terms, read batch by batch
+  (:mod:`harness.memory.index_query`), plus one read of the memory files for the lines that
+  hold the query literally; its memory is a batch's scores and the hits it returns.
+- **Storage** (:mod:`harness.memory.index_store`): an SQLite database, in a workspace
+  ``<user>/.memory_index/index.sqlite`` (:class:`harness.memory.tools.WorkspaceIndexStore`:
+  WAL, one search at a time across processes under an OS file lock, never opened through a
+  symlink), otherwise in this process's memory. A database that is damaged, not an index, or of
+  another format is moved aside (``index.sqlite.damaged``) and built anew, with a warning and
+  never an error to the user; if that fails too, the search runs on an index in memory.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
-import itertools
+import hashlib
+import logging
 import os
-import struct
+import sqlite3
 import threading
-from collections import Counter
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from harness.memory.index_query import DamagedError, search_entries
+from harness.errors import PathEscapeError
+from harness.memory.index_build import TF_SHIFT, TailLine, batches, tail_line
+from harness.memory.index_db import DatabaseFile, IndexStore, MemoryStore, connect
+from harness.memory.index_query import Ranked, Tables, batch_scores, literal_lines, needle_terms
 from harness.memory.index_store import (
-    TF_SHIFT,
-    FileIndex,
-    IndexCache,
+    DamagedError,
+    FileRow,
     Stamp,
-    append_lowered,
-    decode,
-    digest_of,
-    encode,
-    flatten,
-    new_entry,
+    add_batch,
+    batch_postings,
+    batch_starts,
+    clear_file,
+    drop_file,
+    file_row,
+    line_start,
+    merge_tail,
+    new_file,
+    save_file,
+    term_batches,
 )
 from harness.text_search import SearchHit, tokenize
 
-__all__ = ["IndexCache", "MemoryIndex", "stamp_of"]
-Reader = Callable[[Path], bytes]
-"""A file's bytes (empty when it is missing or not a regular file)."""
-Stamper = Callable[[Path], "Stamp | None"]
+__all__ = ["DatabaseFile", "IndexStore", "MemoryIndex", "MemoryStore", "connect", "stamp_of"]
+
+logger = logging.getLogger("harness.memory")
+
+Opener = Callable[[Path], AbstractContextManager[BinaryIO]]
+"""A binary reader of a memory file (FileNotFoundError, IsADirectoryError or PathEscapeError:
+the file is not there to search)."""
+TAIL_BYTES = 4_096
+"""The bytes before a file's indexed end whose digest tells an append from a rewrite."""
+Held = list[tuple[int, "array[int]", "array[int]"]]
+"""Postings of the query terms a batch holds: (term's position in the query, lines, codes)."""
+_MISSING = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PathEscapeError)
 
 
 def stamp_of(info: os.stat_result) -> Stamp:
@@ -73,171 +81,49 @@ def stamp_of(info: os.stat_result) -> Stamp:
     return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _stamp(path: Path) -> Stamp | None:
-    try:
-        return stamp_of(os.stat(path))
-    except FileNotFoundError:
-        return None
+def _open(path: Path) -> AbstractContextManager[BinaryIO]:
+    return path.open("rb")
 
 
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return b""
+@dataclass
+class _Entry:
+    path: Path
+    name: str
+    row: FileRow
+    tail: TailLine | None
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()[:16]
+
+
+def _tail_digest(handle: BinaryIO, end: int) -> bytes:
+    start = max(0, end - TAIL_BYTES)
+    return _digest(os.pread(handle.fileno(), end - start, start))
 
 
 class MemoryIndex:
     """BM25 plus literal line matches over a set of files, indexed by what changed."""
 
-    def __init__(
-        self, read: Reader = _read, stamp: Stamper = _stamp, cache: IndexCache | None = None
-    ) -> None:
-        """``read`` gives a file's bytes and ``stamp`` its change stamp (None: no such file);
-        a workspace passes its symlink-refusing readers (:class:`harness.fs.root.SafeRoot`)
-        and a cache in the workspace (:class:`harness.memory.tools.WorkspaceIndexCache`)."""
-        self._read = read
-        self._stamp = stamp
-        self._cache = cache
-        self._files: dict[Path, FileIndex] = {}
+    def __init__(self, open_file: Opener = _open, store: IndexStore | None = None) -> None:
+        """``open_file`` opens a memory file for reading (a workspace passes its
+        symlink-refusing opener, :class:`harness.fs.root.SafeRoot`) and ``store`` keeps the
+        database (None: in this process's memory)."""
+        self._open = open_file
+        self._store: IndexStore = store if store is not None else MemoryStore()
         self._lock = threading.Lock()  # the memory tools may run on a background thread too
+        self._seen: set[str] = set()
+        self._tails: dict[str, tuple[Stamp, TailLine]] = {}
         self.reindexed = 0
-        """How many times a file was (re)read."""
+        """How many times a changed or new file was read."""
         self.tokenised = 0
-        """How many lines were tokenised (what a cache load or an append saves)."""
+        """How many lines were tokenised (what an append or an index on disk saves)."""
         self.loaded = 0
-        """How many file indexes were taken from the cache."""
-
-    # --- keeping the index current ----------------------------------------------------------
-
-    def _refresh(self, files: Sequence[tuple[Path, str]]) -> list[FileIndex]:
-        current = []
-        for path, name in files:
-            stamp = self._stamp(path)
-            if stamp is None:
-                if self._files.pop(path, None) is not None or self._cache is not None:
-                    self._forget(name)
-                continue
-            entry = self._files.get(path)
-            if entry is None or entry.stamp != stamp or entry.name != name:
-                entry = self._update(entry if entry and entry.name == name else None, name, stamp,
-                                     self._read(path))  # fmt: skip
-                self._files[path] = entry
-                self.reindexed += 1
-            current.append(entry)
-        return current
-
-    def _forget(self, name: str) -> None:
-        if self._cache is not None:
-            with contextlib.suppress(OSError):
-                self._cache.remove(name)
-
-    def _update(self, entry: FileIndex | None, name: str, stamp: Stamp, data: bytes) -> FileIndex:
-        if entry is not None and (
-            entry.covered > len(data)
-            or digest_of(memoryview(data)[: entry.covered]) != entry.digest
-        ):
-            entry = None  # not a grown copy of what was indexed: index it anew
-        if entry is None:
-            entry = self._load(name, data)  # checked against ``data`` as it loads
-        if entry is None:
-            entry = new_entry(name)
-        entry.stamp = stamp
-        self._extend(entry, data)
-        if self._cache is not None and entry.complete - entry.cached_lines >= max(
-            1, entry.cached_lines // 4
-        ):
-            self._save(entry)
-        return entry
-
-    def _extend(self, entry: FileIndex, data: bytes) -> None:
-        """Add the lines of ``data`` after ``entry.covered`` (the partial line is redone)."""
-        if entry.partial is not None:  # the last line had no newline: it is read again
-            entry.partial = None
-            entry.line_starts.pop()
-            entry.lengths.pop()
-            cut = entry.starts.pop()
-            entry.lowered = entry.lowered[: cut - 1] if entry.starts else b""
-            entry.nonblank -= entry.partial_counts[0]
-            entry.total -= entry.partial_counts[1]
-            entry.partial_counts = (0, 0)
-        end = data.rfind(b"\n") + 1
-        chunk = data[entry.covered :]
-        tail = chunk.decode("utf-8", errors="replace").split("\n")
-        complete, last = tail[:-1], tail[-1]
-        first = entry.count
-        widths = (len(piece) + 1 for piece in chunk.split(b"\n"))
-        starts = itertools.accumulate(widths, initial=entry.covered)
-        entry.line_starts.extend(itertools.islice(starts, len(tail) if last else len(tail) - 1))
-        entry.data = data
-        if end > entry.covered:
-            entry.digest = digest_of(memoryview(data)[:end])
-            entry.covered = end
-        for offset, text in enumerate(complete):
-            self._add_line(entry, first + offset, text, entry.extra)
-        entry.complete = first + len(complete)
-        append_lowered(entry, "\n".join(complete), len(complete))
-        if last:
-            before = (entry.nonblank, entry.total)
-            entry.partial = self._add_line(entry, entry.complete, last, None)
-            entry.partial_counts = (entry.nonblank - before[0], entry.total - before[1])
-            append_lowered(entry, last, 1)
-
-    def _add_line(
-        self,
-        entry: FileIndex,
-        index: int,
-        text: str,
-        into: dict[str, tuple[list[int], list[int]]] | None,
-    ) -> Counter[str]:
-        tokens = tokenize(text)
-        self.tokenised += 1
-        entry.lengths.append(len(tokens))
-        counts = Counter(tokens)
-        if text.strip():
-            entry.nonblank += 1
-            entry.total += len(tokens)
-        if into is not None:
-            length = len(tokens)
-            for term, count in counts.items():
-                found = into.get(term)
-                if found is None:
-                    into[term] = ([index], [count << TF_SHIFT | length])
-                else:
-                    found[0].append(index)
-                    found[1].append(count << TF_SHIFT | length)
-        return counts
-
-    # --- the cache --------------------------------------------------------------------------
-
-    def _save(self, entry: FileIndex) -> None:
-        assert self._cache is not None
-        base = flatten(entry.base, entry.extra)
-        entry.base, entry.extra = base, {}
-        try:
-            self._cache.save(entry.name, encode(entry, base))
-        except OSError:
-            return  # a cache that cannot be written is only slower
-        entry.cached_lines = entry.complete
-
-    def _load(self, name: str, data: bytes) -> FileIndex | None:
-        if self._cache is None:
-            return None
-        try:
-            blob = self._cache.load(name)
-        except OSError:
-            return None
-        if not blob:
-            return None
-        try:
-            entry = decode(name, blob, data)
-        except (ValueError, IndexError, struct.error, UnicodeDecodeError, OverflowError):
-            entry = None
-        if entry is not None:
-            self.loaded += 1
-        return entry
-
-    # --- queries ----------------------------------------------------------------------------
+        """How many files this index found indexed and current on disk (by another process)."""
+        self.recovered = 0
+        """How many times a damaged database was moved aside and built anew."""
+        self.scanned = 0
+        """Bytes of the memory files read to find the lines holding a query literally."""
 
     def search(
         self, files: Sequence[tuple[Path, str]], query: str, limit: int = 20
@@ -245,17 +131,263 @@ class MemoryIndex:
         """:func:`~harness.text_search.rank_lines` over the non-blank lines of ``files``
         (``(path, name shown in results)``, in order), from the index."""
         with self._lock:
-            entries = self._refresh(files)
-            try:
-                return search_entries(entries, query, limit)
-            except (DamagedError, IndexError) as exc:  # a cache file that lies
-                if isinstance(exc, DamagedError):
-                    damaged = [exc.entry]
-                else:
-                    damaged = [e for e in entries if e.from_cache]
-                    if not damaged:
+            for attempt in range(3):
+                try:
+                    with self._store.session() as db:
+                        return self._search(db, files, query, limit)
+                except (sqlite3.DatabaseError, DamagedError) as exc:
+                    if attempt == 2:
                         raise
-                self._files = {p: e for p, e in self._files.items() if e not in damaged}
-                for entry in damaged:  # index those files anew, without their cache
-                    self._forget(entry.name)
-                return search_entries(self._refresh(files), query, limit)
+                    self._recover(exc, in_memory=attempt == 1)
+                except (OSError, PathEscapeError) as exc:  # the store cannot be used
+                    if isinstance(self._store, MemoryStore) or attempt == 2:
+                        raise
+                    logger.warning("memory_search: the index is kept in memory: %s", exc)
+                    self._forget(MemoryStore())
+            raise AssertionError("unreachable")
+
+    def _recover(self, exc: Exception, in_memory: bool) -> None:
+        logger.warning("memory_search: the index is damaged (%s); building it anew", exc)
+        self.recovered += 1
+        try:
+            self._store.move_aside()
+        except OSError:
+            in_memory = True
+        self._forget(MemoryStore() if in_memory else self._store)
+
+    def _forget(self, store: IndexStore) -> None:
+        """Start over on ``store`` (the one in use when it is the same)."""
+        self._store = store
+        self._seen.clear()
+        self._tails.clear()
+
+    # --- keeping the index current ----------------------------------------------------------
+
+    def _refresh(self, db: sqlite3.Connection, files: Sequence[tuple[Path, str]]) -> list[_Entry]:
+        entries = []
+        for path, name in files:
+            try:
+                with self._open(path) as handle:
+                    stamp = stamp_of(os.fstat(handle.fileno()))
+                    row = file_row(db, name)
+                    if row is not None and row.stamp == stamp:
+                        if name not in self._seen:
+                            self.loaded += 1
+                    else:
+                        row = self._index(db, row, name, handle, stamp)
+                    tail = self._tail(row, handle)
+            except _MISSING:
+                self._tails.pop(name, None)
+                if file_row(db, name) is not None:
+                    with _transaction(db):
+                        drop_file(db, name)
+                continue
+            self._seen.add(name)
+            entries.append(_Entry(path, name, row, tail))
+        return entries
+
+    def _index(
+        self, db: sqlite3.Connection, row: FileRow | None, name: str, handle: BinaryIO,
+        stamp: Stamp,
+    ) -> FileRow:  # fmt: skip
+        """Index what ``handle`` holds beyond what ``row`` covers, a batch per transaction."""
+        self.reindexed += 1
+        with _transaction(db):
+            if row is None:
+                row = new_file(db, name)
+            elif not self._appended(row, handle, stamp):
+                clear_file(db, row)
+        for batch in batches(handle, row.covered, row.lines, stamp[1]):
+            with _transaction(db):
+                add_batch(db, row, batch)
+                row.covered = batch.end
+                row.tail = _tail_digest(handle, batch.end)
+                row.stamp = (stamp[0], 0, 0, 0)  # not whole yet: a later search goes on
+                save_file(db, row)
+            self.tokenised += batch.count
+        with _transaction(db):
+            merge_tail(db, row.id)
+            row.stamp = stamp
+            save_file(db, row)
+        return row
+
+    @staticmethod
+    def _appended(row: FileRow, handle: BinaryIO, stamp: Stamp) -> bool:
+        if not row.covered:
+            return True
+        return (
+            row.stamp[0] == stamp[0]
+            and stamp[1] >= row.covered
+            and _tail_digest(handle, row.covered) == row.tail
+        )
+
+    def _tail(self, row: FileRow, handle: BinaryIO) -> TailLine | None:
+        """The line after the file's last newline, tokenised once per change of the file."""
+        size = row.stamp[1]
+        if size <= row.covered:
+            self._tails.pop(row.name, None)
+            return None
+        cached = self._tails.get(row.name)
+        if cached is not None and cached[0] == row.stamp:
+            return cached[1]
+        tail = tail_line(os.pread(handle.fileno(), size - row.covered, row.covered))
+        self.tokenised += 1
+        self._tails[row.name] = (row.stamp, tail)
+        return tail
+
+    # --- queries ----------------------------------------------------------------------------
+
+    def _search(
+        self, db: sqlite3.Connection, files: Sequence[tuple[Path, str]], query: str, limit: int
+    ) -> list[SearchHit]:
+        entries = self._refresh(db, files)
+        order = list(set(tokenize(query)))  # the order rank_lines adds the terms in
+        needle = query.strip().lower()
+        count = sum(e.row.nonblank + (e.tail.nonblank if e.tail else 0) for e in entries)
+        total = sum(e.row.total + (e.tail.length if e.tail and e.tail.nonblank else 0)
+                    for e in entries)  # fmt: skip
+        held: list[dict[tuple[int, int], set[str]]] = []
+        frequencies = [0] * len(order)
+        for entry in entries:
+            per_batch: dict[tuple[int, int], set[str]] = {}
+            if count and order:
+                for term, first, n, lines in term_batches(db, entry.row.id, order):
+                    per_batch.setdefault((first, lines), set()).add(term)
+                    frequencies[order.index(term)] += n
+                if entry.tail is not None:
+                    for k, term in enumerate(order):
+                        frequencies[k] += bool(entry.tail.counts[term])
+            held.append(per_batch)
+        literal = self._literals(db, entries, needle, order, frequencies, held)
+        literal_count = sum(map(len, literal))
+        tables = Tables(frequencies, count, total / count if count else 1.0)
+        ranked = Ranked(limit - literal_count)
+        literal_scores: dict[tuple[int, int], float] = {}
+        for position, entry in enumerate(entries):
+            self._score(db, entry, position, order, held[position], literal[position], tables,
+                        ranked, literal_scores)  # fmt: skip
+        hits = [
+            SearchHit(entry.name, index + 1, text, literal_scores.get((p, index), 0.0), True)
+            for p, entry in enumerate(entries)
+            for index, text in literal[p]
+        ]
+        for negative, _, index, position in ranked.kept:
+            entry = entries[position]
+            text = self._line_text(db, entry, index)
+            hits.append(SearchHit(entry.name, index + 1, text, -negative, False))
+        hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
+        return hits[: max(limit, literal_count)]
+
+    def _literals(
+        self, db: sqlite3.Connection, entries: list[_Entry], needle: str, order: list[str],
+        frequencies: list[int], held: list[dict[tuple[int, int], set[str]]],
+    ) -> list[list[tuple[int, str]]]:  # fmt: skip
+        """Per entry, its lines that hold ``needle`` literally: read from the lines that hold
+        the rarest of :func:`~harness.memory.index_query.needle_terms` (query terms all, so
+        their counts are known) when it is in at most an eighth of the lines, otherwise by a
+        scan of each file."""
+        if not needle:
+            return [[] for _ in entries]
+        keys = [order.index(t) for t in needle_terms(needle) if t in order]
+        lines = sum(e.row.lines + (e.tail is not None) for e in entries)
+        rarest = min(keys, key=frequencies.__getitem__, default=None)
+        if rarest is None or frequencies[rarest] * 8 > lines:
+            return [self._scan(entry, needle) for entry in entries]
+        term = order[rarest]
+        return [
+            self._read_lines(db, e, needle, term, [b for b, ts in held[p].items() if term in ts])
+            for p, e in enumerate(entries)
+        ]
+
+    def _scan(self, entry: _Entry, needle: str) -> list[tuple[int, str]]:
+        self.scanned += entry.row.stamp[1]
+        try:
+            with self._open(entry.path) as handle:
+                return literal_lines(handle, entry.row.stamp[1], needle)
+        except _MISSING:
+            return []
+
+    def _read_lines(
+        self, db: sqlite3.Connection, entry: _Entry, needle: str, term: str,
+        batches: list[tuple[int, int]],
+    ) -> list[tuple[int, str]]:  # fmt: skip
+        """The lines of ``entry`` holding ``term`` (and its line after the last newline)
+        whose lower-cased text holds ``needle``, each read by its offset."""
+        row, found = entry.row, []
+        wanted: list[tuple[int, int]] = []  # (line, where it starts)
+        for first, count in sorted(batches):
+            starts = batch_starts(db, row.id, first, count)
+            for line in batch_postings(db, row.id, first, count, [term])[term][0]:
+                wanted.append((line, starts[line - first]))
+        if entry.tail is not None and entry.tail.counts[term]:
+            wanted.append((row.lines, row.covered))
+        try:
+            with self._open(entry.path) as handle:
+                for line, start in wanted:
+                    handle.seek(start)
+                    raw = handle.readline(max(row.stamp[1] - start, 0))
+                    self.scanned += len(raw)
+                    text = raw.removesuffix(b"\n").decode("utf-8", errors="replace")
+                    if needle in text.lower():
+                        found.append((line, text))
+        except _MISSING:
+            return []
+        return found
+
+    def _score(
+        self, db: sqlite3.Connection, entry: _Entry, position: int, order: list[str],
+        held: dict[tuple[int, int], set[str]], literal: list[tuple[int, str]], tables: Tables,
+        ranked: Ranked, literal_scores: dict[tuple[int, int], float],
+    ) -> None:  # fmt: skip
+        """Score ``entry``'s batches that hold a query term (and its line after the last
+        newline): record its literal lines' scores, offer the others to ``ranked``."""
+        lines = [index for index, _ in literal]
+        for first, count, found in self._parts(db, entry, order, held):
+            scores = batch_scores(first, count, found, tables)
+            lo, hi = bisect.bisect_left(lines, first), bisect.bisect_left(lines, first + count)
+            for line in lines[lo:hi]:
+                literal_scores[(position, line)] = scores[line - first]
+                scores[line - first] = 0.0  # literal lines are not ranked a second time
+            ranked.offer(scores, first, entry.name, position)
+
+    @staticmethod
+    def _parts(
+        db: sqlite3.Connection,
+        entry: _Entry,
+        order: list[str],
+        held: dict[tuple[int, int], set[str]],
+    ) -> Iterator[tuple[int, int, Held]]:
+        """Per batch holding a query term (then the line after the last newline): its first
+        line, its line count and its postings of the query terms, read one batch at a time."""
+        for first, count in sorted(held):
+            postings = batch_postings(db, entry.row.id, first, count, held[first, count])
+            yield first, count, [(k, *postings[t]) for k, t in enumerate(order) if t in postings]
+        tail, index = entry.tail, entry.row.lines
+        if tail is not None and any(tail.counts[t] for t in order):
+            yield index, 1, [
+                (k, array("I", [index]), array("Q", [tail.counts[t] << TF_SHIFT | tail.length]))
+                for k, t in enumerate(order) if tail.counts[t]
+            ]  # fmt: skip
+
+    def _line_text(self, db: sqlite3.Connection, entry: _Entry, index: int) -> str:
+        row = entry.row
+        start = row.covered if index == row.lines else line_start(db, row.id, index)
+        try:
+            with self._open(entry.path) as handle:
+                handle.seek(start)
+                raw = handle.readline(max(row.stamp[1] - start, 0))
+        except _MISSING:
+            return ""
+        return raw.removesuffix(b"\n").decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

@@ -12,23 +12,27 @@ sessions alike without knowing either format.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import BinaryIO
 
-from harness.errors import PathEscapeError
-from harness.fs.root import SafeRoot
-from harness.memory.index import MemoryIndex, stamp_of
+from harness.fs.locks import file_lock
+from harness.fs.path import WorkspacePath
+from harness.memory.index import MemoryIndex, connect
 from harness.memory.workspace import MemoryWorkspace
 from harness.secrets import redact_for_storage
 from harness.store.protocol import SEARCH_LIMIT, search_histories
 from harness.store.sessions import saved_histories
 from harness.tools import Tool
 
-__all__ = ["INDEX_FOLDER", "MemoryTools", "WorkspaceIndexCache"]
+__all__ = ["INDEX_FOLDER", "MemoryTools", "WorkspaceIndexStore"]
 
 INDEX_FOLDER = ".memory_index"
-"""memory_search's cache, beside MEMORY.md (left out of list_files)."""
+"""memory_search's index, beside MEMORY.md (left out of list_files)."""
 
 MAX_READ_LINES = 200
 MAX_LINE_BYTES = 8_192
@@ -40,7 +44,7 @@ class MemoryTools:
 
     def __init__(self, workspace: MemoryWorkspace) -> None:
         self.workspace = workspace
-        self.index = MemoryIndex(self._read_bytes, self._stamp, WorkspaceIndexCache(workspace.fs))
+        self.index = MemoryIndex(self._open, WorkspaceIndexStore(workspace))
         """memory_search's index, kept between queries (:mod:`harness.memory.index`)."""
 
     def tools(self) -> list[Tool]:
@@ -104,45 +108,56 @@ class MemoryTools:
         files = ["MEMORY.md", *(self.workspace.relative(p) for p in self.workspace.daily_files())]
         return [(Path(relative), relative) for relative in files]
 
-    def _read_bytes(self, relative: Path) -> bytes:
-        try:
-            return self.workspace.fs.read_bytes(relative.as_posix())  # never through a symlink
-        except (FileNotFoundError, IsADirectoryError, PathEscapeError):
-            return b""
-
-    def _stamp(self, relative: Path) -> tuple[int, int, int, int] | None:
-        info = self.workspace.fs.stat(relative.as_posix())
-        return None if info is None else stamp_of(info)
+    def _open(self, relative: Path) -> AbstractContextManager[BinaryIO]:
+        return self.workspace.fs.open_read(relative.as_posix())  # never through a symlink
 
 
-class WorkspaceIndexCache:
-    """memory_search's per-file indexes in ``<user>/.memory_index/`` (one file per memory
-    file, named by a digest of its name), written atomically without fsync (a cache: one torn
-    by a crash fails its checksum and is rebuilt), read and written never through a symlink."""
+class WorkspaceIndexStore:
+    """memory_search's index database, ``<user>/.memory_index/index.sqlite``.
 
-    def __init__(self, fs: SafeRoot) -> None:
-        self.fs = fs
+    A search holds the workspace's ``locks/memory_index.lock`` (an OS file lock,
+    :func:`harness.fs.locks.file_lock`), so processes search and grow the index one at a time;
+    SQLite's WAL keeps the file whole through a crash. SQLite opens its files by path, so
+    before each connection the folder is opened component by component without following a
+    symlink (:class:`~harness.fs.root.SafeRoot`, made if missing) and a symlink or other
+    non-file in place of the database or its ``-wal``/``-shm``/``-journal`` files is removed
+    (the link, never its target): a swapped folder or file is refused, not written through. A
+    damaged database is renamed ``index.sqlite.damaged`` (one kept) and its side files removed.
+    The per-file cache files (``*.idx``) of the index before this one are deleted."""
 
-    @staticmethod
-    def path(name: str) -> str:
-        digest = hashlib.blake2b(name.encode("utf-8"), digest_size=16).hexdigest()
-        return f"{INDEX_FOLDER}/{digest}.idx"
+    NAME = "index.sqlite"
+    SIDE = ("-wal", "-shm", "-journal")
 
-    def load(self, name: str) -> bytes | None:
-        try:
-            return self.fs.read_bytes(self.path(name))
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PathEscapeError):
-            return None
+    def __init__(self, workspace: MemoryWorkspace) -> None:
+        self.fs = workspace.fs
+        self.timeout = workspace.lock_timeout
 
-    def save(self, name: str, data: bytes) -> None:
-        try:
-            self.fs.write_atomic(self.path(name), data, sync=False)
-        except (PathEscapeError, NotADirectoryError, IsADirectoryError):
-            raise OSError(f"cannot write {self.path(name)}") from None
+    @contextlib.contextmanager
+    def session(self) -> Iterator[sqlite3.Connection]:
+        lock = WorkspacePath(self.fs, "locks/memory_index.lock")
+        with file_lock(lock, self.timeout, "the memory index"):
+            db = connect(self._checked_path())
+            try:
+                yield db
+            finally:
+                db.close()
 
-    def remove(self, name: str) -> None:
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError, PathEscapeError):
-            self.fs.unlink(self.path(name))
+    def _checked_path(self) -> Path:
+        with self.fs.folder([INDEX_FOLDER], create=True) as fd:
+            for name in os.listdir(fd):
+                mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+                ours = name == self.NAME or name in {self.NAME + s for s in self.SIDE}
+                if (ours and not stat.S_ISREG(mode)) or name.endswith(".idx"):
+                    os.unlink(name, dir_fd=fd)  # a planted link, or the old cache
+        return self.fs.base / INDEX_FOLDER / self.NAME
+
+    def move_aside(self) -> None:
+        folder = f"{INDEX_FOLDER}/{self.NAME}"
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.move(folder, f"{folder}.damaged")
+        for suffix in self.SIDE:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.unlink(folder + suffix)
 
 
 def _read_window(handle: BinaryIO, start: int, limit: int) -> list[str]:

@@ -10,7 +10,7 @@
     │   └── .consolidation_state    the watermark: one instant, 30 bytes
     ├── sessions/<session>.jsonl    session transcripts
     ├── locks/                      OS file locks: memory.lock, consolidation.lock, <session>.lock
-    ├── .memory_index/              memory_search's cache, one index per memory file
+    ├── .memory_index/index.sqlite  memory_search's index (SQLite, WAL)
     └── large_tool_results/         offloaded tool results
 
 Daily files are named by the UTC date of the entries they hold.

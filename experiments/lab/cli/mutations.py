@@ -58,7 +58,8 @@ def mutations(args: argparse.Namespace) -> int:
     rows = matrix.rows()
     unflipped = [r for r in rows if r["flipped_by"] == "0"]
     say(
-        f"{len(matrix.mutations)} mutations × {len(rows)} claims → {path} "
-        f"({len(unflipped)} claims no mutation flips; {time.monotonic() - started:.0f} s)"
+        f"{len(matrix.mutations)} mutations × {len(rows)} claim rows (one per claim and model) "
+        f"→ {path} ({len(unflipped)} rows no mutation flips; "
+        f"{time.monotonic() - started:.0f} s)"
     )
     return 0

@@ -7,8 +7,12 @@ deterministically (two builds give byte-identical files):
 - ``<ID>.md``: one page per experiment JSON present (a generic page when its shape is unknown);
 - ``E1_strip.png``, ``E2_files.png``, ``E3_context.png``, ``E4_cache.png``,
   ``E5_cadence.png``: the plots of the experiments present;
-- ``index.html``: one self-contained page: the verdicts, one section per experiment (its
-  plots, claims and provenance), then every claim, filterable.
+- ``index.html``: one self-contained page: the verdicts, every claim in one filterable table
+  (each row linking to its evidence), then one section per experiment (its plots, a summary
+  of its claims and its provenance);
+- ``mutations.html``: the mutation matrix of ``mutations.csv``, when there is one
+  (:mod:`.mutations`);
+- ``evidence/<CLAIM-ID>.html``: what each claim was judged on (:mod:`.evidence`).
 
 A recorded experiment's plot shows every recorded set: ``<ID>.json`` and each
 ``<ID>@<model>.json`` (:func:`recorded_views`).
@@ -24,14 +28,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.lab.experiment import refuse_secrets
+from experiments.lab.project import SOURCE_ROOT
+from experiments.lab.report.evidence import FOLDER, evidence_href, evidence_pages
 from experiments.lab.report.experiments import (
     RecordedSets,
     build_plots,
     experiment_pages,
     read_view,
 )
-from experiments.lab.report.html import render_index
-from experiments.lab.report.mutations import mutations_section, read_matrix
+from experiments.lab.report.html import TITLE, render_index
+from experiments.lab.report.mutations import PAGE, mutations_page, read_matrix
 from experiments.lab.report.pages import claims_markdown, experiment_page
 from experiments.lab.report.tables import (
     ReportInputs,
@@ -54,12 +60,26 @@ def recorded_views(inputs: ReportInputs) -> dict[str, RecordedSets]:
     }
 
 
-def build_reports(out_dir: Path, jobs: int = 1) -> list[Path]:
+def _linked_pages(out_dir: Path, inputs: ReportInputs, cassettes: Path) -> dict[Path, str]:
+    """The pages ``index.html`` links to: ``mutations.html`` (with a ``mutations.csv``) and
+    each claim's evidence page."""
+    pages: dict[Path, str] = {}
+    matrix = read_matrix(out_dir)
+    if matrix:
+        pages[out_dir / PAGE] = mutations_page(matrix, TITLE, evidence_href)
+    for name, page in evidence_pages(inputs, cassettes, TITLE).items():
+        pages[out_dir / name] = page
+    return pages
+
+
+def build_reports(out_dir: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
     """Build every report file from ``out_dir``'s ``claims.csv`` and ``E*.json`` (the plots
-    rendered by ``jobs`` worker processes).
+    rendered by ``jobs`` worker processes; the evidence pages read the cassettes under
+    ``cassettes``, the project's ``cassettes/`` by default).
 
     Returns the files written, in the order written: ``claims.md``, the experiment pages, the
-    plots, then ``index.html``.
+    plots, ``mutations.html`` (with a ``mutations.csv``), the evidence pages, then
+    ``index.html``. Evidence pages of claims no longer in ``claims.csv`` are removed.
     """
     inputs = load_inputs(out_dir)
     provenance = provenance_rows(inputs)
@@ -81,12 +101,22 @@ def build_reports(out_dir: Path, jobs: int = 1) -> list[Path]:
     for plot in plots:
         files[out_dir / f"{plot.name}.png"] = plot.png
     generic = {key: reason for key, (_, reason) in read.items() if reason}
-    matrix = read_matrix(out_dir)
-    section = mutations_section(matrix) if matrix else ""
-    files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic, section)
+    files |= _linked_pages(out_dir, inputs, cassettes or SOURCE_ROOT / "cassettes")
+    mutations = PAGE if out_dir / PAGE in files else ""
+    files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic, mutations)
+    _write(files, out_dir / FOLDER)
+    return list(files)
+
+
+def _write(files: dict[Path, str | bytes], evidence: Path) -> None:
+    """Write ``files`` once none holds a secret, and remove the pages of ``evidence`` that are
+    not among them (the evidence of a claim that is gone)."""
     for path, data in files.items():
         if isinstance(data, str):
             refuse_secrets(path, data)
+    for stale in sorted(evidence.glob("*.html")):
+        if stale not in files:
+            stale.unlink()
     for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
-    return list(files)

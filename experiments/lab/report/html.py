@@ -1,17 +1,20 @@
 """``index.html``: one self-contained page (inline CSS and JS, plots as data URIs), rendered with
 Jinja2 from ``templates/index.html.j2``.
 
-The page answers first: a verdict matrix (experiment × recorded model, claims that match and
+The page answers first, and keeps the detail behind links: at its top the links to the
+mutation matrix's page (:mod:`.mutations`) and the claims table's filter (status, kind,
+experiment, model); then a verdict matrix (experiment × recorded model, claims that match and
 differ, each cell linking to the experiment's section) and one sentence per experiment with
-the main causes of what differs (:mod:`.verdicts`). Then one section per experiment, in the
-order of :data:`experiments.lab.registry.EXPERIMENTS` (then any other experiment that left claims
-or a JSON): what it tests (:func:`.experiments.about`), its plots, its claims (the claim, the
-article's value and each model's, the note folded away, boilerplate said once by
-:mod:`.boilerplate`) and its cassettes' provenance. The full claims table closes the page,
-filterable by status, kind, experiment and model.
+the main causes of what differs (:mod:`.verdicts`). Then every claim once, in one table
+grouped by experiment: the claim, the article's value and each model's (cut short; whole on
+the claim's evidence page, :mod:`.evidence`, which its id links to). Then one section per
+experiment, in the order of :data:`experiments.lab.registry.EXPERIMENTS` (then any other
+experiment that left claims or a JSON): what it tests (:func:`.experiments.about`), its
+verdict, a link to its claims in the table and to the evidence of those that differ, its
+plots and its cassettes' provenance.
 
-This module gathers the intro, the verdicts and the full table; :mod:`.sections` builds the
-sections. Every text reaches the template as a plain
+This module gathers the intro, the verdicts and the table; :mod:`.sections` builds the
+sections and their claim rows. Every text reaches the template as a plain
 string (Jinja2 escapes it) or as :class:`markupsafe.Markup` made by :func:`.glossary.gloss_html`
 (escaped there), so nothing unescaped reaches the page. A template engine keeps the page's
 structure in one readable file instead of string concatenation spread over functions.
@@ -20,7 +23,7 @@ structure in one readable file instead of string concatenation spread over funct
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import jinja2
 import pandas as pd
@@ -28,11 +31,19 @@ from markupsafe import Markup
 
 from experiments.lab.claims import REASON_CLASSES
 from experiments.lab.registry import EXPERIMENTS
-from experiments.lab.report.boilerplate import split_notes
+from experiments.lab.report.evidence import evidence_href
 from experiments.lab.report.glossary import SOURCES
 from experiments.lab.report.markdown import and_list, short_sha, shorten
 from experiments.lab.report.plots import PLOT_FONT, Plot
-from experiments.lab.report.sections import SHOWN, anchor, label, markup, sections
+from experiments.lab.report.sections import (
+    SHOWN,
+    ClaimRow,
+    Section,
+    anchor,
+    label,
+    sections,
+    table_models,
+)
 from experiments.lab.report.style import CSS, SCRIPT
 from experiments.lab.report.tables import (
     SCRIPTED_MODEL,
@@ -40,9 +51,10 @@ from experiments.lab.report.tables import (
     ReportInputs,
     experiment_key,
     experiment_title,
+    model_order,
     recorded_models,
 )
-from experiments.lab.report.verdicts import Verdict, claim_verdicts, plural, verdicts
+from experiments.lab.report.verdicts import Verdict, plural, verdicts
 
 __all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "render_index"]
 
@@ -78,16 +90,13 @@ class MatrixRow:
 
 
 @dataclass(frozen=True)
-class TableRow:
-    """One row of ``claims.csv`` in the full table."""
+class TableGroup:
+    """One experiment's claims in the claims table."""
 
-    row: Mapping[str, str]
-    group: str
-    note: Markup
-    claim: Markup
-    article: Markup
-    value: Markup
-    extras: tuple[tuple[str, Markup], ...] = field(default=())
+    id: str
+    anchor: str
+    title: str
+    rows: tuple[ClaimRow, ...]
 
 
 def _order(inputs: ReportInputs) -> list[str]:
@@ -134,7 +143,7 @@ def _providers(claims: pd.DataFrame, provenance: Sequence[ProvenanceRow]) -> lis
     for provider, models in by_provider.items():
         named = sorted(set(servers.get(provider, [])))
         server = f" ({', '.join(named)})" if named else ""
-        lines.append(f"{provider}{server}: {and_list(list(dict.fromkeys(models)))}")
+        lines.append(f"{provider}{server}: {and_list(sorted(set(models), key=model_order))}")
     return lines
 
 
@@ -166,29 +175,6 @@ def _headline(found: Sequence[Verdict]) -> dict[str, int]:
     return {status: sum(v.count(status) for v in found) for status in ("match", "differs", "mixed")}
 
 
-def _table_rows(
-    claims: pd.DataFrame, extras: Sequence[str]
-) -> tuple[list[TableRow], tuple[str, ...]]:
-    """The full table's rows, each note without what :mod:`.boilerplate` says once (returned
-    too)."""
-    groups = {(c.experiment, c.claim_id): c.status for c in claim_verdicts(claims)}
-    records = claims.to_dict("records")
-    split = split_notes([str(r["note"]) for r in records])
-    rows = [
-        TableRow(
-            {k: str(v) for k, v in row.items()},
-            groups[(row["experiment"], row["claim_id"])],
-            markup(note),
-            markup(str(row["claim"])),
-            markup(str(row["article_value"]) or "—"),
-            markup(str(row["reproduced_value"])),
-            tuple((label(c), markup(str(row[c]))) for c in extras),
-        )
-        for row, note in zip(records, split.notes, strict=True)
-    ]
-    return rows, split.once
-
-
 def _options(claims: pd.DataFrame, column: str, order: Sequence[str] = ()) -> list[str]:
     values = [str(v) for v in dict.fromkeys(claims[column]) if str(v)] if column in claims else []
     rank = {v: i for i, v in enumerate(order)}
@@ -200,17 +186,20 @@ def render_index(
     plots: Sequence[Plot],
     provenance: Sequence[ProvenanceRow],
     generic: Mapping[str, str],
-    mutations: str = "",
+    mutations_page: str = "",
 ) -> str:
     """The whole ``index.html``; ``generic`` maps experiment ids to why their page is generic;
-    ``mutations`` is the mutation matrix's section (empty without ``mutations.csv``)."""
+    ``mutations_page`` is the mutation matrix's page to link from the top (empty without
+    ``mutations.csv``)."""
     claims = inputs.claims
     order = _order(inputs)
     titles = {e: experiment_title(e, None) for e in order}
     titles |= {doc.id: experiment_title(doc.id, doc.data) for doc in inputs.experiments}
     found = verdicts(claims, titles, order)
     columns = recorded_models(claims) or [SCRIPTED_MODEL]
-    table = _table_context(claims, order)
+    shown = sections(
+        inputs, order, {v.experiment: v for v in found}, plots, provenance, generic, evidence_href
+    )
     context = {
         "title": TITLE,
         "css": Markup(CSS),
@@ -222,12 +211,10 @@ def render_index(
         "matrix_id": MATRIX_ID,
         "columns": columns,
         "matrix": _matrix(found, columns),
-        "sections": sections(
-            inputs, order, {v.experiment: v for v in found}, plots, provenance, generic
-        ),
-        "mutations": Markup(mutations),
+        "sections": shown,
+        "mutations_page": mutations_page,
         "sources": SOURCES,
-        **table,
+        **_table_context(claims, order, shown),
         "plot_font": PLOT_FONT,
         "short_sha": short_sha,
         "shorten": shorten,
@@ -235,20 +222,23 @@ def render_index(
     return _ENVIRONMENT.get_template("index.html.j2").render(context)
 
 
-def _table_context(claims: pd.DataFrame, order: Sequence[str]) -> dict[str, object]:
-    """The claims table's part of the page: its rows, extra columns, reasons and filters."""
+def _table_context(
+    claims: pd.DataFrame, order: Sequence[str], shown: Sequence[Section]
+) -> dict[str, object]:
+    """The claims table's part of the page: its groups of rows, columns, reasons and filters."""
     extras = [c for c in claims.columns if c not in SHOWN]
-    table_rows, table_once = _table_rows(claims, extras)
+    models = table_models(claims)
     return {
         "reason_classes": REASON_CLASSES,
         "used_reasons": sorted({str(r) for r in claims.get("reason_class", []) if r}),
-        "table_rows": table_rows,
-        "table_once": table_once,
+        "table_models": models,
+        "value_columns": [m for m in models if m != SCRIPTED_MODEL] or models,
+        "table_groups": [TableGroup(s.id, s.anchor, s.title, s.rows) for s in shown if s.rows],
         "extras": [label(c) for c in extras],
         "filters": {
             "status": ["match", "differs", "mixed"],
             "kind": _options(claims, "kind"),
             "experiment": _options(claims, "experiment", order),
-            "model": _options(claims, "model"),
+            "model": models,
         },
     }

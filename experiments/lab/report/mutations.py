@@ -1,21 +1,27 @@
-"""The mutation matrix's section of ``index.html``, from ``mutations.csv`` (written by
-``ctxlab mutations``, :mod:`experiments.lab.mutations.matrix`).
+"""``mutations.html``: the mutation matrix of ``mutations.csv`` (written by ``ctxlab
+mutations``, :mod:`experiments.lab.mutations.matrix`) on a page of its own beside
+``index.html``, which links to it from its top.
 
-Self-contained: :func:`read_matrix` reads the file (None when the folder has none) and
-:func:`mutations_section` renders one ``<section id="mutations">``: what each mutation broke,
-which claims it flipped and which experiments it stopped, then the rows no mutation flips,
-each with the reason it is a guard (or that it is not covered yet).
+:func:`read_matrix` reads the file (None when the folder has none) and :func:`mutations_page`
+renders the page: what each mutation broke (the claims it flipped, grouped by model so a claim
+id is never glued to a model name, and the experiments it stopped), then the rows no mutation
+flips, each with the reason it is a guard (or that it is not covered yet). The page is one
+narrow column of wrapping id chips, so a phone reads it without scrolling sideways.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
-from html import escape
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CELL_MEANINGS", "FIXED_COLUMNS", "mutations_section", "read_matrix"]
+import jinja2
 
+__all__ = ["CELL_MEANINGS", "FIXED_COLUMNS", "PAGE", "mutations_page", "read_matrix"]
+
+PAGE = "mutations.html"
+"""The page's file name, beside ``index.html``."""
 FIXED_COLUMNS = ("experiment", "claim_id", "model", "kind", "status")
 TRAILING_COLUMNS = ("flipped_by", "guard", "uncovered")
 CELL_MEANINGS = {
@@ -23,6 +29,15 @@ CELL_MEANINGS = {
     "abort": "its experiment raised before judging it",
     "value": "its value changed but not its status",
 }
+
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("experiments.lab.report", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
 
 
 def read_matrix(folder: Path) -> list[dict[str, str]] | None:
@@ -34,24 +49,36 @@ def read_matrix(folder: Path) -> list[dict[str, str]] | None:
         return list(csv.DictReader(handle))
 
 
-def _e(value: object) -> str:
-    return escape(str(value), quote=True)
-
-
 def _mutations(rows: Sequence[dict[str, str]]) -> list[str]:
     return [c for c in rows[0] if c not in FIXED_COLUMNS + TRAILING_COLUMNS] if rows else []
 
 
-def _key(row: dict[str, str]) -> str:
-    return row["claim_id"] if row["model"] == "scripted" else f"{row['claim_id']}@{row['model']}"
+@dataclass(frozen=True)
+class MutationEntry:
+    """One mutation: how many rows it flipped, their claim ids per model, what it stopped."""
+
+    name: str
+    flips: int
+    flipped: tuple[tuple[str, tuple[str, ...]], ...]
+    stopped: tuple[str, ...]
 
 
-def _mutation_row(name: str, rows: Sequence[dict[str, str]]) -> str:
-    flipped = [_key(r) for r in rows if r[name] == "flip"]
-    stopped = sorted({r["experiment"] for r in rows if r[name] == "abort"})
-    return (
-        f"<tr><td><code>{_e(name)}</code></td><td>{len(flipped)}</td>"
-        f"<td>{_e(', '.join(flipped) or '—')}</td><td>{_e(', '.join(stopped) or '—')}</td></tr>"
+@dataclass(frozen=True)
+class Unflipped:
+    claim_id: str
+    kind: str
+    model: str
+    why: str
+
+
+def _entry(name: str, rows: Sequence[dict[str, str]]) -> MutationEntry:
+    flipped = [r for r in rows if r[name] == "flip"]
+    by_model: dict[str, list[str]] = {}
+    for row in flipped:
+        by_model.setdefault(row["model"], []).append(row["claim_id"])
+    stopped = tuple(sorted({r["experiment"] for r in rows if r[name] == "abort"}))
+    return MutationEntry(
+        name, len(flipped), tuple((m, tuple(ids)) for m, ids in by_model.items()), stopped
     )
 
 
@@ -61,8 +88,11 @@ def _why(row: dict[str, str]) -> str:
     return "not flipped by any mutation yet: " + (row.get("uncovered") or "no reason given")
 
 
-def mutations_section(rows: Sequence[dict[str, str]]) -> str:
-    """The ``<section id="mutations">`` of the page."""
+def mutations_page(
+    rows: Sequence[dict[str, str]], title: str, evidence: Callable[[str], str]
+) -> str:
+    """The whole ``mutations.html``; ``evidence`` maps a claim id to its evidence page's
+    address relative to the page."""
     names = _mutations(rows)
     seed_rows = [r for r in rows if r["kind"] in ("article", "article-computed")]
     unflipped = [r for r in seed_rows if r["flipped_by"] == "0"]
@@ -70,26 +100,23 @@ def mutations_section(rows: Sequence[dict[str, str]]) -> str:
     ours = [r for r in rows if r["kind"] == "ctxlab"]
     ours_unflipped = [r for r in ours if r["flipped_by"] == "0"]
     ours_listed = [r for r in ours_unflipped if r["status"] != "differs"]
-    table = "\n".join(_mutation_row(name, rows) for name in names)
-    listed = "\n".join(
-        f"<li><code>{_e(_key(r))}</code> ({_e(r['kind'])}): {_e(_why(r))}</li>"
-        for r in (*unflipped, *ours_listed)
-    )
-    return (
-        '<section id="mutations"><h2>Mutations</h2>\n'
-        f"<p>Every claim judged again under each of {len(names)} mutations of the harness (one "
-        "behaviour broken on purpose, the recorded answers replayed in recorded order; this is "
-        "mutation testing, <strong>not a reproduction</strong>): "
-        f"{len(names)} × {len(rows)} cells in <code>mutations.csv</code>. "
-        f"{len(seed_rows) - len(unflipped)} of the {len(seed_rows)} seed rows (article and "
-        f"article-computed) are flipped by at least one mutation; {len(guards)} more are "
-        "guards (no harness change can move them). "
-        f"{len(ours) - len(ours_unflipped)} of ctxlab's own {len(ours)} rows are flipped; "
-        f"{len(ours_unflipped) - len(ours_listed)} more already differ (breaking the harness "
-        f"cannot make them fail) and {len(ours_listed)} are listed below.</p>\n"
-        '<div class="scroll"><table><thead><tr><th>mutation</th><th>flips</th>'
-        "<th>claims flipped</th><th>experiments stopped</th></tr></thead><tbody>\n"
-        f"{table}\n</tbody></table></div>\n"
-        "<p>Seed rows no mutation flips, and rows of ours none flips that do not differ:</p>\n"
-        f"<ul>\n{listed}\n</ul>\n</section>"
-    )
+    context = {
+        "title": title,
+        "names": names,
+        "row_count": len(rows),
+        "seed_rows": len(seed_rows),
+        "seed_flipped": len(seed_rows) - len(unflipped),
+        "guards": len(guards),
+        "ours": len(ours),
+        "ours_flipped": len(ours) - len(ours_unflipped),
+        "ours_differ": len(ours_unflipped) - len(ours_listed),
+        "ours_listed": len(ours_listed),
+        "meanings": CELL_MEANINGS,
+        "mutations": [_entry(name, rows) for name in names],
+        "unflipped": [
+            Unflipped(r["claim_id"], r["kind"], r["model"], _why(r))
+            for r in (*unflipped, *ours_listed)
+        ],
+        "evidence": evidence,
+    }
+    return _ENVIRONMENT.get_template("mutations.html.j2").render(context)

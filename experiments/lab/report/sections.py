@@ -1,6 +1,8 @@
 """The sections of ``index.html``, one per experiment, as data the template shows: what it
-tests, its verdict, its plots, its claims (each model's value beside the article's, the note
-without the phrases :mod:`.boilerplate` says once) and its provenance.
+tests, its verdict, its plots, its claims (each model's value beside the article's, a long value
+cut short: the evidence page has it whole) and its provenance. The claims are shown once, in
+the page's one claims table, grouped by experiment; a section summarises them and links to
+the table and to the evidence of those that differ.
 
 Every text is a plain string (Jinja2 escapes it) or :class:`markupsafe.Markup` made by
 :func:`markup` from :func:`.glossary.gloss_html`, which escapes what it keeps.
@@ -10,28 +12,30 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 from markupsafe import Markup
 from PIL import Image
 
-from experiments.lab.report.boilerplate import split_notes
 from experiments.lab.report.experiments import about
 from experiments.lab.report.glossary import gloss_html
+from experiments.lab.report.markdown import shorten
 from experiments.lab.report.plots import Plot
 from experiments.lab.report.tables import (
     SCRIPTED_MODEL,
     ProvenanceRow,
     ReportInputs,
     experiment_title,
+    recorded_models,
 )
 from experiments.lab.report.verdicts import Verdict, claim_status
 
 __all__ = [
     "SAME",
     "SHOWN",
+    "VALUE_CHARS",
     "ClaimRow",
     "Figure",
     "Section",
@@ -42,6 +46,7 @@ __all__ = [
     "markup",
     "plot_experiment",
     "sections",
+    "table_models",
 ]
 
 SHOWN = (
@@ -60,6 +65,8 @@ SHOWN = (
 )
 """Columns the claims tables place themselves; any other column gets a cell of its own."""
 
+VALUE_CHARS = 50
+"""The most characters of a value the claims table shows; the evidence page shows it whole."""
 SAME = Markup('<span class="same">same as the article</span>')
 """A model's value where it reads exactly as the article's (said once, in the Article cell)."""
 
@@ -95,13 +102,24 @@ class ClaimRow:
     claim: Markup
     kind: str
     article: Markup
-    cited: Markup
     status: str
     """``match``, ``differs`` or ``mixed``."""
     values: tuple[ValueCell | None, ...]
-    notes: tuple[tuple[str, Markup], ...]
-    """``(model, note)``; one entry with an empty model when every model's note reads the same."""
     extras: tuple[tuple[str, Markup], ...] = ()
+    evidence: str = ""
+    """Its evidence page, relative to ``index.html``."""
+
+    @property
+    def statuses(self) -> str:
+        """``model=status`` of each model it has a value for, space-separated (the filter
+        reads it)."""
+        return " ".join(f"{v.model}={v.status}" for v in self.values if v is not None)
+
+    @property
+    def scripted(self) -> ValueCell | None:
+        """Its one value when it is a scripted claim (no recorded model has a value)."""
+        held = [v for v in self.values if v is not None]
+        return held[0] if len(held) == 1 and held[0].model == SCRIPTED_MODEL else None
 
 
 @dataclass(frozen=True)
@@ -122,15 +140,16 @@ class Section:
     title: str
     about: str
     sentence: str
-    models: tuple[str, ...]
     rows: tuple[ClaimRow, ...]
-    once: tuple[str, ...]
+    """Its claims, shown in the page's claims table (the section counts and links them)."""
     figures: tuple[Figure, ...]
     provenance: tuple[ProvenanceRow, ...]
     has_page: bool
     has_json: bool
     generic: str
     extras: tuple[str, ...] = ()
+    differing: tuple[tuple[str, str], ...] = ()
+    """``(claim id, evidence page)`` of its claims that differ or are mixed."""
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -150,23 +169,14 @@ def figure_of(plot: Plot) -> Figure:
     return Figure(plot.name, plot.caption, f"data:image/png;base64,{data}", width, height)
 
 
-def _note_entries(
-    rows: Sequence[Mapping[str, str]], notes: Sequence[str]
-) -> list[tuple[str, Markup]]:
-    """Each model's note; one without a model when all of them read the same."""
-    shown = [(r.get("model", ""), n) for r, n in zip(rows, notes, strict=True) if n]
-    if len(shown) == len(rows) and len({n for _, n in shown}) == 1:
-        return [("", markup(shown[0][1]))]
-    return [(model, markup(note)) for model, note in shown]
-
-
 def _claim_rows(
-    own: pd.DataFrame, models: Sequence[str], extras: Sequence[str]
-) -> tuple[list[ClaimRow], tuple[str, ...]]:
+    own: pd.DataFrame,
+    models: Sequence[str],
+    extras: Sequence[str],
+    evidence: Callable[[str], str],
+) -> list[ClaimRow]:
+    """One row per claim of ``own``: its notes and seed passage stay on its evidence page."""
     records = own.to_dict("records")
-    split = split_notes([str(r["note"]) for r in records])
-    for record, note in zip(records, split.notes, strict=True):
-        record["_note"] = note
     groups: dict[str, list[dict[str, str]]] = {}
     for record in records:
         groups.setdefault(record["claim_id"], []).append(record)
@@ -179,15 +189,14 @@ def _claim_rows(
                 claim_id,
                 markup(str(first["claim"])),
                 str(first.get("kind", "")),
-                markup(str(first["article_value"]) or "— (our own check)"),
-                markup(str(first.get("article_source", ""))),
+                markup(shorten(str(first["article_value"]), VALUE_CHARS) or "— (our own check)"),
                 claim_status([r["status"] for r in group]),
                 values,
-                tuple(_note_entries(group, [r["_note"] for r in group])),
                 tuple((label(c), markup(str(first[c]))) for c in extras),
+                evidence(claim_id),
             )
         )
-    return rows, split.once
+    return rows
 
 
 def _value_cells(
@@ -205,15 +214,22 @@ def _value_cells(
             r["status"],
             SAME
             if str(r["reproduced_value"]) == str(first["article_value"]) != ""
-            else markup(str(r["reproduced_value"])),
+            else markup(shorten(str(r["reproduced_value"]), VALUE_CHARS)),
             r.get("reason_class", ""),
         )
         for m in models
     )
 
 
-def _section_models(own: pd.DataFrame) -> list[str]:
-    return list(dict.fromkeys(own["model"])) if "model" in own.columns else [SCRIPTED_MODEL]
+def table_models(claims: pd.DataFrame) -> list[str]:
+    """The claims table's model columns: the recorded models in their order, then
+    ``scripted`` when a scripted experiment has claims."""
+    models = recorded_models(claims)
+    if "model" not in claims.columns or (claims["model"] == SCRIPTED_MODEL).any():
+        models.append(SCRIPTED_MODEL)
+    if "model" in claims.columns and (claims["model"] == "").any():
+        models.append("")  # rows not yet labelled with their model (built by hand)
+    return models
 
 
 def sections(
@@ -223,15 +239,18 @@ def sections(
     plots: Sequence[Plot],
     provenance: Sequence[ProvenanceRow],
     generic: Mapping[str, str],
+    evidence: Callable[[str], str],
 ) -> list[Section]:
+    """One section per experiment of ``order``; its claim rows carry a value per
+    :func:`table_models` column and link to their ``evidence`` page."""
     claims = inputs.claims
+    all_models = table_models(claims)
     extras = tuple(c for c in claims.columns if c not in SHOWN)
     docs = {doc.id: doc for doc in inputs.experiments}
     sections = []
     for experiment in order:
         own = claims[claims["experiment"] == experiment]
-        models = _section_models(own) if len(own) else []
-        rows, once = _claim_rows(own, models, extras) if len(own) else ([], ())
+        rows = _claim_rows(own, all_models, extras, evidence) if len(own) else []
         doc = docs.get(experiment)
         verdict = found.get(experiment)
         sections.append(
@@ -241,15 +260,14 @@ def sections(
                 experiment_title(experiment, doc.data if doc else None),
                 about(experiment),
                 verdict.sentence() if verdict else "No claims were recorded.",
-                tuple(models),
                 tuple(rows),
-                once,
                 tuple(figure_of(p) for p in plots if plot_experiment(p) == experiment),
                 tuple(r for r in provenance if r.experiment == experiment),
                 doc is not None,
                 doc is not None,
                 generic.get(experiment, ""),
                 tuple(label(c) for c in extras),
+                tuple((r.claim_id, r.evidence) for r in rows if r.status != "match"),
             )
         )
     return sections

@@ -1,11 +1,13 @@
 """The CSS and script of ``index.html``, inlined so the page is self-contained.
 
-Wide screens show the claims as tables; below 760 px each claim becomes a short card whose
-cells carry their column's name (``data-label``), its note folded in a ``<details>``, and the
-provenance tables scroll inside their own box, so the page never scrolls sideways. Plots scale
-to the column (tap one to see it at full size, scrolling in its box). The script filters the
-full claims table by status, kind, experiment and model. Fonts: system UI fonts, then
-CJK-capable ones, so Chinese renders wherever such a font exists.
+Wide screens show the claims as one table and each experiment's text beside its plot; below
+760 px each claim becomes a short card whose cells carry their column's name (``data-label``;
+a model without a value for the claim shows nothing), and the provenance tables scroll inside
+their own box, so the page never scrolls sideways. Plots scale to the column (tap one to see it
+at full size, scrolling in its box). The script filters the claims table by status, kind,
+experiment and model (with a model chosen, the status is that model's), counts the claims
+shown, and a section's "in the table" link shows its experiment's claims. Fonts: system UI
+fonts, then CJK-capable ones, so Chinese renders wherever such a font exists.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ body { margin: 0; color: var(--ink); background: #fff;
     + """; }
 :lang(zh) { font-family: "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC",
   "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 1.25rem 1.5rem 4rem;
+main { max-width: 1240px; margin: 0 auto; padding: 1.25rem 1.5rem 4rem;
   overflow-wrap: break-word; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 .5rem; }
 h2 { font-size: 1.3rem; margin: 2.25rem 0 .6rem; padding-bottom: .3rem;
@@ -78,10 +80,33 @@ dl.reasons dt { font-weight: 600; } dl.reasons dd { margin: 0; }
 tr.status-match { box-shadow: inset 4px 0 0 var(--match); }
 tr.status-differs { box-shadow: inset 4px 0 0 var(--differs); }
 tr.status-mixed { box-shadow: inset 4px 0 0 var(--mixed); }
-th.claim-head { width: 38%; }
+th.claim-head { width: 36%; }
 th.model-head { overflow-wrap: anywhere; }
 .model { font-weight: 600; }
 .same { color: var(--muted); font-size: .85rem; }
+.kind { color: var(--muted); font-size: .78rem; white-space: nowrap; }
+#claims-table { font-size: .82rem; line-height: 1.3; }
+#claims-table { table-layout: fixed; }
+#claims-table th.claim-head { width: 40%; }
+#claims-table th.article-head { width: 17%; }
+#claims-table td, #claims-table th { padding: .22rem .4rem; }
+#claims-table tr.group-head th { background: #fff; border-bottom: 2px solid var(--line);
+  padding-top: .9rem; font-size: .95rem; }
+#claims-table .what, .experiment .what { color: var(--muted); font-weight: 400; }
+#claims-table .claim-id { display: inline; }
+#claims-table .reason { display: inline; }
+#claims-table td.absent { padding: 0; }
+#claims-table tbody[hidden], #claims-table tr[hidden] { display: none; }
+.experiment .body { display: grid; grid-template-columns: minmax(0, 21rem) minmax(0, 1fr);
+  gap: 0 1.5rem; align-items: start; }
+.experiment .body > .text { grid-column: 1; grid-row: 1 / span 4; }
+.experiment .body > figure { grid-column: 2; margin-top: 0; }
+.experiment .plot img { max-height: 440px; width: auto; }
+.experiment .body > .text:only-child { grid-column: 1 / -1; }
+header .filter { margin: .7rem 0 0; padding: .45rem .6rem; background: var(--head);
+  border-radius: 6px; }
+.filter-what { font-weight: 600; }
+nav.top { margin: .6rem 0 0; }
 details summary { cursor: pointer; color: #0969da; font-size: .82rem; }
 details p { margin: .25rem 0; font-size: .85rem; color: #30363d; }
 td details { margin-top: .2rem; }
@@ -110,22 +135,22 @@ cite { font-style: normal; }
   table.matrix { width: 100%; min-width: 0; }
   table.matrix th.model-head { min-width: 0; font-size: .78rem; }
   table.matrix td, table.matrix th { padding: .3rem .4rem; }
-  table.claims, table.claims tbody, #claims-table, #claims-table tbody { display: block; }
-  table.claims thead, #claims-table thead { display: none; }
-  table.claims tr, #claims-table tr { display: grid;
+  .experiment .body { display: block; }
+  #claims-table, #claims-table tbody { display: block; }
+  #claims-table thead { display: none; }
+  #claims-table tr.group-head { display: block; }
+  #claims-table tr.group-head th { display: block; padding: .6rem .2rem .3rem; }
+  #claims-table tr.claim-row { display: grid;
     grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); border: 1px solid var(--line);
-    border-radius: 6px; margin: 0 0 .7rem; padding: .3rem .2rem .3rem .45rem; }
-  #claims-table tr[hidden] { display: none; }
-  table.claims td, #claims-table td { display: block; border: 0; padding: .2rem .45rem;
-    min-width: 0; overflow-wrap: break-word; }
-  table.claims td.claim-cell, #claims-table td:first-child, #claims-table td.note {
-    grid-column: 1 / -1; }
-  table.claims td[data-label]::before, #claims-table td[data-label]::before {
-    content: attr(data-label); display: block; color: var(--muted); font-size: .72rem;
-    font-weight: 600; text-transform: uppercase; letter-spacing: .03em; overflow-wrap: anywhere; }
-  table.claims tr { grid-template-columns: 1fr; }
-  table.claims td[data-label]::before { display: inline; content: attr(data-label) ": ";
-    text-transform: none; letter-spacing: 0; font-size: .78rem; }
+    border-radius: 6px; margin: 0 0 .5rem; padding: .25rem .2rem .25rem .45rem; }
+  #claims-table tr.claim-row[hidden], #claims-table tbody[hidden] { display: none; }
+  #claims-table td { display: block; border: 0; padding: .15rem .4rem; min-width: 0;
+    overflow-wrap: break-word; }
+  #claims-table td.absent { display: none; }
+  #claims-table td.claim-cell { grid-column: 1 / -1; }
+  #claims-table tr.claim-row { grid-template-columns: 1fr; }
+  #claims-table td[data-label]::before { content: attr(data-label) ": "; color: var(--muted);
+    font-size: .7rem; font-weight: 600; overflow-wrap: anywhere; }
   dl.reasons { grid-template-columns: 1fr; } dl.reasons dd { margin: 0 0 .3rem; }
 }
 """
@@ -135,23 +160,36 @@ SCRIPT = """
 (function () {
   var table = document.getElementById("claims-table");
   if (table) {
-    var rows = table.querySelectorAll("tbody tr");
+    var rows = table.querySelectorAll("tr.claim-row");
+    var groups = table.querySelectorAll("tbody");
     var selects = document.querySelectorAll("#claims-filter select");
     var shown = document.getElementById("claims-shown");
+    var value = function (name) {
+      var select = document.getElementById("filter-" + name);
+      return select ? select.value : "";
+    };
+    var statusOf = function (row, model) {
+      var found = "";
+      row.dataset.statuses.split(" ").forEach(function (pair) {
+        var at = pair.lastIndexOf("=");
+        if (pair.slice(0, at) === model) { found = pair.slice(at + 1); }
+      });
+      return found;
+    };
     var apply = function () {
-      var count = 0;
+      var count = 0, status = value("status"), model = value("model");
       rows.forEach(function (row) {
-        var keep = true;
-        selects.forEach(function (select) {
-          var name = select.dataset.filter, value = select.value;
-          if (!value) { return; }
-          var mixed = name === "status" && value === "mixed";
-          keep = keep && (mixed ? row.dataset.group === "mixed" : row.dataset[name] === value);
-        });
+        var own = model ? statusOf(row, model) : row.dataset.status;
+        var keep = (!value("experiment") || row.dataset.experiment === value("experiment")) &&
+          (!value("kind") || row.dataset.kind === value("kind")) && own !== "" &&
+          (!status || (status === "mixed" ? row.dataset.status === "mixed" : own === status));
         row.hidden = !keep;
         if (keep) { count += 1; }
       });
-      shown.textContent = count + " of " + rows.length + " rows shown";
+      groups.forEach(function (group) {
+        group.hidden = !group.querySelector("tr.claim-row:not([hidden])");
+      });
+      shown.textContent = count + " of " + rows.length + " claims shown";
     };
     selects.forEach(function (select) { select.addEventListener("change", apply); });
     document.getElementById("only-differs").addEventListener("click", function () {
@@ -159,6 +197,14 @@ SCRIPT = """
         select.value = select.dataset.filter === "status" ? "differs" : "";
       });
       apply();
+    });
+    document.querySelectorAll("a[data-show]").forEach(function (link) {
+      link.addEventListener("click", function () {
+        selects.forEach(function (select) {
+          select.value = select.dataset.filter === "experiment" ? link.dataset.show : "";
+        });
+        apply();
+      });
     });
     apply();
   }

@@ -131,8 +131,8 @@ def load_inputs(out_dir: Path) -> ReportInputs:
 
 def set_docs(inputs: ReportInputs) -> dict[str, list[tuple[str, ExperimentDoc]]]:
     """Each experiment's JSON files, one per recorded set, each with its model's name as the
-    claims name it: ``<ID>.json`` first (the first model of the experiment's claims that no
-    ``<ID>@<model>.json`` names), then each ``<ID>@<model>.json`` in the claims' model order."""
+    claims name it (``<ID>.json``'s is the model of the experiment's claims that no
+    ``<ID>@<model>.json`` names), in :func:`model_order`."""
     found: dict[str, list[tuple[str, ExperimentDoc]]] = {}
     for doc in inputs.experiments:
         own = inputs.claims.loc[inputs.claims["experiment"] == doc.id, "model"]
@@ -143,9 +143,8 @@ def set_docs(inputs: ReportInputs) -> dict[str, list[tuple[str, ExperimentDoc]]]
         if not first:
             source = (doc.data or {}).get("source")
             first = str(source).split("/", 1)[-1] if source else SCRIPTED_MODEL
-        rank = {m: i for i, m in enumerate(models)}
-        others.sort(key=lambda o: (rank.get(o.id.split("@", 1)[1], len(rank)), o.id))
-        found[doc.id] = [(first, doc)] + [(o.id.split("@", 1)[1], o) for o in others]
+        pairs = [(first, doc)] + [(o.id.split("@", 1)[1], o) for o in others]
+        found[doc.id] = sorted(pairs, key=lambda pair: model_order(pair[0]))
     return found
 
 
@@ -154,12 +153,26 @@ PER_MODEL = ("reproduced_value", "status", "reason_class", "note")
 """The columns a claim has once per recorded model; the others are the claim's own."""
 
 
+ARTICLE_MODEL = "deepseek-flash"
+"""The model the seeds ran (its recorded set's name holds this)."""
+_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z])", re.IGNORECASE)
+
+
+def model_order(model: str) -> tuple[int, float, str]:
+    """The sort key of a model everywhere models are listed side by side: the article's model
+    first, then by size (the ``<N>b`` in its name; a model without one after the sized ones),
+    then by name. ``scripted`` has no size."""
+    found = _SIZE.search(model)
+    size = float(found.group(1)) if found else float("inf")
+    return (0 if ARTICLE_MODEL in model else 1, size, model)
+
+
 def recorded_models(claims: pd.DataFrame) -> list[str]:
-    """The recorded models of a claims table, in order of first appearance (not ``scripted``)."""
+    """The recorded models of a claims table (not ``scripted``), in :func:`model_order`."""
     if "model" not in claims.columns:
         return []
     models = [m for m in dict.fromkeys(claims["model"]) if m and m != SCRIPTED_MODEL]
-    return models
+    return sorted(models, key=model_order)
 
 
 def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -168,6 +181,7 @@ def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     ``<column> (<model>)`` (``source`` is left out: the headers name the models). A table of one
     model (or scripted) keeps ``columns`` as they are."""
     models = list(dict.fromkeys(claims["model"])) if "model" in claims.columns else []
+    models.sort(key=model_order)
     if len(models) <= 1:
         return claims.loc[:, list(columns)].reset_index(drop=True)
     own = [c for c in columns if c not in PER_MODEL and c != "source"]  # models head columns
@@ -182,25 +196,40 @@ def side_by_side(claims: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class ClaimCounts:
-    """How many claims match and differ."""
+    """How many claims match, differ or are mixed. The unit is the claim (one claim id of one
+    experiment), as on the page: a claim measured with two models is one claim, ``mixed`` when
+    it matches with one and differs with the other."""
 
     matched: int
     differed: int
+    mixed: int = 0
 
     @property
     def total(self) -> int:
         """All claims."""
-        return self.matched + self.differed
+        return self.matched + self.differed + self.mixed
 
     def line(self) -> str:
-        """The summary line ``claims: N match, M differ (of T)``, as ``ctxlab run`` prints it."""
-        return f"claims: {self.matched} match, {self.differed} differ (of {self.total})"
+        """The summary line ``claims: N match, M differ, K mixed (of T)``, as ``ctxlab run``
+        prints it."""
+        return (
+            f"claims: {self.matched} match, {self.differed} differ, {self.mixed} mixed "
+            f"(of {self.total})"
+        )
 
 
 def count_claims(claims: pd.DataFrame) -> ClaimCounts:
-    """Count the claims by status; every row that is not ``match`` counts as differing."""
-    matched = int((claims["status"] == "match").sum())
-    return ClaimCounts(matched, len(claims) - matched)
+    """Count the claims (experiment and claim id) by their status across models: ``match``
+    when every row matches, ``differs`` when none does, else ``mixed``."""
+    statuses: dict[tuple[str, str], set[str]] = {}
+    for experiment, claim_id, status in zip(
+        claims["experiment"], claims["claim_id"], claims["status"], strict=True
+    ):
+        statuses.setdefault((str(experiment), str(claim_id)), set()).add(
+            "match" if status == "match" else "differs"
+        )
+    found = ["mixed" if len(s) > 1 else next(iter(s)) for s in statuses.values()]
+    return ClaimCounts(found.count("match"), found.count("differs"), found.count("mixed"))
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,25 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def summary_counts(line: str) -> tuple[int, int, int]:
-    # "claims: N match, M differ (of T)"
+def summary_counts(line: str) -> tuple[int, int, int, int]:
+    # "claims: N match, M differ, K mixed (of T)": claims, not rows (one per experiment and
+    # claim id, whatever number of models measured it)
     head, _, total = line.partition(" (of ")
-    matched, differed = head.removeprefix("claims: ").split(", ")
+    matched, differed, mixed = head.removeprefix("claims: ").split(", ")
     return (
         int(matched.removesuffix(" match")),
         int(differed.removesuffix(" differ")),
+        int(mixed.removesuffix(" mixed")),
         int(total.removesuffix(")")),
     )
+
+
+def claim_statuses(table: list[dict[str, str]]) -> list[str]:
+    """Each claim's status over its models: match, differs or mixed."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for row in table:
+        seen.setdefault((row["experiment"], row["claim_id"]), set()).add(row["status"])
+    return [next(iter(s)) if len(s) == 1 else "mixed" for s in seen.values()]
 
 
 def run_module(*args: str) -> subprocess.CompletedProcess[str]:
@@ -49,9 +59,9 @@ def test_run_e1_prints_the_summary_line(tmp_path: Path, capsys: pytest.CaptureFi
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("E1  ")
     assert out[-2] == f"reports written to {tmp_path}"  # where, before the counts
-    matched, differed, total = summary_counts(out[-1])
+    matched, differed, mixed, total = summary_counts(out[-1])
     table = rows(tmp_path / "claims.csv")
-    assert matched + differed == total == len(table)
+    assert matched + differed + mixed == total == len(table)  # E1 is scripted: a row a claim
     assert matched == sum(r["status"] == "match" for r in table)
     assert differed == sum(r["status"] == "differs" for r in table)
 
@@ -68,8 +78,8 @@ def test_run_through_a_subprocess(tmp_path: Path) -> None:
     assert (out / "E1.json").is_file()
     assert (out / "claims.csv").is_file()
     last = done.stdout.strip().splitlines()[-1]
-    matched, differed, total = summary_counts(last)
-    assert matched + differed == total == len(rows(out / "claims.csv"))
+    matched, differed, mixed, total = summary_counts(last)
+    assert matched + differed + mixed == total == len(rows(out / "claims.csv"))
     # Same bytes as an in-process run.
     again = tmp_path / "again"
     assert main(["run", "E1", "--out", str(again)]) == 0
@@ -147,11 +157,15 @@ def test_summary_counts_include_kept_rows(
         writer.writeheader()
         writer.writerow(row)
     assert main(["run", "E1", "--out", str(tmp_path)]) == 0
-    matched, differed, total = summary_counts(capsys.readouterr().out.strip().splitlines()[-1])
+    counts = summary_counts(capsys.readouterr().out.strip().splitlines()[-1])
     table = rows(tmp_path / "claims.csv")
-    assert total == len(table)
-    assert matched == sum(r["status"] == "match" for r in table)
-    assert differed == sum(r["status"] == "differs" for r in table)
+    statuses = claim_statuses(table)
+    assert counts == (
+        statuses.count("match"),
+        statuses.count("differs"),
+        statuses.count("mixed"),
+        len(statuses),
+    )
     assert any(r["claim_id"] == "E3-FIRST" for r in table)
 
 

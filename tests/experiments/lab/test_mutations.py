@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ from experiments.lab.mutations.matrix import (
     merged_rows,
     write_matrix,
 )
-from experiments.lab.report.mutations import mutations_section
+from experiments.lab.report.mutations import mutations_page
 from harness.errors import ConfigError
 
 PROJECT_ROOT = ROOT
@@ -125,7 +126,7 @@ def test_guards_name_claims_of_the_table() -> None:
     assert set(GUARDS) <= ids, set(GUARDS) - ids
 
 
-def test_the_section_lists_what_each_mutation_flipped_and_the_guards() -> None:
+def test_the_page_lists_what_each_mutation_flipped_and_the_guards() -> None:
     rows = [
         {"experiment": "E1", "claim_id": "E1-A", "model": "scripted", "kind": "article",
          "status": "match", "M1": "flip", "M2": "", "flipped_by": "1", "guard": "",
@@ -140,11 +141,14 @@ def test_the_section_lists_what_each_mutation_flipped_and_the_guards() -> None:
          "status": "differs", "M1": "", "M2": "", "flipped_by": "0", "guard": "differs already",
          "uncovered": ""},
     ]  # fmt: skip
-    html = mutations_section(rows)
-    assert '<section id="mutations">' in html and "not a reproduction" in html
-    assert "<code>M1</code></td><td>2</td><td>E1-A, X-OURS</td>" in html
-    assert "<code>M2</code></td><td>0</td><td>—</td><td>E5</td>" in html
-    assert "AS-X</code> (article): a constant" in html
+    html = mutations_page(rows, "ctxlab", lambda claim: f"evidence/{claim}.html")
+    assert html.startswith("<!DOCTYPE html>") and "not a reproduction" in html
+    m1 = html[html.index('id="m-M1"') : html.index('id="m-M2"')]
+    assert "flips 2" in m1 and "E1-A</code>" in m1 and "X-OURS</code>" in m1
+    assert 'href="evidence/E1-A.html"' in m1
+    m2 = html[html.index('id="m-M2"') :]
+    assert "flips no claim" in m2 and "<code>E5</code>" in m2.split("</section>")[0]
+    assert re.search(r"AS-X</code></a> <span class=\"muted\">\(article\)</span>: a constant", html)
     # ctxlab's own rows: counted, and one that already differs is not listed as uncovered
     assert "1 of ctxlab's own 2 rows are flipped; 1 more already differ" in html
     assert "X-LOST" not in html

@@ -223,6 +223,11 @@ def parse(path: Path) -> PageCollector:
 
 def test_build_writes_every_report_file(own_reports: Path) -> None:
     written = build_reports(own_reports)
+    evidence = [p for p in written if p.parent.name == "evidence"]
+    claims = read_claims(own_reports / "claims.csv")
+    assert sorted(p.stem for p in evidence) == sorted(set(claims["claim_id"]))  # one a claim
+    assert all(p.parent == own_reports / "evidence" and p.stat().st_size > 0 for p in evidence)
+    written = [p for p in written if p not in evidence]
     names = sorted(p.name for p in written)
     assert names == sorted(
         [
@@ -239,13 +244,16 @@ def test_build_writes_every_report_file(own_reports: Path) -> None:
     assert all(p.parent == own_reports and p.stat().st_size > 0 for p in written)
 
 
-def test_claims_md_summary_line_counts_the_csv_rows(reports: Path) -> None:
+def test_claims_md_summary_line_counts_the_claims(reports: Path) -> None:
     claims = read_claims(reports / "claims.csv")
     text = (reports / "claims.md").read_text(encoding="utf-8")
-    found = re.search(r"^claims: (\d+) match, (\d+) differ \(of (\d+)\)$", text, re.MULTILINE)
+    found = re.search(
+        r"^claims: (\d+) match, (\d+) differ, (\d+) mixed \(of (\d+)\)$", text, re.MULTILINE
+    )
     assert found, text[:300]
-    matched, differed, total = map(int, found.groups())
-    assert total == len(claims) == matched + differed == 14  # E1's 12 and two others
+    matched, differed, mixed, total = map(int, found.groups())
+    # claims, not rows: here each claim has one row (E1's 12 and two others)
+    assert total == len(claims) == matched + differed + mixed == 14 and mixed == 0
     assert matched == int((claims["status"] == "match").sum())
     table_rows = [line for line in text.splitlines() if line.startswith("| E")]
     assert len(table_rows) == len(claims)
@@ -253,14 +261,21 @@ def test_claims_md_summary_line_counts_the_csv_rows(reports: Path) -> None:
 
 
 def test_two_builds_give_identical_bytes(own_reports: Path, tmp_path: Path) -> None:
-    first = {p.name: p.read_bytes() for p in build_reports(own_reports)}
+    def build(folder: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(folder)): p.read_bytes() for p in build_reports(folder)}
+
+    first = build(own_reports)
     with MEMO.fresh():  # every plot drawn a second time
-        again = {p.name: p.read_bytes() for p in build_reports(own_reports)}
+        again = build(own_reports)
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(own_reports, elsewhere)
-    moved = {p.name: p.read_bytes() for p in build_reports(elsewhere)}
+    moved = build(elsewhere)
     assert first == again == moved
-    built = {p.name for p in own_reports.iterdir() if p.suffix in {".md", ".png", ".html"}}
+    built = {
+        str(p.relative_to(own_reports))
+        for p in own_reports.rglob("*")
+        if p.suffix in {".md", ".png", ".html"}
+    }
     assert set(first) == built
 
 
@@ -278,16 +293,21 @@ def test_index_html_is_one_valid_self_contained_page(reports: Path) -> None:
 
 
 def test_index_html_claims_table_has_one_coloured_row_per_claim(reports: Path) -> None:
-    claims = read_claims(reports / "claims.csv")
+    claims = read_claims(reports / "claims.csv")  # one model each here: a row is a claim
     page = parse(reports / "index.html")
     rows = [(attrs, text) for table, attrs, text in page.rows if table == "claims-table"]
-    body = [(attrs, text) for attrs, text in rows if "row" in attrs.get("class", "").split()]
+    body = [(a, t) for a, t in rows if "claim-row" in a.get("class", "").split()]
     assert len(body) == len(claims)
     for (attrs, text), claim in zip(body, claims.to_dict("records"), strict=True):
         assert f"status-{claim['status']}" in attrs["class"].split()
         assert attrs["data-experiment"] == claim["experiment"]
         assert (attrs["data-status"], attrs["data-kind"]) == (claim["status"], claim["kind"])
-        assert claim["claim_id"] in text and claim["note"] in text
+        assert attrs["data-statuses"] == f"{claim['model']}={claim['status']}"
+        assert claim["claim_id"] in text
+    html = (reports / "index.html").read_text(encoding="utf-8")
+    for claim_id in claims["claim_id"]:  # shown once: the sections summarise, never repeat
+        assert html.count(f'id="claim-{claim_id}"') == 1
+        assert f'href="evidence/{claim_id}.html"' in html
     select = [a for tag, a in page.elements if tag == "select"]
     assert [a.get("data-filter") for a in select] == ["status", "kind", "experiment", "model"]
     html = (reports / "index.html").read_text(encoding="utf-8")
@@ -302,10 +322,11 @@ def test_each_experiment_has_its_section_in_the_registry_order(reports: Path) ->
     sections = re.findall(r'<section id="exp-([^"]+)" class="experiment"', html)
     assert sections == ["E1", "E2", "E3"]
     e3 = html[html.index('id="exp-E3"') :]
-    assert e3.index('id="plot-E3_context"') < e3.index("E3-FIRST") < e3.index("</section>")
-    matrix = html[html.index('id="verdicts"') : html.index('id="about"')]
+    assert e3.index('data-show="E3"') < e3.index('id="plot-E3_context"') < e3.index("</section>")
+    matrix = html[html.index('id="verdicts"') : html.index('id="claims"')]
     assert 'href="#exp-E3"' in matrix and 'href="#exp-E1"' in matrix
-    assert html.index('id="verdicts"') < html.index('id="exp-E1"') < html.index('id="claims"')
+    assert html.index('id="claims-filter"') < html.index('id="verdicts"')  # the filter on top
+    assert html.index('id="verdicts"') < html.index('id="claims"') < html.index('id="exp-E1"')
 
 
 def test_index_html_embeds_one_image_per_plot(reports: Path) -> None:
@@ -349,7 +370,7 @@ def test_pngs_open_and_have_the_set_size(reports: Path) -> None:
 
 def test_only_present_experiments_are_plotted(tmp_path: Path) -> None:
     write_inputs(tmp_path)
-    names = sorted(p.name for p in build_reports(tmp_path))
+    names = sorted(p.name for p in build_reports(tmp_path) if p.parent == tmp_path)
     assert names == ["E1.md", "E1_strip.png", "claims.md", "index.html"]
 
 

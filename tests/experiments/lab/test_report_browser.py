@@ -1,7 +1,9 @@
 """``index.html`` in a real browser: at phone (390 px) and desktop (1280 px) widths nothing
 makes the page scroll sideways, no plot is wider than its frame, the verdict matrix sits in the
-first screen (the first 1,000 px at 1280 px, the first two 844 px screens at 390 px) and the
-claim cards stay short.
+first screen (the first 1,000 px at 1280 px, the first two 844 px screens at 390 px) below the
+claims table's filter, the claim cards stay short and the whole page stays under its height
+bound (:data:`HEIGHT_BOUND`); the pages behind its links (the mutation matrix, a claim's
+evidence) read on a phone without scrolling sideways.
 
 Uses Debian's ``chromium`` headless (``apt-get install chromium``; ``.ci/run`` installs it) and
 skips, saying so, when it is absent. The page is loaded in an iframe of each width (headless
@@ -74,7 +76,15 @@ function measure(frame) {
         Math.round(text.right));
     }
   }
+  var results_of = {height: doc.documentElement.scrollHeight};
+  if (!doc.getElementById("claims-table")) {  // a page behind a link: its fit and height
+    results[frame.width] = {inner: frame.contentWindow.innerWidth, client: width,
+      scroll: doc.documentElement.scrollWidth, over: over.slice(0, 15),
+      height: results_of.height};
+    return done();
+  }
   var matrix = doc.querySelector("#verdicts table.matrix").getBoundingClientRect();
+  var filter = doc.getElementById("claims-filter").getBoundingClientRect();
   var plots = [];
   doc.querySelectorAll(".plot img").forEach(function (img) {
     var box = img.getBoundingClientRect(), frameBox = img.parentElement.getBoundingClientRect();
@@ -82,12 +92,12 @@ function measure(frame) {
       left: box.left, right: box.right, natural: img.naturalWidth});
   });
   var cards = [];
-  doc.querySelectorAll("table.claims tr.claim").forEach(function (row) {
+  doc.querySelectorAll("#claims-table tr.claim-row").forEach(function (row) {
     cards.push([Math.round(row.getBoundingClientRect().height),
       row.querySelector(".claim-id").textContent]);
   });
   var shown = function () {
-    return Array.prototype.filter.call(doc.querySelectorAll("#claims-table tbody tr"),
+    return Array.prototype.filter.call(doc.querySelectorAll("#claims-table tr.claim-row"),
       function (row) { return !row.hidden; }).length;
   };
   var filtered = {all: shown()};
@@ -104,7 +114,10 @@ function measure(frame) {
   results[frame.width] = {inner: frame.contentWindow.innerWidth, client: width,
     scroll: doc.documentElement.scrollWidth, over: over.slice(0, 15),
     matrix: {top: matrix.top, bottom: matrix.bottom}, plots: plots, cards: cards,
-    filtered: filtered};
+    filtered: filtered, height: results_of.height, filter: filter.top};
+  done();
+}
+function done() {
   if (Object.keys(results).length === frames.length) {
     var out = document.createElement("pre");
     out.id = "probe";
@@ -114,19 +127,21 @@ function measure(frame) {
 }
 frames.forEach(function (frame) {
   if (frame.contentDocument && frame.contentDocument.readyState === "complete" &&
-      frame.contentDocument.getElementById("claims")) { measure(frame); }
+      frame.contentDocument.body.lastElementChild) { measure(frame); }
   else { frame.addEventListener("load", function () { measure(frame); }); }
 });
 </script></body></html>
 """
 
 
-def measure(folder: Path) -> dict[str, dict[str, Any]]:
+def measure(folder: Path, page: str = "index.html") -> dict[str, dict[str, Any]]:
+    """``page`` of ``folder`` measured in an iframe of each width."""
     frames = "".join(
-        f'<iframe src="index.html" width="{w}" height="{SCREENS[w]}" style="border:0"></iframe>'
+        f'<iframe src="{page}" width="{w}" height="{SCREENS[w]}" style="border:0"></iframe>'
         for w in WIDTHS
     )
-    (folder / "probe.html").write_text(PROBE % {"frames": frames}, encoding="utf-8")
+    probe = folder / "probe.html"
+    probe.write_text(PROBE % {"frames": frames}, encoding="utf-8")
     assert CHROMIUM is not None
     command = [
         CHROMIUM,
@@ -139,21 +154,24 @@ def measure(folder: Path) -> dict[str, dict[str, Any]]:
         "--window-size=1800,1000",
         "--virtual-time-budget=15000",
         "--dump-dom",
-        (folder / "probe.html").as_uri(),
+        probe.as_uri(),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
-    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout)
-    assert found, f"chromium printed no measurement (status {done.returncode}): {done.stderr}"
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    probe.unlink()
+    found = re.search(r'<pre id="probe">(.*?)</pre>', ran.stdout)
+    assert found, f"chromium printed no measurement (status {ran.returncode}): {ran.stderr}"
     data: dict[str, dict[str, Any]] = json.loads(found.group(1).replace("&quot;", '"'))
     return data
 
 
-def assert_fits(results: dict[str, dict[str, Any]]) -> None:
+def assert_fits(results: dict[str, dict[str, Any]], plotted: bool = True) -> None:
     for width in WIDTHS:
         seen = results[str(width)]
         assert seen["inner"] == width, seen
         assert seen["scroll"] == seen["client"], f"at {width} px the page scrolls sideways: {seen}"
         assert seen["over"] == [], f"at {width} px these overflow the viewport: {seen['over']}"
+        if not plotted:
+            continue
         assert seen["plots"], f"at {width} px the page shows no plot"
         for plot in seen["plots"]:
             assert plot["width"] <= plot["frame"] + 0.5, f"at {width} px {plot} is cropped"
@@ -178,18 +196,20 @@ def test_the_report_fits_phone_and_desktop_widths(tmp_path: Path) -> None:
     assert phone["cards"] and not tall, f"cards taller than {CARD_HEIGHT} px at 390 px: {tall}"
     # The plots scale down to the phone's column rather than scroll in a box of their own.
     assert any(p["width"] < p["natural"] for p in phone["plots"])
-    # The full claims table's filters, clicked in the browser, show the rows they name.
+    # The claims table's filters, clicked in the browser, show the claims they name.
     with (folder / "claims.csv").open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     groups: dict[tuple[str, str], set[str]] = {}
+    kinds: dict[tuple[str, str], str] = {}
     for row in rows:
         groups.setdefault((row["experiment"], row["claim_id"]), set()).add(row["status"])
-    mixed = sum(len(groups[(r["experiment"], r["claim_id"])]) > 1 for r in rows)
+        kinds[(row["experiment"], row["claim_id"])] = row["kind"]
+    status = {k: next(iter(s)) if len(s) == 1 else "mixed" for k, s in groups.items()}
     assert results["1280"]["filtered"] == {
-        "all": len(rows),
-        "differs": sum(r["status"] == "differs" for r in rows),
-        "mixed": mixed,
-        "ctxlab": sum(r["kind"] == "ctxlab" for r in rows),
+        "all": len(groups),
+        "differs": sum(s == "differs" for s in status.values()),
+        "mixed": sum(s == "mixed" for s in status.values()),
+        "ctxlab": sum(k == "ctxlab" for k in kinds.values()),
     }
 
 
@@ -209,3 +229,30 @@ def test_an_extra_claims_column_still_fits(tmp_path: Path, monkeypatch: pytest.M
     page = (tmp_path / "built" / "index.html").read_text(encoding="utf-8")
     assert f'data-label="Probe column">{"a-long-unbroken-value-" * 3}</td>' in page
     assert_fits(measure(tmp_path / "built"))
+
+
+HEIGHT_BOUND = {390: 40_000, 1280: 15_000}
+"""The tallest ``index.html`` may be at each width: the answer first, the detail behind links
+(the claims once, in one table; the mutation matrix and each claim's evidence on pages of their
+own)."""
+
+
+def test_the_page_is_short_and_its_filter_on_top(tmp_path: Path) -> None:
+    folder = built_copy(ROOT / "reports", tmp_path / "reports")
+    results = measure(folder)
+    for width in WIDTHS:
+        seen = results[str(width)]
+        assert seen["height"] <= HEIGHT_BOUND[width], (
+            f"at {width} px index.html is {seen['height']:,} px tall, over {HEIGHT_BOUND[width]:,}"
+        )
+        # the claims table's filter sits in the first screen, above the verdicts
+        assert 0 < seen["filter"] < min(seen["matrix"]["top"], SCREENS[width]), seen
+
+
+@pytest.mark.parametrize(
+    "page", ["mutations.html", "evidence/E3-RECALL.html", "evidence/X-BENCH-GATE-ADDS.html"]
+)
+def test_the_pages_behind_the_links_read_on_a_phone(tmp_path: Path, page: str) -> None:
+    folder = built_copy(ROOT / "reports", tmp_path / "reports")
+    assert (folder / page).is_file(), f"{page} was not built"
+    assert_fits(measure(folder, page), plotted=False)

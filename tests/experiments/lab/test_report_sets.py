@@ -61,7 +61,7 @@ def _page(folder: Path) -> str:
 
 def test_the_third_model_has_a_column_and_a_cell_per_recorded_experiment(three: Path) -> None:
     html = _page(three)
-    matrix = html[html.index('<section id="verdicts"') : html.index('<section id="about"')]
+    matrix = html[html.index('<section id="verdicts"') : html.index('<section id="claims"')]
     heads = re.findall(r'<th class="model-head">([^<]*)</th>', matrix)
     assert heads[-1] == THIRD and SECOND in heads
     for experiment in (*PLOTTED, "X-GATE"):
@@ -92,13 +92,16 @@ def test_the_intro_names_the_third_models_provider(three: Path) -> None:
     assert "from local (" in intro and SECOND in intro
 
 
-def test_each_recorded_section_shows_the_third_models_values(three: Path) -> None:
+def test_each_recorded_experiment_shows_the_third_models_values(three: Path) -> None:
     html = _page(three)
+    start = html.index('<table id="claims-table"')
+    table = html[start : html.index("</table>", start)]
+    assert f'<th class="model-head">{THIRD}</th>' in table  # a column of the claims table
     for experiment in (*PLOTTED, "X-GATE"):
+        group = table[table.index(f'<tbody data-experiment="{experiment}">') :]
+        assert f'data-label="{THIRD}"' in group.split("</tbody>", 1)[0]
         start = html.index(f'<section id="exp-{experiment}"')
         section = html[start : html.index("</section>", start)]
-        assert f'<th class="model-head">{THIRD}</th>' in section
-        assert f'data-label="{THIRD}"' in section
         assert f"<td>{PROVIDER}</td>" in section  # its provenance row
 
 

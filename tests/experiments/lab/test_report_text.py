@@ -171,32 +171,12 @@ def _sections(html: str) -> dict[str, str]:
     return {name: body for name, body in found}
 
 
-def test_boilerplate_is_said_once_per_section_not_per_row(built: Path) -> None:
+def test_notes_sit_behind_the_evidence_link_not_on_the_page(built: Path) -> None:
     sections = _sections(page(built))
     assert {"exp-E2", "exp-E3", "claims"} <= set(sections)
     for name, body in sections.items():
         for phrase in ("model output as recorded", "judged by judge", "judged strictly by"):
-            assert body.count(phrase) <= 1, f"{name} says {phrase!r} {body.count(phrase)} times"
-    e3 = sections["exp-E3"]
-    assert "In the notes below:" in e3 and "judge `e3-rules`" in e3
-    # The notes keep what is their own.
-    assert "did not reverse the word" in e3
-
-
-def test_split_notes_takes_the_phrases_out_and_says_them_once() -> None:
-    from experiments.lab.report.boilerplate import split_notes
-
-    split = split_notes(
-        [
-            "the model did not answer; judged by a rule in experiments/e3.py; model output as "
-            "recorded (local/small)",
-            "model output as recorded (local/big); judged by a rule in experiments/e2/claims.py",
-            "structural: decided by the harness",
-        ]
-    )
-    assert split.notes == ("The model did not answer", "", "structural: decided by the harness")
-    assert split.once == (
-        "values of a recorded model are its output as recorded in its cassette",
-        "judged by a rule in experiments/e3.py, experiments/e2/claims.py",
-    )
-    assert split_notes(["nothing repeated"]).once == ()
+            assert body.count(phrase) == 0, f"{name} says {phrase!r} {body.count(phrase)} times"
+    # The claim's evidence page has its note whole and the rule its judge names.
+    evidence = (built / "evidence" / "E3-REVERSE.html").read_text(encoding="utf-8")
+    assert "did not reverse the word" in evidence and "<code>e3-rules</code>" in evidence

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import os
-import struct
+import sqlite3
 import tempfile
 from pathlib import Path
+from unittest import mock
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.fs.files import read_lines
-from harness.memory import index_store as index_module
-from harness.memory.index import MemoryIndex
-from harness.text_search import SearchLine, rank_lines
+from harness.memory import index as index_module
+from harness.memory import index_build, index_query, index_store
+from harness.memory.index import DatabaseFile, MemoryIndex
+from harness.text_search import SearchLine, rank_lines, tokenize
 
 WORDS = ["夜莺", "暗号", "上海港", "ALPHA", "alpha", "booking", "BK-7", "的", "USD 2800", "  ", "-"]
 line_text = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
@@ -77,20 +81,22 @@ TEXTS = [*WORDS, "ΑΣ", "σ", "İstanbul", "K", "booking 上海港", "上海港
 line_piece = st.lists(st.sampled_from(TEXTS), max_size=5).map(" ".join)
 
 
-class DictCache:
-    """An :class:`~harness.memory.index.IndexCache` in memory (what a test can tear)."""
-
-    def __init__(self) -> None:
-        self.blobs: dict[str, bytes] = {}
-
-    def load(self, name: str) -> bytes | None:
-        return self.blobs.get(name)
-
-    def save(self, name: str, data: bytes) -> None:
-        self.blobs[name] = data
-
-    def remove(self, name: str) -> None:
-        self.blobs.pop(name, None)
+def damage(path: Path, how: int) -> None:
+    """Damage an index database in one of a few ways SQLite or the index finds."""
+    data = path.read_bytes() if path.exists() else b""
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    if how == 0:
+        path.write_bytes(b"not an index at all" * 50)
+    elif how == 1:
+        path.write_bytes(data[: len(data) // 2])
+    elif how == 2:
+        path.write_bytes(b"")
+    else:  # a database of another format
+        path.unlink(missing_ok=True)
+        with sqlite3.connect(path) as other:
+            other.execute("CREATE TABLE files(x)")
+        other.close()
 
 
 step = st.one_of(
@@ -118,15 +124,16 @@ def test_index_with_appends_and_a_cache_answers_as_a_fresh_ranking(
     contents: list[list[str]], steps: list[tuple[tuple[str, int, list[str], bool], str, int]]
 ) -> None:
     """Random files, appends (also onto a last line without a newline), whole replacements,
-    new processes reading the cache, torn caches: always what rank_lines answers."""
+    new processes reading the index on disk, damaged indexes: always what rank_lines
+    answers."""
     with tempfile.TemporaryDirectory() as tmp:
         files = [(Path(tmp) / f"f{i}.md", f"f{i}.md") for i in range(len(contents))]
         for (path, _), lines in zip(files, contents, strict=True):
             raw_write(path, lines, True)
-        cache = DictCache()
-        index = MemoryIndex(cache=cache)
+        database = Path(tmp) / "index.sqlite"
+        index = MemoryIndex(store=DatabaseFile(database))
         for (kind, which, lines, flag), query, limit in steps:
-            path, name = files[which % len(files)]
+            path, _ = files[which % len(files)]
             if kind == "append":
                 raw_write(path, lines, flag, "a")
             elif kind == "replace":
@@ -134,11 +141,10 @@ def test_index_with_appends_and_a_cache_answers_as_a_fresh_ranking(
                 raw_write(replacement, lines, flag)
                 os.replace(replacement, path)
             elif kind == "restart":
-                index = MemoryIndex(cache=cache)  # a new process: the cache is all it has
-            elif name in cache.blobs:
-                blob = cache.blobs[name]
-                cache.blobs[name] = blob[: len(blob) // 2] if flag else blob[:-1] + b"\x00"
-                index = MemoryIndex(cache=cache)
+                index = MemoryIndex(store=DatabaseFile(database))  # a new process
+            else:
+                damage(database, which + 2 * flag)
+                index = MemoryIndex(store=DatabaseFile(database))
             got = [tuple(vars(h).values()) for h in index.search(files, query, limit)]
             lines_now = [
                 SearchLine(n, number, text)
@@ -173,8 +179,8 @@ def test_a_one_line_append_tokenises_that_line_only(tmp_path: Path) -> None:
     daily = tmp_path / "2026-10-30.md"
     write(daily, [f"- customer ALPHA-{n} ships via 上海港, booking BK-{n}" for n in range(500)])
     files = [(daily, "memory/2026-10-30.md")]
-    cache = DictCache()
-    index = MemoryIndex(cache=cache)
+    database = tmp_path / "index.sqlite"
+    index = MemoryIndex(store=DatabaseFile(database))
     index.search(files, "上海港 booking")
     assert index.tokenised == 500
     with daily.open("a", encoding="utf-8") as handle:
@@ -182,71 +188,211 @@ def test_a_one_line_append_tokenises_that_line_only(tmp_path: Path) -> None:
     hits = index.search(files, "夜莺")
     assert index.tokenised == 501  # the appended line, nothing else
     assert [(h.line, h.literal) for h in hits] == [(501, True)]
-    # a new process: the cache (written at the first build) plus the one line after it
-    again = MemoryIndex(cache=cache)
+    # a new process: the index on disk holds the appended line too
+    again = MemoryIndex(store=DatabaseFile(database))
     assert [(h.line, h.literal) for h in again.search(files, "夜莺")] == [(501, True)]
-    assert (again.loaded, again.tokenised) == (1, 1)
+    assert (again.loaded, again.tokenised) == (1, 0)
 
 
-def test_the_cache_is_only_a_cache(tmp_path: Path) -> None:
-    """Deleted, torn, foreign or stale: the answers stay rank_lines', and nothing raises."""
+def test_a_damaged_index_is_moved_aside_and_built_anew(tmp_path: Path) -> None:
+    """Garbage, cut short, empty, another format, or rows that point outside their batch:
+    the answers stay rank_lines', the file is moved aside, and nothing raises."""
     memory = tmp_path / "MEMORY.md"
     write(memory, ["# Memory", "- 暗号: 夜莺", "- booking via 上海港"])
     files = [(memory, "MEMORY.md")]
-    cache = DictCache()
+    database = tmp_path / "index.sqlite"
     want = fresh_limited(files, "夜莺 booking", 20)
-    index = MemoryIndex(cache=cache)
-    assert [tuple(vars(h).values()) for h in index.search(files, "夜莺 booking")] == want
-    good = cache.blobs["MEMORY.md"]
-    damaged = [
-        b"",
-        good[:10],
-        good[: len(good) // 2],
-        good[:-1] + bytes([good[-1] ^ 1]),
-        b"not an index at all" * 10,
-        good.replace(b"ctxlab", b"CTXLAB", 1),
-    ]
-    for blob in damaged:
-        cache.blobs["MEMORY.md"] = blob
-        fresh_index = MemoryIndex(cache=cache)
-        got = fresh_index.search(files, "夜莺 booking")
-        assert [tuple(vars(h).values()) for h in got] == want
-        assert fresh_index.loaded == 0 and fresh_index.tokenised == 3  # rebuilt, rewritten
-        assert cache.blobs["MEMORY.md"] == good
-    # another file's index under this name (foreign), and a stale one (the file was rewritten)
-    other = tmp_path / "other.md"
-    write(other, ["- something else"])
-    MemoryIndex(cache=(foreign := DictCache())).search([(other, "MEMORY.md")], "x")
-    cache.blobs["MEMORY.md"] = foreign.blobs["MEMORY.md"]
-    assert [
-        tuple(vars(h).values()) for h in MemoryIndex(cache=cache).search(files, "夜莺 booking")
-    ] == want
-    del cache.blobs["MEMORY.md"]
-    assert [
-        tuple(vars(h).values()) for h in MemoryIndex(cache=cache).search(files, "夜莺 booking")
-    ] == want
-    memory.unlink()
-    assert MemoryIndex(cache=cache).search(files, "夜莺") == []
-    assert "MEMORY.md" not in cache.blobs  # a file's index goes with it
-
-
-def test_a_cache_file_that_lies_gives_rank_lines_answers_and_no_error(tmp_path: Path) -> None:
-    """A hand-made cache with a valid checksum whose postings point past the file's lines:
-    found as the query reads them, the file is indexed anew and the answer is still right."""
-    daily = tmp_path / "d.md"
-    write(daily, ["- booking via 上海港", "- 夜莺", "- booking again"])
-    files = [(daily, "d.md")]
-    cache = DictCache()
-    MemoryIndex(cache=cache).search(files, "booking")
-    blob = bytearray(cache.blobs["d.md"][:-4])
-    header = index_module._HEADER.unpack_from(blob, len(index_module._MAGIC))
-    n_lines, n_terms = header[4], header[6]
-    postings_at = len(index_module._MAGIC) + index_module._HEADER.size + n_lines * 4
-    postings_at += (n_terms + 1) * 8
-    for k in range(header[7]):  # every posting points at line 1,000,000
-        struct.pack_into("<I", blob, postings_at + 4 * k, 1_000_000)
-    cache.blobs["d.md"] = bytes(blob) + index_module._check(bytes(blob))
-    fresh_index = MemoryIndex(cache=cache)
-    got = fresh_index.search(files, "booking 上海港")
-    assert fresh_index.loaded == 1 and fresh_index.tokenised == 3  # read, then rebuilt
+    first = MemoryIndex(store=DatabaseFile(database))
+    assert [tuple(vars(h).values()) for h in first.search(files, "夜莺 booking")] == want
+    for how in range(4):
+        damage(database, how)
+        index = MemoryIndex(store=DatabaseFile(database))
+        got = index.search(files, "夜莺 booking")
+        assert [tuple(vars(h).values()) for h in got] == want, how
+        assert index.tokenised == 3, how  # rebuilt
+        moved = tmp_path / "index.sqlite.damaged"
+        assert how == 2 or moved.exists(), how  # an empty file is an empty database
+        moved.unlink(missing_ok=True)
+    # rows that lie: every posting points past its batch
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE postings SET lines = x'40420f00' WHERE n = 1")
+    db.close()
+    index = MemoryIndex(store=DatabaseFile(database))
+    got = index.search(files, "booking 上海港")
+    assert (index.recovered, index.tokenised) == (1, 3)
     assert [tuple(vars(h).values()) for h in got] == fresh_limited(files, "booking 上海港", 20)
+    memory.unlink()
+    assert MemoryIndex(store=DatabaseFile(database)).search(files, "夜莺") == []
+    with sqlite3.connect(database) as db:  # a file's index goes with it
+        assert db.execute("SELECT count(*) FROM postings").fetchone() == (0,)
+    db.close()
+
+
+# --- batches, appends at scale ------------------------------------------------------------------
+
+
+@given(
+    st.lists(st.lists(line_piece, max_size=12), min_size=1, max_size=2),
+    st.lists(st.tuples(st.integers(0, 1), st.lists(line_piece, max_size=5), st.booleans(),
+                       st.sampled_from([*TEXTS, "上海港 booking"]), st.integers(1, 6)),
+             min_size=1, max_size=6),
+)  # fmt: skip
+def test_small_batches_and_blocks_answer_as_a_fresh_ranking(
+    contents: list[list[str]], steps: list[tuple[int, list[str], bool, str, int]]
+) -> None:
+    """Batches of 3 lines read in 16-byte blocks, small batches merged after appends: the
+    answers do not depend on where a batch or a block ends."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch.object(index_build, "BATCH_LINES", 3),
+        mock.patch.object(index_build, "BLOCK_BYTES", 16),
+        mock.patch.object(index_query, "BLOCK_BYTES", 16),
+        mock.patch.object(index_store, "BATCH_LINES", 6),
+        mock.patch.object(index_store, "SMALL_BATCH", 4),
+    ):
+        files = [(Path(tmp) / f"f{i}.md", f"f{i}.md") for i in range(len(contents))]
+        for (path, _), lines in zip(files, contents, strict=True):
+            raw_write(path, lines, True)
+        index = MemoryIndex(store=DatabaseFile(Path(tmp) / "index.sqlite"))
+        for which, lines, flag, query, limit in steps:
+            raw_write(files[which % len(files)][0], lines, flag, "a")
+            got = [tuple(vars(h).values()) for h in index.search(files, query, limit)]
+            assert got == fresh_limited(files, query, limit)
+
+
+def _indexed_lines(database: Path) -> tuple[int, int]:
+    """(lines in the batches, postings rows) of an index database."""
+    with sqlite3.connect(database) as db:
+        lines = db.execute("SELECT coalesce(sum(count), 0) FROM batches").fetchone()[0]
+        rows = db.execute("SELECT count(*) FROM postings").fetchone()[0]
+    db.close()
+    return lines, rows
+
+
+def test_appends_to_20k_lines_index_only_the_new_lines(tmp_path: Path) -> None:
+    """20,000 lines in two daily files; 250 lines appended: the search tokenises those 250
+    and stores them, nothing else; a file replaced or cut short is indexed anew."""
+    days = [tmp_path / "2026-10-29.md", tmp_path / "2026-10-30.md"]
+    for day, path in enumerate(days):
+        write(path, [f"- customer ALPHA-{n} ships via 上海港, booking BK-{day}-{n}"
+                     for n in range(10_000)])  # fmt: skip
+    files = [(path, f"memory/{path.name}") for path in days]
+    database = tmp_path / "index.sqlite"
+    index = MemoryIndex(store=DatabaseFile(database))
+    assert index.search(files, "夜莺") == []
+    assert index.tokenised == 20_000 and _indexed_lines(database)[0] == 20_000
+    with days[1].open("a", encoding="utf-8") as handle:
+        handle.writelines(f"- appended {n}: 夜莺 booking\n" for n in range(250))
+    before = _indexed_lines(database)
+    hits = index.search(files, "夜莺")
+    assert index.tokenised == 20_250  # the appended lines, nothing else
+    assert [h.line for h in hits] == list(range(10_001, 10_251))  # every literal match
+    after = _indexed_lines(database)
+    assert after[0] == before[0] + 250
+    with sqlite3.connect(database) as db:  # the appended lines' terms: those lines only
+        held = db.execute("SELECT sum(n) FROM postings WHERE term = 'appended'").fetchone()[0]
+        rows = db.execute("SELECT count(*) FROM postings").fetchone()[0]
+    db.close()
+    assert held == 250
+    assert rows - before[1] <= len({"appended", "夜", "莺", "夜莺", "booking",
+                                    *map(str, range(250))})  # fmt: skip
+    assert MemoryIndex(store=DatabaseFile(database)).search(files, "夜莺")[0].line == 10_001
+    # cut short (the same inode): indexed anew
+    with days[0].open("r+b") as handle:
+        handle.truncate(100)
+    index.search(files, "ALPHA")
+    assert index.tokenised == 20_250 + 2  # two lines: one whole, one cut
+    # replaced (a new inode) with a longer file: indexed anew
+    replacement = tmp_path / "new.md"
+    write(replacement, [f"- new {n}" for n in range(10_300)])
+    os.replace(replacement, days[1])
+    assert [h.text for h in index.search(files, "new 7")][:1] == ["- new 7"]
+    assert index.tokenised == 20_252 + 10_300
+    assert _indexed_lines(database)[0] == 1 + 10_300
+
+
+CASED = ["sign: K", "İstanbul", "ΑΣ σ", "ＡＢＣ wide", "Ↄ turned", "plain ascii", "夜莺 — 上海港"]
+NEEDLES = ["k", "i̇stanbul", "ας", "σ", "ａｂｃ", "ↄ", "ascii", "夜莺 —", "—", "\udcff", "x"]
+
+
+@given(st.lists(st.sampled_from([*CASED, "", "\udcff"]), max_size=8), st.sampled_from(NEEDLES))
+def test_literal_lines_lower_case_as_str_lower(lines: list[str], needle: str) -> None:
+    """The bytes.lower shortcut is taken only where it finds what str.lower finds (a block
+    with Kelvin signs, dotted capital I, Greek, fullwidth or other cased letters outside ASCII
+    goes the long way), and a needle no text can hold finds nothing."""
+    data = "".join(f"{line}\n" for line in lines).encode("utf-8", errors="surrogateescape")
+    text = data.decode("utf-8", errors="replace").split("\n")[:-1]
+    want = [(i, t) for i, t in enumerate(text) if needle in t.lower()]
+    assert index_query.literal_lines(io.BytesIO(data), len(data), needle) == want
+
+
+ALPHABET = "aZ9_ -夜莺上海港的々ｱ﨑㐀鿿ΣσİKＡ\t\r\x0b\u3000\u00a0é"
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(ALPHABET), max_size=12), max_size=6))
+def test_block_tokens_are_tokenize_line_by_line(lines: list[str]) -> None:
+    """The tokens found for a whole block are, line by line, tokenize's (as a multiset: a
+    line's postings do not depend on token order)."""
+    found = index_build.block_tokens("".join(f"{line}\n" for line in lines))
+    per_line: list[list[str]] = [[]]
+    for token in found:
+        if token == "\n":
+            per_line.append([])
+        else:
+            per_line[-1].append(token)
+    assert [sorted(t) for t in per_line[:-1]] == [sorted(tokenize(line)) for line in lines]
+
+
+def test_a_build_cut_short_goes_on_from_its_last_batch(tmp_path: Path) -> None:
+    """A process killed mid-build keeps the batches it committed: the next one tokenises the
+    lines after them only, and answers as a fresh ranking."""
+    daily = tmp_path / "d.md"
+    write(daily, [f"- line {n} booking via 上海港" for n in range(10)])
+    files = [(daily, "d.md")]
+    database = tmp_path / "index.sqlite"
+    real = index_module.add_batch
+    calls = []
+
+    def dies_at_the_second(*args: object) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the process dies here
+        real(*args)  # type: ignore[arg-type]
+
+    with (
+        mock.patch.object(index_build, "BATCH_LINES", 3),
+        mock.patch.object(index_build, "BLOCK_BYTES", 16),
+    ):
+        with (
+            mock.patch.object(index_module, "add_batch", dies_at_the_second),
+            pytest.raises(KeyboardInterrupt),
+        ):
+            MemoryIndex(store=DatabaseFile(database)).search(files, "booking")
+        again = MemoryIndex(store=DatabaseFile(database))
+        got = [tuple(vars(h).values()) for h in again.search(files, "上海港 booking", 5)]
+    assert again.tokenised == 7  # lines 4 to 10: the first batch was kept
+    assert got == fresh_limited(files, "上海港 booking", 5)
+
+
+def test_a_rare_literal_query_reads_only_the_lines_holding_its_rarest_term(
+    tmp_path: Path,
+) -> None:
+    """A needle with a CJK character or a whole inner word is looked for in the lines the
+    index says hold it (read by their offsets), not by a scan of the files; the same hits."""
+    daily = tmp_path / "d.md"
+    lines = [f"- customer ALPHA-{n} ships via 上海港, booking BK-{n}" for n in range(5_000)]
+    lines[1234] = "- the code word is 夜莺 (not the CODE WORD IS 夜 alone)"
+    lines[4321] = "- The Code Word Is nothing here"
+    write(daily, lines)
+    files = [(daily, "d.md")]
+    size = daily.stat().st_size
+    index = MemoryIndex()
+    index.search(files, "zzz")  # built (a needle that is one word may be part of a longer one)
+    for query, reads in (("夜莺 (not", "few"), ("code word is", "few"), ("oking bk", "all"),
+                         ("ALPHA-49", "all")):  # fmt: skip
+        before = index.scanned
+        got = [tuple(vars(h).values()) for h in index.search(files, query)]
+        assert got == fresh_limited(files, query, 20), query
+        read = index.scanned - before
+        assert (read < size // 100) if reads == "few" else (read == size), (query, read)
+    assert index.scanned - before == size

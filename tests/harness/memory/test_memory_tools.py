@@ -307,7 +307,7 @@ def _expected(workspace: MemoryWorkspace, tools: MemoryTools, query: str) -> str
     return f"Found {len(hits)} matches:\n\n" + "\n".join(lines)
 
 
-def test_the_index_cache_is_kept_beside_memory_and_is_only_a_cache(
+def test_the_index_is_kept_beside_memory_and_a_damaged_one_is_built_anew(
     workspace: MemoryWorkspace,
 ) -> None:
     tools = MemoryTools(workspace)
@@ -317,25 +317,28 @@ def test_the_index_cache_is_kept_beside_memory_and_is_only_a_cache(
     want = _expected(workspace, tools, query)
     assert tools.memory_search(query) == want
     folder = workspace.base / INDEX_FOLDER
-    cached = sorted(folder.iterdir())
-    assert len(cached) == 2  # MEMORY.md and the daily file
+    database = folder / "index.sqlite"
+    assert [p.name for p in folder.iterdir()] == ["index.sqlite"]  # WAL checkpointed, closed
     assert INDEX_FOLDER not in run(ToolBox(tools.tools()), "list_files")
-    again = MemoryTools(workspace)  # a new process: the cache instead of tokenising
+    again = MemoryTools(workspace)  # a new process: the index on disk instead of tokenising
     assert again.memory_search(query) == want
     assert (again.index.loaded, again.index.tokenised) == (2, 0)
-    for path in cached:  # torn by a crash, or damaged
-        path.write_bytes(path.read_bytes()[:-7])
+    database.write_bytes(b"damaged by a crash or a disk" * 100)
     torn = MemoryTools(workspace)
     assert torn.memory_search(query) == want
-    assert torn.index.loaded == 0
+    assert (torn.index.loaded, torn.index.recovered) == (0, 1)
+    assert (folder / "index.sqlite.damaged").exists()
     for path in folder.iterdir():
         path.unlink()
     assert MemoryTools(workspace).memory_search(query) == want
-    # memory changes: the cache never answers for the old text
+    # memory changes: the index never answers for the old text
     workspace.write_memory("- the code word is 夜莺\n")
     assert MemoryTools(workspace).memory_search("夜莺 上海港") == _expected(
         workspace, tools, "夜莺 上海港"
     )
+    (folder / "0123456789abcdef.idx").write_bytes(b"the index before this one")
+    MemoryTools(workspace).memory_search("夜莺")
+    assert sorted(p.name for p in folder.iterdir()) == ["index.sqlite"]  # old caches removed
 
 
 def test_a_symlinked_index_folder_is_not_followed(
@@ -348,6 +351,24 @@ def test_a_symlinked_index_folder_is_not_followed(
     (workspace.base / INDEX_FOLDER).symlink_to(outside, target_is_directory=True)
     assert tools.memory_search("booking") == _expected(workspace, tools, "booking")
     assert list(outside.iterdir()) == []  # nothing written through the link
+
+
+def test_a_symlinked_index_file_is_removed_not_followed(
+    workspace: MemoryWorkspace, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.sqlite"
+    outside.write_bytes(b"someone else's file")
+    tools = MemoryTools(workspace)
+    tools.memory_save("- booking via 上海港")
+    folder = workspace.base / INDEX_FOLDER
+    folder.mkdir(exist_ok=True)
+    for name in ("index.sqlite", "index.sqlite-wal"):
+        (folder / name).unlink(missing_ok=True)
+        (folder / name).symlink_to(outside)
+    assert tools.memory_search("booking") == _expected(workspace, tools, "booking")
+    assert outside.read_bytes() == b"someone else's file"
+    assert not (folder / "index.sqlite").is_symlink()
+    assert not (folder / "index.sqlite-wal").is_symlink()
 
 
 SEARCHER = r"""

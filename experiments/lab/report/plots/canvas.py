@@ -47,7 +47,7 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
     "E4_cache": (6.8, 3.9),
     "E5_cadence": (8.6, 6.8),
     "X-COST_cumulative": (9.6, 3.2),
-    "X-BENCH_tradeoff": (10.0, 4.6),
+    "X-BENCH_tradeoff": (10.0, 5.0),
 }
 """Figure sizes in inches, width and the height of one panel: a plot of several recorded sets
 stacks one panel per set (:func:`figure_size`). At :data:`DPI` they give the PNG's size in

@@ -1,0 +1,117 @@
+"""memory_search at hostile sizes: the first query over 1M memory lines (quick: 100K) against a
+raw read of the same bytes, time and peak RSS, each in a fresh process.
+
+The workspace is :mod:`benchmarks.memory_bench`'s (MEMORY.md and ten daily files, about 70
+bytes a line). The raw read reads every memory file whole and splits it into lines: the least
+any search does once. ``memory_search`` is a new :class:`~harness.memory.tools.MemoryTools`'
+first query (``上海港 booking``, both terms in every line) with no index on disk: it builds the
+index, then answers; the same process then asks again (warm) and after a one-line append.
+Each process reports its seconds (after its imports) and its peak RSS (``VmHWM`` of
+``/proc/self/status``: ``ru_maxrss`` keeps the forking parent's peak across ``exec``), which
+includes the interpreter and the imports, so the RSS ratio is against the raw read's process,
+not against zero. The two runs alternate; each ratio is of medians. The same at a tenth of the
+lines (quick: half) gives the growth of the peak RSS with the corpus: the index streams the
+files a block and a batch at a time, so it grows only until a daily file holds a whole batch
+(16,384 lines; at 100K lines the files hold 10,000) and not with the corpus after that (the
+raw read's grows by the file it holds).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.common import Row
+from benchmarks.memory_bench import COMMON, _workspace
+
+__all__ = ["rows"]
+
+_CHILD = """
+import sys, time
+from pathlib import Path
+from harness.memory.tools import INDEX_FOLDER, MemoryTools
+from harness.memory.workspace import MemoryWorkspace
+workspace = MemoryWorkspace(Path(sys.argv[1]), "bench")
+start = time.perf_counter()
+if sys.argv[3] == "raw":
+    for path in [workspace.memory_file, *workspace.daily_files()]:
+        lines = path.read_bytes().split(b"\\n")
+    print(time.perf_counter() - start, 0, 0, 0, end=" ")
+else:
+    tools = MemoryTools(workspace)
+    assert tools.memory_search(sys.argv[2]).startswith("Found")
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    tools.memory_search(sys.argv[2])
+    warm = time.perf_counter() - start
+    workspace.fs.append(workspace.relative(workspace.daily_files()[-1]), "- one more 上海港\\n")
+    start = time.perf_counter()
+    tools.memory_search(sys.argv[2])
+    appended = time.perf_counter() - start
+    index = sum(p.stat().st_size for p in (workspace.base / INDEX_FOLDER).iterdir())
+    print(first, warm, appended, index, end=" ")
+status = Path("/proc/self/status").read_text()
+print(next(int(l.split()[1]) * 1024 for l in status.splitlines() if l.startswith("VmHWM:")))
+"""
+
+
+def _child(root: Path, what: str) -> list[float]:
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(root), COMMON, what],
+        check=True, capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    return [float(x) for x in done.stdout.split()]
+
+
+def _measure(lines: int, samples: int) -> dict[str, float]:
+    """Medians over ``samples`` alternated runs of a fresh process each (the index deleted
+    before each search)."""
+    runs: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = _workspace(Path(tmp), lines)
+        memory_bytes = sum(
+            p.stat().st_size for p in [workspace.memory_file, *workspace.daily_files()]
+        )
+        for _ in range(samples):
+            raw = _child(Path(tmp), "raw")
+            for folder in (workspace.base / ".memory_index",):
+                for path in folder.glob("*") if folder.exists() else []:
+                    path.unlink()
+            first, warm, appended, index, rss = _child(Path(tmp), "search")
+            for key, value in (("raw", raw[0]), ("raw_rss", raw[4]), ("first", first),
+                               ("warm", warm), ("appended", appended), ("index", index),
+                               ("rss", rss)):  # fmt: skip
+                runs.setdefault(key, []).append(value)
+    found = {key: statistics.median(values) for key, values in runs.items()}
+    found["bytes"] = memory_bytes
+    return found
+
+
+def rows(quick: bool) -> list[Row]:
+    large = 100_000 if quick else 1_000_000
+    small = large // (2 if quick else 10)
+    big, little = _measure(large, 1), _measure(small, 1 if quick else 3)
+    name = f"{large:,} lines"
+    raw, first = big["raw"], big["first"]
+    return [
+        Row("memory scale", f"{name}: raw read + split", raw, "s",
+            note=f"{big['bytes'] / 1e6:.1f} MB of memory files"),
+        Row("memory scale", f"{name}: first memory_search (builds the index) / raw read",
+            first / raw, gate=1000.0,
+            note=f"{first:.2f} s; index {big['index'] / 1e6:.1f} MB on disk "
+            f"({big['index'] / big['bytes']:.2f}× the memory files)"),
+        Row("memory scale", f"{name}: warm memory_search / raw read", big["warm"] / raw,
+            gate=20.0, note=f"{big['warm'] * 1e3:.0f} ms"),
+        Row("memory scale", f"{name}: memory_search after a one-line append / raw read",
+            big["appended"] / raw, gate=20.0, note=f"{big['appended'] * 1e3:.0f} ms"),
+        Row("memory scale", f"{name}: peak RSS, first memory_search / raw read",
+            big["rss"] / big["raw_rss"], gate=3.0,
+            note=f"{big['rss'] / 2**20:.0f} MiB / {big['raw_rss'] / 2**20:.0f} MiB"),
+        Row("memory scale", f"peak RSS of the first memory_search, {name} / {small:,} lines",
+            big["rss"] / little["rss"], gate=2.0,
+            note=f"{big['rss'] / 2**20:.0f} MiB / {little['rss'] / 2**20:.0f} MiB; the raw "
+            f"read's: {big['raw_rss'] / little['raw_rss']:.2f}×"),
+    ]  # fmt: skip
