@@ -46,7 +46,13 @@ def refuse_order_writes(config: pytest.Config) -> None:
 
 
 def differing_files(out: Path, committed: Path) -> list[str]:
-    names = sorted({p.name for p in out.iterdir()} | {p.name for p in committed.iterdir()})
+    """The files, by path below each folder (``evidence/E3-RECALL.html``), that one folder holds
+    and the other does not, or that differ."""
+
+    def files(folder: Path) -> set[str]:
+        return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+    names = sorted(files(out) | files(committed))
     return [
         name
         for name in names

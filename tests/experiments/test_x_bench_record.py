@@ -76,7 +76,14 @@ def test_record_only_the_conditions_asked_for(tmp_path: Path) -> None:
     spec_args = ["--provider", "openai-compatible", "--model", "m", "--cassettes", str(cassettes)]
     with ScriptedHTTPServer(answer=_answer) as server:
         args = ["record", "X-BENCH", *spec_args, "--base-url", server.base_url]
-        args += ["--conditions", "full,truncation", "--slice", "1/12", "--out", str(tmp_path)]
+        args += [
+            "--conditions",
+            "full,truncation",
+            "--slice",
+            "1/12",
+            "--out",
+            str(tmp_path / "reports"),
+        ]
         assert main(args) == 0
     wanted = [(c, n) for c, n in recording_plan() if n in ("full", "truncation")]
     part = plan_slice(wanted, (1, 12))
@@ -127,7 +134,14 @@ def test_a_cassette_that_fails_does_not_stop_the_slice(
     with ScriptedHTTPServer(answer=_refuse_full_probes) as server:
         args = ["record", "X-BENCH", "--provider", "openai-compatible", "--model", "m"]
         args += ["--base-url", server.base_url, "--cassettes", str(cassettes)]
-        args += ["--conditions", "full,truncation", "--slice", "1/9", "--out", str(tmp_path)]
+        args += [
+            "--conditions",
+            "full,truncation",
+            "--slice",
+            "1/9",
+            "--out",
+            str(tmp_path / "reports"),
+        ]
         assert main(args) == 2
     captured = capsys.readouterr()
     names = sorted(p.name for p in cassettes.rglob("*.json"))

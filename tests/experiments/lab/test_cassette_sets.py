@@ -172,9 +172,12 @@ def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert ('<th class="model-head">big</th><th class="model-head">small</th>') in html
     row = html[html.index('<tr class="claim') : html.index("</tr>", html.index('<tr class="claim'))]
-    assert 'class="claim status-mixed"' in row  # matches for one model, differs for the other
-    assert '<td class="value status-match"' in row and '<td class="value status-differs"' in row
-    assert '<span class="model">small:</span> small said 2' in row
+    assert 'class="claim-row status-mixed"' in row  # matches for one model, differs for the other
+    big = row[row.index('data-label="big"') : row.index('data-label="small"')]
+    small = row[row.index('data-label="small"') :]
+    assert 'class="badge match"' in big and 'class="badge differs"' in small
+    evidence = (tmp_path / "evidence" / "E3-X.html").read_text(encoding="utf-8")
+    assert "small said 2" in evidence  # each model's note, on the claim's evidence page
     markdown = (tmp_path / "claims.md").read_text(encoding="utf-8")
     assert "| reproduced_value (big) | status (big) | reason_class (big) | note (big) |" in markdown
     assert "| 1 | match |  |  | 2 | differs |  | small said 2 |" in markdown

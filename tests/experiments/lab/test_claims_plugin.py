@@ -217,11 +217,11 @@ def test_a_run_compares_its_reports_and_never_writes_the_baseline_folder(
     pytester: pytest.Pytester, e1_reports: Path
 ) -> None:
     baseline = e1_reports
-    before = {p.name: p.read_bytes() for p in baseline.parent.iterdir()}
+    before = {str(p): p.read_bytes() for p in baseline.parent.rglob("*") if p.is_file()}
     result = run_claims(pytester, baseline, "-k", "E1", temporary_reports=True)
     assert result.ret == 0
     result.stdout.fnmatch_lines([f"reports of this run are identical to {baseline.parent}"])
-    assert {p.name: p.read_bytes() for p in baseline.parent.iterdir()} == before
+    assert {str(p): p.read_bytes() for p in baseline.parent.rglob("*") if p.is_file()} == before
 
     edit_row(baseline, "E1-TOTAL", claim="a reworded claim")  # the reports will differ
     out = pytester.path / "out"

@@ -89,15 +89,15 @@ def test_reports_are_written_all_or_nothing(
 ) -> None:
     out = tmp_path / "out"
     assert main(["run", "E1", "--out", str(out)]) == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
-    def broken(folder: Path, jobs: int = 1) -> list[Path]:
+    def broken(folder: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
         (folder / "index.html").write_text("half")
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(experiments.lab.runner, "build_reports", broken)
     assert main(["run", "E1", "E5", "--out", str(out)]) == 2
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left
 
 
