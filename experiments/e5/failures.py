@@ -178,7 +178,7 @@ def measure_consolidation_failure() -> ConsolidationWriteFailure:
         watermark_after_failure=failed.watermark_after,
         watermark_unchanged=failed.watermark_after == failed.watermark_before,
         redone_status=redone.status,
-        same_batch=inputs[0] == inputs[1],
+        same_batch=len(inputs) >= 2 and inputs[0] == inputs[1],  # no redo: not the same
         facts_in_memory=tuple(f for f in ("fact-1", "fact-2") if f in memory),
         advanced_after_write=redone.watermark_after != redone.watermark_before
         and third.status == "skipped",
