@@ -306,24 +306,24 @@ def _seed(out_dir: Path, folder: Path) -> None:
     mark(folder)
     if not out_dir.is_dir():
         return
+    failed: list[OSError] = []  # copytree keeps only each failure's text: keep the errors
+
+    def copy(source: str, target: str) -> object:
+        try:
+            return shutil.copy2(source, target)
+        except OSError as exc:
+            failed.append(exc)
+            raise
+
     try:
-        shutil.copytree(out_dir, folder, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(out_dir, folder, symlinks=True, dirs_exist_ok=True, copy_function=copy)
     except shutil.Error as exc:  # one (source, target, why) per file that failed
-        source, _, why = exc.args[0][0]
-        number = _errno(why)
-        raise storage_error(OSError(number, os.strerror(number)), source, "copy") from None
+        first = failed[0] if failed else OSError(errno.EIO, str(exc.args[0][0][2]))
+        bare = OSError(first.errno, first.strerror)  # named by its source, not the scratch copy
+        raise storage_error(bare, exc.args[0][0][0], "copy") from None
     except OSError as exc:
         raise storage_error(exc, out_dir, "copy") from None
     mark(folder)  # a forced foreign folder had none; ours had the same
-
-
-def _errno(why: str) -> int:
-    """The errno a ``shutil.Error`` entry's text names (``[Errno 28] No space …``)."""
-    if why.startswith("[Errno ") and "]" in why:
-        number = why[7 : why.index("]")]
-        if number.isdigit():
-            return int(number)
-    return errno.EIO
 
 
 def _commit(folder: Path, out_dir: Path) -> None:
