@@ -23,7 +23,16 @@ from typing import BinaryIO
 
 from harness.text_search import tokenize
 
-__all__ = ["BATCH_LINES", "BLOCK_BYTES", "TF_SHIFT", "Batch", "TailLine", "batches", "tail_line"]
+__all__ = [
+    "BATCH_LINES",
+    "BLOCK_BYTES",
+    "TF_SHIFT",
+    "Batch",
+    "TailLine",
+    "batches",
+    "line_blocks",
+    "tail_line",
+]
 
 TF_SHIFT = 32
 BLOCK_BYTES = 1 << 18
@@ -99,13 +108,12 @@ def block_tokens(text: str) -> list[str]:
     return _TOKEN_OR_NEWLINE.findall(spread)
 
 
-def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Batch]:
-    """The complete lines of ``handle`` between byte ``start`` (a line start; line number
-    ``first``) and ``size``, as batches. A line is decoded as UTF-8 with errors replaced, as
-    the search shows it."""
+def line_blocks(handle: BinaryIO, start: int, size: int, tail: bool = False) -> Iterator[bytes]:
+    """The bytes of ``handle`` from ``start`` (a line start) to ``size``, in blocks of whole
+    lines, each ending with a newline; with ``tail``, then the text after the last newline as
+    a block of its own (when there is any)."""
     handle.seek(start)
-    batch = Batch(first)
-    offset, carry, remaining = start, b"", size - start
+    carry, remaining = b"", size - start
     while remaining > 0:
         block = handle.read(min(BLOCK_BYTES, remaining))
         if not block:
@@ -114,11 +122,23 @@ def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Bat
         data = carry + block if carry else block
         cut = data.rfind(b"\n") + 1
         carry = data[cut:]
-        if not cut:
-            continue
-        pieces = data[:cut].split(b"\n")
+        if cut:
+            yield data[:cut]
+    if tail and carry:
+        yield carry
+
+
+def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Batch]:
+    """The complete lines of ``handle`` between byte ``start`` (a line start; line number
+    ``first``) and ``size``, as batches. A line is decoded as UTF-8 with errors replaced, as
+    the search shows it."""
+    batch = Batch(first)
+    offset = start
+    for data in line_blocks(handle, start, size):
+        cut = len(data)
+        pieces = data.split(b"\n")
         pieces.pop()  # the empty text after the last newline
-        text = data[:cut].decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
         texts = text.split("\n")
         texts.pop()
         tokens = block_tokens(text)

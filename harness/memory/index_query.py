@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Iterator
 from typing import AnyStr, BinaryIO
 
-from harness.memory.index_build import BLOCK_BYTES, TF_SHIFT
+from harness.memory.index_build import TF_SHIFT, line_blocks
 from harness.text_search import K1, B
 
 __all__ = ["Ranked", "Tables", "batch_scores", "literal_lines", "needle_terms"]
@@ -115,27 +115,6 @@ class Ranked:
         self.kept = sorted(self.kept + found)[:wanted]
 
 
-def _blocks(handle: BinaryIO, size: int) -> Iterator[bytes]:
-    """The first ``size`` bytes of ``handle`` in blocks of whole lines (the last may end
-    without a newline)."""
-    handle.seek(0)
-    carry, remaining = b"", size
-    while remaining > 0:
-        block = handle.read(min(BLOCK_BYTES, remaining))
-        if not block:
-            break
-        remaining -= len(block)
-        data = carry + block if carry else block
-        cut = data.rfind(b"\n") + 1
-        if remaining > 0 and not cut:
-            carry = data
-            continue
-        carry = data[cut:] if remaining > 0 else b""
-        yield data[:cut] if remaining > 0 else data
-    if carry:
-        yield carry
-
-
 @functools.cache
 def _cased() -> tuple[frozenset[int], frozenset[bytes], bytes]:
     """What marks, in UTF-8, a non-ASCII character that ``str.lower`` changes: the lead bytes
@@ -184,7 +163,7 @@ def literal_lines(handle: BinaryIO, size: int, needle: str) -> list[tuple[int, s
     if not needle or "\n" in needle:
         return found
     base = 0
-    for block in _blocks(handle, size):
+    for block in line_blocks(handle, 0, size, tail=True):
         if _lowers_as_ascii(block):
             found.extend(_matches(block, block.lower(), wanted, base))
         else:

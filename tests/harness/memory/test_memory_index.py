@@ -240,13 +240,13 @@ def test_a_damaged_index_is_moved_aside_and_built_anew(tmp_path: Path) -> None:
 def test_small_batches_and_blocks_answer_as_a_fresh_ranking(
     contents: list[list[str]], steps: list[tuple[int, list[str], bool, str, int]]
 ) -> None:
-    """Batches of 3 lines read in 16-byte blocks, small batches merged after appends: the
-    answers do not depend on where a batch or a block ends."""
+    """Batches of 3 lines read in 16-byte blocks (the build and the literal scan share
+    ``line_blocks``), small batches merged after appends: the answers do not depend on where a
+    batch or a block ends."""
     with (
         tempfile.TemporaryDirectory() as tmp,
         mock.patch.object(index_build, "BATCH_LINES", 3),
         mock.patch.object(index_build, "BLOCK_BYTES", 16),
-        mock.patch.object(index_query, "BLOCK_BYTES", 16),
         mock.patch.object(index_store, "BATCH_LINES", 6),
         mock.patch.object(index_store, "SMALL_BATCH", 4),
     ):
