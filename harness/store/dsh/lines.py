@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from harness import json_depth
@@ -23,6 +24,7 @@ __all__ = [
     "ms",
     "openai_tool",
     "readable",
+    "session_id_of",
     "snake",
     "text_of",
 ]
@@ -140,3 +142,11 @@ def dsh_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
 def openai_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     """The OpenAI ``{type: function, function}`` schema of dsh's flat one."""
     return {"type": "function", "function": dict(tool)}
+
+
+def session_id_of(path: Path | None) -> str:
+    """The session id dsh gives the file at ``path``: its folder's name for a
+    ``session.jsonl``, else its stem ("ctxlab" for a log with no file)."""
+    if path is None:
+        return "ctxlab"
+    return path.parent.name if path.stem == "session" and path.parent.name else path.stem

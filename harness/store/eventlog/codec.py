@@ -11,7 +11,7 @@ session header line). :func:`detect` tells the formats apart by the first line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -61,6 +61,11 @@ class Codec(Protocol):
         """Take up :meth:`state` as a snapshot saved it (its lines are not read again)."""
         ...
 
+    def settle(self, read: Callable[[int], tuple[int, bytes]]) -> None:
+        """Every event so far is in the file, where ``read(seq)`` gives the first seq and
+        the bytes of the lines holding one: what the codec kept of them can be read back."""
+        ...
+
 
 class JsonlCodec:
     """ctxlab's own format: each line one :meth:`Event.to_json`."""
@@ -81,6 +86,9 @@ class JsonlCodec:
 
     def restore(self, state: Mapping[str, Any]) -> None:
         pass
+
+    def settle(self, read: Callable[[int], tuple[int, bytes]]) -> None:
+        pass  # keeps nothing of the lines
 
 
 def detect(head: bytes) -> LogFormat:

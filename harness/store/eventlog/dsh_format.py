@@ -46,11 +46,12 @@ from harness.store.dsh.lines import (
     iso,
     ms,
     openai_tool,
+    session_id_of,
     snake,
     text_of,
 )
 from harness.store.dsh.messages import message_of, read_message, write_message
-from harness.store.dsh.results import SurfaceResults
+from harness.store.dsh.results import StrideReader, SurfaceResults
 from harness.store.eventlog.events import SURFACE_TYPES, Event, thaw
 from harness.store.eventlog.formats import LogFormat
 from harness.store.eventlog.marks import Marks
@@ -87,7 +88,7 @@ class DshCodec:
     def __init__(self, path: Path | None = None) -> None:
         self.header: dict[str, Any] | None = None
         """The file's session header (read, or written with the first event)."""
-        self.session_id = _session_id(path)
+        self.session_id = session_id_of(path)
         self.provider, self.model = "deepseek", "deepseek-v4-flash"
         """The model ``assistant/message`` sources and ``request/header`` name until a logged
         header says otherwise (set them to the model the agent talks to)."""
@@ -246,6 +247,10 @@ class DshCodec:
         self._headers = int(state["headers"])
         self._results = SurfaceResults(state.get("results", ()))
 
+    def settle(self, read: StrideReader) -> None:
+        """The events so far are in the file: surface results are read back from it."""
+        self._results.settle(read)
+
     # --- reading --------------------------------------------------------------------------
 
     def scan(self, path: Path, raw: bytes, first_seq: int, at_start: bool) -> Scan:
@@ -392,9 +397,3 @@ class DshCodec:
                    for k, v in data.items()}  # fmt: skip
             return out | {"dsh": dict(data)}
         return dict(data)
-
-
-def _session_id(path: Path | None) -> str:
-    if path is None:
-        return "ctxlab"
-    return path.parent.name if path.stem == "session" and path.parent.name else path.stem

@@ -57,9 +57,6 @@ __all__ = ["END_SEED", "EventLog", "read_events"]
 
 logger = logging.getLogger("harness.store.eventlog")
 
-
-_BRACKET = frozenset({"compaction/start", "compaction/end"})
-
 StampClock = Callable[[], str]
 """Returns the current instant as the log's ISO-8601 stamp (``memory.clock.NanoClock`` is the
 other clock: nanoseconds, for the memory pipeline)."""
@@ -167,7 +164,9 @@ class EventLog(LogFold):
         self._marks = Marks(snapshot.marks)
         self._lines = dict(snapshot.lines)
         format, count, offset = self.codec.format, snapshot.seq, snapshot.offset
-        self._restore_fold(snapshot, PrefixEvents(self.file, format, count, offset, self._marks))
+        prefix = PrefixEvents(self.file, format, count, offset, self._marks)
+        self._restore_fold(snapshot, prefix)
+        self.codec.settle(prefix.stride)  # what the codec needs of the prefix: read back
         self._size = snapshot.offset
         self._snapshot_seq = self.opened_from_snapshot = snapshot.seq
 
@@ -229,8 +228,7 @@ class EventLog(LogFold):
         self._unsynced = False
 
     def snapshot(self) -> None:
-        """Write a snapshot of the fold now (file logs only; see
-        :mod:`~harness.store.eventlog.snapshot`)."""
+        """Write a snapshot of the fold now (file logs only; :mod:`.snapshot`)."""
         if self.file is None or self.write_error is not None:
             return
         with self._locked():
@@ -259,7 +257,8 @@ class EventLog(LogFold):
         except (OSError, KeyError) as exc:  # KeyError: a latest event whose line is unknown
             logger.warning("%s: no snapshot written (%s)", self.path, exc)
             return
-        self._snapshot_seq = len(self._manager)
+        self._snapshot_seq = count = len(self._manager)
+        self.codec.settle(PrefixEvents(self.file, format, count, self._size, self._marks).stride)
 
     def sync(self) -> int:
         """Fold in what other writers appended since this log last read the file; returns

@@ -50,6 +50,16 @@ class PrefixEvents:
             os.close(fd)
         return found
 
+    def stride(self, seq: int) -> tuple[int, bytes]:
+        """The first seq and the bytes of the stride of lines holding event ``seq``
+        (ValueError when it is before the first mark)."""
+        first, start, stop = self.marks.block(seq, self.offset)
+        fd = self.file.open_fd(os.O_RDONLY)
+        try:
+            return first, read_at(fd, start, stop - start)
+        finally:
+            os.close(fd)
+
     def all(self) -> list[Event]:
         """Every one of the ``count`` events, in order."""
         fd = self.file.open_fd(os.O_RDONLY)

@@ -205,3 +205,53 @@ def test_kill9_while_periodic_sidecars_are_written_loses_nothing(tmp_path: Path)
         reopened.snapshot()  # the next sidecar removes a killed one's temp
         shutil.rmtree(tmp_path / "reference")
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def _sidecar_results(path: Path) -> list[object]:
+    from harness.store.eventlog.snapshot import read_snapshot
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        found = read_snapshot(WorkspacePath.of(path), fd, "dsh")
+    finally:
+        os.close(fd)
+    assert found is not None
+    return list(found.codec["results"])
+
+
+def test_the_dsh_sidecar_does_not_grow_with_the_results_on_the_surface(tmp_path: Path) -> None:
+    """The sidecar once held every surface tool result's envelope (a 1M-event session's
+    reopen read them all back: 12x a raw read). Only the results since the last snapshot are
+    kept; the rest are read back from the file when a rewrite needs one."""
+    short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
+    _write(short, 20, "dsh", every=10)
+    _write(long, 200, "dsh", every=10)
+    held = len(_sidecar_results(short)), len(_sidecar_results(long))
+    assert max(held) <= 10, held  # bounded by snapshot_every, not by the 200 results
+
+
+def test_a_rewrite_of_a_result_before_the_sidecar_is_checked_against_the_file(
+    tmp_path: Path, small_stride: None
+) -> None:
+    """A tool-result rewrite appended after a reopen from the sidecar, of a result the
+    sidecar covers, is still held to dsh's rule (only the content may change): the original
+    is read back from the file by its marks."""
+    import json
+
+    from harness.errors import LogCorruptError
+
+    path = tmp_path / "s.jsonl"
+    _write(path, 30, "dsh", every=7)
+    lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
+    original = next(r for r in lines if r.get("type") == "tool/result")
+    forged = dict(original, seq=len(lines) - 1, surfaceOp={
+        "op": "replace", "start": original["seq"], "end": original["seq"]})  # fmt: skip
+    forged["sourceEventSeqs"] = [original["seq"]]
+    forged["data"] = json.loads(json.dumps(original["data"]))
+    forged["data"]["message"]["id"] = "another-message-id"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(forged) + "\n")
+        handle.write(json.dumps({"type": "turn/end", "seq": len(lines), "time": 0,
+                                 "data": {"turn": 99}}) + "\n")  # fmt: skip
+    with pytest.raises(LogCorruptError, match="changes more than its content"):
+        EventLog.open(path, clock)
