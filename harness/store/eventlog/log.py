@@ -248,6 +248,8 @@ class EventLog(LogFold):
         assert self.file is not None
         format = self.codec.format
         folder, _, name = snapshot_path(self.file, format).relative.rpartition("/")
+        count = len(self._manager)  # all in the file: the codec reads back what it needs
+        self.codec.settle(PrefixEvents(self.file, format, count, self._size, self._marks).stride)
         marks, codec, lines = self._marks.tuples(), self.codec.state(), self._lines
         fold = dataclasses.replace(self._snapshot_fold(), marks=marks, codec=codec, lines=lines)
         try:
@@ -257,8 +259,7 @@ class EventLog(LogFold):
         except (OSError, KeyError) as exc:  # KeyError: a latest event whose line is unknown
             logger.warning("%s: no snapshot written (%s)", self.path, exc)
             return
-        self._snapshot_seq = count = len(self._manager)
-        self.codec.settle(PrefixEvents(self.file, format, count, self._size, self._marks).stride)
+        self._snapshot_seq = count
 
     def sync(self) -> int:
         """Fold in what other writers appended since this log last read the file; returns

@@ -223,10 +223,12 @@ def test_the_dsh_sidecar_does_not_grow_with_the_results_on_the_surface(tmp_path:
     """The sidecar once held every surface tool result's envelope (a 1M-event session's
     reopen read them all back: 12x a raw read). Only the results since the last snapshot are
     kept; the rest are read back from the file when a rewrite needs one."""
-    short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
+    short, long, replayed = (tmp_path / f"{name}.jsonl" for name in ("short", "long", "old"))
     _write(short, 20, "dsh", every=10)
     _write(long, 200, "dsh", every=10)
-    held = len(_sidecar_results(short)), len(_sidecar_results(long))
+    _write(replayed, 200, "dsh", every=None)  # no sidecar yet: the first open replays it all
+    EventLog.open(replayed, clock, snapshot_every=10)
+    held = [len(_sidecar_results(path)) for path in (short, long, replayed)]
     assert max(held) <= 10, held  # bounded by snapshot_every, not by the 200 results
 
 
