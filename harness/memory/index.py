@@ -43,6 +43,7 @@ from typing import BinaryIO
 from harness.errors import PathEscapeError
 from harness.memory.index_build import TF_SHIFT, TailLine, batches, tail_line
 from harness.memory.index_db import DatabaseFile, IndexStore, MemoryStore, connect
+from harness.memory.index_merge import merge_tail
 from harness.memory.index_query import Ranked, Tables, batch_scores, literal_lines, needle_terms
 from harness.memory.index_store import (
     DamagedError,
@@ -55,7 +56,6 @@ from harness.memory.index_store import (
     drop_file,
     file_row,
     line_start,
-    merge_tail,
     new_file,
     save_file,
     term_batches,

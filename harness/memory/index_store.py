@@ -4,10 +4,11 @@ Tables (:data:`SCHEMA`): ``meta`` (the format and the tokenizer's fingerprint), 
 memory file: its change stamp, how far it is indexed, a digest of the bytes just before that
 point, its line counts), ``batches`` (per run of up to
 :data:`~harness.memory.index_build.BATCH_LINES` lines: where each line starts, and its code for
-a term it holds once, 1 << 32 | its token count, as flat ``array`` bytes) and ``postings`` (per
-batch and term, keyed so: the lines holding it and how often, as flat arrays, each left empty
-when it says nothing: a term in every line of the batch, a term once in each line, which is
-most of a ledger's postings). A query reads the rows of its terms only, batch by batch;
+a term it holds once, 1 << 32 | its token count, as flat ``array`` bytes; and the terms only one
+of its lines holds, :mod:`harness.memory.index_singles`) and ``postings`` (per batch and term
+held by two lines or more, keyed so: the lines holding it and how often, as flat arrays, each
+left empty when it says nothing: a term in every line of the batch, a term once in each line,
+which is most of a ledger's postings). A query reads the rows of its terms only, batch by batch;
 ``array.frombytes`` turns a row into numbers at memory speed and the codes the scoring wants
 (count << 32 | line length) are made in C.
 
@@ -35,10 +36,11 @@ import operator
 import sqlite3
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from harness.memory.index_build import BATCH_LINES, TF_SHIFT, Batch
+from harness.memory.index_build import TF_SHIFT, Batch
+from harness.memory.index_singles import Singles
 from harness.text_search import K1, B, tokenize
 
 __all__ = [
@@ -47,21 +49,23 @@ __all__ = [
     "Stamp",
     "add_batch",
     "batch_postings",
+    "batch_singles",
     "batch_starts",
     "check_schema",
     "clear_file",
     "drop_file",
     "file_row",
+    "insert_rows",
     "line_start",
-    "merge_tail",
     "save_file",
+    "stored_array",
     "term_batches",
 ]
 
 Stamp = tuple[int, int, int, int]
 """inode, size, mtime, ctime (ns) of a memory file."""
 
-FORMAT = "ctxlab-memory-index v4"
+FORMAT = "ctxlab-memory-index v5"
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGER NOT NULL,
@@ -69,15 +73,12 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, ino INTEGE
   covered INTEGER NOT NULL, tail BLOB NOT NULL, lines INTEGER NOT NULL,
   nonblank INTEGER NOT NULL, total INTEGER NOT NULL);
 CREATE TABLE batches(file INTEGER, first INTEGER, count INTEGER NOT NULL, starts BLOB NOT NULL,
-  ones BLOB NOT NULL, PRIMARY KEY(file, first)) WITHOUT ROWID;
+  ones BLOB NOT NULL, singles BLOB NOT NULL, single_lines BLOB NOT NULL,
+  single_counts BLOB NOT NULL, PRIMARY KEY(file, first)) WITHOUT ROWID;
 CREATE TABLE postings(file INTEGER, first INTEGER, term TEXT, n INTEGER NOT NULL,
   lines BLOB NOT NULL, counts BLOB NOT NULL, PRIMARY KEY(file, first, term)) WITHOUT ROWID;
 """
 _PROBE = "Probe ALPHA-7 上海港 booking BK_9 夜莺 Σίσυφος İstanbul ﬁ 々 ｱ"
-SMALL_BATCH = 4_096
-"""Trailing batches (appends) are merged while the two last together hold at most this many
-lines, or the earlier is no more than twice the later (so a file appended to line by line
-keeps a few batches, each line's postings copied a few times)."""
 
 
 def _fingerprint() -> bytes:
@@ -186,22 +187,33 @@ def add_batch(db: sqlite3.Connection, row: FileRow, batch: Batch) -> None:
     """Store ``batch`` (the lines after ``row.lines``) and count it into ``row``."""
     if batch.first != row.lines:
         raise DamagedError("a batch out of order")
+    rows, single, repeats = [], [], batch.repeats
+    for term, lines in sorted(batch.postings.items()):
+        extra = repeats.get(term)
+        if len(lines) == 1:  # one line holds it: the batch row's singles
+            single.append((term, lines[0], extra[lines[0]] if extra else 1))
+        else:
+            rows.append((term, lines, [extra.get(i, 1) for i in lines] if extra else None))
+    singles = Singles.of(single)
     db.execute(
-        "INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
-        (row.id, batch.first, batch.count, batch.starts.tobytes(), _ones(batch.lengths).tobytes()),
-    )
-    repeats = batch.repeats
-    db.executemany(
-        "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
-        (
-            (row.id, batch.first, term, *_encode(batch.count, lines,
-             [repeats[term].get(i, 1) for i in lines] if term in repeats else None))
-            for term, lines in sorted(batch.postings.items())
-        ),
+        "INSERT INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (row.id, batch.first, batch.count, batch.starts.tobytes(),
+         _ones(batch.lengths).tobytes(), singles.terms, singles.lines, singles.counts),
     )  # fmt: skip
+    insert_rows(db, row.id, batch.first, batch.count, rows)
     row.lines += batch.count
     row.nonblank += batch.nonblank
     row.total += batch.total
+
+
+def insert_rows(
+    db: sqlite3.Connection, file: int, first: int, count: int,
+    rows: Iterable[tuple[str, list[int], list[int] | None]],
+) -> None:  # fmt: skip
+    db.executemany(
+        "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
+        ((file, first, term, *_encode(count, lines, counts)) for term, lines, counts in rows),
+    )
 
 
 def term_batches(
@@ -209,16 +221,21 @@ def term_batches(
 ) -> list[tuple[str, int, int, int]]:
     """``(term, batch's first line, lines holding it, batch's line count)`` for each of
     ``terms`` the file holds (a CROSS JOIN: batch by batch, a key lookup per term, never a
-    scan of the file's postings)."""
+    scan of the file's postings), then each held by one line of a batch (its singles)."""
     marks = ",".join("?" * len(terms))
-    return db.execute(
+    found = db.execute(
         "SELECT p.term, b.first, p.n, b.count FROM batches b CROSS JOIN postings p "
         f"ON p.file = b.file AND p.first = b.first AND p.term IN ({marks}) WHERE b.file = ?",
         (*terms, file),
     ).fetchall()
+    for first, count, singles in db.execute(
+        "SELECT first, count, singles FROM batches WHERE file = ?", (file,)
+    ):
+        found.extend((t, first, 1, count) for t in terms if Singles(singles).holds(t))
+    return found
 
 
-def _array(kind: str, data: bytes, size: int) -> array[int]:
+def stored_array(kind: str, data: bytes, size: int) -> array[int]:
     found = array(kind)
     try:
         found.frombytes(data)
@@ -242,14 +259,14 @@ def _stored_ones(db: sqlite3.Connection, file: int, first: int, count: int) -> a
     ).fetchone()
     if row is None:
         raise DamagedError("a batch the index does not hold")
-    return _array("Q", row[0], count)
+    return stored_array("Q", row[0], count)
 
 
 def _listed(
     line_bytes: bytes, n: int, first: int, ones: array[int]
 ) -> tuple[array[int], array[int]]:
     """A postings row's lines and each line's code of one (DamagedError: outside its batch)."""
-    lines = _array("I", line_bytes, n)
+    lines = stored_array("I", line_bytes, n)
     try:  # a line before the batch is negative, one after it past ``ones``
         own = array("I", map(operator.sub, lines, itertools.repeat(first))) if first else lines
         return lines, array("Q", map(ones.__getitem__, own))
@@ -285,11 +302,32 @@ def batch_postings(
         else:
             raise DamagedError("a postings row without lines is not the whole batch")
         if count_bytes:  # count << 32 | length: add (count - 1) << 32 to a count of one
-            more = map(operator.sub, _array("I", count_bytes, n), itertools.repeat(1))
+            more = map(operator.sub, stored_array("I", count_bytes, n), itertools.repeat(1))
             shifted = map(operator.lshift, more, itertools.repeat(TF_SHIFT))
             codes = array("Q", map(operator.add, codes, shifted))
         found[term] = made[line_bytes, count_bytes] = (lines, codes)
+    if missing := [term for term in wanted if term not in found]:
+        found.update(_single_postings(db, file, first, ones, missing))
     return found
+
+
+def _single_postings(
+    db: sqlite3.Connection, file: int, first: int, ones: array[int], terms: list[str]
+) -> Iterator[tuple[str, tuple[array[int], array[int]]]]:
+    """The postings of ``terms`` held by one line of the batch (its singles)."""
+    singles = batch_singles(db, file, first)
+    for term in terms:
+        try:
+            held = singles.find(term)
+        except ValueError:
+            raise DamagedError("a batch's single-line terms are damaged") from None
+        if held is None:
+            continue
+        line, times = held
+        if not 0 <= line - first < len(ones) or times < 1:
+            raise DamagedError("a single-line term points outside its batch")
+        code = ones[line - first] + ((times - 1) << TF_SHIFT)
+        yield term, (array("I", [line]), array("Q", [code]))
 
 
 def batch_starts(db: sqlite3.Connection, file: int, first: int, count: int) -> array[int]:
@@ -300,7 +338,7 @@ def batch_starts(db: sqlite3.Connection, file: int, first: int, count: int) -> a
     ).fetchone()
     if row is None:
         raise DamagedError("a batch the index does not hold")
-    return _array("Q", row[0], count)
+    return stored_array("Q", row[0], count)
 
 
 def line_start(db: sqlite3.Connection, file: int, index: int) -> int:
@@ -312,57 +350,13 @@ def line_start(db: sqlite3.Connection, file: int, index: int) -> int:
     ).fetchone()
     if row is None or not row[0] <= index < row[0] + row[1]:
         raise DamagedError("a line the index does not hold")
-    return _array("Q", row[2], row[1])[index - row[0]]
+    return stored_array("Q", row[2], row[1])[index - row[0]]
 
 
-def _joined(
-    db: sqlite3.Connection, file: int, spans: list[tuple[int, int]]
-) -> dict[str, tuple[list[int], list[int]]]:
-    """The postings of a file's batches ``(first, count)``, joined term by term."""
-    joined: dict[str, tuple[list[int], list[int]]] = {}
-    for first, count in spans:
-        for term, n, line_bytes, count_bytes in db.execute(
-            "SELECT term, n, lines, counts FROM postings WHERE file = ? AND first = ?",
-            (file, first),
-        ):
-            lines = _array("I", line_bytes, n) if line_bytes else range(first, first + count)
-            counts = _array("I", count_bytes, n) if count_bytes else [1] * n
-            into = joined.setdefault(term, ([], []))
-            into[0].extend(lines)
-            into[1].extend(counts)
-    return joined
-
-
-def merge_tail(db: sqlite3.Connection, file: int) -> int:
-    """Merge a file's last batches while they are small (see :data:`SMALL_BATCH`); how many
-    merges were made. The postings are joined, nothing is tokenised again."""
-    merged = 0
-    while True:
-        last_two = db.execute(
-            "SELECT first, count, starts, ones FROM batches WHERE file = ? "
-            "ORDER BY first DESC LIMIT 2",
-            (file,),
-        ).fetchall()
-        if len(last_two) < 2:
-            return merged
-        later, earlier = last_two
-        both = earlier[1] + later[1]
-        if both > BATCH_LINES or (both > SMALL_BATCH and earlier[1] > 2 * later[1]):
-            return merged
-        joined = _joined(db, file, [(earlier[0], earlier[1]), (later[0], later[1])])
-        db.execute(
-            "DELETE FROM postings WHERE file = ? AND first IN (?, ?)", (file, earlier[0], later[0])
-        )
-        db.execute("DELETE FROM batches WHERE file = ? AND first = ?", (file, later[0]))
-        db.execute(
-            "UPDATE batches SET count = ?, starts = ?, ones = ? WHERE file = ? AND first = ?",
-            (both, earlier[2] + later[2], earlier[3] + later[3], file, earlier[0]),
-        )
-        db.executemany(
-            "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                (file, earlier[0], term, *_encode(both, lines, counts))
-                for term, (lines, counts) in sorted(joined.items())
-            ),
-        )
-        merged += 1
+def batch_singles(db: sqlite3.Connection, file: int, first: int) -> Singles:
+    """The single-line terms of a batch (none for a batch the index does not hold)."""
+    row = db.execute(
+        "SELECT singles, single_lines, single_counts FROM batches WHERE file = ? AND first = ?",
+        (file, first),
+    ).fetchone()
+    return Singles() if row is None else Singles(*row)

@@ -6,6 +6,7 @@ import io
 import os
 import sqlite3
 import tempfile
+from array import array
 from pathlib import Path
 from unittest import mock
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from harness.fs.files import read_lines
 from harness.memory import index as index_module
-from harness.memory import index_build, index_query, index_store
+from harness.memory import index_build, index_merge, index_query
 from harness.memory.index import DatabaseFile, MemoryIndex
 from harness.text_search import SearchLine, rank_lines, tokenize
 
@@ -216,6 +217,9 @@ def test_a_damaged_index_is_moved_aside_and_built_anew(tmp_path: Path) -> None:
     # rows that lie: every posting points past its batch
     with sqlite3.connect(database) as db:
         db.execute("UPDATE postings SET lines = x'40420f00' WHERE n = 1")
+        for first, singles in db.execute("SELECT first, singles FROM batches").fetchall():
+            past = array("I", [1_000_000] * (singles.count(b"\n") - 1)).tobytes()
+            db.execute("UPDATE batches SET single_lines = ? WHERE first = ?", (past, first))
     db.close()
     index = MemoryIndex(store=DatabaseFile(database))
     got = index.search(files, "booking 上海港")
@@ -247,8 +251,8 @@ def test_small_batches_and_blocks_answer_as_a_fresh_ranking(
         tempfile.TemporaryDirectory() as tmp,
         mock.patch.object(index_build, "BATCH_LINES", 3),
         mock.patch.object(index_build, "BLOCK_BYTES", 16),
-        mock.patch.object(index_store, "BATCH_LINES", 6),
-        mock.patch.object(index_store, "SMALL_BATCH", 4),
+        mock.patch.object(index_merge, "BATCH_LINES", 6),
+        mock.patch.object(index_merge, "SMALL_BATCH", 4),
     ):
         files = [(Path(tmp) / f"f{i}.md", f"f{i}.md") for i in range(len(contents))]
         for (path, _), lines in zip(files, contents, strict=True):
