@@ -70,9 +70,14 @@ class SafeRoot:
     @contextlib.contextmanager
     def folder(self, parts: list[str], create: bool = False) -> Iterator[int]:
         """A descriptor of the folder ``parts`` below the base (made when ``create``)."""
-        if create:
-            self.base.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+        try:
+            fd = os.open(self.base, flags)
+        except FileNotFoundError:
+            if not create:
+                raise
+            self.base.mkdir(parents=True, exist_ok=True)  # only when missing: not per open
+            fd = os.open(self.base, flags)
         try:
             for part in parts:
                 child = _step(fd, part, create)
