@@ -27,8 +27,9 @@ from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE
 from experiments.x_bench.corpus import GENERATOR_VERSION
 from experiments.x_bench.recorded import RecordedModels, cassette_name
 from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
-from experiments.x_bench.suite import bench_conversations, run_all, tabulate
+from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 from harness import ModelError
 from harness.errors import APIConnectionError

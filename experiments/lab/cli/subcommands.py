@@ -193,6 +193,9 @@ def bench_parser(commands: Commands) -> None:
     )
     bench_options(bench, PROVIDERS)
     timeout_options(bench)
+    from experiments.lab.cli.bench_merge import merge_parser
+
+    merge_parser(bench.add_subparsers(dest="bench_command", metavar="merge"))
 
 
 def serve_local_parser(commands: Commands) -> None:
