@@ -40,13 +40,24 @@ class BenchServer(ScriptedHTTPServer):
     ) -> None:
         super().__init__(answer=self._reply)
         self.latency, self.refuse_every, self.retry_after = latency, refuse_every, retry_after
-        self.in_flight = self.most_in_flight = self.seen = self.refused = 0
+        self.in_flight = self.most_in_flight = self.seen = self.refused = self.probes = 0
+        self.hold_after: int | None = None
+        """Once this many probes are answered, every later request waits for :attr:`release`."""
+        self.release = threading.Event()
         self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        """Counts from zero again (one server for two benches: their journals name its URL)."""
+        with self._lock:
+            self.most_in_flight = self.seen = self.refused = self.probes = 0
+            self.bodies.clear()
 
     def extra_headers(self, status: int) -> list[tuple[str, str]]:
         return [("Retry-After", self.retry_after)] if status == 429 else []
 
     def _reply(self, body: dict[str, Any]) -> Reply:
+        if self.hold_after is not None and self.probes >= self.hold_after:
+            self.release.wait(60)
         with self._lock:
             self.seen += 1
             refuse = self.refuse_every and self.seen % self.refuse_every == 0
@@ -59,6 +70,9 @@ class BenchServer(ScriptedHTTPServer):
                 with self._lock:
                     self.refused += 1
                 return 429, b'{"error": {"message": "slow down"}}', "application/json"
+            if is_probe(body):
+                with self._lock:
+                    self.probes += 1
             return bench_answer(body)
         finally:
             with self._lock:
