@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import Message
 from harness.fs.files import write_atomic
 from harness.fs.locks import file_lock
-from harness.messages import Message
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 
 __all__ = ["VOLATILE", "CachedModel", "RequestCache", "canonical_key"]

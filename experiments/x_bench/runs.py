@@ -29,7 +29,8 @@ from experiments.x_bench.schema import Conversation
 from experiments.x_bench.scoring import score_run
 from experiments.x_bench.suite import NO_MODEL, run_record
 from experiments.x_bench.view import RunRecord
-from harness.errors import APIConnectionError, APIStatusError, ModelError, ResponseFormatError
+from harness import ModelError
+from harness.errors import APIConnectionError, APIStatusError, ResponseFormatError
 from harness.model import ChatModel
 
 __all__ = ["ATTEMPTS", "Failure", "GridHooks", "GridOutcome", "play_grid", "run_all"]

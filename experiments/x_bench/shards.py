@@ -61,7 +61,8 @@ class ShardManifest:
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
                 return f"{name} {_short(theirs)} instead of {_short(mine)}"
-        if self.shard[1] != other.shard[1]:
+        whole = (1, 1) in (self.shard, other.shard)  # a whole bench merges with any split
+        if self.shard[1] != other.shard[1] and not whole:
             return f"a split into {other.shard[1]} shards instead of {self.shard[1]}"
         return ""
 
@@ -128,7 +129,7 @@ def merge_shards(
                 f"{folder} is a shard of another bench than {first_folder} ({why}); merge only "
                 "the shards of one grid, ctxlab version and setting."
             )
-    total = first.shard[1]
+    total = max(m.shard[1] for _, m, _ in read)
     missing = sorted(set(range(1, total + 1)) - {m.shard[0] for _, m, _ in read})
     whole = any(m.shard == (1, 1) for _, m, _ in read)
     if missing and not whole:

@@ -35,9 +35,7 @@ class BenchServer(ScriptedHTTPServer):
     """Answers :func:`bench_answer` after ``latency`` seconds; with ``refuse_every`` k, every
     k-th request is refused (429, ``Retry-After: retry_after``) instead."""
 
-    def __init__(
-        self, latency: float = 0.0, refuse_every: int = 0, retry_after: str = "0"
-    ) -> None:
+    def __init__(self, latency: float = 0.0, refuse_every: int = 0, retry_after: str = "0") -> None:
         super().__init__(answer=self._reply)
         self.latency, self.refuse_every, self.retry_after = latency, refuse_every, retry_after
         self.in_flight = self.most_in_flight = self.seen = self.refused = self.probes = 0
