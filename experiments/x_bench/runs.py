@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from experiments.x_bench.conditions import CONDITIONS, budget_for
@@ -82,8 +82,10 @@ class GridOutcome:
 class _Task:
     index: int
     cell: Cell
-    model: ChatModel | None
-    label: str
+
+
+Played = tuple[RunRecord, float] | Failure | None
+"""A run's record and seconds, its failure, or None: it needed a model and got none."""
 
 
 def run_all(
@@ -119,16 +121,13 @@ def play_grid(
         kept = _kept(cell, hooks)
         if kept is not None:
             done[index] = kept
-            continue
-        model = model_for(cell.conversation, cell.condition)
-        if CONDITIONS[cell.condition].needs_model and model is None:
-            if cell.condition not in outcome.skipped:
-                outcome.skipped.append(cell.condition)
-            continue
-        label = model_label if model is not None else NO_MODEL
-        tasks.append(_Task(index, cell, model, label))
-    _Pool(hooks, _FullTurns(), len(done), len(done) + len(tasks)).play(tasks, done, outcome)
+        else:
+            tasks.append(_Task(index, cell))
+    pool = _Pool(hooks, model_for, model_label, len(done))
+    pool.play(tasks, done, outcome)
     outcome.records = [done[i] for i in sorted(done)]
+    order = list(dict.fromkeys(c.condition for c in cells))
+    outcome.skipped = sorted(pool.skipped, key=order.index)
     return outcome
 
 
@@ -177,22 +176,25 @@ def _transient(error: ModelError) -> bool:
 
 
 class _Pool:
-    """Plays tasks, ``hooks.concurrency`` at a time; collects records and failures."""
+    """Plays tasks, ``hooks.concurrency`` at a time; collects records and failures. A run's
+    model is asked for just before it plays, in the thread that plays it (a replayed cassette
+    is the one entered last)."""
 
-    def __init__(self, hooks: GridHooks, full: _FullTurns, done: int, total: int) -> None:
-        self.hooks, self.full = hooks, full
-        self.finished, self.total = done, total
+    def __init__(self, hooks: GridHooks, model_for: ModelFor, label: str, kept: int) -> None:
+        self.hooks, self.model_for, self.label = hooks, model_for, label
+        self.full = _FullTurns()
+        self.finished = self.total = kept
+        self.skipped: set[str] = set()
 
     def play(self, tasks: list[_Task], done: dict[int, RunRecord], outcome: GridOutcome) -> None:
+        self.total += len(tasks)
         if self.hooks.concurrency <= 1:
             for task in tasks:
                 self._collect(task, self._attempt_safely(task), done, outcome, running=0)
             return
         pool = ThreadPoolExecutor(self.hooks.concurrency, thread_name_prefix="bench-run")
         try:
-            pending: dict[Future[tuple[RunRecord, float] | Failure], _Task] = {
-                pool.submit(self._attempt_safely, t): t for t in tasks
-            }
+            pending = {pool.submit(self._attempt_safely, t): t for t in tasks}
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -203,21 +205,19 @@ class _Pool:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _collect(
-        self,
-        task: _Task,
-        result: tuple[RunRecord, float] | Failure,
-        done: dict[int, RunRecord],
-        outcome: GridOutcome,
+        self, task: _Task, result: Played, done: dict[int, RunRecord], outcome: GridOutcome,
         running: int,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """A run's end, in the calling (main) thread: journaled, said, counted."""
         cell = task.cell
+        where = f"{cell.conversation.id} {cell.condition}"
+        if result is None:
+            self.skipped.add(cell.condition)
+            self.total -= 1
+            return
         if isinstance(result, Failure):
             outcome.failed.append(result)
-            self.hooks.say(
-                f"{cell.conversation.id} {cell.condition}: failed {ATTEMPTS} time(s), left "
-                f"out ({result.error})"
-            )
+            self.hooks.say(f"{where}: failed {ATTEMPTS} time(s), left out ({result.error})")
         else:
             record, seconds = result
             done[task.index] = record
@@ -226,39 +226,43 @@ class _Pool:
             stop = "" if record.stopped_at is None else (
                 f", stopped by the thrash guard at turn {record.stopped_at}"
             )  # fmt: skip
-            self.hooks.say(
-                f"{cell.conversation.id} {cell.condition}: survival {record.survival:.0%}{stop} "
-                f"({seconds:.1f} s)"
-            )
+            self.hooks.say(f"{where}: survival {record.survival:.0%}{stop} ({seconds:.1f} s)")
         self.finished += 1
         if self.hooks.status is not None:
             self.hooks.status(self.finished, running, self.total)
 
-    def _attempt_safely(self, task: _Task) -> tuple[RunRecord, float] | Failure:
-        """``task`` played, again after a transient model error, :data:`ATTEMPTS` times at most."""
+    def _attempt_safely(self, task: _Task) -> Played:
+        """``task`` played, again after a transient model error, :data:`ATTEMPTS` times at most;
+        None when it needs a model and gets none."""
+        cell = task.cell
+        model = self.model_for(cell.conversation, cell.condition)
+        if CONDITIONS[cell.condition].needs_model and model is None:
+            return None
         for attempt in range(1, ATTEMPTS + 1):
+            if attempt > 1:  # a fresh model: a run played again is its requests from the start
+                model = self.model_for(cell.conversation, cell.condition)
             try:
-                return self._play(task)
+                return self._play(cell, model)
             except ModelError as error:
                 if attempt == ATTEMPTS or not _transient(error):
-                    cell = task.cell
                     return Failure(cell.conversation.id, cell.condition, error)
                 self.hooks.say(
-                    f"{task.cell.conversation.id} {task.cell.condition}: attempt {attempt} of "
+                    f"{cell.conversation.id} {cell.condition}: attempt {attempt} of "
                     f"{ATTEMPTS} failed ({error}); playing it again from its start"
                 )
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _play(self, task: _Task) -> tuple[RunRecord, float]:
-        conversation, name = task.cell.conversation, task.cell.condition
+    def _play(self, cell: Cell, model: ChatModel | None) -> tuple[RunRecord, float]:
+        conversation, name = cell.conversation, cell.condition
         started = time.perf_counter()
         budget = budget_for(conversation.size, conversation.tokens)
-        run = run_conversation(conversation, CONDITIONS[name], budget, task.model)
+        run = run_conversation(conversation, CONDITIONS[name], budget, model)
         if name == "full":
             self.full.put(conversation, run.agent_prompt_tokens)
             full_turns = run.agent_prompt_tokens
         else:
             full_turns = self.full.of(conversation)
         score = score_run(conversation, run)
-        record = run_record(conversation, name, task.label, run, score, full_turns)
+        label = self.label if model is not None else NO_MODEL
+        record = run_record(conversation, name, label, run, score, full_turns)
         return record, time.perf_counter() - started
