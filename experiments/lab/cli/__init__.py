@@ -125,6 +125,7 @@ def _record(args: argparse.Namespace) -> int:
         variant=args.variant or "",
         max_tokens=args.max_tokens,
         slice=args.slice,
+        concurrency=args.concurrency,
         conditions=args.conditions,
     )
     started = time.time()

@@ -95,6 +95,7 @@ def record_parser(commands: Commands) -> None:
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
     record.add_argument("--api-key-env", help=API_KEY_HELP)
     _recording_switches(record)
+    _concurrency_switch(record)
     record.add_argument(
         "--out",
         type=folder,
@@ -143,6 +144,17 @@ def _recording_switches(record: argparse.ArgumentParser) -> None:
         default=(),
         help="X-BENCH: record only these conditions (comma-separated, e.g. full,dsh); "
         "--slice then cuts the plan of these alone",
+    )
+
+
+def _concurrency_switch(record: argparse.ArgumentParser) -> None:
+    record.add_argument(
+        "--concurrency",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help="X-BENCH: cassettes recorded at once, each in a process of its own (the "
+        "cassettes are the same as one at a time)",
     )
 
 
