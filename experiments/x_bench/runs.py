@@ -175,6 +175,13 @@ def _transient(error: ModelError) -> bool:
     )
 
 
+def _weight(task: _Task) -> int:
+    """How long a run is likely to take: its conversation's tokens, twice for a condition that
+    calls the summary model."""
+    cell = task.cell
+    return cell.conversation.tokens * (2 if CONDITIONS[cell.condition].needs_model else 1)
+
+
 class _Pool:
     """Plays tasks, ``hooks.concurrency`` at a time; collects records and failures. A run's
     model is asked for just before it plays, in the thread that plays it (a replayed cassette
@@ -194,7 +201,8 @@ class _Pool:
             return
         pool = ThreadPoolExecutor(self.hooks.concurrency, thread_name_prefix="bench-run")
         try:
-            pending = {pool.submit(self._attempt_safely, t): t for t in tasks}
+            longest_first = sorted(tasks, key=_weight, reverse=True)  # no long run starts last
+            pending = {pool.submit(self._attempt_safely, t): t for t in longest_first}
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
