@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import httpx
 
 from harness.errors import APIStatusError
-from harness.model import ChatModel, ChatRequest, ChatResponse
+from harness.model import ChatModel, ChatRequest, ChatResponse, provider_of
 
 __all__ = ["REFUSED", "EndpointLimits", "LimitedModel", "Limiter"]
 
@@ -141,6 +141,11 @@ class LimitedModel:
         self.model = model  # provider_of looks through wrappers by ``model``
         self.limiter = limiter
         self._sleep = sleep
+
+    @property
+    def provider(self) -> str:
+        """Who serves the wrapped model (compaction records name it)."""
+        return provider_of(self.model)
 
     @property
     def model_name(self) -> str:

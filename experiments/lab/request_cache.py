@@ -26,7 +26,7 @@ from typing import Any
 from harness import Message
 from harness.fs.files import write_atomic
 from harness.fs.locks import file_lock
-from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
+from harness.model import ChatModel, ChatRequest, ChatResponse, Usage, provider_of
 
 __all__ = ["VOLATILE", "CachedModel", "RequestCache", "canonical_key"]
 
@@ -104,6 +104,11 @@ class CachedModel:
         self.cache = cache
         self.endpoint = endpoint
         self._seen: Counter[str] = Counter()
+
+    @property
+    def provider(self) -> str:
+        """Who serves the wrapped model (compaction records name it)."""
+        return provider_of(self.model)
 
     @property
     def model_name(self) -> str:

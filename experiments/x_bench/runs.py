@@ -209,8 +209,10 @@ class _Pool:
                     task = pending.pop(future)
                     running = min(len(pending), self.hooks.concurrency)
                     self._collect(task, future.result(), done, outcome, running)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # Ctrl-C: no queued run starts; the running ones end by themselves
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
 
     def _collect(
         self, task: _Task, result: Played, done: dict[int, RunRecord], outcome: GridOutcome,

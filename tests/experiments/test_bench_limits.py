@@ -5,6 +5,7 @@ whose model calls fail: played again from its start, then reported, never droppe
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,14 @@ def test_a_run_that_cannot_pass_is_not_played_again() -> None:
     outcome = play_grid([conversation], ["ctxlab"], lambda *_: refused, "m", GridHooks())
     assert len(outcome.failed) == 1
     assert sum(r.purpose == "probe" for r in refused.requests) == 1
+
+
+def test_the_wrappers_name_the_wrapped_models_provider() -> None:
+    """X-BENCH's counting wrapper reads ``provider`` off the model it is given."""
+    from experiments.lab.request_cache import CachedModel, RequestCache
+    from harness.model import provider_of
+
+    inner = FunctionModel(lambda _: "ok")
+    limited = LimitedModel(inner, Limiter(2))
+    cached = CachedModel(limited, RequestCache(Path("unused")), "127.0.0.1:1")
+    assert limited.provider == cached.provider == provider_of(inner) != "unknown"
