@@ -207,7 +207,13 @@ def bench_parser(commands: Commands) -> None:
     timeout_options(bench)
     from experiments.lab.cli.bench_merge import merge_parser
 
-    merge_parser(bench.add_subparsers(dest="bench_command", metavar="merge"))
+    merge_parser(
+        bench.add_subparsers(
+            dest="bench_command",
+            metavar="merge",
+            help="merge DIR… --out D: the tables of the shards of one bench, as one bench's",
+        )
+    )
 
 
 def serve_local_parser(commands: Commands) -> None:
