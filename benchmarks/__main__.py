@@ -12,6 +12,7 @@ from benchmarks import (
     big_session,
     check_cost,
     eventlog_bench,
+    grid_bench,
     memory_bench,
     memory_scale_bench,
     meter_error,
@@ -25,7 +26,9 @@ from benchmarks.common import Row
 ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
-SECTIONS = ("meter", "check", "turns", "peers", "eventlog", "reopen", "big", "memory", "wall")
+SECTIONS = (
+    "meter", "check", "turns", "peers", "eventlog", "reopen", "big", "memory", "grid", "wall",
+)  # fmt: skip
 
 
 def _format(row: Row) -> str:
@@ -65,6 +68,8 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
     if "memory" in chosen:
         rows += memory_bench.rows(quick)
         rows += memory_scale_bench.rows(quick)
+    if "grid" in chosen:
+        rows += grid_bench.rows(quick)
     if "wall" in chosen:
         rows += wall.rows(quick, ROOT)
     return rows

@@ -61,6 +61,9 @@ class RunSettings:
     """When recording X-BENCH: record only part ``K`` of ``N`` of its cassettes (1-based)."""
     conditions: tuple[str, ...] = ()
     """When recording X-BENCH: record only these conditions (empty = all)."""
+    concurrency: int = 1
+    """When recording X-BENCH: cassettes recorded at once, each in a worker process of its own
+    (vcrpy patches httpx for a whole process, so threads cannot record side by side)."""
     cassette_match: CassetteMatch = "body"
     """``order``: recorded answers served in order, requests not matched (mutation testing,
     never a reproduction; :mod:`experiments.lab.recorder.order_replay`)."""

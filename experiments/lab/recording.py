@@ -50,6 +50,8 @@ class Recording:
     """X-BENCH: record part ``K`` of ``N`` of its cassettes (``--slice K/N``)."""
     conditions: tuple[str, ...] = ()
     """X-BENCH: record only these conditions (``--conditions``); empty = all."""
+    concurrency: int = 1
+    """X-BENCH: cassettes recorded at once (``--concurrency``), each in its own process."""
     max_tokens: int | None = None
     """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
     cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
@@ -189,6 +191,7 @@ def _settings(
         timeouts=source.timeouts,
         variant=source.variant,
         slice=source.slice,
+        concurrency=source.concurrency,
         conditions=source.conditions,
     )
 

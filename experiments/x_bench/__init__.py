@@ -16,19 +16,22 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import TypeVar
 
 from experiments.lab.cassette_sets import list_sets
 from experiments.lab.errors import CassetteBusyError, RecordingIncompleteError
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
+from experiments.lab.parallel import in_order
 from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
 from experiments.x_bench.corpus import GENERATOR_VERSION
 from experiments.x_bench.recorded import RecordedModels, cassette_name
 from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
-from experiments.x_bench.suite import bench_conversations, run_all, tabulate
+from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 from harness import ModelError
 from harness.errors import APIConnectionError
@@ -116,34 +119,60 @@ def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
 
 
 def record(settings: RunSettings) -> None:
-    """Record the slice's cassettes, keeping those already there unless forced (resumable)."""
+    """Record the slice's cassettes, keeping those already there unless forced (resumable);
+    ``settings.concurrency`` of them at once, each in a worker process of its own."""
     plan = [(c, n) for c, n in recording_plan() if n in (settings.conditions or CONDITIONS)]
     plan = plan_slice(plan, settings.slice)
     label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
     label += f" of {', '.join(settings.conditions)}" if settings.conditions else ""
     settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
-    started, failed, stopped = time.monotonic(), [], False
+    started, todo = time.monotonic(), []
     for number, (conversation, name) in enumerate(plan, 1):
         cassette = cassette_name(conversation, name)
-        where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
         if settings.cassette_path(ID, cassette).is_file() and not settings.force:
-            settings.progress(f"{where}: kept (already recorded)")
+            settings.progress(f"X-BENCH [{number}/{len(plan)}] {cassette}: kept (already recorded)")
+        else:
+            todo.append((number, conversation, name))
+    failed, stopped = [], False
+    items = [(settings, conversation, name) for _, conversation, name in todo]
+    for (number, conversation, name), done in zip(
+        todo, in_order(_record_item, items, settings.concurrency), strict=False
+    ):
+        cassette = cassette_name(conversation, name)
+        where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
+        if done.error is None:
+            settings.progress(f"{where}: {done.seconds:.1f} s")
             continue
-        began = time.monotonic()
-        try:
-            _record_one(settings, conversation, name, cassette)
-        except (ModelError, RecordingIncompleteError, CassetteBusyError) as error:
-            # one model call that never ends must not cost the rest of a slice of hours
-            failed.append(cassette)
-            stopped = _blocks_the_server(settings, error)
-            settings.progress(f"{where}: not recorded{'' if stopped else ', going on'} ({error})")
-            if stopped:
-                break
-            continue
-        settings.progress(f"{where}: {time.monotonic() - began:.1f} s")
+        # one model call that never ends must not cost the rest of a slice of hours
+        failed.append(cassette)
+        stopped = done.blocks
+        settings.progress(f"{where}: not recorded{'' if stopped else ', going on'} ({done.error})")
+        if stopped:
+            break
     settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
     if failed:
         raise _not_recorded(failed, stopped)
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """One cassette's recording, as a worker process hands it back (plain, picklable)."""
+
+    seconds: float
+    error: str | None = None
+    blocks: bool = False
+    """The error left the local server busy: the slice stops (:func:`_blocks_the_server`)."""
+
+
+def _record_item(item: tuple[RunSettings, Conversation, str]) -> _Recorded:
+    settings, conversation, name = item
+    began = time.monotonic()
+    try:
+        _record_one(settings, conversation, name, cassette_name(conversation, name))
+    except (ModelError, RecordingIncompleteError, CassetteBusyError) as error:
+        blocks = _blocks_the_server(settings, error)
+        return _Recorded(time.monotonic() - began, str(error), blocks)
+    return _Recorded(time.monotonic() - began)
 
 
 def _not_recorded(failed: list[str], stopped: bool) -> RecordingIncompleteError:

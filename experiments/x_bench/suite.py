@@ -1,33 +1,29 @@
 """Running X-BENCH's conditions over a set of conversations and tabulating the scores; shared by
 the experiment (:mod:`experiments.x_bench`) and ``ctxlab bench``.
 
-:func:`run_all` plays every conversation under every condition it can (a condition that needs a
-summary model runs only where ``model_for`` gives one) and scores each run;
-:func:`tabulate` turns the records into the view's tables, with seeded bootstrap intervals.
+:func:`run_record` scores one run into the view's record (:mod:`experiments.x_bench.runs` plays
+the grid, concurrently when asked); :func:`tabulate` turns the records into the view's tables,
+with seeded bootstrap intervals.
 """
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from experiments.x_bench.conditions import CONDITIONS, budget_for
+from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.corpus import generate
-from experiments.x_bench.replay import ConversationRun, run_conversation
+from experiments.x_bench.replay import ConversationRun
 from experiments.x_bench.schema import FACT_KINDS, Conversation
-from experiments.x_bench.scoring import RunScore, bootstrap, paired, score_run
+from experiments.x_bench.scoring import RunScore, bootstrap, paired
 from experiments.x_bench.view import CellRecord, ConditionRecord, PairRecord, RunRecord
-from harness.model import ChatModel
 
 __all__ = [
     "BENCH_SELECTION",
     "NO_MODEL",
-    "Outcome",
     "bench_conversations",
-    "run_all",
+    "run_record",
     "tabulate",
     "window_share",
 ]
@@ -41,12 +37,6 @@ BENCH_SELECTION: tuple[tuple[str, range], ...] = (
 """X-BENCH's conversations: seeds per size, each in both languages (12 at 2K, 4 at 8K, 2 at
 24K)."""
 BANDS = ("early", "middle", "late")
-
-ModelFor = Callable[[Conversation, str], ChatModel | None]
-Cached = Callable[[Conversation, str], RunRecord | None]
-"""An earlier run of a conversation under a condition (``ctxlab bench``'s journal), or None."""
-Finished = Callable[[Conversation, RunRecord], None]
-"""Called with each run as soon as it is scored (``ctxlab bench`` journals it)."""
 
 
 def bench_conversations(
@@ -66,116 +56,6 @@ def window_share(conversation: Conversation, kept_turns: set[int]) -> float:
     return sum(f.turn in kept_turns for f in facts) / len(facts) if facts else 0.0
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One run's record and how long it took."""
-
-    record: RunRecord
-    seconds: float
-
-
-def run_all(
-    conversations: Sequence[Conversation],
-    conditions: Sequence[str],
-    model_for: ModelFor,
-    model_label: str,
-    progress: Callable[[str], None] | None = None,
-    cached: Cached | None = None,
-    finished: Finished | None = None,
-) -> tuple[list[RunRecord], list[str]]:
-    """Every conversation under every condition; the conditions that needed a model and got
-    none are returned as not run. A run ``cached`` gives is kept, not played again."""
-    records: list[RunRecord] = []
-    skipped: list[str] = []
-    hooks = _Hooks(progress, cached, finished)
-    for conversation in conversations:
-        records += _run_conditions(conversation, conditions, model_for, model_label, skipped, hooks)
-    return records, skipped
-
-
-@dataclass(frozen=True)
-class _Hooks:
-    progress: Callable[[str], None] | None
-    cached: Cached | None
-    finished: Finished | None
-
-    def say(self, line: str) -> None:
-        if self.progress is not None:
-            self.progress(line)
-
-    def scored(
-        self,
-        conversation: Conversation,
-        label: str,
-        run: ConversationRun,
-        full_turns: list[int],
-        started: float,
-    ) -> RunRecord:
-        """``run`` scored, handed to ``finished`` and said, with the seconds since ``started``."""
-        score = score_run(conversation, run)
-        record = _run_record(conversation, run.condition, label, run, score, full_turns)
-        if self.finished is not None:
-            self.finished(conversation, record)
-        seconds = time.perf_counter() - started
-        stop = "" if run.stopped_at is None else f", {_stop_note(run.stopped_at)}"
-        self.say(
-            f"{conversation.id} {run.condition}: survival {score.survival:.0%}{stop} "
-            f"({seconds:.1f} s)"
-        )
-        return record
-
-    def kept(self, conversation: Conversation, name: str) -> RunRecord | None:
-        """The run an earlier bench finished, said as kept; None: it plays."""
-        found = self.cached(conversation, name) if self.cached is not None else None
-        if found is not None:
-            self.say(f"{conversation.id} {name}: survival {found.survival:.0%} (kept: run before)")
-        return found
-
-
-def _run_conditions(
-    conversation: Conversation,
-    conditions: Sequence[str],
-    model_for: ModelFor,
-    model_label: str,
-    skipped: list[str],
-    hooks: _Hooks,
-) -> list[RunRecord]:
-    """One conversation under each of ``conditions`` it can run; a condition left out for want
-    of a model is added to ``skipped``. ``full`` always plays first, because the net tokens are
-    counted against its turns: with no model (no probe call) when it was not asked for or its
-    run is kept."""
-    records: list[RunRecord] = []
-    budget = budget_for(conversation.size, conversation.tokens)
-    full_turns: list[int] | None = None
-    for name in ["full", *[c for c in conditions if c != "full"]]:
-        condition = CONDITIONS[name]
-        wanted = name in conditions
-        kept = hooks.kept(conversation, name) if wanted else None
-        if kept is not None:
-            records.append(kept)
-            if name == "full":  # no model: the turns' tokens are the same without the probe
-                full_turns = run_conversation(conversation, condition, budget).agent_prompt_tokens
-            continue
-        model = model_for(conversation, name) if wanted else None
-        if condition.needs_model and model is None:
-            if name not in skipped:
-                skipped.append(name)
-            continue
-        started = time.perf_counter()
-        run = run_conversation(conversation, condition, budget, model)
-        if full_turns is None:
-            full_turns = run.agent_prompt_tokens
-        if not wanted:
-            continue
-        label = model_label if model is not None else NO_MODEL
-        records.append(hooks.scored(conversation, label, run, full_turns, started))
-    return records
-
-
-def _stop_note(turn: int) -> str:
-    return f"stopped by the thrash guard at turn {turn}"
-
-
 def _net_tokens(
     conversation: Conversation, run: ConversationRun, score: RunScore, full_turns: list[int]
 ) -> tuple[int, int]:
@@ -193,7 +73,7 @@ def _net_tokens(
     )
 
 
-def _run_record(
+def run_record(
     conversation: Conversation,
     name: str,
     model: str,

@@ -17,6 +17,7 @@ from experiments.x_bench.conditions import BUDGETS, CONDITIONS, METER, Budget, c
 from experiments.x_bench.corpus import generate, turn_messages
 from experiments.x_bench.page import x_bench_section
 from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation, Fact
 from experiments.x_bench.scoring import (
     bootstrap,
@@ -27,7 +28,7 @@ from experiments.x_bench.scoring import (
     parse_answers,
     score_run,
 )
-from experiments.x_bench.suite import bench_conversations, run_all, tabulate
+from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import XBenchView
 from harness.compaction.agentscope import build_summary_message
 from harness.compaction.engine import CompactionEngine

@@ -95,6 +95,8 @@ class ScriptedHTTPServer:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in server.extra_headers(status):
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -102,6 +104,10 @@ class ScriptedHTTPServer:
                 pass
 
         return Handler
+
+    def extra_headers(self, status: int) -> list[tuple[str, str]]:
+        """More headers for a reply of ``status`` (none here; a subclass may add some)."""
+        return []
 
     def next_reply(self, body: dict[str, Any]) -> Reply:
         if self.replies:

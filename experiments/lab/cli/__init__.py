@@ -125,6 +125,7 @@ def _record(args: argparse.Namespace) -> int:
         variant=args.variant or "",
         max_tokens=args.max_tokens,
         slice=args.slice,
+        concurrency=args.concurrency,
         conditions=args.conditions,
     )
     started = time.time()
@@ -217,9 +218,13 @@ def _bench(args: argparse.Namespace) -> int:
     from experiments.lab.cli.bench import bench
     from experiments.lab.registry import EXPERIMENTS
 
+    if getattr(args, "bench_command", None) == "merge":
+        from experiments.lab.cli.bench_merge import merge
+
+        return merge(args)
     _sigterm_as_interrupt()  # ``--provider local`` starts a server
     context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
-    return bench(args, lambda options: _live_model(options, n_ctx=context))
+    return bench(args, lambda options, hook: _live_model(options, n_ctx=context, on_response=hook))
 
 
 def _cassettes(args: argparse.Namespace) -> int:

@@ -17,17 +17,23 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from experiments.lab.cli.bench_grid import Grid, grid_options, play
 
 if TYPE_CHECKING:
     from experiments.x_bench.journal import RunJournal
+    from experiments.x_bench.runs import Failure
     from experiments.x_bench.schema import Conversation
     from experiments.x_bench.view import ConditionRecord, RunRecord
     from harness.model import ChatModel
 
-__all__ = ["bench", "bench_options", "parse_seeds"]
+__all__ = ["bench", "bench_options", "parse_seeds", "write_report"]
 
-LiveModel = Callable[[argparse.Namespace], AbstractContextManager["ChatModel"]]
+LiveModel = Callable[
+    [argparse.Namespace, Callable[[Any], None] | None], AbstractContextManager["ChatModel"]
+]
+"""The live client for the options, with an httpx response hook (the limiter's)."""
 
 
 def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> None:
@@ -64,6 +70,7 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
         action="store_true",
         help="play every run again, discarding the runs an earlier bench left in --out",
     )
+    grid_options(parser)
 
 
 def _bad(message: str) -> Exception:
@@ -125,13 +132,15 @@ def _preflight(model: ChatModel, where: str) -> None:
 
 
 def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
-    """Run the benchmark as ``args`` say; print the table; write CSV and Markdown."""
+    """Run the benchmark as ``args`` say; print the table; write CSV and Markdown. A run that
+    failed every attempt is named, and the status is 2 (its table rows are missing)."""
     from experiments.x_bench.journal import RunJournal
 
     names = _condition_names(args)
     conversations = _conversations(args)
-    context = live_model(args) if args.provider else nullcontext(None)
     server = _shown_url(args.base_url or "")
+    grid = Grid.of(args, server or args.provider or "none")
+    context = live_model(args, grid.limiter.observe) if args.provider else nullcontext(None)
     # the journal first: a second bench on the same --out is refused before a server starts
     with RunJournal(args.out, fresh=args.fresh) as journal:
         _say_resumed(journal)
@@ -141,14 +150,39 @@ def bench(args: argparse.Namespace, live_model: LiveModel) -> int:
                     _preflight(model, server or args.provider)
                 label = model.model_name if model is not None else "none"
                 journal.model = f"{args.provider or 'none'}|{server}|{label}"
-                records = _run(conversations, names, model, label, journal)
+                outcome = play(args, grid, conversations, names, model, label, journal)
         except KeyboardInterrupt:
             _note(f"the runs finished so far are kept in {journal.path}: the same command goes "
                   "on from there")  # fmt: skip
             raise
-        _report(conversations, records, names, args.out)
-    _warn(records)
-    return 0
+        write_report(conversations, outcome.records, names, args.out)
+        _write_shard(args, conversations, names, label, outcome.records)
+    _warn(outcome.records)
+    return _failed(outcome.failed, journal.path)
+
+
+def _write_shard(
+    args: argparse.Namespace,
+    conversations: Sequence[Conversation],
+    names: Sequence[str],
+    label: str,
+    records: Sequence[RunRecord],
+) -> None:
+    from experiments.x_bench.grid import parse_shard
+    from experiments.x_bench.shards import ShardManifest, write_shard
+
+    shard = parse_shard(args.shard) if args.shard else (1, 1)
+    manifest = ShardManifest.of(conversations, names, f"{args.provider or 'none'}|{label}", shard)
+    write_shard(args.out, manifest, conversations, records)
+
+
+def _failed(failed: Sequence[Failure], journal: Path) -> int:
+    if not failed:
+        return 0
+    runs = "; ".join(f"{f.conversation} {f.condition} ({f.error})" for f in failed)
+    _note(f"{len(failed)} run(s) failed every attempt and are not in the tables: {runs}. Run "
+          f"the same command again to play just those ({journal} keeps the rest).")  # fmt: skip
+    return 2
 
 
 def _shown_url(url: str) -> str:
@@ -206,27 +240,6 @@ def _note(line: str) -> None:
     print(f"ctxlab: {line}", file=sys.stderr, flush=True)
 
 
-def _run(
-    conversations: Sequence[Conversation],
-    names: Sequence[str],
-    model: ChatModel | None,
-    label: str,
-    journal: RunJournal,
-) -> list[RunRecord]:
-    from experiments.x_bench.suite import run_all
-
-    records, _ = run_all(
-        conversations,
-        names,
-        lambda *_: model,
-        label,
-        progress=lambda line: print(line, file=sys.stderr, flush=True),
-        cached=journal.cached,
-        finished=journal.add,
-    )
-    return records
-
-
 def _lines(
     conditions: Sequence[ConditionRecord],
     records: Sequence[RunRecord],
@@ -248,7 +261,7 @@ def _lines(
         yield f"{c.name:<16} {c.conversations:>5} {share:>20} {answers:>8} {carried:>8}"
 
 
-def _report(
+def write_report(
     conversations: Sequence[Conversation],
     records: Sequence[RunRecord],
     names: Sequence[str],

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from experiments.lab.cli.options import timeouts
 from harness.errors import MissingAPIKeyError
@@ -29,10 +29,33 @@ LOCAL_CONTEXT = 8_192
 
 
 @contextlib.contextmanager
-def live_model(args: argparse.Namespace, n_ctx: int = LOCAL_CONTEXT) -> Iterator[ChatModel]:
+def live_model(
+    args: argparse.Namespace,
+    n_ctx: int = LOCAL_CONTEXT,
+    on_response: Callable[[Any], None] | None = None,
+) -> Iterator[ChatModel]:
     """The client of ``args.provider``. ``--provider local`` without ``--base-url`` starts a
     local server for ``args.model`` (``qwen1.5b``, the default, or ``qwen0.5b``) with a context
-    of ``n_ctx`` tokens, and the client names the model that server serves."""
+    of ``n_ctx`` tokens, and the client names the model that server serves. ``on_response``
+    sees every HTTP response (an httpx hook: ``ctxlab bench``'s limiter counts refusals)."""
+    with _http(on_response) as http, _client(args, n_ctx, http) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def _http(on_response: Callable[[Any], None] | None) -> Iterator[Any]:
+    """An httpx client with ``on_response`` as its response hook; None without one."""
+    if on_response is None:
+        yield None
+        return
+    import httpx
+
+    with httpx.Client(event_hooks={"response": [on_response]}) as http:
+        yield http
+
+
+@contextlib.contextmanager
+def _client(args: argparse.Namespace, n_ctx: int, http: Any) -> Iterator[ChatModel]:
     from experiments.lab.recorder import local_server, provider_spec
     from experiments.lab.recorder.modelfile import local_model
     from harness import ChatClient
@@ -46,6 +69,7 @@ def live_model(args: argparse.Namespace, n_ctx: int = LOCAL_CONTEXT) -> Iterator
                 api_key="no-key",
                 params=spec.params,
                 timeout=timeouts(args),
+                http_client=http,
             ) as client:
                 yield client
         return
@@ -56,6 +80,11 @@ def live_model(args: argparse.Namespace, n_ctx: int = LOCAL_CONTEXT) -> Iterator
     if not key:
         raise MissingAPIKeyError(spec.api_key_env or "")
     with ChatClient(
-        spec.model, base_url=spec.base_url, api_key=key, params=spec.params, timeout=timeouts(args)
+        spec.model,
+        base_url=spec.base_url,
+        api_key=key,
+        params=spec.params,
+        timeout=timeouts(args),
+        http_client=http,
     ) as client:
         yield client

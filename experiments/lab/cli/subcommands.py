@@ -95,6 +95,7 @@ def record_parser(commands: Commands) -> None:
     record.add_argument("--base-url", help="server base URL (local: start none, use this one)")
     record.add_argument("--api-key-env", help=API_KEY_HELP)
     _recording_switches(record)
+    _concurrency_switch(record)
     record.add_argument(
         "--out",
         type=folder,
@@ -146,6 +147,17 @@ def _recording_switches(record: argparse.ArgumentParser) -> None:
     )
 
 
+def _concurrency_switch(record: argparse.ArgumentParser) -> None:
+    record.add_argument(
+        "--concurrency",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help="X-BENCH: cassettes recorded at once, each in a process of its own (the "
+        "cassettes are the same as one at a time)",
+    )
+
+
 def compact_parser(commands: Commands) -> None:
     compact = _command(
         commands, "compact", "compact a saved session by hand (snapshot, audit, undo)"
@@ -193,6 +205,15 @@ def bench_parser(commands: Commands) -> None:
     )
     bench_options(bench, PROVIDERS)
     timeout_options(bench)
+    from experiments.lab.cli.bench_merge import merge_parser
+
+    merge_parser(
+        bench.add_subparsers(
+            dest="bench_command",
+            metavar="merge",
+            help="merge DIR… --out D: the tables of the shards of one bench, as one bench's",
+        )
+    )
 
 
 def serve_local_parser(commands: Commands) -> None:
