@@ -234,6 +234,12 @@ def _budgets(view: XBenchView) -> str:
     )
 
 
+NO_PAIRS = (
+    "None: each condition is paired against `truncation` and `masking` on the same "
+    "conversations, and this run played neither (add them to `--conditions`).\n"
+)
+
+
 def _tables(view: XBenchView) -> list[str]:
     """The conditions, who was stopped, survival by kind and by band, pairs and cost."""
     kinds = list(dict.fromkeys(c.group for c in view.by_kind))
@@ -252,7 +258,7 @@ def _tables(view: XBenchView) -> list[str]:
         "### Survival by depth band (where in the conversation the fact was planted)\n",
         markdown_table(_grid(view.by_band, ["early", "middle", "late"])),
         "### Paired differences (per-conversation survival)\n",
-        markdown_table(_pairs(view)),
+        markdown_table(_pairs(view)) if view.pairs else NO_PAIRS,
         "### Cost (estimator tokens)\n",
         markdown_table(_cost(view)),
     ]

@@ -214,8 +214,8 @@ def _fact(data: Any, turns: int, where: str) -> Fact:
     if kind not in FACT_KINDS:
         raise BenchFileError(f"{here}: kind {kind!r} is not one of {', '.join(FACT_KINDS)}.")
     values = _strings(_need(data, "values", list, here), "values", here)
-    if kind != "abstention" and not all(values):
-        raise BenchFileError(f"{here}: a fact needs at least one non-empty value.")
+    if kind != "abstention" and (not values or not all(values)):  # all([]) is True
+        raise BenchFileError(f"{here}: a fact needs at least one value, none of them empty.")
     turn = _index(data, "turn", turns, here)
     depth = data.get("depth")
     if depth is not None and (
@@ -261,6 +261,7 @@ def conversation_from_data(data: Any, where: str = "the conversation") -> Conver
     if not facts:
         raise BenchFileError(f"{where} has no facts to score.")
     _unique_fact_ids(facts, where)
+    _values_said(turns, facts, where)
     lang = _need(data, "lang", str, where)
     if lang not in ("zh", "en"):
         raise BenchFileError(f"{where}: lang must be 'zh' or 'en', not {lang!r}.")
@@ -286,6 +287,25 @@ def _unique_fact_ids(facts: list[Fact], where: str) -> None:
     ids = Counter(f.id for f in facts)
     if twice := [i for i, n in ids.items() if n > 1]:
         raise BenchFileError(f"{where}: the fact id {twice[0]!r} is used more than once.")
+
+
+def _values_said(turns: list[Turn], facts: list[Fact], where: str) -> None:
+    """Every value a fact is scored by occurs verbatim in some turn (what the user says, the
+    tool returns or the agent replies): one that occurs nowhere could never survive, and its
+    fact would count as lost whatever the condition."""
+    said = "\n".join(
+        text for turn in turns for text in (turn.user, turn.assistant, *_tool_texts(turn.tool))
+    )
+    for fact in facts:
+        if missing := next((v for v in fact.values if v not in said), None):
+            raise BenchFileError(
+                f"{where}: fact {fact.id!r}'s value {missing!r} occurs in no turn, so it could "
+                "never survive; use the turn's exact text."
+            )
+
+
+def _tool_texts(tool: ToolStep | None) -> list[str]:
+    return [] if tool is None else [tool.result, *tool.arguments.values()]
 
 
 def _at_most(count: int, limit: int, what: str, where: str) -> None:

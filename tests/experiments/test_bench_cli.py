@@ -82,6 +82,9 @@ def test_bench_against_a_live_openai_compatible_server(
     # the cost table has a row for every condition, the model-free one run with the probe too
     cost = page.split("### Cost", 1)[1]
     assert all(f"| {name} | m | 2k | 1 |" in cost for name in runs), cost
+    # no truncation or masking to pair against: a sentence, not an empty, broken table
+    pairs = page.split("### Paired differences", 1)[1].split("###", 1)[0]
+    assert "None: each condition is paired against" in pairs and "| --- |" not in pairs
 
 
 def test_bench_without_a_provider_runs_the_model_free_conditions(

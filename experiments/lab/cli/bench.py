@@ -46,9 +46,9 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
     parser.add_argument("--model", help="model name (default: the provider's)")
     parser.add_argument("--base-url", help="server base URL (default: the provider's)")
     parser.add_argument("--api-key-env", help="environment variable holding the key")
-    parser.add_argument("--sizes", default="2k", help="comma-separated: 2k, 8k, 24k")
-    parser.add_argument("--seeds", default="1-2", help="seeds: 1-3 or 1,4,7")
-    parser.add_argument("--langs", default="zh,en", help="comma-separated: zh, en")
+    parser.add_argument("--sizes", help="comma-separated: 2k, 8k, 24k (default: 2k)")
+    parser.add_argument("--seeds", help="seeds: 1-3 or 1,4,7 (default: 1-2)")
+    parser.add_argument("--langs", help="comma-separated: zh, en (default: zh,en)")
     parser.add_argument(
         "--conditions",
         help="comma-separated condition names (default: all that can run; see docs/bench.md)",
@@ -107,14 +107,18 @@ def _conversations(args: argparse.Namespace) -> list[Conversation]:
     from experiments.x_bench.schema import load_conversations
     from experiments.x_bench.turns import priced
 
+    generated = {"--sizes": args.sizes, "--seeds": args.seeds, "--langs": args.langs}
     if args.conversations is not None:
+        if given := [option for option, value in generated.items() if value is not None]:
+            raise _bad(f"{', '.join(given)} choose generated conversations; --conversations "
+                       "plays the file's own, so leave them out.")  # fmt: skip
         return [priced(c) for c in load_conversations(args.conversations)]
-    sizes = _choices(args.sizes, list(SIZES), "--sizes")
-    langs = _choices(args.langs, list(LANGS), "--langs")
+    sizes = _choices(args.sizes or "2k", list(SIZES), "--sizes")
+    langs = _choices(args.langs or "zh,en", list(LANGS), "--langs")
     return [
         generate(seed, size, lang)
         for size in sizes
-        for seed in parse_seeds(args.seeds)
+        for seed in parse_seeds(args.seeds or "1-2")
         for lang in langs
     ]
 
