@@ -77,9 +77,9 @@ class PrefixEvents:
 
     def _decode(self, raw: bytes, first: int, wanted: list[int]) -> dict[int, Event]:
         if self.format == "ctxlab":  # one event a line: parse the lines asked for only
-            lines = raw.split(b"\n")
+            lines, path = raw.split(b"\n"), self.file.path  # a Path made once, not per line
             try:
-                return {s: parse_line(self.file.path, s + 1, lines[s - first]) for s in wanted}
+                return {s: parse_line(path, s + 1, lines[s - first]) for s in wanted}
             except IndexError:
                 where = f"{self.file.path}: no line for event {max(wanted)}"
                 raise LogCorruptError(where) from None
