@@ -1,8 +1,8 @@
 """Reopening a session of a million events that never compacted, in both log formats.
 
 The session is the agent-turn workload (a question, a tool call, its result, the answer;
-:func:`~benchmarks.turns.tool_turns`), 1,000,000 events (quick: 20,000), written line by line
-by the format's own encoder (:meth:`Codec.encode` and, for dsh, its session header: the bytes
+:func:`~benchmarks.turns.tool_turns`), 100,000 and 1,000,000 events (quick: 20,000), written
+line by line by the format's own encoder (:meth:`Codec.encode` and, for dsh, its session header: the bytes
 ``EventLog`` appends), then opened once: that first open has no snapshot, replays every line
 and writes one (the **full replay**: what every reopen of such a session cost before periodic
 snapshots, whose last snapshot was the one at event 500); then 998 events are appended, so the
@@ -129,12 +129,13 @@ def _rows(path: Path, format: str, events: int, gate: bool) -> list[Row]:
 
 
 def rows(quick: bool) -> list[Row]:
-    events = 20_000 if quick else 1_000_000
+    sizes = (20_000,) if quick else (100_000, 1_000_000)
     out: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for format in ("ctxlab", "dsh"):
-            path = Path(tmp) / f"{format}.jsonl"
-            write_session(path, events, format)
-            out += _rows(path, format, events, gate=not quick)
-            path.unlink()
+        for events in sizes:
+            for format in ("ctxlab", "dsh"):
+                path = Path(tmp) / f"{format}.jsonl"
+                write_session(path, events, format)
+                out += _rows(path, format, events, gate=not quick)
+                path.unlink()
     return out

@@ -9,6 +9,9 @@
   ``json.loads`` of the lines it reads (the snapshot's and the tail's), alternated; and the same
   **right after the compaction of turn 2,000** (9 messages, the smallest context: the open's
   fixed cost, lock, symlink-safe path walk, checksum and guard, weighs most there), reported;
+* **after 2,000 tool-calling turns that never compacted** (8,000 events, all on the
+  surface): the reopen with every message of the context read (what the next request sends)
+  against ``json.loads`` of all the log's lines, alternated (gate 3×, full profile);
 * **at 10K and 100K events** (quick: 1K and 10K) of the same workload: the reopen at the larger
   over the smaller, alternated; and the full replay from the start (:meth:`EventLog.replay`,
   the reference) beside it.
@@ -54,6 +57,35 @@ def compacted_log(path: Path, turns: int) -> None:
             log.replace_span(0, len(nodes) - 9, summary, extra_sources=(start.seq,))
             log.append("compaction/end", {"compaction_id": f"k{turn}"})
     EventLog.open(path, durability="os")
+
+
+def never_compacted_log(path: Path, turns: int) -> None:
+    """``turns`` tool-calling turns and no compaction, then one open (its first snapshot)."""
+    log = EventLog(path, durability="os")
+    for message in tool_turns(turns):
+        log.append_message(message)
+    EventLog.open(path, durability="os")
+
+
+def _context_rows(path: Path, turns: int, gate: bool) -> list[Row]:
+    """A never-compacted session's reopen with every message of its context read (what the
+    next request needs), against ``json.loads`` of all the log's lines, alternated."""
+    lines = [line for line in path.read_bytes().split(b"\n") if line]
+    reopen, floor = [], []
+    for _ in range(REPEATS):
+        reopen.append(_cpu(lambda: EventLog.open(path, durability="os").messages()))
+        floor.append(_cpu(lambda: [json.loads(line) for line in lines]))
+    r, f = statistics.median(reopen), statistics.median(floor)
+    ratios = sorted(a / b for a, b in zip(reopen, floor, strict=True))
+    what = f"after {turns:,} tool-calling turns, never compacted"
+    return [
+        Row("reopen", f"{what}: reopen + every message, CPU", r * 1e3, "ms",
+            note=f"min {min(reopen) * 1e3:.1f} ms, max {max(reopen) * 1e3:.1f} ms"),
+        Row("reopen", f"{what}: reopen + every message / json.loads of all its lines", r / f,
+            gate=3.0, enforced=gate,
+            note=f"json.loads {f * 1e3:.1f} ms ({len(lines):,} lines); paired ratios "
+            f"{ratios[0]:.2f}-{ratios[-1]:.2f}" + ("" if gate else "; quick: report only")),
+    ]  # fmt: skip
 
 
 def _lines_read(path: Path) -> list[bytes]:
@@ -109,6 +141,9 @@ def rows(quick: bool) -> list[Row]:
         compacted_log(mid, 2_008)
         compacted_log(after, 2_000)
         (mid_reopen, after_reopen), (mid_floor, after_floor) = _alternated([mid, after])
+        plain = Path(tmp) / "never.jsonl"
+        never_compacted_log(plain, 2_000)
+        context = _context_rows(plain, 2_000, gate=not quick)
         logs = {}
         for events in (small, large):
             logs[events] = Path(tmp) / f"{events}.jsonl"
@@ -122,6 +157,7 @@ def rows(quick: bool) -> list[Row]:
     return [
         *_ratio_rows(mid_reopen, mid_floor, "after 2,008 compacted turns (41 messages)", True),
         *_ratio_rows(after_reopen, after_floor, "right after a compaction (9 messages)", False),
+        *context,
         Row("reopen", f"reopen at {large:,} events / at {small:,}", lg / s, gate=2.0,
             note=f"{s * 1e3:.2f} ms → {lg * 1e3:.2f} ms"),
         Row("reopen", f"full replay at {large:,} events / reopen at {large:,}",
