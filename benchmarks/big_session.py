@@ -2,20 +2,19 @@
 
 The session is the agent-turn workload (a question, a tool call, its result, the answer;
 :func:`~benchmarks.turns.tool_turns`), 100,000 and 1,000,000 events (quick: 20,000), written
-line by line by the format's own encoder (:meth:`Codec.encode` and, for dsh, its session header: the bytes
-``EventLog`` appends), then opened once: that first open has no snapshot, replays every line
-and writes one (the **full replay**: what every reopen of such a session cost before periodic
-snapshots, whose last snapshot was the one at event 500); then 998 events are appended, so the
-tail after the snapshot is one event short of the next one, the longest a reopen reads (its
-own ``session/end-seed`` makes the 999th). Then, alternated, each in a fresh process: the
+line by line by the format's own encoder (:meth:`Codec.encode` and, for dsh, its session header:
+the bytes ``EventLog`` appends), then opened once: that first open has no snapshot, replays
+every line and writes one (the **full replay**: what every reopen of such a session cost before
+periodic snapshots, whose last snapshot was the one at event 500); then 998 events are appended,
+so the tail after the snapshot is one event short of the next one, the longest a reopen reads
+(its own ``session/end-seed`` makes the 999th). Then, alternated, each in a fresh process: the
 **reopen** (:meth:`EventLog.open`, from the snapshot: ctxlab's ``.snapshot``, dsh's sidecar
-``.ctxlab-snapshot``) and the **raw read** of the same file (its lines, ``readlines``), each
-as CPU time and as the growth of the process's peak RSS (``VmHWM``, reset through
-``/proc/self/clear_refs`` after the imports) over what it held then. At the full size the
-reopen is gated against the raw read: it must cost less than reading the file, in time and in
-memory, however many events come before the snapshot (quick: report only; at 20,000 events
-the 999-event tail is a good part of the file).
-"""
+``.ctxlab-snapshot``) and the **raw read** of the same file (its lines, ``readlines``), each as
+CPU time and as the growth of the process's peak RSS (``VmHWM``, reset through
+``/proc/self/clear_refs`` after the imports) over what it held then. At the full size the reopen
+is gated against the raw read: it must cost less than reading the file, in time and in memory,
+however many events come before the snapshot (quick: report only; at 20,000 events the 999-event
+tail is a good part of the file)."""
 
 from __future__ import annotations
 
