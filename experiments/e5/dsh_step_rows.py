@@ -51,6 +51,15 @@ def _pressure_edge_row(data: DshSteps) -> Verdict:
     )
 
 
+def _retain_edge_row(data: DshSteps) -> Verdict:
+    r = data.retain_edge
+    return Verdict(
+        f"nodes of {r.node_tokens} tokens: retain {r.budget} keeps {r.kept_at_budget}, "
+        f"retain {r.budget + 1} keeps {r.kept_one_over}",
+        r.kept_at_budget == r.budget // r.node_tokens and r.kept_one_over == r.kept_at_budget + 1,
+    )
+
+
 def _merged_row(data: DshSteps) -> Verdict:
     m = data.merged
     return Verdict(
@@ -132,6 +141,18 @@ DSH_STEP_SPECS: tuple[ClaimSpec[DshSteps], ...] = (
         "0.8) exactly at the measured request, then one token above it",
         differs_note="a request exactly at the threshold was not compacted, or one below it "
         "was; see E5.json dsh_steps.pressure_edge",
+    ),
+    ClaimSpec(
+        "DSH-RETAIN-EDGE",
+        "The verbatim tail is the newest nodes whose tokens, added from the newest backwards, "
+        "first reach the retain budget: a tail exactly at the budget stops there.",
+        _retain_edge_row,
+        "add tokens from the newest node back; stop once the retain budget is reached",
+        cite(DSH_SEED, "从最新一条往老的方向累加 token，攒够保留预算就停"),
+        note="run on the range selection: six plain messages of 10 tokens each, retain 20 "
+        "(exactly two nodes) and 21",
+        differs_note="the tail stopped before reaching the budget, or went on past a tail "
+        "that reached it exactly; see E5.json dsh_steps.retain_edge",
     ),
     ClaimSpec(
         "DSH-SUMMARY-MERGE",

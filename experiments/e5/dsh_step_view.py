@@ -1,8 +1,8 @@
 """E5's rows for where and how the engines' checks and recovery fire, as
 :mod:`experiments.e5.dsh_steps` measures them: the DSH pressure check before every request of a
-call, the pressure threshold at its edge, the summary request's prefix with tools, an earlier
-checkpoint merged, the "summary must be smaller" check at its edge, and which provider errors
-enter overflow recovery. Part of :class:`~experiments.e5.view.E5View`."""
+call, the pressure threshold and the retain budget at their edges, the summary request's prefix
+with tools, an earlier checkpoint merged, the "summary must be smaller" check at its edge, and
+which provider errors enter overflow recovery. Part of :class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ __all__ = [
     "MergedCheckpoint",
     "PreStep",
     "PressureEdge",
+    "RetainEdge",
     "SmallerEdge",
     "SummaryPrefix",
 ]
@@ -64,6 +65,19 @@ class PressureEdge:
 
 
 @dataclass(frozen=True)
+class RetainEdge:
+    """The range selection's tail over nodes of equal price, with a retain budget exactly a
+    whole number of nodes and one token more."""
+
+    node_tokens: int
+    budget: int
+    kept_at_budget: int
+    """Nodes kept verbatim with ``budget``."""
+    kept_one_over: int
+    """Nodes kept verbatim with ``budget + 1``."""
+
+
+@dataclass(frozen=True)
 class MergedCheckpoint:
     """Two manual DSH compactions, the second over the first's checkpoint."""
 
@@ -108,6 +122,7 @@ class DshSteps:
     pre_step: PreStep
     prefix: SummaryPrefix
     pressure_edge: PressureEdge
+    retain_edge: RetainEdge
     merged: MergedCheckpoint
     smaller_edge: SmallerEdge
     errors: tuple[ErrorOutcome, ...]

@@ -5,7 +5,8 @@
 * that compaction's summary request is the routed request's head (system, tools) plus the
   shadowed messages as requests carry them, with the directive as the final user message;
 * the pressure threshold at its edge: a request of exactly ``floor(window × 0.8)`` tokens
-  compacts, one of a token less does not;
+  compacts, one of a token less does not; the retain budget at its edge: a tail that reaches
+  the budget exactly stops there;
 * a second DSH compaction over the first one's checkpoint: the checkpoint goes into the summary
   request to be merged, and one checkpoint is left;
 * the "summary must be smaller" check at its edge: a framed summary exactly as large as what it
@@ -27,6 +28,7 @@ from experiments.e5.dsh_step_view import (
     MergedCheckpoint,
     PressureEdge,
     PreStep,
+    RetainEdge,
     SmallerEdge,
     SummaryPrefix,
 )
@@ -45,9 +47,11 @@ from harness import (
 from harness.compaction.dsh import (
     CHECKPOINT_NAME,
     DshEngine,
+    Measurement,
     build_summary_request,
     frame_checkpoint,
     price_message,
+    select_compactable_range,
     summarize_span,
 )
 from harness.errors import (
@@ -74,6 +78,7 @@ def measure_dsh_steps() -> DshSteps:
             pre_step=pre_step,
             prefix=prefix,
             pressure_edge=_pressure_edge(root / "edge"),
+            retain_edge=_retain_edge(),
             merged=_merged(root / "merged.jsonl"),
             smaller_edge=_smaller_edge(),
             errors=_errors(),
@@ -187,6 +192,19 @@ def _pressure_edge(root: Path) -> PressureEdge:
         below_window=below,
         below_events=events(below, "below.jsonl"),
     )
+
+
+def _retain_edge(node_tokens: int = 10, budget: int = 20) -> RetainEdge:
+    """Six plain messages priced ``node_tokens`` each: how many the tail keeps."""
+    nodes = [(n, Message.user(f"q{n}") if n % 2 == 0 else Message.assistant(f"a{n}"))
+             for n in range(6)]  # fmt: skip
+    priced = Measurement(0, tuple((seq, node_tokens) for seq, _ in nodes))
+
+    def kept(retain: int) -> int:
+        selected = select_compactable_range(nodes, priced, retain)
+        return len(nodes) - (selected.end + 1 if selected else 0)
+
+    return RetainEdge(node_tokens, budget, kept(budget), kept(budget + 1))
 
 
 # --- an earlier checkpoint merged ----------------------------------------------------------

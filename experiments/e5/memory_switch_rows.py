@@ -88,6 +88,16 @@ def _invented_row(data: MemorySwitches) -> Verdict:
     )
 
 
+def _injection_edge_row(data: MemorySwitches) -> Verdict:
+    e = data.injection_edge
+    return Verdict(
+        f"a MEMORY.md of {e.cap_chars:,} characters (8,000 tokens): "
+        f"{'whole' if e.at_cap_whole else 'cut'}; of {e.cap_chars + 1:,}: "
+        + ("whole" if e.over_cap_whole else "cut" if e.over_cap_carried else "dropped"),
+        e.at_cap_whole and not e.over_cap_whole and e.over_cap_carried,
+    )
+
+
 _SCRIPTED = "run on a scripted HarnessAgent (memory on, compaction off): "
 MEMORY_SWITCH_SPECS: tuple[ClaimSpec[MemorySwitches], ...] = (
     ClaimSpec(
@@ -171,5 +181,20 @@ MEMORY_SWITCH_SPECS: tuple[ClaimSpec[MemorySwitches], ...] = (
         "real model invents one is E2-FLUSH-INVENTS",
         differs_note="the invented date did not travel ledger → consolidation request → "
         "MEMORY.md; see E5.json memory_switches.invented",
+    ),
+    ClaimSpec(
+        "AS-INJECT-EDGE",
+        "MEMORY.md is cut at maxContextTokens (8,000): a file of exactly 8,000 tokens is "
+        "injected whole, one a character longer is cut.",
+        _injection_edge_row,
+        "cut at maxContextTokens (8000)",
+        cite(AS_SEED, "按 maxContextTokens（默认 8000）截断"),
+        kind="article-computed",  # the seed read the cap from the memory docs, never ran it
+        note=_SCRIPTED + "a MEMORY.md of exactly 20,000 characters (8,000 tokens at the "
+        "estimator's 2.5 characters each), then 20,001, whose last line must or must not reach "
+        "the request (AS-INJECT samples a 32,400-token file); that a file of exactly the cap "
+        "stays whole is our reading of 'cut at'",
+        differs_note="a MEMORY.md of exactly the cap was cut, or a longer one reached the "
+        "request whole; see E5.json memory_switches.injection_edge",
     ),
 )

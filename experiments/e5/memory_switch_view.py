@@ -1,7 +1,8 @@
 """E5's rows for the memory pipeline's switches and timing as the AgentScope seed states them,
 measured by :mod:`experiments.e5.memory_switches`: the flush and maintenance only after a
 successful call, ``disableMemoryTools``, ``flushTrigger`` and ``disableMemoryHooks``, the 90-day
-archive, memory_search's Source lines and an invented fact carried into MEMORY.md. Part of
+archive, memory_search's Source lines, an invented fact carried into MEMORY.md and the injection
+cap at its edge. Part of
 :class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ __all__ = [
     "AfterSuccess",
     "Archive",
     "FlushSwitches",
+    "InjectionEdge",
     "InventedCarried",
     "MemorySwitches",
     "SourceLines",
@@ -98,6 +100,19 @@ class InventedCarried:
 
 
 @dataclass(frozen=True)
+class InjectionEdge:
+    """MEMORY.md exactly as long as the injection cap, and one character longer."""
+
+    cap_chars: int
+    """``max_context_tokens`` in the estimator's characters."""
+    at_cap_whole: bool
+    """A MEMORY.md of ``cap_chars`` reached the request whole."""
+    over_cap_whole: bool
+    over_cap_carried: bool
+    """The longer one reached the request at all (cut, not dropped)."""
+
+
+@dataclass(frozen=True)
 class MemorySwitches:
     after_success: AfterSuccess
     tools_off: ToolsOff
@@ -105,3 +120,4 @@ class MemorySwitches:
     archive: Archive
     source_lines: SourceLines
     invented: InventedCarried
+    injection_edge: InjectionEdge

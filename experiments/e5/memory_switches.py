@@ -7,7 +7,9 @@
 * maintenance moves daily files older than 90 days into ``memory/archive/`` (89, 90, 91 and 120
   days old: the edge and both sides of it);
 * memory_search's ``Source:`` lines carry line numbers, each checked against the file;
-* a flush that writes a date the conversation never held, consolidated into MEMORY.md.
+* a flush that writes a date the conversation never held, consolidated into MEMORY.md;
+* MEMORY.md exactly at the injection cap (8,000 tokens, 20,000 of the estimator's characters)
+  and one character over it.
 
 Each is measured from the harness with scripted models (no recorded output), then judged in
 :mod:`experiments.e5.memory_switch_rows`.
@@ -29,6 +31,7 @@ from experiments.e5.memory_switch_view import (
     AfterSuccess,
     Archive,
     FlushSwitches,
+    InjectionEdge,
     InventedCarried,
     MemorySwitches,
     SourceLines,
@@ -37,6 +40,7 @@ from experiments.e5.memory_switch_view import (
 from harness import FunctionModel, HarnessAgent, MemoryConfig
 from harness.errors import ServerError
 from harness.memory import FlushPolicy, MaintenanceSchedule, MemoryTools, SteppingClock
+from harness.meter.pricers import CHARS_PER_TOKEN
 from harness.model import ChatRequest
 
 __all__ = ["ARCHIVE_AGES", "INVENTED", "measure_memory_switches"]
@@ -66,6 +70,7 @@ def measure_memory_switches() -> MemorySwitches:
             archive=_archive(root / "archive"),
             source_lines=_source_lines(root / "source"),
             invented=_invented(root / "invented"),
+            injection_edge=_injection_edge(root / "inject"),
         )
 
 
@@ -272,4 +277,45 @@ def _invented(root: Path) -> InventedCarried:
         in_ledger=INVENTED in daily,
         in_consolidation_request=any(INVENTED in r.messages[-1].content for r in consolidation),
         in_memory=INVENTED in agent.workspace.read_memory(),
+    )
+
+
+END_MARK = "- end-of-memory"
+
+
+def _memory_text(chars: int) -> str:
+    """A MEMORY.md of exactly ``chars`` characters whose last line is :data:`END_MARK`."""
+    line = "- fact " + "m" * 40 + "\n"
+    body = line * ((chars - len(END_MARK)) // len(line))
+    body += "x" * (chars - len(END_MARK) - len(body) - 1) + "\n" if len(body) + 1 < chars else ""
+    text = body + END_MARK
+    assert len(text) == chars, (len(text), chars)
+    return text
+
+
+def _injected(root: Path, chars: int) -> str:
+    """What the agent request carried of a MEMORY.md of ``chars`` characters."""
+    requests: list[ChatRequest] = []
+
+    def answer(request: ChatRequest) -> str:
+        requests.append(request)
+        return _flush_answer(request)
+
+    (root / "lab-user").mkdir(parents=True)
+    (root / "lab-user" / "MEMORY.md").write_text(_memory_text(chars), encoding="utf-8")
+    agent = _agent(root, FunctionModel(answer), SteppingClock(START))
+    agent.call(FACT)
+    agent.close()
+    first = next(r for r in requests if r.purpose == "agent")
+    return "\n".join(m.content for m in first.messages if "- fact " in m.content)
+
+
+def _injection_edge(root: Path) -> InjectionEdge:
+    cap = int(MemoryConfig().max_context_tokens * CHARS_PER_TOKEN)
+    at, over = _injected(root / "at", cap), _injected(root / "over", cap + 1)
+    return InjectionEdge(
+        cap_chars=cap,
+        at_cap_whole=END_MARK in at,
+        over_cap_whole=END_MARK in over,
+        over_cap_carried=bool(over),
     )

@@ -43,6 +43,8 @@ def test_every_row_matches_on_the_harness(measured: DshSteps) -> None:
         ("DSH-SUMMARY-PREFIX", "prefix", {"directive_last": False}),
         ("DSH-PRESSURE-EDGE", "pressure_edge", {"at_events": 0}),  # > instead of >=
         ("DSH-PRESSURE-EDGE", "pressure_edge", {"below_events": 1}),
+        ("DSH-RETAIN-EDGE", "retain_edge", {"kept_at_budget": 3}),  # > instead of >=
+        ("DSH-RETAIN-EDGE", "retain_edge", {"kept_one_over": 2}),
         ("DSH-SUMMARY-MERGE", "merged", {"carried": False}),  # the old summary dropped
         ("DSH-SUMMARY-MERGE", "merged", {"checkpoints_after": 2}),
         ("DSH-SUMMARY-MERGE", "merged", {"blocks_in_last": 2}),  # nested
@@ -80,6 +82,7 @@ def test_the_overflow_row_fails_when_an_overflow_is_not_recovered(measured: DshS
         ("DSH_SUMMARY_NO_TOOLS", "DSH-SUMMARY-PREFIX"),
         ("DSH_CHECKPOINT_DROPPED", "DSH-SUMMARY-MERGE"),
         ("DSH_SMALLER_STRICT", "DSH-SMALLER-EDGE"),
+        ("DSH_RETAIN_STRICT", "DSH-RETAIN-EDGE"),
     ],
 )
 def test_the_catalogue_mutation_flips_the_row(mutation: str, claim_id: str) -> None:

@@ -50,6 +50,9 @@ def test_every_row_matches_on_the_harness(measured: MemorySwitches) -> None:
         ("AS-SOURCE-LINES", "source_lines", {"pointing_right": 2}),  # a line off by one
         ("AS-CONSOLIDATE-CARRIES", "invented", {"in_memory": False}),
         ("AS-CONSOLIDATE-CARRIES", "invented", {"in_conversation": True}),
+        ("AS-INJECT-EDGE", "injection_edge", {"at_cap_whole": False}),  # cut at < the cap
+        ("AS-INJECT-EDGE", "injection_edge", {"over_cap_whole": True}),
+        ("AS-INJECT-EDGE", "injection_edge", {"over_cap_carried": False}),
     ],
 )
 def test_each_row_fails_on_a_wrong_measurement(
@@ -67,6 +70,7 @@ def test_each_row_fails_on_a_wrong_measurement(
         ("ARCHIVE_AT_90_DAYS", "AS-ARCHIVE-90"),
         ("SOURCE_WITHOUT_LINES", "AS-SOURCE-LINES"),
         ("CONSOLIDATION_SKIPPED", "AS-CONSOLIDATE-CARRIES"),
+        ("INJECTION_CAP_8001", "AS-INJECT-EDGE"),
     ],
 )
 def test_the_catalogue_mutation_flips_the_row(mutation: str, claim_id: str) -> None:

@@ -12,11 +12,13 @@ from experiments.lab.mutations.patches import attr, wrap
 from experiments.lab.mutations.patches_seed_claims import (
     after_failed_call,
     archive_at_limit,
+    cap_one_token_higher,
     check_first_request_only,
     drops_checkpoint,
     hooks_off_keeps_maintenance,
     offload_one_above,
     pressure_strictly_above,
+    retain_strictly,
     smaller_strictly,
     source_without_lines,
     summary_without_tools,
@@ -101,6 +103,18 @@ SEED_CLAIM_MUTATIONS: tuple[Mutation, ...] = (
         "a DSH summary exactly as large as what it replaces is accepted (> instead of >=)",
         wrap(f"{_DSH}.summarizer", "summarize_span", smaller_strictly),
         ("DSH-SMALLER-EDGE",),
+    ),
+    Mutation(
+        "INJECTION_CAP_8001",
+        "MEMORY.md's injection cap is 8,001 tokens instead of 8,000",
+        wrap("harness.memory.injection", "cut_memory", cap_one_token_higher),
+        ("AS-INJECT-EDGE",),
+    ),
+    Mutation(
+        "DSH_RETAIN_STRICT",
+        "the DSH verbatim tail stops only once it holds more than the retain budget (> not >=)",
+        wrap(f"{_DSH}.selection", "select_compactable_range", retain_strictly),
+        ("DSH-RETAIN-EDGE",),
     ),
     Mutation(
         "WATERMARK_BEFORE_WRITE",

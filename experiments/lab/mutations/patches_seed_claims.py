@@ -12,11 +12,13 @@ from typing import Any
 __all__ = [
     "after_failed_call",
     "archive_at_limit",
+    "cap_one_token_higher",
     "check_first_request_only",
     "drops_checkpoint",
     "hooks_off_keeps_maintenance",
     "offload_one_above",
     "pressure_strictly_above",
+    "retain_strictly",
     "smaller_strictly",
     "source_without_lines",
     "summary_without_tools",
@@ -150,6 +152,24 @@ def smaller_strictly(original: Any) -> Any:
         return original(model, request, shadowed_tokens + 1, *rest)
 
     return summarize
+
+
+def cap_one_token_higher(original: Any) -> Any:
+    """MEMORY.md's injection cap is one token higher (8,001)."""
+
+    def cut_memory(text: str, max_tokens: int) -> str:
+        return str(original(text, max_tokens + 1))
+
+    return cut_memory
+
+
+def retain_strictly(original: Any) -> Any:
+    """The DSH tail goes on until it holds more than the retain budget (``>``, not ``>=``)."""
+
+    def select(nodes: Any, measurement: Any, retain_tokens: int) -> Any:
+        return original(nodes, measurement, retain_tokens + 1)
+
+    return select
 
 
 def watermark_before_write(original: Any) -> Any:
