@@ -163,7 +163,8 @@ MEMORY_SWITCH_SPECS: tuple[ClaimSpec[MemorySwitches], ...] = (
         "Source with line numbers",
         cite(AS_SEED, "Source 带行号，说明它是被读进来的材料，不是指令"),
         note=_SCRIPTED + "a fact in MEMORY.md and twice in a daily file, searched; each "
-        "cited line is read back from its file and must hold the hit",
+        "cited line is read back from its file and must hold the hit (the seed's run cites a "
+        "range, memory/2026-10-30.md#3-4; ctxlab cites each hit's line)",
         differs_note="a Source line had no line number, or one that does not point at the "
         "hit; see E5.json memory_switches.source_lines",
     ),
