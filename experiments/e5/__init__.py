@@ -24,7 +24,14 @@ that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` an
 * :mod:`~experiments.e5.edge_rows`: the offload threshold's edge, a tool call a crash left
   open, a DSH compaction whose close fails, and image content;
 * :mod:`~experiments.e5.peer_rows`: where ctxlab deliberately does otherwise than a peer's own
-  tests expect (``tests/conformance/``).
+  tests expect (``tests/conformance/``);
+* :mod:`~experiments.e5.memory_switches`: the flush and maintenance after a successful call
+  only, disableMemoryTools, flushTrigger and disableMemoryHooks, the 90-day archive, Source
+  line numbers and an invented fact carried into MEMORY.md (rows in
+  :mod:`~experiments.e5.memory_switch_rows`);
+* :mod:`~experiments.e5.dsh_steps`: the DSH pre-step check, the summary request's prefix with
+  tools, the pressure and "must be smaller" edges, an earlier checkpoint merged, and which
+  errors enter overflow recovery (rows in :mod:`~experiments.e5.dsh_step_rows`).
 
 Rows carry ``kind`` ``article-computed`` where the seed computed or read the value from
 bytecode without running it, ``article`` where the seed observed it, ``ctxlab`` for our own.
@@ -35,11 +42,15 @@ from __future__ import annotations
 from experiments.e5.common import SOURCE, START
 from experiments.e5.dsh_mechanics import measure_dsh_mechanics
 from experiments.e5.dsh_rows import dsh_mechanics_claims
+from experiments.e5.dsh_step_rows import dsh_step_claims
+from experiments.e5.dsh_steps import measure_dsh_steps
 from experiments.e5.edge_rows import edge_claims, measure_edges
 from experiments.e5.failures import FAILURE_SPECS, measure_failures
 from experiments.e5.fallback import FALLBACK_SPECS, measure_fallback
 from experiments.e5.flush_order import ORDER_SPECS, measure_flush_order
 from experiments.e5.grid import GRID_SPECS, cadence, formula_interval, measure_grid
+from experiments.e5.memory_switch_rows import memory_switch_claims
+from experiments.e5.memory_switches import measure_memory_switches
 from experiments.e5.more_rows import measure_more, more_claims
 from experiments.e5.peer_rows import measure_peer_deviations, peer_claims
 from experiments.e5.seed_memory import measure_seed_memory
@@ -70,6 +81,8 @@ def measure() -> E5View:
         more=measure_more(),
         edges=measure_edges(),
         peers=measure_peer_deviations(),
+        memory_switches=measure_memory_switches(),
+        dsh_steps=measure_dsh_steps(),
     )
 
 
@@ -87,6 +100,8 @@ def claims(view: E5View) -> tuple[Claim, ...]:
         *more_claims(view.more),
         *edge_claims(view.edges),
         *peer_claims(view.peers),
+        *memory_switch_claims(view.memory_switches),
+        *dsh_step_claims(view.dsh_steps),
     )
 
 

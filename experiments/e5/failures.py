@@ -28,7 +28,13 @@ from experiments.lab.views import to_data
 from harness import Agent, CompactionConfig, ContextLengthExceededError, FunctionModel, make_engine
 from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, PruneConfig
 from harness.errors import ServerError
-from harness.memory import ConsolidationOutcome, Consolidator, MemoryWorkspace, SteppingClock
+from harness.memory import (
+    ConsolidationOutcome,
+    Consolidator,
+    MemoryWorkspace,
+    SteppingClock,
+    format_instant,
+)
 from harness.model import ChatRequest
 
 __all__ = ["FAILURE_SPECS", "measure_failures"]
@@ -169,14 +175,16 @@ def measure_consolidation_failure() -> ConsolidationWriteFailure:
         workspace.append_entry("Memory Flush", "- fact-2 customer ALPHA")
         inputs: list[str] = []
         consolidator = Consolidator(_merging_model(inputs), workspace)
+        before = workspace.read_watermark()  # the file, not what the outcome says of it
         failed = _consolidate_on_full_disk(consolidator, workspace)
+        after = workspace.read_watermark()
         redone = consolidator.consolidate()
         memory = workspace.read_memory()
         third = consolidator.consolidate()
     return ConsolidationWriteFailure(
         failed_status=failed.status,
-        watermark_after_failure=failed.watermark_after,
-        watermark_unchanged=failed.watermark_after == failed.watermark_before,
+        watermark_after_failure=format_instant(after),
+        watermark_unchanged=after == before,
         redone_status=redone.status,
         same_batch=len(inputs) >= 2 and inputs[0] == inputs[1],  # no redo: not the same
         facts_in_memory=tuple(f for f in ("fact-1", "fact-2") if f in memory),

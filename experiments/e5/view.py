@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.e3.view import CompactionRow
+from experiments.e5.dsh_step_view import DshSteps
 from experiments.e5.dsh_view import DshMechanics
 from experiments.e5.edge_view import EdgeMechanics
+from experiments.e5.memory_switch_view import MemorySwitches
 from experiments.e5.more_view import MoreMechanics
 from experiments.e5.peer_view import PeerDeviations
 from experiments.e5.seed_view import SeedMemory
@@ -191,6 +193,10 @@ class E5View:
     """The last of those rows, and the two the catalogue's former gaps flip."""
     peers: PeerDeviations
     """Where ctxlab deliberately does otherwise than a peer's own tests expect."""
+    memory_switches: MemorySwitches
+    """The rows issue 44 added: the memory switches and timing the AgentScope seed states."""
+    dsh_steps: DshSteps
+    """The rows issue 44 added: where the DSH checks and overflow recovery fire, and edges."""
 
     def __post_init__(self) -> None:
         if not self.grid:

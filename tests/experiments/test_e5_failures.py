@@ -20,3 +20,14 @@ def test_a_consolidation_that_never_redoes_its_batch_is_a_differing_row(
     measured = failures.measure_consolidation_failure()
     assert measured.same_batch is False
     assert measured.watermark_unchanged is False
+
+
+def test_a_watermark_moved_before_the_write_reads_as_moved() -> None:
+    # the outcome of the failed run reports the watermark it started from; the file is what
+    # counts: under this mutation the row said "watermark kept" while the file had moved
+    from experiments.lab.mutations.catalogue import by_name
+
+    with by_name("WATERMARK_BEFORE_WRITE").apply():
+        measured = failures.measure_consolidation_failure()
+    assert measured.watermark_unchanged is False
+    assert measured.same_batch is False

@@ -16,6 +16,7 @@ from unittest import mock
 
 from experiments.lab.mutations.catalogue_more import MORE_MUTATIONS
 from experiments.lab.mutations.catalogue_ours import OUR_MUTATIONS
+from experiments.lab.mutations.catalogue_seed_claims import SEED_CLAIM_MUTATIONS
 from experiments.lab.mutations.mutation import Mutation
 from experiments.lab.mutations.patches import (
     attr,
@@ -198,7 +199,12 @@ MUTATIONS: tuple[Mutation, ...] = (
             "try_claim",
             lambda _o: lambda self: False,
         ),
-        ("AS-CONSOLIDATE-CADENCE", "E2-S1-SKIP-LOG", "E5-ORDER-MAINTENANCE-FIRST"),
+        (
+            "AS-CONSOLIDATE-CADENCE",
+            "E2-S1-SKIP-LOG",
+            "E5-ORDER-MAINTENANCE-FIRST",
+            "AS-CONSOLIDATE-CARRIES",
+        ),
     ),
     Mutation(
         "PAIRING_CHECK_OFF",
@@ -231,6 +237,7 @@ MUTATIONS += (
 
 MUTATIONS += MORE_MUTATIONS
 MUTATIONS += OUR_MUTATIONS
+MUTATIONS += SEED_CLAIM_MUTATIONS
 
 
 def by_name(name: str) -> Mutation:
