@@ -318,8 +318,10 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         "With MEMORY.md deleted, the answer is recovered from the "
         "daily file through tools (MEMORY.md rebuilt in one of the article's runs).",
         _s4_rebuild,
-        "both facts, via tools, from the daily file",
-        cite(AS_SEED, "memory_search 两次，read_file 两次，list_files 三次，session_search 两次"),
+        "via tools, Source: the daily file (memory/2026-10-30.md)",
+        cite(AS_SEED, "18:26 那次是 5 次工具、4909 ms，Source 指向 memory/2026-10-30.md#3-4"),
+        note="judged by the answer naming both facts, tools called and a Source in the daily "
+        "file (the answer's facts are our stricter reading)",
     ),
     ClaimSpec(
         "E2-S4-SAVE",

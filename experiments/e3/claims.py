@@ -136,8 +136,9 @@ def _summary_keeps(view: E3View) -> Verdict:
     summaries = _summaries(view)
     keeps_word = sum(CODE_WORD in text for text in summaries)
     return Verdict(
-        f"{keeps_word} of {len(summaries)}",
-        note=RULE,
+        f"{keeps_word} of {len(summaries)} summaries",
+        bool(summaries) and keeps_word == len(summaries),
+        note=f"every summary must hold the word; {RULE}",
         differs_note=f"the model ({source}) wrote summaries without the code word "
         f"(the first: {summaries[0][:80]!r}); {RULE}"
         if summaries
@@ -270,6 +271,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         summary_rules.merged,
         "merged, not nested",
         cite(AS_SEED, "起名是为了下次压缩能认出旧摘要，把它合并进新摘要，不至于层层套娃"),
+        kind="article-computed",  # the seed's reading of why the message is named, not a run
     ),
     ClaimSpec(
         "E3-FINAL-MSGS",
@@ -291,8 +293,13 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "Each summary fills the four sections SESSION INTENT / SUMMARY / ARTIFACTS / NEXT STEPS "
         "(a heading alone, or 'None' under it, is an empty section).",
         summary_rules.sections,
-        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
-        cite(AS_SEED, "后面四段：SESSION INTENT、SUMMARY、ARTIFACTS、NEXT STEPS"),
+        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's 3 summaries, each sectioned
+        cite(
+            AS_SEED,
+            "四段各有分工。按我的理解，INTENT 和 SUMMARY 保结论，ARTIFACTS 保文件，NEXT STEPS "
+            "保没做完的动作",
+        ),
+        kind="article-computed",  # the seed's reading of the four sections over its 3 summaries
     ),
     ClaimSpec(
         "E3-RECALL",
@@ -307,7 +314,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "through the compaction summary (the conclusion survives compaction); we trace the "
         "route in the requests.",
         _recall_route,
-        "round 4: summary; round 5: summary",
+        "through the summary (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”和“倒过来念”这条规矩"),
     ),
     ClaimSpec(
@@ -316,7 +323,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "seed infers it from the answers and shows no summary text; we read the three "
         "summaries themselves.",
         _summary_keeps,
-        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
+        "the summary keeps 夜莺 (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”"),
     ),
     ClaimSpec(

@@ -126,9 +126,11 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         "On a context-window error: prune, then compact with retain 0; retry only when the "
         "surface was replaced; at most 1 retry by default.",
         _overflow_row,
-        "retain 0, retry only if the replace generation grew, maxOverflowRetries 1",
+        "retain 0",
         cite(DSH_SEED, "用 0 当保留预算选区"),
-        note="retain 0 keeps only the newest node besides the checkpoint",
+        note="retain 0 keeps only the newest node besides the checkpoint; also checked, as "
+        "§2 reads them further on: a retry only when the surface was replaced, and "
+        "maxOverflowRetries 1",
         differs_note="the recovery kept more than the last node, retried without a "
         "change, or the retry budget is not 1; see E5.json dsh.overflow",
     ),

@@ -16,7 +16,9 @@ __all__ = ["ALREADY_DIFFERS", "GUARDS", "UNCOVERED", "guard_reason", "uncovered"
 
 _DEFAULT = "a guard of a configuration constant: it reads a default of AgentScope 2.0.3 "
 GUARDS: dict[str, str] = {
-    "AS-DEFAULTS": _DEFAULT + "(trigger 50, keep 20 …), which no behaviour of the harness moves",
+    "AS-DEFAULTS": _DEFAULT + "(trigger 50, keep 20), which no behaviour of the harness moves",
+    "AS-DEFAULT-RESERVE": _DEFAULT + "(the output reserve, 20,000 tokens), which no behaviour of "
+    "the harness moves",
     "AS-MEMORY-CAP": _DEFAULT + "(consolidationMaxTokens 4000), sent as the request's max_tokens",
     "AS-OFFLOAD-PATH": "a guard of a naming constant: large_tool_results/<16 hex>.txt, the path "
     "the offloader builds from the text's SHA-256",
