@@ -33,8 +33,9 @@ def s1_flush(view: E2View, rule: str) -> Verdict:
     if named and copied:
         value = "no: it copies the user's message verbatim"
     why = (
-        f"the flush only copied the user's message, instruction and all ({copied[0][:60]!r}): "
-        "it names both facts because the user's sentence does, not because it extracted them"
+        f"the flush's line is the user's step-1 message word for word ({len(copied[0])} "
+        "characters), its instruction not to call any tool included: it names both facts "
+        "because the user's sentence does, not because it extracted them"
         if copied
         else f"the flush model ({view.source}) did not name both facts"
     )

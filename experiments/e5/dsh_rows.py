@@ -156,11 +156,7 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         "A summary cut off at max tokens is a failure, not a half checkpoint.",
         _truncated_row,
         "max-tokens → failure",
-        cite(
-            DSH_SEED,
-            "截断即失败（summarizer.ts:206-209 把 max-tokens 映射成错误码 MAX_TOKENS 的 "
-            "incomplete checkpoint",
-        ),
+        cite(DSH_SEED, "截断即失败"),
         note="the error must name max_tokens and an incomplete checkpoint, as the seed does",
         differs_note="a truncated summary was committed, or refused with another error than "
         "the seed's (MAX_TOKENS, incomplete checkpoint)",

@@ -94,7 +94,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "它算出的表面，与在线进程压缩后的表面一致": "6",
         "对不上直接抛错": "3",
         "必须保留精确路径、命令、错误串和数字": "4",
-        "截断即失败（summarizer.ts:206-209 把 max-tokens 映射成错误码 MAX_TOKENS 的 incomplete checkpoint": "4",
+        "截断即失败": "4",
         "指令要求输出固定的八段 Markdown（Primary Request and Intent / Key Technical Concepts / Files and Code / Errors and Fixes / Pending Jobs / Current Work / Next Step / Critical Context": "4",
         "摘要与替换消息之间一次让出都不给": "7",
         "用 0 当保留预算选区": "2",

@@ -117,7 +117,7 @@ def test_e2_s1_flush_rejects_a_copied_instruction() -> None:
     header, _, _body = rest.partition("\n")
     data["final_daily_text"] = f"{head}## Memory Flush{header}\n- {INSTRUCTION}\n"
     claim = _claims(E2_PAGE, e2_claims.claims, data)["E2-S1-FLUSH"]
-    assert claim.status == "differs" and "copied the user's message" in claim.note
+    assert claim.status == "differs" and "message word for word" in claim.note
 
 
 def test_e2_s3_searches_rejects_mixed_sources_and_an_empty_answer() -> None:
