@@ -15,6 +15,7 @@ from html import escape
 import pandas as pd
 
 from experiments.lab.report.glossary_more import MORE_GLOSSES
+from experiments.lab.report.glossary_quotes import QUOTE_GLOSSES
 
 __all__ = [
     "GLOSSES",
@@ -46,35 +47,6 @@ GLOSSES: dict[str, str] = {
     "写完 MEMORY.md 才推进水位，写失败水位不动，下一轮重跑同一批": (
         "the watermark advances only after MEMORY.md is written; a failed write leaves it, and "
         "the next round reruns the same batch"
-    ),
-    # issue 44's quotes, which carry the values their rows state
-    "那次是 5 次工具、4909 ms，Source 指向": (
-        "that run made 5 tool calls, 4909 ms, Source pointing to"
-    ),
-    (
-        "四段各有分工。按我的理解，INTENT 和 SUMMARY 保结论，ARTIFACTS 保文件，"
-        "NEXT STEPS 保没做完的动作"
-    ): (
-        "each of the four sections has its job. As I understand it, INTENT and SUMMARY keep the "
-        "conclusions, ARTIFACTS the files, NEXT STEPS the actions not yet done"
-    ),
-    "输出预留 2.0.3 默认": "the output reserve, by default in 2.0.3,",
-    "这类工具本身不参与，免得把": "tools like these take no part themselves, so as not to move",
-    "查文件": "reading a file",
-    "的结果再搬一次，排除名单一共七个": (
-        "results a second time; the exclusion list has seven in all"
-    ),
-    "压前 flush 默认开，会把将被压掉的前缀先抽到 daily；offloadBeforeCompact 默认也开": (
-        "the pre-compaction flush is on by default and first extracts the prefix about to be "
-        "compacted into the daily file; offloadBeforeCompact is on by default too"
-    ),
-    (
-        "自动压缩用 whole-surface（region.ts:387-396，深比较整个度量节点列表），"
-        "因为步间边界内表面本就不该动，动了就是有并发写人；手动压缩用"
-    ): (
-        "automatic compaction uses whole-surface (region.ts:387-396, a deep comparison of the "
-        "whole list of measured nodes), because within a step boundary the surface should not "
-        "move, and if it did someone wrote concurrently; manual compaction uses"
     ),
     # code words
     "夜莺": "nightingale",
@@ -330,6 +302,7 @@ GLOSSES: dict[str, str] = {
     ),
     "六种": "six kinds",
 }
+GLOSSES.update(QUOTE_GLOSSES)
 GLOSSES.update(MORE_GLOSSES)
 """Each Chinese text the reports quote, exactly as quoted, with its English meaning."""
 
