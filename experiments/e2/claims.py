@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from experiments.e2 import answer_rules
+from experiments.e2.answer_rules import FACTS, has_facts
 from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s4_sizes
 from experiments.e2.view import E2View
 from experiments.lab.claims import AS_SEED, Claim, cite
@@ -16,14 +18,9 @@ from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 
-FACTS = ("上海港", "ALPHA")
 SEED_FLUSH_HEADER = "## Memory Flush — 2026-10-30T12:33:04Z"
 """The daily entry header as the seed shows it (seconds, no fraction)."""
 STRUCTURAL = "structural: decided by the harness, whatever the model says"
-
-
-def has_facts(text: str) -> bool:
-    return all(fact in text for fact in FACTS)
 
 
 def _rule(source: str) -> str:
@@ -51,16 +48,6 @@ def _s1_tools(view: E2View) -> Verdict:
         note=_rule(source),
         differs_note=f"the model tried to call a tool (read: {list(s1.tool_calls)}; answer "
         f"{s1.answer[:80]!r}); judge `call_attempts`; {_rule(source)}",
-    )
-
-
-def _s1_flush(view: E2View) -> Verdict:
-    source = view.source
-    first_flush = view.final_daily_text.split("## Memory Flush")[1:2]
-    return Verdict(
-        yes(bool(first_flush) and has_facts(first_flush[0])),
-        note=_rule(source),
-        differs_note=f"the flush model ({source}) did not name both facts; {_rule(source)}",
     )
 
 
@@ -158,21 +145,6 @@ def _s3_recall(view: E2View) -> Verdict:
     )
 
 
-def _s3_searches(view: E2View) -> Verdict:
-    source = view.source
-    s3 = view.steps[2]
-    tools = Counter(s3.tool_calls)
-    searches = f"memory_search×{tools['memory_search']}; sources: " + (
-        ", ".join(s3.sources) or "none"
-    )
-    return Verdict(
-        searches,
-        "MEMORY.md" in s3.sources,
-        note=f"judged by MEMORY.md being among the cited sources; {_rule(source)}",
-        differs_note=f"no Source line points to MEMORY.md; {_rule(source)}",
-    )
-
-
 def _section(text: str, kind: str) -> str:
     """The bodies of the ``## <kind> — …`` sections of a daily text, joined."""
     parts = text.split("\n## ")
@@ -261,7 +233,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
     ClaimSpec(
         "E2-S1-FLUSH",
         "After step 1 the daily file has a Memory Flush section naming both facts.",
-        _s1_flush,
+        lambda v: answer_rules.s1_flush(v, _rule(v.source)),
         "yes",
         cite(AS_SEED, "出现 ## Memory Flush — 2026-10-30T12:33:04Z"),
     ),
@@ -337,7 +309,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         "E2-S3-SEARCHES",
         "Step 3 searches memory and the search's Source lines point to MEMORY.md (the "
         "number of searches is not the result).",
-        _s3_searches,
+        lambda v: answer_rules.s3_searches(v, _rule(v.source)),
         "3 searches (0 in the other run); Source: MEMORY.md",
         cite(AS_SEED, "两次窗口分别 3 次和 0 次搜索，Source 都指向 MEMORY.md"),
     ),
@@ -346,8 +318,10 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         "With MEMORY.md deleted, the answer is recovered from the "
         "daily file through tools (MEMORY.md rebuilt in one of the article's runs).",
         _s4_rebuild,
-        "both facts, via tools, from the daily file",
-        cite(AS_SEED, "memory_search 两次，read_file 两次，list_files 三次，session_search 两次"),
+        "via tools, Source: the daily file (memory/2026-10-30.md)",
+        cite(AS_SEED, "18:26 那次是 5 次工具、4909 ms，Source 指向 memory/2026-10-30.md#3-4"),
+        note="judged by the answer naming both facts, tools called and a Source in the daily "
+        "file (the answer's facts are our stricter reading)",
     ),
     ClaimSpec(
         "E2-S4-SAVE",

@@ -30,6 +30,7 @@ from experiments.lab.recorded import recorded_result, view_header
 from harness import Agent, CallResult, CompactionConfig, make_engine
 from harness.compaction.agentscope import PruneConfig
 from harness.meter.pricers import estimate_tokens
+from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.history import StateHistory
 from harness.store.statefile import Transcript
 
@@ -83,11 +84,29 @@ def _round_record(number: int, user: str, result: CallResult, agent: Agent) -> R
     )
 
 
+class SummaryRequests:
+    """Passes requests through to ``model`` and keeps the text of each summary request."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model  # harness.model.provider_of looks through wrappers by this name
+        self.texts: list[str] = []
+
+    @property
+    def model_name(self) -> str:
+        return self.model.model_name
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        if request.purpose == "summary":
+            self.texts.append("\n".join(m.content for m in request.messages))
+        return self.model.complete(request)
+
+
 def measure(settings: RunSettings) -> E3View:
     """Play the five rounds. The history keeps its session log (the transcript, as AgentScope's
     session keeps one) in a temporary folder; it changes no request."""
     with tempfile.TemporaryDirectory() as tmp, settings.model("E3", "rounds") as cassette:
-        engine = make_engine(settings.configure(CONFIG), cassette.client)
+        summariser = SummaryRequests(cassette.client)
+        engine = make_engine(settings.configure(CONFIG), summariser)
         history = StateHistory("e3", transcript=Transcript(Path(tmp) / "e3.jsonl"))
         agent = Agent(cassette.client, SYSTEM_PROMPT, engine=engine, history=history)
         rounds = []
@@ -115,6 +134,7 @@ def measure(settings: RunSettings) -> E3View:
         ),
         rounds=tuple(rounds),
         session_log_users=logged,
+        summary_requests=tuple(summariser.texts),
         final_summary_message=SummaryMessage(summary.role, summary.name, summary.content)
         if summary
         else None,

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from experiments.e3 import summary_rules
+from experiments.e3.summary_rules import SECTIONS
 from experiments.e3.view import E3View
 from experiments.lab.claims import AS_SEED, Claim, cite
-from experiments.lab.claims.judges import filled_sections, markdown_headings, recall_route
+from experiments.lab.claims.judges import recall_route
 from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
 from harness.compaction.agentscope import SUMMARY_PREFIX
 
@@ -20,7 +22,6 @@ __all__ = ["CODE_WORD", "SECTIONS", "SPECS", "claims"]
 CODE_WORD = "夜莺"
 REVERSED = "莺夜"
 STRUCTURAL = "structural: decided by the harness, whatever the model says"
-SECTIONS = ("SESSION INTENT", "SUMMARY", "ARTIFACTS", "NEXT STEPS")
 ARTICLE_SUMMARY_CHARS = (698, 874, 168)
 ARTICLE_SUMMARIES = len(ARTICLE_SUMMARY_CHARS)
 """The seed's run compacted three times (rounds 3, 4, 5): three summaries."""
@@ -90,25 +91,6 @@ def _final_tokens(view: E3View) -> Verdict:
     )
 
 
-def _sections(view: E3View) -> Verdict:
-    """A section counts only with content: a heading alone, or "None" under it, is empty."""
-    source = view.source
-    summaries = _summaries(view)
-    headed = sum(all(h in markdown_headings(t) for h in SECTIONS) for t in summaries)
-    filled = [filled_sections(t, SECTIONS) for t in summaries]
-    complete = sum(len(f) == len(SECTIONS) for f in filled)
-    total = len(summaries)
-    return Verdict(
-        f"{complete} of {total}",
-        note=f"every section of every summary has content; {RULE}",
-        differs_note=f"{headed} of {total} summaries carry the four headings, but only "
-        f"{complete} fill all four (filled per summary: "
-        f"{'; '.join(', '.join(f) or 'none' for f in filled)}); the rest is only 'None' "
-        f"(the model, {source}, summarised nothing; see E3-SUMMARY-KEEPS); "
-        f"judged by judge `filled_sections`; {RULE}",
-    )
-
-
 def _routes(view: E3View) -> dict[int, str]:
     """How the code word reached rounds 4 and 5's requests (see :func:`recall_route`)."""
     routes = {}
@@ -154,30 +136,13 @@ def _summary_keeps(view: E3View) -> Verdict:
     summaries = _summaries(view)
     keeps_word = sum(CODE_WORD in text for text in summaries)
     return Verdict(
-        f"{keeps_word} of {len(summaries)}",
-        note=RULE,
+        f"{keeps_word} of {len(summaries)} summaries",
+        bool(summaries) and keeps_word == len(summaries),
+        note=f"every summary must hold the word; {RULE}",
         differs_note=f"the model ({source}) wrote summaries without the code word "
         f"(the first: {summaries[0][:80]!r}); {RULE}"
         if summaries
         else f"no summaries; {RULE}",
-    )
-
-
-def _merged(view: E3View) -> Verdict:
-    """Each round's summary message carries the fixed opening once: the old summary was
-    recognised and merged into the new one, not nested inside it."""
-    openings = [
-        (r.round, sum(m.text.count(SUMMARY_PREFIX) for m in r.context_after if m.kind == "summary"))
-        for r in view.rounds
-        if r.compaction
-    ]
-    merged = len(openings) >= 2 and all(count == 1 for _, count in openings)
-    return Verdict(
-        "; ".join(f"round {n}: {count} opening(s)" for n, count in openings) or "no compaction",
-        merged,
-        note=f"judged on the context after each compacting round; {STRUCTURAL}",
-        differs_note="a summary message nests an earlier one (its opening twice), or fewer than "
-        "two compactions ran, so no old summary was there to merge",
     )
 
 
@@ -303,9 +268,10 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "E3-SUMMARY-MERGED",
         "The old summary is recognised by its name and merged into the new one, not nested: "
         "every summary message carries the fixed opening once.",
-        _merged,
+        summary_rules.merged,
         "merged, not nested",
         cite(AS_SEED, "起名是为了下次压缩能认出旧摘要，把它合并进新摘要，不至于层层套娃"),
+        kind="article-computed",  # the seed's reading of why the message is named, not a run
     ),
     ClaimSpec(
         "E3-FINAL-MSGS",
@@ -326,9 +292,14 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "E3-SUMMARY",
         "Each summary fills the four sections SESSION INTENT / SUMMARY / ARTIFACTS / NEXT STEPS "
         "(a heading alone, or 'None' under it, is an empty section).",
-        _sections,
-        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
-        cite(AS_SEED, "后面四段：SESSION INTENT、SUMMARY、ARTIFACTS、NEXT STEPS"),
+        summary_rules.sections,
+        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's 3 summaries, each sectioned
+        cite(
+            AS_SEED,
+            "四段各有分工。按我的理解，INTENT 和 SUMMARY 保结论，ARTIFACTS 保文件，NEXT STEPS "
+            "保没做完的动作",
+        ),
+        kind="article-computed",  # the seed's reading of the four sections over its 3 summaries
     ),
     ClaimSpec(
         "E3-RECALL",
@@ -343,7 +314,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "through the compaction summary (the conclusion survives compaction); we trace the "
         "route in the requests.",
         _recall_route,
-        "round 4: summary; round 5: summary",
+        "through the summary (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”和“倒过来念”这条规矩"),
     ),
     ClaimSpec(
@@ -352,7 +323,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         "seed infers it from the answers and shows no summary text; we read the three "
         "summaries themselves.",
         _summary_keeps,
-        f"{ARTICLE_SUMMARIES} of {ARTICLE_SUMMARIES}",  # the seed's three summaries
+        "the summary keeps 夜莺 (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”"),
     ),
     ClaimSpec(

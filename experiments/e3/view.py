@@ -156,6 +156,9 @@ class E3View(RecordedView):
     session_log_users: tuple[str, ...] = ()
     """The user messages the session log (the transcript) holds after the five rounds, in
     order, summaries left out."""
+    summary_requests: tuple[str, ...] = ()
+    """The text each summary request carried (its one user message: the prompt and the
+    transcript of the prefix), in order: what the summariser was given, as sent."""
 
     def __post_init__(self) -> None:
         numbers = [r.round for r in self.rounds]

@@ -180,12 +180,27 @@ def _engine_run(
         facts_kept=_facts_in(done.summary),
         surface_summary=next((m.content for m in after if m.is_summary), None),
         replay_equals_live=EventLog.replay(log_path).messages() == after if log_path else None,
+        replay_as_recorded=_replay_as_recorded(log_path, summary_response, before),
         pairing_valid=_valid(after),
         events=done.events,
         range=done.range,
         error=done.error,
         summary_event=done.summary_event,
     )
+
+
+def _replay_as_recorded(
+    log_path: Path | None, answered: ChatResponse, before: list[Any]
+) -> bool | None:
+    """The log replayed from zero against what the recording holds: the summary the model
+    answered, then the last :data:`KEEP` messages of the conversation before the compaction."""
+    if log_path is None:
+        return None
+    replayed = EventLog.replay(log_path).messages()
+    head, tail = replayed[:1], replayed[1:]
+    summary = (answered.message.content or "").strip()
+    holds_summary = bool(head) and head[0].is_summary and bool(summary)
+    return holds_summary and summary in head[0].content and tail == before[-KEEP:]
 
 
 def _valid(messages: list[Any]) -> bool:

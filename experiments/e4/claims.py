@@ -62,14 +62,24 @@ def _events(view: E4View) -> Verdict:
         e.type + ("(replace)" if e.surface_op is not None and e.surface_op.is_replace else "")
         for e in dsh.events
     ]
-    return _committed_cut(view, ", ".join(types)) or Verdict(", ".join(types))
+    refused = (
+        f"the DSH engine refused its summary ({dsh.error}) and closed the bracket with "
+        "compaction/end, appending no summary and no replace: what the log holds follows the "
+        f"model's answer here, not the harness alone{_cap(view)}"
+    )
+    return _committed_cut(view, ", ".join(types)) or Verdict(
+        ", ".join(types), differs_note=refused if dsh.error else ""
+    )
 
 
 def _replay(view: E4View) -> Verdict:
+    """The log replayed from zero, judged against the recording, not against the live surface
+    (which the same fold computes, so a broken fold would break both sides alike)."""
     dsh, agentscope = view.run("dsh"), view.run("agentscope")
     replay = (
-        f"DSH: {'equal' if dsh.replay_equals_live else 'different'} (AgentScope on the same "
-        f"store: {'equal' if agentscope.replay_equals_live else 'different'})"
+        f"DSH: {'as recorded' if dsh.replay_as_recorded else 'not as recorded'}, "
+        f"{'equal' if dsh.replay_equals_live else 'different'} to the live surface (AgentScope "
+        f"on the same store: {'equal' if agentscope.replay_equals_live else 'different'})"
     )
     if dsh.range is None:  # a log with no replace in it replays trivially: nothing to show
         return Verdict(
@@ -78,18 +88,27 @@ def _replay(view: E4View) -> Verdict:
             differs_note="the DSH engine replaced nothing (its summary was refused), so the "
             f"replay folded no replace and shows nothing{_cap(view)}",
         )
-    return _committed_cut(view, replay) or Verdict(replay, bool(dsh.replay_equals_live))
+    holds = bool(dsh.replay_as_recorded and dsh.replay_equals_live)
+    return _committed_cut(view, replay) or Verdict(replay, holds)
 
 
 def _summary_event(view: E4View) -> Verdict:
-    event = view.run("dsh").summary_event or SummaryEvent((), None, None)
+    dsh = view.run("dsh")
+    event = dsh.summary_event or SummaryEvent((), None, None)
     present = [f for f in SUMMARY_EVENT_FIELDS if f in event.fields]
     missing = ", ".join(f for f in SUMMARY_EVENT_FIELDS if f not in present)
+    if dsh.summary_event is None:
+        missing = (
+            f"no compaction/summary event was appended at all: the DSH engine refused the "
+            f"summary ({dsh.error}), so there is no event to record the fields{_cap(view)}"
+        )
     return _committed_cut(view, ", ".join(present)) or Verdict(
         ", ".join(present),
         note=f"provider {event.provider!r} (the API host the cassette replays), model "
         f"{event.model!r}; {STRUCTURAL}",
-        differs_note=f"the event lacks {missing} (harness.compaction.dsh's engine)",
+        differs_note=missing
+        if dsh.summary_event is None
+        else f"the event lacks {missing} (harness.compaction.dsh's engine)",
     )
 
 
@@ -178,8 +197,11 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         _replay,
         "replayed surface = live surface",
         cite(DSH_SEED, "它算出的表面，与在线进程压缩后的表面一致"),
-        note=f"judged on the DSH log; {STRUCTURAL}",
-        differs_note="the DSH log replays to another surface than the live one",
+        note="judged on the log replayed from zero: it must hold the summary the model answered "
+        "(as recorded) and then the conversation's last 2 messages as they were before the "
+        f"compaction, and equal the live surface; {STRUCTURAL}",
+        differs_note="the DSH log replays to another surface than the recording and the "
+        "conversation give (the recorded summary, then the last 2 messages), or than the live one",
     ),
     ClaimSpec(
         "DSH-SUMMARY-EVENT",

@@ -113,6 +113,11 @@ class EngineRun:
     """DSH's replaced range; None for AgentScope, or when DSH did not compact."""
     error: str | None = None
     """Why DSH did not compact; None when it did (and always for AgentScope)."""
+    replay_as_recorded: bool | None = None
+    """Whether the log replayed from zero is what the recording and the conversation say it
+    must be, not what the engine computed: a summary message holding the summary the model
+    answered (as recorded), then the conversation's last ``KEEP`` messages as they were before
+    the compaction. None when there was no log."""
     summary_event: SummaryEvent | None = None
     """DSH's compaction/summary event; None for AgentScope, or when DSH did not compact."""
     surface_summary: str | None = None

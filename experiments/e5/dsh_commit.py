@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, SEED_METER, _log, _summariser
 from experiments.e5.more_view import DshCommit, PruneProgress, RetryReset, Stability
@@ -34,20 +35,29 @@ __all__ = ["measure_dsh_commit"]
 
 def measure_commit(root: Path) -> DshCommit:
     log = _log(root / "commit.jsonl")
+    visible = set(log.node_seqs)
     result = DshEngine(log, _summariser(), SEED_CONFIG).compact_now(HEADER)
     assert result is not None  # four turns of 800 characters leave something to compact
     events = [e for e in log.events if e.seq >= result.start_seq]
     by_seq = {e.seq: e for e in events}
     summary = by_seq[result.summary_seq]
     replace = by_seq[result.checkpoint_seq]
-    shadowed = tuple(summary.data.get("shadowed_seqs", ()))
     return DshCommit(
         event_types=tuple(e.type for e in events),
         summary_then_replace=replace.seq == summary.seq + 1,
         source_event_seqs=tuple(replace.source_event_seqs or ()),
-        expected_sources=(result.start_seq, result.summary_seq, *shadowed),
+        expected_sources=_chain_on_the_log(events, visible - set(log.node_seqs)),
         stale_pricing_error=_stale_pricing(log),
     )
+
+
+def _chain_on_the_log(events: list[Any], shadowed: set[int]) -> tuple[int, ...]:
+    """The chain the seed describes, read off the log rather than from what the engine reports:
+    the seq of the compaction/start event, of the compaction/summary event (found by their
+    types), then every node the surface showed before the compaction and hides after it."""
+    start = next((e.seq for e in events if e.type == "compaction/start"), -1)
+    summary = next((e.seq for e in events if e.type == "compaction/summary"), -1)
+    return (start, summary, *sorted(shadowed))
 
 
 def _stale_pricing(log: EventLog) -> str:

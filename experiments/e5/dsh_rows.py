@@ -54,12 +54,13 @@ def _backoff_row(data: DshMechanics) -> Verdict:
     )
 
 
-def _rejected(attempt: Attempt, error_says: str) -> Verdict:
-    """A summary the engine must refuse: an error containing ``error_says``, the surface kept
-    and the bracket closed with the error."""
+def _rejected(attempt: Attempt, *error_says: str) -> Verdict:
+    """A summary the engine must refuse: an error containing each of ``error_says`` (case
+    aside), the surface kept and the bracket closed with the error."""
+    said = attempt.error.casefold()
     return Verdict(
         f"error: {attempt.error[:60] or 'none'}; surface unchanged: {attempt.surface_unchanged}",
-        error_says in attempt.error
+        all(phrase.casefold() in said for phrase in error_says)
         and bool(attempt.error)
         and attempt.surface_unchanged
         and attempt.closed_with_error,
@@ -70,8 +71,13 @@ def _smaller_row(data: DshMechanics) -> Verdict:
     return _rejected(data.smaller, "not smaller")
 
 
+TRUNCATED_SAYS = ("max_tokens", "incomplete checkpoint")
+"""What the seed names for a cut summary: "把 max-tokens 映射成错误码 MAX_TOKENS 的 incomplete
+checkpoint" (any other error text, "no text" say, is not that refusal)."""
+
+
 def _truncated_row(data: DshMechanics) -> Verdict:
-    return _rejected(data.truncated, "")
+    return _rejected(data.truncated, *TRUNCATED_SAYS)
 
 
 def _lock_row(data: DshMechanics) -> Verdict:
@@ -120,9 +126,11 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         "On a context-window error: prune, then compact with retain 0; retry only when the "
         "surface was replaced; at most 1 retry by default.",
         _overflow_row,
-        "retain 0, retry only if the replace generation grew, maxOverflowRetries 1",
+        "retain 0",
         cite(DSH_SEED, "用 0 当保留预算选区"),
-        note="retain 0 keeps only the newest node besides the checkpoint",
+        note="retain 0 keeps only the newest node besides the checkpoint; also checked, as "
+        "§2 reads them further on: a retry only when the surface was replaced, and "
+        "maxOverflowRetries 1",
         differs_note="the recovery kept more than the last node, retried without a "
         "change, or the retry budget is not 1; see E5.json dsh.overflow",
     ),
@@ -149,7 +157,9 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         _truncated_row,
         "max-tokens → failure",
         cite(DSH_SEED, "截断即失败"),
-        differs_note="a truncated summary was committed",
+        note="the error must name max_tokens and an incomplete checkpoint, as the seed does",
+        differs_note="a truncated summary was committed, or refused with another error than "
+        "the seed's (MAX_TOKENS, incomplete checkpoint)",
     ),
     ClaimSpec(
         "DSH-LOCK",

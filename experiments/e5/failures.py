@@ -51,9 +51,13 @@ def measure_failures() -> Failures:
 # -- a failed summary call ------------------------------------------------------------------
 
 
+BACKEND_DOWN = "summary backend down"
+"""The message of the error the scripted server raises on a summary call."""
+
+
 def _failing_summary(request: ChatRequest) -> str:
     if request.purpose == "summary":
-        raise ServerError("summary backend down", status_code=503)
+        raise ServerError(BACKEND_DOWN, status_code=503)
     return "OK"
 
 
@@ -65,14 +69,20 @@ def measure_summary_failure() -> SummaryFailure:
         compacted=bool(events),
         messages_after=events[0].messages_after if events else None,
         summary_starts=events[0].summary[:60] if events else None,
+        error_carried=bool(events) and BACKEND_DOWN in events[0].summary,
     )
 
 
 def _summary_failure(view: E5View) -> Verdict:
-    """Matches when the agent compacted and the summary begins with the placeholder."""
+    """Matches when the agent compacted and the summary begins with the placeholder and
+    carries the error the call raised (the placeholder alone drops "带错误信息")."""
     summary = view.failures.summary_failure
     held = summary.compacted and str(summary.summary_starts).startswith(SUMMARY_UNAVAILABLE)
-    return Verdict(SUMMARY_FAILED if held else str(to_data(summary)))
+    return Verdict(
+        SUMMARY_FAILED if held and summary.error_carried else str(to_data(summary)),
+        differs_note=f"the summary written in place of the failed one is not {SUMMARY_FAILED}"
+        f" (the error raised was {BACKEND_DOWN!r})",
+    )
 
 
 # -- context overflow -----------------------------------------------------------------------
@@ -203,7 +213,7 @@ def _consolidation_failure(view: E5View) -> Verdict:
     return Verdict(f"watermark {watermark}, {batch}, {facts}; {after}")
 
 
-SUMMARY_FAILED = f"compacted, {SUMMARY_UNAVAILABLE}"
+SUMMARY_FAILED = f"compacted, {SUMMARY_UNAVAILABLE} with the error"
 RECOVERED = "1 forced compaction, retry answered; second error raised"
 FAILURE_SPECS: tuple[ClaimSpec[E5View], ...] = (
     ClaimSpec(

@@ -49,6 +49,10 @@ def _theirs(view: E5View) -> Verdict:
     )
 
 
+def _window(view: E5View) -> Verdict:
+    return Verdict(f"window {view.fallback['ctxlab'].window}")
+
+
 def _ours(view: E5View) -> Verdict:
     ours = view.fallback["ctxlab"]
     return Verdict(f"window {ours.window}, trigger {ours.trigger_tokens}")
@@ -67,6 +71,16 @@ FALLBACK_SPECS: tuple[ClaimSpec[E5View], ...] = (
             "动态值也算不出来，退回按条数保留 20 条",
         ),
         kind="article-computed",
+    ),
+    ClaimSpec(
+        "E5-FALLBACK-1M",
+        "deepseek-flash's context window is 1M tokens (the vendor's figure, as the seed "
+        "states it); ctxlab's window table holds it.",
+        _window,
+        "window 1000000",
+        cite(AS_SEED, "官方把 deepseek-flash 标到 1M 上下文、384K 最大输出"),
+        differs_note="ctxlab's window table does not give deepseek-flash the 1M window the "
+        "seed states",
     ),
     ClaimSpec(
         "E5-FALLBACK-OURS",

@@ -146,10 +146,14 @@ MORE_SPECS: tuple[ClaimSpec[MoreMechanics], ...] = (
     ClaimSpec(
         "AS-COMPACT-HOOKS",
         "By default the memory flush and the transcript record run on the prefix before it is "
-        "summarised (flushBeforeCompact, offloadBeforeCompact on), and truncateArgs is off.",
+        "summarised (flushBeforeCompact, offloadBeforeCompact on); we also check truncateArgs "
+        "is off, as the seed's listing of the config gives it.",
         _hooks_row,
-        "flushBeforeCompact on, offloadBeforeCompact on, truncateArgs off",
-        cite(AS_SEED, "offloadBeforeCompact 默认也开"),
+        "flushBeforeCompact on, offloadBeforeCompact on",
+        cite(
+            AS_SEED,
+            "压前 flush 默认开，会把将被压掉的前缀先抽到 daily；offloadBeforeCompact 默认也开",
+        ),
         kind="article-computed",
         note=_SCRIPTED + "trigger 5, keep 2 with the three defaults; the flush must be sent "
         "every message of the prefix and the transcript's compaction line must hold them",
@@ -262,7 +266,11 @@ MORE_SPECS += (
         "manual compaction requires only the selected span unchanged.",
         _stability_row,
         "automatic: whole-surface; manual: selected-span",
-        cite(DSH_SEED, "自动压缩用 whole-surface"),
+        cite(
+            DSH_SEED,
+            "自动压缩用 whole-surface（region.ts:387-396，深比较整个度量节点列表），因为步间边界内"
+            "表面本就不该动，动了就是有并发写人；手动压缩用 selected-span",
+        ),
         note="run on scripted event logs: the summariser appends a message after the span "
         "while it answers",
         differs_note="the automatic path committed over a changed surface, or the manual "

@@ -69,7 +69,8 @@ class DshCommit:
     source_event_seqs: tuple[int, ...]
     """The replace message's ``sourceEventSeqs``."""
     expected_sources: tuple[int, ...]
-    """start seq, summary seq, then every shadowed seq the summary event names."""
+    """The chain read off the log: the compaction/start and compaction/summary events' seqs
+    (found by type), then every node seq the surface lost (not what the engine reports)."""
     stale_pricing_error: str
     """The error selecting a range with a priced node missing from the surface ("" if none)."""
 

@@ -19,10 +19,11 @@ def seed_memory_claims(data: SeedMemory) -> tuple[Claim, ...]:
 
 def _defaults_row(data: SeedMemory) -> Verdict:
     d = data.defaults
-    dynamic = "dynamic" if d.trigger_tokens == 0 and d.keep_tokens == "dynamic" else "fixed"
-    return Verdict(
-        f"{d.trigger_messages} / keep {d.keep_messages} / tokens {dynamic} / reserve {d.reserved}"
-    )
+    return Verdict(f"trigger {d.trigger_messages} / keep {d.keep_messages}")
+
+
+def _reserve_row(data: SeedMemory) -> Verdict:
+    return Verdict(f"reserve {data.defaults.reserved}")
 
 
 def _prune_row(data: SeedMemory) -> Verdict:
@@ -119,13 +120,22 @@ def _memory_cap_row(data: SeedMemory) -> Verdict:
 SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
     ClaimSpec(
         "AS-DEFAULTS",
-        "AgentScope 2.0.3's compaction defaults: trigger at 50 messages, keep 20, token "
-        "trigger and keepTokens dynamic (0), output reserve 20,000.",
+        "AgentScope 2.0.3's compaction defaults: trigger at 50 messages, keep 20 (the token "
+        "trigger and keepTokens are dynamic: E5-FALLBACK-160K).",
         _defaults_row,
-        "50 / keep 20 / tokens dynamic / reserve 20000",
+        "trigger 50 / keep 20",
         cite(AS_SEED, "50 触发、20 保留"),
         kind="article-computed",
         differs_note="harness.compaction.agentscope.config's defaults are not the seed's",
+    ),
+    ClaimSpec(
+        "AS-DEFAULT-RESERVE",
+        "AgentScope 2.0.3 reserves 20,000 tokens for the answer by default.",
+        _reserve_row,
+        "reserve 20000",
+        cite(AS_SEED, "输出预留 2.0.3 默认 20000"),
+        kind="article-computed",
+        differs_note="harness.compaction.agentscope.config's output reserve is not the seed's",
     ),
     ClaimSpec(
         "AS-PRUNE-DEFAULTS",
@@ -156,7 +166,11 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "Seven tools (read_file, memory_search and the like) are excluded from offload.",
         _offload_excluded_row,
         "7 tools, read_file and memory_search among them",
-        cite(AS_SEED, "read_file、memory_search 这类工具本身不参与"),
+        cite(
+            AS_SEED,
+            'read_file、memory_search 这类工具本身不参与，免得把"查文件"的结果再搬一次，'
+            "排除名单一共七个",
+        ),
         kind="article-computed",
         differs_note="deviation kept on purpose (harness.tools): the seed "
         "gives the count and names only two of its seven, so there is no seed list to "
@@ -214,6 +228,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         _freshness_row,
         "per file: daily files modified after the watermark",
         cite(AS_SEED, "consolidation 只读水位之后被改过的日记账"),
+        kind="article-computed",  # the seed's reading of the code, not a run it made
         note="per file, as the seed says",
         differs_note="deviation kept on purpose (harness.memory.consolidation): ctxlab "
         "decides freshness per entry from the entry header's instant, so a run sends only the "

@@ -105,6 +105,9 @@ class SummaryFailure:
     messages_after: int | None
     summary_starts: str | None
     """The first 60 characters of the summary written in its place."""
+    error_carried: bool = False
+    """Whether that summary carries the error the summary call raised (its message, as the
+    scripted server raised it), as the seed's "带错误信息" says."""
 
 
 @dataclass(frozen=True)

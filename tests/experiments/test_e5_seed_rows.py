@@ -40,6 +40,7 @@ def test_agentscope_rows_on_the_harness(memory: SeedMemory) -> None:
     found = statuses(seed_memory_claims(memory))
     assert found == {
         "AS-DEFAULTS": "match",
+        "AS-DEFAULT-RESERVE": "match",
         "AS-PRUNE-DEFAULTS": "match",
         "AS-OFFLOAD-PATH": "match",
         "AS-OFFLOAD-EXCLUDED": "differs",  # nine tools, documented
@@ -102,6 +103,8 @@ def test_dsh_rows_on_the_harness(dsh: DshMechanics) -> None:
         ("DSH-RANGE-BACKOFF", ("backoff", "impossible"), False),
         ("DSH-SMALLER", ("smaller", "surface_unchanged"), False),
         ("DSH-TRUNCATED", ("truncated", "error"), ""),
+        # any error text is not the refusal the seed names (MAX_TOKENS, incomplete checkpoint)
+        ("DSH-TRUNCATED", ("truncated", "error"), "the summary call returned no text"),
         ("DSH-LOCK", ("lock", "busy"), ("manual",)),
         ("DSH-LOCK-STALE", ("stale", "busy"), False),
         ("DSH-MANUAL-ERRORS", ("manual_errors", "interrupted"), "none"),

@@ -24,6 +24,12 @@ JUDGES: dict[str, str] = {
     "call_attempts": (
         "experiments.lab.claims.judges.call_attempts: tool names an answer tried to call"
     ),
+    "copied_messages": (
+        "experiments.lab.claims.answer_judges.copied_messages: a user's message copied whole"
+    ),
+    "carries_previous": (
+        "experiments.lab.claims.answer_judges.carries_previous: the old summary in the request"
+    ),
     "text-call-reader": "experiments.lab.recorder.textcalls: tool calls a model wrote as text",
     "x-gate-verbatim": "experiments.x_gate: a planted fact counts only verbatim in the summary",
 }

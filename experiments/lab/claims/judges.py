@@ -7,11 +7,13 @@ the experiment turns the finding into a claim's status. Every rule has hand-made
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 
 __all__ = [
     "EMPTY_CONTENT",
+    "echoes",
     "filled_sections",
     "invented_codes",
     "markdown_headings",
@@ -63,13 +65,18 @@ def markdown_headings(text: str) -> list[str]:
     return [m.group(1).strip() for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.M)]
 
 
-def filled_sections(text: str, sections: Sequence[str]) -> list[str]:
+def filled_sections(
+    text: str, sections: Sequence[str], instructions: Iterable[str] = ()
+) -> list[str]:
     """The ``sections`` that appear as markdown headings of ``text`` with real content under them.
 
     A heading alone does not count, nor a section whose body is only "None", "(none)", "N/A",
-    a bare bullet or blank lines (see :data:`EMPTY_CONTENT`).
+    a bare bullet or blank lines (see :data:`EMPTY_CONTENT`), nor one whose body only echoes
+    a line of ``instructions`` (the prompt that asked for the sections: its own description
+    of a section, copied back, word for word or nearly, see :func:`echoes`).
     """
     wanted = {s.casefold(): s for s in sections}
+    asked = [line for line in instructions if line.strip()]
     filled: list[str] = []
     current: str | None = None
     for line in text.splitlines():
@@ -77,9 +84,33 @@ def filled_sections(text: str, sections: Sequence[str]) -> list[str]:
         if heading:
             current = wanted.get(heading.group(1).strip().casefold())
             continue
-        if current and current not in filled and not EMPTY_CONTENT.match(line):
+        said = not EMPTY_CONTENT.match(line) and not echoes(line, asked)
+        if current and current not in filled and said:
             filled.append(current)
     return [s for s in sections if s in filled]
+
+
+ECHO_SIMILARITY = 0.8
+"""How close a line must be to an instruction line to count as its echo (difflib's ratio):
+the 0.5B Qwen answered "重要 context, decisions with their reasons, …" for the prompt's
+"Important context, decisions with their reasons, …" (ratio 0.96)."""
+
+
+def _key(line: str) -> str:
+    return " ".join(line.strip(" \t-*•").split()).casefold()
+
+
+def echoes(line: str, instructions: Iterable[str]) -> bool:
+    """Whether ``line`` only repeats one of ``instructions``, whitespace, case and a leading
+    bullet aside, word for word or nearly (:data:`ECHO_SIMILARITY`)."""
+    key = _key(line)
+    if not key:
+        return False
+    return any(
+        difflib.SequenceMatcher(None, key, _key(asked)).ratio() >= ECHO_SIMILARITY
+        for asked in instructions
+        if _key(asked)
+    )
 
 
 def recall_route(word: str, summaries: Iterable[str], tail: Iterable[str]) -> str:

@@ -43,6 +43,8 @@ BY_CLAIM: dict[str, str] = {
     # model wrote its memory_save call as broken JSON text
     "E2-FLUSH-INVENTS": MODEL,
     "E2-S1-TOOLS": MODEL,
+    # the 0.5B model's flush copied the user's instruction word for word
+    "E2-S1-FLUSH": MODEL,
     # E3: the summaries and answers are model output.
     "E3-FINAL-TOKENS": MODEL,
     "E3-SUMMARY": MODEL,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+from experiments.lab.mutations.catalogue_judges import ANSWER_MUTATIONS, JUDGE_MUTATIONS
 from experiments.lab.mutations.catalogue_more import MORE_MUTATIONS
 from experiments.lab.mutations.catalogue_ours import OUR_MUTATIONS
 from experiments.lab.mutations.catalogue_seed_claims import SEED_CLAIM_MUTATIONS
@@ -95,7 +96,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         "DSH_SKIPS_HEAD",
         "the DSH replace skips the head node (replaces positions 1..end)",
         wrap("harness.compaction.dsh.selection", "select_compactable_range", dsh_skips_head),
-        ("DSH-OVERFLOW", "DSH-RANGE@qwen2.5-coder-1.5b-instruct-q4_k_m", "DSH-CACHE"),
+        (
+            "DSH-OVERFLOW",
+            "DSH-RANGE@qwen2.5-coder-1.5b-instruct-q4_k_m",
+            "DSH-CACHE",
+            "DSH-REPLAY@qwen2.5-coder-1.5b-instruct-q4_k_m",
+        ),
     ),
     Mutation(
         "NO_REPLY_IGNORED",
@@ -238,6 +244,7 @@ MUTATIONS += (
 MUTATIONS += MORE_MUTATIONS
 MUTATIONS += OUR_MUTATIONS
 MUTATIONS += SEED_CLAIM_MUTATIONS
+MUTATIONS += JUDGE_MUTATIONS + ANSWER_MUTATIONS
 
 
 def by_name(name: str) -> Mutation:

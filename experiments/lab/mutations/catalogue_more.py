@@ -153,7 +153,11 @@ MORE_MUTATIONS: tuple[Mutation, ...] = (
         "AFTER_CALL_FLUSH_OFF",
         "the memory flush after each call never runs (the pre-compaction one still does)",
         attr("harness.memory.flush.MemoryFlusher", "after_call", nothing),
-        ("E2-EXTRA-CALLS", "E2-S1-FLUSH", "E2-S3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m"),
+        (
+            "E2-EXTRA-CALLS",
+            "E2-S1-FLUSH" + _15B,  # the 0.5B's flush copies the instruction: it differs already
+            "E2-S3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m",
+        ),
     ),
     Mutation(
         "INJECTION_PER_REQUEST",

@@ -94,6 +94,6 @@ OUR_MUTATIONS: tuple[Mutation, ...] = (
         "WINDOW_PROFILE_IGNORED",
         "the window lookup uses AgentScope 2.0.3's table whatever profile is configured",
         wrap("harness.meter.windows", "lookup_window", window_profile_ignored),
-        ("E5-FALLBACK-OURS",),
+        ("E5-FALLBACK-OURS", "E5-FALLBACK-1M"),
     ),
 )

@@ -15,6 +15,7 @@ from html import escape
 import pandas as pd
 
 from experiments.lab.report.glossary_more import MORE_GLOSSES
+from experiments.lab.report.glossary_quotes import QUOTE_GLOSSES
 
 __all__ = [
     "GLOSSES",
@@ -301,6 +302,7 @@ GLOSSES: dict[str, str] = {
     ),
     "六种": "six kinds",
 }
+GLOSSES.update(QUOTE_GLOSSES)
 GLOSSES.update(MORE_GLOSSES)
 """Each Chinese text the reports quote, exactly as quoted, with its English meaning."""
 

@@ -125,8 +125,9 @@ def test_a_claim_refuses_unknown_kinds_ctxlab_values_and_uncited_sources() -> No
 
 
 def test_cite_needs_a_known_seed_and_a_quote() -> None:
-    assert cite(DSH_SEED, "截断即失败") == (
-        f'DeepSeek-Harness source reading 13, §{SECTIONS[DSH_SEED]["截断即失败"]}: "截断即失败"'
+    assert cite(DSH_SEED, "这条 start 就是锁") == (
+        f"DeepSeek-Harness source reading 13, §{SECTIONS[DSH_SEED]['这条 start 就是锁']}: "
+        '"这条 start 就是锁"'
     )
     assert cite(AS_SEED, "a quote nobody sectioned yet") == (
         'AgentScope Java v2 lesson 10: "a quote nobody sectioned yet"'
