@@ -107,14 +107,20 @@ class Pricer(Protocol):
 
 
 def message_price(pricer: Pricer, message: Message) -> int:
-    """``pricer.message(message)``, cached on the message (one entry per pricer name)."""
+    """``pricer.message(message)``, cached on the message (one entry per pricer name).
+
+    A history is summed again before every request (2.5M calls in a ``ctxlab run``), so the
+    cached answer is read first, with no other work."""
+    try:
+        cached: int = message.__dict__[_CACHE][pricer.name]
+        return cached
+    except KeyError:
+        pass
     cache: dict[str, int] | None = message.__dict__.get(_CACHE)
     if cache is None:
         cache = {}
         object.__setattr__(message, _CACHE, cache)  # frozen dataclass: not a field, never sent
-    price = cache.get(pricer.name)
-    if price is None:
-        price = cache[pricer.name] = pricer.message(message)
+    price = cache[pricer.name] = pricer.message(message)
     return price
 
 
