@@ -67,7 +67,10 @@ def estimate_text_tokens(text: str | None) -> int:
     """``ceil(UTF-16 length / 2.5)``; 0 for empty text."""
     if not text:
         return 0
-    utf16_units = len(text.encode("utf-16-le", "surrogatepass")) // 2  # lone surrogates: 1 unit
+    if text.isascii():  # one UTF-16 unit a character, no encoding needed (10x cheaper)
+        utf16_units = len(text)
+    else:
+        utf16_units = len(text.encode("utf-16-le", "surrogatepass")) // 2  # lone surrogate: 1
     return math.ceil(utf16_units / CHARS_PER_TOKEN)
 
 

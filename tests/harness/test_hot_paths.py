@@ -92,13 +92,30 @@ def test_a_shape_writes_each_ascii_digit_as_a_hash(text: str) -> None:
 
 def test_identifiers_read_from_the_cache_are_those_of_a_first_reading() -> None:
     texts = [("see /data/a.csv and CTN-1001, CTN-1002", True), ('{"seal_no": "SL-291623"}', False)]
-    gate_identifiers._identifiers_in.cache_clear()
+    gate_identifiers._remembered_identifiers.cache_clear()
     first = extract_identifiers(texts)
     again = extract_identifiers(texts)
-    assert first == again and gate_identifiers._identifiers_in.cache_info().hits == 2
+    assert first == again and gate_identifiers._remembered_identifiers.cache_info().hits == 2
     assert [(i.text, i.family, i.key) for i in first] == [
         ("/data/a.csv", 1, ""),
         ("CTN-1001", 2, ""),
         ("CTN-1002", 2, ""),
         ("SL-291623", 1, "seal_no"),
     ]
+
+
+@given(st.text(max_size=40))
+def test_the_ascii_shortcut_counts_utf16_units_as_the_encoding_does(text: str) -> None:
+    units = len(text.encode("utf-16-le", "surrogatepass")) // 2
+    assert pricers.estimate_text_tokens(text) == (-(-units * 2 // 5) if text else 0)
+
+
+def test_a_toolbox_hands_out_the_same_schema_objects_with_every_request() -> None:
+    from harness.tools import Tool, ToolBox
+
+    def grep(pattern: str) -> str:
+        return pattern
+
+    box = ToolBox([Tool.from_function(grep)])
+    assert box.schemas() is box.schemas()
+    assert box.schemas() == (Tool.from_function(grep).schema(),)

@@ -158,16 +158,23 @@ def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
     return list(found.values())
 
 
-TEXTS_REMEMBERED = 1024
+TEXTS_REMEMBERED = 4096
 """How many texts :func:`_identifiers_in` remembers: a span is compacted once, but the same
 tool results and questions are read again by the gate of each condition of a benchmark and by
-its scoring."""
+its scoring (X-BENCH reads 3,227 distinct texts 22,878 times)."""
+LONGEST_REMEMBERED = 8192
+"""Longer texts are read afresh every time: the memory stays under 4096 × 8192 characters."""
 
 
-@functools.lru_cache(maxsize=TEXTS_REMEMBERED)
 def _identifiers_in(text: str, prose: bool) -> tuple[tuple[str, str, str, str, int], ...]:
     """``(text, shown, kind, key, family)`` of each identifier of one text, in order of first
-    appearance (a pure function of the text: cached)."""
+    appearance (a pure function of the text: remembered for the shorter ones)."""
+    if len(text) > LONGEST_REMEMBERED:
+        return _read_identifiers(text, prose)
+    return _remembered_identifiers(text, prose)
+
+
+def _read_identifiers(text: str, prose: bool) -> tuple[tuple[str, str, str, str, int], ...]:
     here: dict[str, tuple[str, str, str]] = {}
     for match in (_PROSE if prose else _DATA).finditer(text):
         classified = _classify(match)
@@ -178,6 +185,9 @@ def _identifiers_in(text: str, prose: bool) -> tuple[tuple[str, str, str, str, i
     return tuple(
         (word, shown, kind, key, shapes[shape(word)]) for word, (shown, kind, key) in here.items()
     )
+
+
+_remembered_identifiers = functools.lru_cache(maxsize=TEXTS_REMEMBERED)(_read_identifiers)
 
 
 def span_texts(span: Sequence[Message]) -> list[tuple[str, bool]]:
