@@ -55,6 +55,21 @@ def _plots_drawn_once() -> Iterator[None]:
     uninstall()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _x_bench_replayed_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """X-BENCH replayed once per session (tests/support/bench_memo.py): the claims table, the
+    X-BENCH tests and the order-replay test read the same views. The xdist workers share a
+    folder of the session's temporary tree."""
+    from support.bench_memo import MEMO
+
+    shared = None
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "x-bench-views"
+    uninstall = MEMO.install(shared)
+    yield
+    uninstall()
+
+
 class UnplannedNetworkCall(AssertionError):
     """A test tried to connect somewhere other than this machine."""
 

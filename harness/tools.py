@@ -91,6 +91,7 @@ class ToolBox:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._schemas: tuple[dict[str, Any], ...] | None = None
         for tool in tools:
             if tool.name in self._tools:
                 raise ConfigError(f"two tools are named {tool.name!r}")
@@ -103,7 +104,13 @@ class ToolBox:
         return list(self._tools)
 
     def schemas(self) -> tuple[dict[str, Any], ...]:
-        return tuple(tool.schema() for tool in self._tools.values())
+        """Every tool's :meth:`Tool.schema`, built once: the same objects go with every
+        request, so a meter serialises them once (:class:`harness.meter.TokenMeter`). They are
+        read-only (:data:`harness.model.ToolSchema` is a ``Mapping``); a request body copies
+        them."""
+        if self._schemas is None:
+            self._schemas = tuple(tool.schema() for tool in self._tools.values())
+        return self._schemas
 
     def run(self, call: ToolCall) -> str:
         """Run one call and return its result text (an error text on failure)."""

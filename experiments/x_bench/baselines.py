@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Literal
 
+from experiments.x_bench.pricing import RunningPrice, agentscope_price
 from harness import Message
 from harness.compaction.agentscope import Compaction, CompactionRecord
 from harness.compaction.engine import Turn
@@ -32,12 +33,6 @@ __all__ = ["MASK", "MaskingEngine", "TruncationEngine", "keep_from"]
 METER = "agentscope-2.0.3"
 MASK = "[tool output omitted]"
 """What a masked tool result holds instead of its output."""
-
-
-def _tokens(messages: list[Message]) -> int:
-    """AgentScope 2.0.3's estimate (:func:`harness.meter.pricers.estimate_tokens`), each
-    message's price cached on it: every request repeats the history before it."""
-    return sum(message_price(AGENTSCOPE, m) for m in messages)
 
 
 def keep_from(messages: list[Message], keep_tokens: int) -> int:
@@ -66,13 +61,14 @@ class _Baseline:
         self.trigger_tokens = trigger_tokens
         self.keep_tokens = keep_tokens
         self._meter = build_meter(METER)
+        self._priced = RunningPrice()  # each check repeats the history of the one before
 
     @property
     def meter(self) -> TokenMeter:
         return self._meter
 
     def observe(self, history: History, turn: Turn, usage: Usage | None) -> Reading:
-        tokens = _tokens(history.messages())
+        tokens = self._priced.of(history.messages())
         return Reading(METER, tokens, tokens, "estimate")
 
     def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
@@ -80,7 +76,7 @@ class _Baseline:
 
     def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
         messages = history.messages()
-        tokens = _tokens(messages)
+        tokens = self._priced.of(messages)
         if tokens < self.trigger_tokens:
             return []
         changed = self._apply(messages)
@@ -95,7 +91,7 @@ class _Baseline:
             cutoff=Cutoff(cut, cut, note),
             keeping=len(after),
             messages_after=len(after),
-            tokens_after=_tokens(after),
+            tokens_after=agentscope_price(after),
             summary="",
             summary_failed=False,
             log_lines=(f"{self.kind}: {note}",),

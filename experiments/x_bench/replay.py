@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 
 from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
+from experiments.x_bench.pricing import RunningPrice
 from experiments.x_bench.schema import Conversation, Turn
 from harness import Agent, CompactionEngine, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.engine import Turn as Request
 from harness.compaction.record import CompactionRecord
 from harness.errors import CompactionThrashError, ScriptError
-from harness.meter import AGENTSCOPE, Reading, TokenMeter, message_price
+from harness.meter import Reading, TokenMeter
 from harness.meter.pricers import estimate_text_tokens, estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
@@ -322,6 +323,7 @@ def _play_turns(
 ) -> None:
     """Each user turn through the agent: its compactions and the agent's prompt tokens; a stop
     by the thrash guard ends the conversation at its turn (recorded on ``run``)."""
+    priced = RunningPrice()  # each request repeats the one before it
     for turn in conversation.turns:
         script.turn, script.requests_in_turn = turn, 0
         seen = len(agent_model.requests)
@@ -335,16 +337,10 @@ def _play_turns(
             text = context_text(agent.context)
             run.compactions += [_seen(turn.index, record, text) for record in records]
         run.agent_prompt_tokens.append(
-            sum(_priced(r.messages) for r in agent_model.requests[seen:])
+            sum(priced.of(r.messages) for r in agent_model.requests[seen:])
         )
         if run.stopped_at is not None:
             return
-
-
-def _priced(messages: Sequence[Message]) -> int:
-    """The estimator's price of ``messages`` (:func:`harness.meter.pricers.estimate_tokens`),
-    cached on each message: every request repeats the history before it."""
-    return sum(message_price(AGENTSCOPE, m) for m in messages)
 
 
 def _seen(turn: int, record: CompactionRecord, text: str) -> CompactionSeen:

@@ -84,6 +84,8 @@ class TokenMeter:
         self.anchor: Anchor | None = None
         self._header_key: tuple[object, ...] | None = None
         self._header_price = (0, "")
+        self._tools: tuple[ToolSchema, ...] = ()
+        self._tools_json = tools_json(())
 
     def price(self, message: Message) -> int:
         """One history message (cached on the message)."""
@@ -94,12 +96,21 @@ class TokenMeter:
 
     def header(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> tuple[int, str]:
         """The header's price and its envelope key; the last header's price is reused."""
-        key = (tuple((m.role, m.name, m.content) for m in messages), tools_json(tools))
+        key = (tuple((m.role, m.name, m.content) for m in messages), self._json_of(tools))
         if key != self._header_key:
             price = self.pricer.header(messages, tools) if self.count_header else 0
             envelope = hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:16]
             self._header_key, self._header_price = key, (price, envelope)
         return self._header_price
+
+    def _json_of(self, tools: Sequence[ToolSchema]) -> str:
+        """:func:`tools_json` of ``tools``, serialised again only when a schema object changed
+        (an agent sends the same schemas with every request)."""
+        if len(tools) != len(self._tools) or any(
+            new is not old for new, old in zip(tools, self._tools, strict=True)
+        ):
+            self._tools, self._tools_json = tuple(tools), tools_json(tools)
+        return self._tools_json
 
     def read(self, estimate: int, envelope: str = "") -> Reading:
         """The meter's figure for a request whose estimate is ``estimate``."""

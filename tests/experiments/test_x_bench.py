@@ -5,17 +5,20 @@ independently of the harness), the scorer, and judges that fail on a bad measure
 from __future__ import annotations
 
 import dataclasses
+from contextlib import ExitStack
 
 import pandas as pd
 import pytest
+from support.bench_memo import replayed_view
 from support.paths import ROOT
 
+from experiments.lab.cassette_sets import list_sets
 from experiments.lab.experiment import RunSettings
-from experiments.x_bench import measure
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, METER, Budget, ctxlab_config
 from experiments.x_bench.corpus import generate, turn_messages
 from experiments.x_bench.page import x_bench_section
+from experiments.x_bench.recorded import RecordedModels
 from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation, Fact
@@ -44,7 +47,9 @@ from harness.testing import FunctionModel
 
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> XBenchView:
-    return measure(RunSettings(tmp_path_factory.mktemp("no-cassettes")))
+    """The model-free conditions (no cassette), replayed once per session
+    (tests/support/bench_memo.py)."""
+    return replayed_view(RunSettings(tmp_path_factory.mktemp("no-cassettes")))
 
 
 def _claim(view: XBenchView, claim_id: str) -> str:
@@ -319,16 +324,32 @@ def test_a_condition_played_with_and_without_a_model_is_one_row_per_model(
     ]
 
 
+ORDER_SUBSET = ("zh-2k-s01", "en-2k-s02", "en-8k-s01")
+"""The conversations the order-replay test plays again (both languages, two sizes): the whole
+replay is the claims table's, made once per session (tests/support/bench_memo.py)."""
+
+
 def test_unmutated_order_replay_plays_every_recorded_run_as_recorded() -> None:
     """Mutation testing serves recorded answers in order to a broken harness; X-BENCH serves
     each run's summary answers and its probe apart (experiments.x_bench.recorded). Unmutated,
-    that must give exactly what the ordinary replay gives, recorded runs included."""
-    assert list((ROOT / "cassettes" / "X-BENCH").glob("*/*.json")), "no recorded X-BENCH set"
-    ordered = measure(RunSettings(ROOT / "cassettes", cassette_match="order"))
-    replayed = measure(RunSettings(ROOT / "cassettes"))
-    assert any(r.model != "none" for r in ordered.runs)
-    assert ordered.runs == replayed.runs
-    assert claims(ordered) == claims(replayed)
+    that must give exactly what the ordinary replay gives, recorded runs included: on a subset
+    of the conversations, every condition and recorded set, against the session's replay."""
+    root = ROOT / "cassettes"
+    sets = list_sets(root, "X-BENCH")
+    assert sets, "no recorded X-BENCH set"
+    replayed = replayed_view(RunSettings(root))  # the claims table's, once a session
+    subset = [c for c in bench_conversations() if c.id in ORDER_SUBSET]
+    order = RunSettings(root, progress=lambda _: None, cassette_match="order")
+    ordered = []
+    for cassette_set in sets:
+        with ExitStack() as stack:
+            models = RecordedModels(order, cassette_set, stack)
+            found, _ = run_all(subset, list(CONDITIONS), models, cassette_set)
+        ordered += [r for r in found if r.model != "none"]
+    expected = [r for r in replayed.runs if r.model != "none" and r.conversation in ORDER_SUBSET]
+    assert {r.model for r in ordered} == {r.model for r in replayed.runs if r.model != "none"}
+    assert sorted(ordered, key=repr) == sorted(expected, key=repr)
+    assert len(ordered) == len(sets) * len(subset) * len(CONDITIONS)
 
 
 def test_the_plot_shows_every_condition_that_ran_once_per_model(view: XBenchView) -> None:

@@ -44,6 +44,7 @@ from experiments.lab.recorder.format import (
     Utf8Persister,
     decode_body,
     encode_body,
+    load_cassette_json,
     read_recording,
     with_provenance,
 )
@@ -147,6 +148,12 @@ def _vcr(**options: Any) -> vcr.VCR:
     return recorder
 
 
+REPLAY_SKIPS = ("httplib", "requests", "boto3", "urllib3", "httplib2", "tornado", "aiohttp")
+"""vcrpy's patchers a replay does without: the chat client speaks httpx only, and patching
+every HTTP library vcrpy knows, for each of X-BENCH's 392 cassettes, was a tenth of its replay
+(recording keeps them all, so nothing another library sends is left out of a recording)."""
+
+
 def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
     return f"{verb} it with `{rerecord_hint}`" if rerecord_hint else f"{verb} it"
 
@@ -159,10 +166,23 @@ def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
     with _client_over(
         path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint
     ) as handle:
-        recorder = _vcr(record_mode="none")
+        recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
         with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
+            _compare_as_made(cassette)
             yield handle
     check_all_played(cassette, path, _hint(rerecord_hint))
+
+
+def _compare_as_made(cassette: Any) -> None:
+    """Compare each request with the recordings as it was made: vcrpy deep-copies a request
+    before every lookup (three per request) so that its filters may edit the copy, and a replay
+    has no filters. The matchers only read the request; the same object each time also lets
+    :func:`~experiments.lab.recorder.matching.canonical_body` canonicalise its body once."""
+    cassette._before_record_request = _as_made
+
+
+def _as_made(request: Any) -> Any:
+    return request
 
 
 @contextmanager
@@ -182,8 +202,9 @@ def _client_over(
     """A chat client for the cassette at ``path`` whose requests go to ``transport()``."""
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
-    check_cassette(path)  # whole, counted right, and not edited since it was recorded
-    provenance = read_provenance(path)
+    data = load_cassette_json(path)  # read once for both
+    check_cassette(path, data)  # whole, counted right, and not edited since it was recorded
+    provenance = read_provenance(path, data)
     with httpx.Client(transport=transport(), trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,

@@ -79,16 +79,17 @@ class Provenance:
         return cls(**values)
 
 
-def read_provenance(path: Path) -> Provenance:
-    """The provenance block of the cassette at ``path``.
+def read_provenance(path: Path, data: Mapping[str, Any] | None = None) -> Provenance:
+    """The provenance block of the cassette at ``path`` (``data``: the file, already loaded).
 
     Raises :class:`CassetteMissingError` when there is no file and :class:`CassetteError` when
     it is not a ctxlab cassette (unreadable, or without a complete provenance block).
     """
     path = Path(path)
-    if not path.is_file():
-        raise CassetteMissingError(f"No cassette at {path}.")
-    data = load_cassette_json(path)
+    if data is None:
+        if not path.is_file():
+            raise CassetteMissingError(f"No cassette at {path}.")
+        data = load_cassette_json(path)
     try:
         return Provenance.from_dict(data[PROVENANCE_KEY])
     except (KeyError, TypeError, ValueError) as exc:

@@ -12,6 +12,7 @@ into a :class:`ShapeError` too. Keys the view does not declare are ignored.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -59,11 +60,9 @@ def _read(hint: Any, value: Any, where: str) -> Any:
 def _read_dataclass(cls: type, value: Any, where: str) -> Any:
     if not isinstance(value, Mapping):
         raise ShapeError(f"{where} should be an object, not {type(value).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     fields: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):
-        if not field.init:
-            continue
+    for field in _init_fields(cls):
         if field.name not in value:
             if (
                 field.default is dataclasses.MISSING
@@ -76,6 +75,18 @@ def _read_dataclass(cls: type, value: Any, where: str) -> Any:
         return cls(**fields)
     except ValueError as error:
         raise ShapeError(f"{where}: {error}") from error
+
+
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """The dataclass's resolved field types, once per class (a view holds thousands of rows of
+    a few classes, and resolving the annotations evaluates each one's source again)."""
+    return typing.get_type_hints(cls)
+
+
+@functools.cache
+def _init_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    return tuple(field for field in dataclasses.fields(cls) if field.init)
 
 
 def _read_union(args: tuple[Any, ...], value: Any, where: str) -> Any:

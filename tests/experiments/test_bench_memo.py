@@ -1,0 +1,70 @@
+"""X-BENCH replayed once per session (tests/support/bench_memo.py): a view is remembered only
+for an ordinary reproduction of the same cassettes and code, and xdist workers share it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from support.bench_memo import BenchMemo, replay_key
+from support.bench_runs import bench_run, bench_view
+from support.paths import ROOT
+
+from experiments.lab.experiment import RunSettings
+from experiments.x_bench.view import XBenchView
+
+VIEW = bench_view([bench_run("full", "c1", 1.0), bench_run("gate", "c1", 0.5)])
+
+
+class Replays:
+    def __init__(self) -> None:
+        self.settings: list[RunSettings] = []
+
+    def __call__(self, settings: RunSettings) -> XBenchView:
+        self.settings.append(settings)
+        return VIEW
+
+
+def _one_set(tmp_path: Path) -> Path:
+    source = next((ROOT / "cassettes" / "X-BENCH").iterdir())
+    target = tmp_path / "cassettes" / "X-BENCH" / source.name
+    target.mkdir(parents=True)
+    for cassette in sorted(source.glob("*.json"))[:3]:
+        shutil.copy(cassette, target / cassette.name)
+    return tmp_path / "cassettes"
+
+
+def test_the_key_follows_the_cassettes_bytes_and_only_an_ordinary_replay_has_one(
+    tmp_path: Path,
+) -> None:
+    root = _one_set(tmp_path)
+    key = replay_key(RunSettings(root))
+    assert key is not None and key == replay_key(RunSettings(root, progress=lambda _: None))
+    assert replay_key(RunSettings(root, cassette_match="order")) is None
+    assert replay_key(RunSettings(root, conditions=("ctxlab",))) is None
+    assert replay_key(RunSettings(tmp_path / "elsewhere")) != key
+    cassette = next((root / "X-BENCH").rglob("*.json"))
+    cassette.write_bytes(cassette.read_bytes() + b" ")
+    assert replay_key(RunSettings(root)) != key
+
+
+def test_a_view_is_replayed_once_unless_fresh_or_in_order(tmp_path: Path) -> None:
+    replays, memo = Replays(), BenchMemo()
+    measure = memo.wrap(replays)
+    settings = RunSettings(tmp_path)
+    assert measure(settings) is measure(RunSettings(tmp_path)) is VIEW
+    assert len(replays.settings) == 1
+    measure(RunSettings(tmp_path, cassette_match="order"))
+    with memo.fresh():
+        measure(settings)
+    assert len(replays.settings) == 3
+
+
+def test_workers_sharing_a_folder_replay_once(tmp_path: Path) -> None:
+    replays = Replays()
+    first, second = BenchMemo(), BenchMemo()
+    first.shared = second.shared = tmp_path / "shared"
+    settings = RunSettings(tmp_path / "no-cassettes")
+    assert first.wrap(replays)(settings) == VIEW
+    assert second.wrap(replays)(settings) == VIEW  # read back from the first one's file
+    assert (first.replays, second.replays, len(replays.settings)) == (1, 0, 1)

@@ -1,0 +1,148 @@
+"""X-BENCH replayed once per test session (issue 48, item 1).
+
+Replaying X-BENCH (486 conversation runs over 395 cassettes) is the heaviest thing the tests
+do, and several read the same results: the X-BENCH claims of the claims table (through the
+pytest plugin's ``run_one``), the model-free view of tests/experiments/test_x_bench.py, and the
+ordinary replay the order-replay test compares with. :data:`MEMO` wraps
+:func:`experiments.x_bench.measure` (installed by the root ``conftest.py``) so that a replay it
+has made before in this session returns the same view.
+
+The key is a digest of the replay's inputs: every file of the cassette folder's ``X-BENCH/``,
+every file of ``harness/`` and ``experiments/`` (the code), the Python and the replay stack's
+versions. Only an ordinary reproduction is remembered (``replay`` mode, ``body`` matching, no
+other setting changed): an order replay (mutation testing) always runs, and so does any replay
+inside :meth:`BenchMemo.fresh` (a test that changes the code under it in process). Under
+pytest-xdist the workers share a folder of the session's temporary tree: the first worker to
+need a view replays it under a lock and writes it, the others read it
+(:func:`experiments.lab.views.from_data` of :func:`~experiments.lab.views.to_data`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+import experiments.x_bench as x_bench
+from experiments.lab.experiment import RunSettings
+from experiments.lab.views import from_data, to_data
+from experiments.x_bench.view import XBenchView
+from harness.fs.files import write_atomic
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+CODE = ("harness", "experiments")
+"""The folders whose files are the code of a replay."""
+STACK = ("vcrpy", "httpx")
+
+Measure = Callable[[RunSettings], XBenchView]
+
+
+def _files_digest(digest: hashlib._Hash, root: Path) -> None:
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+@functools.cache
+def code_digest() -> str:
+    """The digest of the code a replay runs (once per process)."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in STACK:
+        digest.update(f"{name}=={metadata.version(name)}".encode())
+    for folder in CODE:
+        _files_digest(digest, SOURCE_ROOT / folder)
+    return digest.hexdigest()
+
+
+def replay_key(settings: RunSettings) -> str | None:
+    """The key of an ordinary reproduction of X-BENCH with ``settings``; None for any other."""
+    plain = RunSettings(settings.cassette_root, progress=settings.progress)
+    if settings != plain:
+        return None
+    digest = hashlib.sha256(code_digest().encode())
+    cassettes = Path(settings.cassette_root) / x_bench.ID
+    if cassettes.is_dir():
+        _files_digest(digest, cassettes)
+    return digest.hexdigest()
+
+
+class BenchMemo:
+    """The session's X-BENCH views, by :func:`replay_key`."""
+
+    def __init__(self) -> None:
+        self.enabled = True
+        self.views: dict[str, XBenchView] = {}
+        self.shared: Path | None = None
+        """The folder the xdist workers share (None: this process only)."""
+        self.replays = 0
+        """Replays this process made (for the memo's own tests)."""
+
+    def wrap(self, measure: Measure) -> Measure:
+        def measure_once(settings: RunSettings) -> XBenchView:
+            key = replay_key(settings) if self.enabled else None
+            if key is None:
+                return measure(settings)
+            if key not in self.views:
+                self.views[key] = self._shared_or_replayed(key, lambda: measure(settings))
+            return self.views[key]
+
+        measure_once.__wrapped__ = measure  # type: ignore[attr-defined]
+        return measure_once
+
+    def _shared_or_replayed(self, key: str, replay: Callable[[], XBenchView]) -> XBenchView:
+        if self.shared is None:
+            self.replays += 1
+            return replay()
+        self.shared.mkdir(parents=True, exist_ok=True)
+        stored = self.shared / f"x-bench-{key[:32]}.json"
+        with open(self.shared / f"x-bench-{key[:32]}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker replays, the others wait and read
+            if stored.is_file():
+                return from_data(XBenchView, json.loads(stored.read_text(encoding="utf-8")))
+            self.replays += 1
+            view = replay()
+            write_atomic(stored, json.dumps(to_data(view), ensure_ascii=False))
+            return view
+
+    @contextmanager
+    def fresh(self) -> Iterator[None]:
+        """Every replay inside is made again, whatever was replayed before."""
+        self.enabled = False
+        try:
+            yield
+        finally:
+            self.enabled = True
+
+    def install(self, shared: Path | None = None) -> Callable[[], None]:
+        """Wrap :func:`experiments.x_bench.measure`; the function returned unwraps it."""
+        original = x_bench.measure
+        self.shared = shared
+        x_bench.measure = self.wrap(original)
+
+        def uninstall() -> None:
+            x_bench.measure = original
+
+        return uninstall
+
+
+MEMO = BenchMemo()
+"""The test process's memo (installed by the root ``conftest.py``)."""
+
+
+def replayed_view(settings: RunSettings) -> XBenchView:
+    """:func:`experiments.x_bench.measure` through the memo (installed or not)."""
+    measure = x_bench.measure
+    if not hasattr(measure, "__wrapped__"):
+        measure = MEMO.wrap(measure)
+    return measure(settings)
+
+
+__all__ = ["MEMO", "BenchMemo", "code_digest", "replay_key", "replayed_view"]
