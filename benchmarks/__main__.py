@@ -17,6 +17,7 @@ from benchmarks import (
     memory_scale_bench,
     meter_error,
     peers,
+    record_bench,
     reopen_bench,
     turns,
     wall,
@@ -70,6 +71,7 @@ def collect(quick: bool, only: list[str]) -> list[Row]:
         rows += memory_scale_bench.rows(quick)
     if "grid" in chosen:
         rows += grid_bench.rows(quick)
+        rows += record_bench.rows(quick)
     if "wall" in chosen:
         rows += wall.rows(quick, ROOT)
     return rows
