@@ -230,6 +230,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         return merge(args)
     _sigterm_as_interrupt()  # ``--provider local`` starts a server
+    if args.executor == "ray":
+        from experiments.lab.cli.bench_ray import bench_on_ray
+
+        return bench_on_ray(args)
     context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
     return bench(args, lambda options, hook: _live_model(options, n_ctx=context, on_response=hook))
 
