@@ -34,7 +34,12 @@ def test_shards_played_as_ray_tasks_are_byte_for_byte_one_bench_played_here(
     )
     with BenchServer() as server:
         assert main(bench(server.base_url, tmp_path / "here")) == 0
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+        ray.init(  # one CPU, Ray's smallest object store: light on a 2-core CI machine
+            num_cpus=1,
+            object_store_memory=80 * 1024 * 1024,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
         try:
             on_ray = bench(server.base_url, tmp_path / "ray", "--executor", "ray")
             assert main([*on_ray, "--ray-tasks", "3"]) == 0

@@ -451,6 +451,7 @@ def test_regression_installs_the_pins_and_runs_the_readmes_commands(tmp_path: Pa
         "ruff format --check .",
         "mypy",
         "pytest -n 2",
+        "python -m pip install --quiet -c constraints.txt -e .[ray]",  # the slow Ray test's
         "pytest -m slow",
         "pytest -q -m mutations tests/experiments/lab/test_mutations.py",
         f"ctxlab run --out {runner.runner_temp}/fresh",
