@@ -141,3 +141,25 @@ def test_the_shard_of_a_cassette_depends_only_on_it_and_every_shard_is_used() ->
     shards = [shard_of("X-BENCH", name, "m", 4) for name in names]
     assert shards == [shard_of("X-BENCH", name, "m", 4) for name in names]
     assert set(shards) == {1, 2, 3, 4}
+
+
+@pytest.mark.slow  # a recording in a subprocess (its workers are forked: no server threads)
+def test_an_experiment_that_fails_in_a_worker_stops_the_recording_in_one_sentence(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "cassettes"
+    kept = folder / "E3" / "openai-compatible-m" / "rounds.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("{}\n", encoding="utf-8")  # E3 is there already: no --force, refused
+    with BenchServer(latency=0.05) as server:
+        command = [
+            sys.executable, "-m", "experiments.lab.cli", "record", "E2", "E3",
+            "--provider", "openai-compatible", "--model", "m", "--base-url", server.base_url,
+            "--cassettes", str(folder), "--out", str(tmp_path / "reports"), "--concurrency", "2",
+        ]  # fmt: skip
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "exists already; pass --force to re-record it" in line
+    assert "E2  recorded in" in done.stdout  # the job before it, printed in order
+    assert kept.read_text(encoding="utf-8") == "{}\n"
