@@ -85,7 +85,7 @@ def record_parser(commands: Commands) -> None:
 
     epilog = experiments_epilog() + (
         "\n\nctxlab record merge DIR… --out D combines the --cassettes folders of the shards\n"
-        "of one recording (--shard I/N) into one (docs/bench.md, \"Shards of a recording\")."
+        'of one recording (--shard I/N) into one (docs/bench.md, "Shards of a recording").'
     )
     record = _command(commands, "record", "run experiments live and write their cassettes", epilog)
     record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
