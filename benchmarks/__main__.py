@@ -18,6 +18,7 @@ from benchmarks import (
     memory_scale_bench,
     meter_error,
     peers,
+    record_bench,
     reopen_bench,
     turns,
     wall,
@@ -60,7 +61,7 @@ def _measures(quick: bool) -> dict[str, Callable[[], list[Row]]]:
         "reopen": lambda: reopen_bench.rows(quick),
         "big": lambda: big_session.rows(quick),
         "memory": lambda: memory_bench.rows(quick) + memory_scale_bench.rows(quick),
-        "grid": lambda: grid_bench.rows(quick),
+        "grid": lambda: grid_bench.rows(quick) + record_bench.rows(quick),
         "wall": lambda: wall.rows(quick, ROOT),
     }
 

@@ -14,6 +14,7 @@ from experiments.lab.jsonio import dump_json, refuse_secrets, write_json
 from experiments.manifest import folder_of
 
 if TYPE_CHECKING:
+    from experiments.lab.record_pool import RecordPlan
     from experiments.lab.recorder import CassetteClient, ProviderSpec
     from experiments.lab.recorder.order_replay import CassetteMatch, OrderPart
     from harness.timeouts import Timeouts
@@ -62,8 +63,12 @@ class RunSettings:
     conditions: tuple[str, ...] = ()
     """When recording X-BENCH: record only these conditions (empty = all)."""
     concurrency: int = 1
-    """When recording X-BENCH: cassettes recorded at once, each in a worker process of its own
-    (vcrpy patches httpx for a whole process, so threads cannot record side by side)."""
+    """When recording: cassettes (X-BENCH's) or experiments recorded at once, each in a worker
+    process of its own (vcrpy patches httpx for a whole process, so threads cannot record side
+    by side; :mod:`experiments.lab.record_pool`)."""
+    shard: tuple[int, int] | None = None
+    """When recording: only the cassettes of shard ``i`` of ``n`` (a digest of the experiment, the
+    cassette and the model decides; :mod:`experiments.lab.record_shards`)."""
     cassette_match: CassetteMatch = "body"
     """``order``: recorded answers served in order, requests not matched (mutation testing,
     never a reproduction; :mod:`experiments.lab.recorder.order_replay`)."""
@@ -179,6 +184,12 @@ class Experiment:
     local_context: int = 8192
     """The context (``n_ctx``) of the local server ``ctxlab record --provider local`` starts
     for it (X-BENCH's 8K conversations with the full context need more than 8,192)."""
+    record_plan: Callable[[RunSettings], RecordPlan] | None = None
+    """The cassettes ``ctxlab record`` records for it one by one (X-BENCH: each conversation under
+    each condition), so that they can be recorded side by side and sharded; None: recording it
+    is one run of :attr:`run` (:mod:`experiments.lab.record_pool`)."""
+    record_one: Callable[[RunSettings, str], None] | None = None
+    """Records one cassette of :attr:`record_plan` (by its name)."""
     weight: float = 0.25
     """Its replay's rough CPU seconds (one set) on the 2-core machine ctxlab is developed on;
     only the order in which ``ctxlab run`` starts experiments side by side reads it (the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
@@ -70,7 +70,7 @@ def in_order(
     items: Sequence[Item],
     jobs: int,
     weight: Callable[[Item], float] = lambda _: 1.0,
-) -> Iterator[Result]:
+) -> Generator[Result, None, None]:
     """``work(item)`` for each of ``items``, yielded in the items' order. ``work`` and the items
     must pickle (``work`` a module-level function) when workers run them; an exception raised by
     ``work`` reaches the caller when its result's turn comes."""

@@ -51,7 +51,10 @@ class Recording:
     conditions: tuple[str, ...] = ()
     """X-BENCH: record only these conditions (``--conditions``); empty = all."""
     concurrency: int = 1
-    """X-BENCH: cassettes recorded at once (``--concurrency``), each in its own process."""
+    """Cassettes (X-BENCH's) or experiments recorded at once (``--concurrency``), each in a
+    process of its own (:mod:`experiments.lab.record_pool`)."""
+    shard: tuple[int, int] | None = None
+    """Record only shard ``i`` of ``n`` (``--shard``; :mod:`experiments.lab.record_shards`)."""
     max_tokens: int | None = None
     """Cap every answer at this many tokens (``max_tokens`` in the provider's params, so the
     cassette's provenance keeps it and replay sends it); None = no cap. For a model that never
@@ -142,8 +145,41 @@ def record(
                 api_key_env=source.api_key_env,
             )
         )
-        return record_experiments(ids, _settings(source, cassettes, spec, None, force, progress))
-    return _record_on_local_servers(ids, source, cassettes, force, progress)
+        settings = _settings(source, cassettes, spec, None, force, progress)
+        recorded = record_experiments(ids, settings)
+        model = spec.model
+    else:
+        recorded = _record_on_local_servers(ids, source, cassettes, force, progress)
+        model = source.model or "qwen1.5b"
+    if source.shard is not None:  # every cassette of the shard is there: merge may read it
+        _write_shard(ids, source, cassettes, model)
+    return recorded
+
+
+def _write_shard(ids: Sequence[str], source: Recording, cassettes: Path, model: str) -> None:
+    """``record-shard.json`` of a sharded recording (:mod:`experiments.lab.record_shards`)."""
+    from experiments.lab.record_shards import (
+        RecordShard,
+        cassettes_of,
+        ctxlab_version,
+        write_manifest,
+    )
+
+    assert source.shard is not None
+    experiments = recordable(ids)
+    shard = RecordShard(
+        ctxlab_version(),
+        source.provider,
+        model,
+        experiments,
+        source.variant,
+        list(source.conditions),
+        list(source.slice) if source.slice else None,
+        source.max_tokens,
+        source.shard,
+        cassettes_of(cassettes, experiments),
+    )
+    write_manifest(cassettes, shard)
 
 
 def _record_on_local_servers(
@@ -193,6 +229,7 @@ def _settings(
         slice=source.slice,
         concurrency=source.concurrency,
         conditions=source.conditions,
+        shard=source.shard,
     )
 
 

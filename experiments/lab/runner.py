@@ -12,7 +12,6 @@ order of the progress lines are those of a run one after the other.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,6 @@ from experiments.lab.registry import EXPERIMENTS, experiment_ids
 from experiments.lab.report import build_reports
 from experiments.lab.report.tables import ClaimCounts, count_claims
 from experiments.lab.staging import staged
-from experiments.lab.variants import cassette_variant
 
 __all__ = [
     "RunSummary",
@@ -193,30 +191,12 @@ def write_results(
 
 
 def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
-    """Run the cassette-backed experiments live, writing their cassettes; returns their ids.
+    """Run the cassette-backed experiments live, writing their cassettes; returns their ids:
+    ``settings.concurrency`` cassettes or experiments at once, only ``settings.shard``'s when
+    set (:mod:`experiments.lab.record_pool`).
 
     Scripted experiments have nothing to record and are skipped with a note.
     """
-    recorded = []
-    for experiment_id in select(ids):
-        experiment = EXPERIMENTS[experiment_id]
-        if not experiment.needs_cassettes and not experiment.records:
-            settings.progress(f"{experiment_id}  scripted; nothing to record")
-            continue
-        if experiment.cassettes_of:
-            settings.progress(
-                f"{experiment_id}  replays {experiment.cassettes_of}'s cassettes; nothing to record"
-            )
-            continue
-        if settings.variant and not cassette_variant(experiment_id, settings.variant):
-            settings.progress(
-                f"{experiment_id}  the {settings.variant} variant changes none of its requests; "
-                "its plain cassettes serve (nothing to record)"
-            )
-            continue
-        started = time.monotonic()
-        settings.progress(f"{experiment_id}  recording: {experiment.title}")
-        experiment.run(settings)
-        settings.progress(f"{experiment_id}  recorded in {time.monotonic() - started:.1f} s")
-        recorded.append(experiment_id)
-    return recorded
+    from experiments.lab.record_pool import record_all
+
+    return record_all(select(ids), settings)

@@ -13,16 +13,14 @@ reported as "not recorded yet" otherwise, never faked.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from functools import cache
 from typing import TypeVar
 
 from experiments.lab.cassette_sets import list_sets
-from experiments.lab.errors import CassetteBusyError, RecordingIncompleteError
 from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.parallel import in_order
+from experiments.lab.record_pool import RecordPlan
 from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
@@ -33,8 +31,6 @@ from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
-from harness import ModelError
-from harness.errors import APIConnectionError
 
 __all__ = [
     "EXPERIMENT",
@@ -43,6 +39,8 @@ __all__ = [
     "measure",
     "plan_slice",
     "record",
+    "record_cassette",
+    "record_plan",
     "recording_plan",
     "run",
     "scored_view",
@@ -106,7 +104,14 @@ def scored_view(
 def recording_plan() -> list[tuple[Conversation, str]]:
     """Every cassette X-BENCH can record, in order: each conversation under each condition (a
     model-free condition's cassette holds its probe call only)."""
-    return [(c, name) for c in bench_conversations() for name in CONDITIONS]
+    return [(c, name) for c in _corpus().values() for name in CONDITIONS]
+
+
+@cache
+def _corpus() -> dict[str, Conversation]:
+    """X-BENCH's conversations by id, generated once per process (0.4 s; a recording's worker
+    processes are forked after its plan is made, so they inherit them)."""
+    return {c.id: c for c in bench_conversations()}
 
 
 def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
@@ -120,83 +125,29 @@ def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
 
 def record(settings: RunSettings) -> None:
     """Record the slice's cassettes, keeping those already there unless forced (resumable);
-    ``settings.concurrency`` of them at once, each in a worker process of its own."""
+    ``settings.concurrency`` of them at once, each in a worker process of its own
+    (:mod:`experiments.lab.record_pool`, which ``ctxlab record`` runs for every experiment)."""
+    from experiments.lab.record_pool import record_all
+
+    record_all([ID], settings)
+
+
+def record_plan(settings: RunSettings) -> RecordPlan:
+    """The slice's cassettes, in the plan's order, each weighed by how long it likely takes
+    (its conversation's tokens, twice under a summary model)."""
     plan = [(c, n) for c, n in recording_plan() if n in (settings.conditions or CONDITIONS)]
     plan = plan_slice(plan, settings.slice)
     label = f"slice {settings.slice[0]}/{settings.slice[1]}" if settings.slice else "all"
     label += f" of {', '.join(settings.conditions)}" if settings.conditions else ""
-    settings.progress(f"X-BENCH {label}: {len(plan)} cassette(s)")
-    started, todo = time.monotonic(), []
-    for number, (conversation, name) in enumerate(plan, 1):
-        cassette = cassette_name(conversation, name)
-        if settings.cassette_path(ID, cassette).is_file() and not settings.force:
-            settings.progress(f"X-BENCH [{number}/{len(plan)}] {cassette}: kept (already recorded)")
-        else:
-            todo.append((number, conversation, name))
-    failed, stopped = [], False
-    items = [(settings, conversation, name) for _, conversation, name in todo]
-    for (number, conversation, name), done in zip(
-        todo, in_order(_record_item, items, settings.concurrency), strict=False
-    ):
-        cassette = cassette_name(conversation, name)
-        where = f"X-BENCH [{number}/{len(plan)}] {cassette}"
-        if done.error is None:
-            settings.progress(f"{where}: {done.seconds:.1f} s")
-            continue
-        # one model call that never ends must not cost the rest of a slice of hours
-        failed.append(cassette)
-        stopped = done.blocks
-        settings.progress(f"{where}: not recorded{'' if stopped else ', going on'} ({done.error})")
-        if stopped:
-            break
-    settings.progress(f"X-BENCH {label} recorded in {time.monotonic() - started:.1f} s")
-    if failed:
-        raise _not_recorded(failed, stopped)
+    names = tuple(cassette_name(c, n) for c, n in plan)
+    weights = tuple(float(c.tokens * (2 if CONDITIONS[n].needs_model else 1)) for c, n in plan)
+    return RecordPlan(label, names, weights)
 
 
-@dataclass(frozen=True)
-class _Recorded:
-    """One cassette's recording, as a worker process hands it back (plain, picklable)."""
-
-    seconds: float
-    error: str | None = None
-    blocks: bool = False
-    """The error left the local server busy: the slice stops (:func:`_blocks_the_server`)."""
-
-
-def _record_item(item: tuple[RunSettings, Conversation, str]) -> _Recorded:
-    settings, conversation, name = item
-    began = time.monotonic()
-    try:
-        _record_one(settings, conversation, name, cassette_name(conversation, name))
-    except (ModelError, RecordingIncompleteError, CassetteBusyError) as error:
-        blocks = _blocks_the_server(settings, error)
-        return _Recorded(time.monotonic() - began, str(error), blocks)
-    return _Recorded(time.monotonic() - began)
-
-
-def _not_recorded(failed: list[str], stopped: bool) -> RecordingIncompleteError:
-    why = (
-        " The local server was still writing the answer that timed out (or was gone), so the "
-        "rest of the slice would have waited behind it: the slice stopped there; --max-tokens "
-        "cuts a model that never stops."
-        if stopped
-        else ""
-    )
-    return RecordingIncompleteError(
-        f"X-BENCH: {len(failed)} cassette(s) of the slice were not recorded "
-        f"({', '.join(failed)}).{why} Run the same command again to retry them (recorded ones "
-        "are kept), with more time (--read-timeout, --timeout) if they timed out."
-    )
-
-
-def _blocks_the_server(settings: RunSettings, error: Exception) -> bool:
-    """A request that got no answer from a local server ctxlab started: the server (one
-    request at a time, no cancel) goes on writing that answer, so every later request of the
-    slice would wait behind it and time out too; or the server is gone."""
-    return settings.server_info is not None and isinstance(
-        error, APIConnectionError | RecordingIncompleteError
-    )
+def record_cassette(settings: RunSettings, cassette: str) -> None:
+    """Play the conversation under the condition ``cassette`` names against the live model."""
+    conversation_id, _, name = cassette.rpartition("--")
+    _record_one(settings, _corpus()[conversation_id], name, cassette)
 
 
 def _record_one(
@@ -225,4 +176,6 @@ EXPERIMENT = Experiment.listed(
     records=True,  # the others
     local_context=32_768,  # Qwen2.5-Coder's window: an 8K conversation is ~12K of its tokens
     weight=4.0,
+    record_plan=record_plan,
+    record_one=record_cassette,
 )

@@ -127,6 +127,7 @@ def _record(args: argparse.Namespace) -> int:
         slice=args.slice,
         concurrency=args.concurrency,
         conditions=args.conditions,
+        shard=args.shard,
     )
     started = time.time()
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
@@ -144,6 +145,12 @@ def _record(args: argparse.Namespace) -> int:
         for line in unreplayed_sets(recorded, Path(args.cassettes), started):
             print(line)
     return 0
+
+
+def _record_merge(args: argparse.Namespace) -> int:
+    from experiments.lab.cli.record_merge import merge
+
+    return merge(args)
 
 
 def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
@@ -223,6 +230,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         return merge(args)
     _sigterm_as_interrupt()  # ``--provider local`` starts a server
+    if args.executor == "ray":
+        from experiments.lab.cli.bench_ray import bench_on_ray
+
+        return bench_on_ray(args)
     context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
     return bench(args, lambda options, hook: _live_model(options, n_ctx=context, on_response=hook))
 
@@ -237,6 +248,7 @@ COMMANDS = {
     "run": _run,
     "mutations": _mutations,
     "record": _record,
+    "record merge": _record_merge,
     "compact": _compact,
     "show": show_session,
     "cassettes": _cassettes,
@@ -245,9 +257,21 @@ COMMANDS = {
 }
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """The parsed command line; ``record merge`` has a parser of its own (``record`` takes
+    experiment ids where ``merge`` would be one)."""
+    from experiments.lab.cli.record_merge import MERGE, merge_parser
+
+    if tuple(argv[:2]) != MERGE:
+        return _parser().parse_args(argv)
+    args = merge_parser().parse_args(argv[2:])
+    args.command = "record merge"
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxlab`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = _arguments(list(sys.argv[1:] if argv is None else argv))
     import logging  # after parsing: --help and --version never need it
 
     logging.basicConfig(

@@ -56,6 +56,20 @@ def grid_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="a request cache shards and reruns share (deletable at any time)",
     )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: play here; ray: play --ray-tasks shards as Ray tasks (the ray extra; "
+        "RAY_ADDRESS names a cluster) and merge them here",
+    )
+    parser.add_argument(
+        "--ray-tasks",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="with --executor ray: the shards, one Ray task each",
+    )
 
 
 @dataclass

@@ -83,9 +83,11 @@ def mutations_parser(commands: Commands) -> None:
 def record_parser(commands: Commands) -> None:
     from experiments.lab.cli.help import experiments_epilog
 
-    record = _command(
-        commands, "record", "run experiments live and write their cassettes", experiments_epilog()
+    epilog = experiments_epilog() + (
+        "\n\nctxlab record merge DIR… --out D combines the --cassettes folders of the shards\n"
+        'of one recording (--shard I/N) into one (docs/bench.md, "Shards of a recording").'
     )
+    record = _command(commands, "record", "run experiments live and write their cassettes", epilog)
     record.add_argument("experiments", nargs="+", help="experiment ids, listed below")
     record.add_argument("--provider", choices=PROVIDERS, required=True, help="where to record from")
     record.add_argument(
@@ -153,8 +155,16 @@ def _concurrency_switch(record: argparse.ArgumentParser) -> None:
         type=at_least_one,
         default=1,
         metavar="N",
-        help="X-BENCH: cassettes recorded at once, each in a process of its own (the "
-        "cassettes are the same as one at a time)",
+        help="cassettes (X-BENCH's) and experiments recorded at once, each in a process of its "
+        "own (the cassettes are the same as one at a time)",
+    )
+    record.add_argument(
+        "--shard",
+        type=slice_option,
+        metavar="I/N",
+        help="record only shard I of N (each cassette's shard is a digest of its experiment, "
+        "its name and the model); the folder gets record-shard.json, combine the shards' "
+        "--cassettes folders with `ctxlab record merge DIR… --out D`",
     )
 
 

@@ -177,16 +177,34 @@ def test_regression_runs_install_ruff_mypy_pytest_and_uploads_the_reports() -> N
 def test_rerecord_runs_on_a_schedule_or_by_hand_with_the_secret_and_opens_a_pull_request() -> None:
     data = workflow(RERECORD)
     assert {"schedule", "workflow_dispatch"} <= set(data["on"])
-    job = data["jobs"]["rerecord"]
-    assert job["env"]["DEEPSEEK_API_KEY"] == "${{ secrets.DEEPSEEK_API_KEY }}"
+    record, job = data["jobs"]["record"], data["jobs"]["rerecord"]
+    assert record["env"]["DEEPSEEK_API_KEY"] == "${{ secrets.DEEPSEEK_API_KEY }}"
+    assert "DEEPSEEK_API_KEY" not in job.get("env", {})  # the merging job needs no key
     run = commands(data)
-    assert "--record-mode=rewrite --provider deepseek" in run
+    assert "ctxlab record merge" in run
     assert "ctxlab run --check" in run
     opened = [s for s in steps(data) if "create-pull-request" in str(s.get("uses", ""))]
     assert opened and opened[0]["with"]["body-path"].endswith("body.md")
     # a token whose events start CI, else GITHUB_TOKEN and a dispatch of the regression run
     assert opened[0]["with"]["token"] == "${{ secrets.RERECORD_TOKEN || github.token }}"
     assert "body.md" in run
+
+
+def test_rerecord_fans_the_recording_out_as_a_matrix_of_shards_and_merges_them_once() -> None:
+    data = workflow(RERECORD)
+    record, job = data["jobs"]["record"], data["jobs"]["rerecord"]
+    assert record["needs"] == "key" and job["needs"] == "record"
+    shards = record["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1)) and len(shards) >= 2
+    assert record["env"]["SHARD"] == "${{ matrix.shard }}"
+    assert record["env"]["SHARDS"] == "${{ strategy.job-total }}"  # the matrix's own size
+    [upload] = [s for s in record["steps"] if "upload-artifact" in str(s.get("uses", ""))]
+    assert upload["with"]["name"] == "shard-${{ matrix.shard }}"
+    assert upload["with"]["if-no-files-found"] == "error"
+    [download] = [s for s in job["steps"] if "download-artifact" in str(s.get("uses", ""))]
+    assert download["with"]["pattern"] == "shard-*"
+    assert download["with"]["path"] == "${{ runner.temp }}/shards"
+    assert upload["with"]["path"].rstrip("/") == "${{ runner.temp }}/shard"
 
 
 # --- the workflows' shell steps, run here against a scratch repository ----------------------
@@ -313,59 +331,88 @@ def scratch_repo(tmp_path: Path) -> Path:
 
 
 NEW_SET = (
-    "mkdir -p cassettes/E3/deepseek-deepseek-flash"
-    " && echo '{}' > cassettes/E3/deepseek-deepseek-flash/rounds.json"
+    "mkdir -p E3/deepseek-deepseek-flash && echo '{}' > E3/deepseek-deepseek-flash/rounds.json"
 )
+"""What the merge stub writes into its --out: a new set (paths relative to the merged folder)."""
 CHECK_STUB = (
     'if [ "$2" = "--check" ]; then echo "1 claim changed against reports/claims.csv:"; exit 1; fi'
 )
 RERECORD_VALUES = {
     "secrets.DEEPSEEK_API_KEY": "sk-test-not-a-real-key",
-    "inputs.selection || 'E2 or E3 or E4'": "E3",
+    "inputs.experiments || 'E2 E3 E4'": "E3",
     "secrets.RERECORD_TOKEN != ''": "false",
+    "matrix.shard": "2",
+    "strategy.job-total": "4",
 }
 DISPATCH = "steps.pr.outputs.pull-request-number != '' && env.HAS_PR_TOKEN != 'true'"
 
 
-def rerecord(tmp_path: Path, recording: str) -> tuple[Runner, list[StepRun]]:
-    """The re-record job's shell steps, with a pytest stub that runs ``recording``."""
+def merge_stub(merged: str) -> str:
+    """A ``ctxlab`` stub whose ``record merge … --out D`` writes D's manifest and runs
+    ``merged`` in D; ``run --check`` reports one changed claim."""
+    return (
+        'if [ "$1 $2" = "record merge" ]; then out="${!#}"; mkdir -p "$out"; '
+        f'echo {{}} > "$out/record-shard.json"; cd "$out"; {merged}; exit 0; fi\n{CHECK_STUB}'
+    )
+
+
+def rerecord(tmp_path: Path, merged: str) -> tuple[Runner, list[StepRun]]:
+    """The re-record job's shell steps, with a ``ctxlab record merge`` stub that runs
+    ``merged`` in the merged folder."""
     runner = Runner(
         scratch_repo(tmp_path),
         tmp_path,
         values=RERECORD_VALUES,
-        stubs={"python": "", "pytest": recording, "ctxlab": CHECK_STUB, "gh": ""},
+        stubs={"python": "", "ctxlab": merge_stub(merged), "gh": ""},
         conditions={DISPATCH: True},
     )
     return runner, runner.run_job(RERECORD, "rerecord")
 
 
-def test_rerecord_sees_a_new_untracked_cassette_set_and_dispatches_ci(tmp_path: Path) -> None:
+def test_rerecord_merges_the_shards_sees_a_new_untracked_set_and_dispatches_ci(
+    tmp_path: Path,
+) -> None:
     runner, done = rerecord(tmp_path, NEW_SET)
     assert [s.returncode for s in done] == [0] * len(done), done
     assert "?? cassettes/E3/deepseek-deepseek-flash/rounds.json" in done[2].output
     calls = runner.calls()
+    temp = runner.runner_temp
     assert calls[0] == "python -m pip install -c constraints.txt -e .[test]"
-    assert "--record-mode=rewrite --provider deepseek" in calls[1] and "-k E3" in calls[1]
+    assert calls[1] == f"ctxlab record merge {temp}/shards/shard-* --out {temp}/merged"
     assert calls[2:] == [
         "ctxlab run --check",  # the diff: it writes nothing …
         "ctxlab run",  # … and accepting the change is this explicit command
         "gh workflow run regression.yml --ref re-record/deepseek",
     ]
     body = (runner.runner_temp / "body.md").read_text(encoding="utf-8")
-    assert "selection: `E3`" in body and "1 claim changed against" in body
+    assert "experiments: `E3`" in body and "1 claim changed against" in body
+    assert not (runner.repo / "cassettes" / "record-shard.json").exists()  # not committed
 
 
 def test_rerecord_sees_a_changed_tracked_cassette(tmp_path: Path) -> None:
-    _, done = rerecord(tmp_path, "echo '{\"new\": 1}' > cassettes/E3/local-qwen/rounds.json")
+    changed = "mkdir -p E3/local-qwen && echo '{\"new\": 1}' > E3/local-qwen/rounds.json"
+    _, done = rerecord(tmp_path, changed)
     assert [s.returncode for s in done] == [0] * len(done), done
     assert " M cassettes/E3/local-qwen/rounds.json" in done[2].output
 
 
 def test_rerecord_stops_when_no_cassette_changed(tmp_path: Path) -> None:
-    runner, done = rerecord(tmp_path, "exit 1")  # the recording failed, nothing written
-    assert [s.returncode for s in done] == [0, 1, 1]  # the failed recording may go on
+    runner, done = rerecord(tmp_path, "true")  # the shards held nothing new
+    assert [s.returncode for s in done] == [0, 0, 1]
     assert "::error::No cassette changed or appeared" in done[2].output
-    assert not any(call.startswith(("ctxlab", "gh")) for call in runner.calls())
+    assert not any(call.startswith(("ctxlab run", "gh")) for call in runner.calls())
+
+
+def test_a_record_job_records_its_shard_of_the_experiments_asked(tmp_path: Path) -> None:
+    values = {**RERECORD_VALUES, "inputs.experiments || 'E2 E3 E4'": "E3 X-BENCH"}
+    runner = Runner(tmp_path, tmp_path, values=values, stubs={"python": "", "ctxlab": ""})
+    done = runner.run_job(RERECORD, "record")
+    assert [s.returncode for s in done] == [0, 0], done
+    temp = runner.runner_temp
+    assert runner.calls()[1] == (
+        "ctxlab record E3 X-BENCH --provider deepseek --shard 2/4 --concurrency 8 "
+        f"--cassettes {temp}/shard --out {temp}/shard-reports"
+    )
 
 
 @pytest.mark.parametrize("key", ["", "sk-test-not-a-real-key"], ids=["no-key", "key"])
@@ -376,7 +423,7 @@ def test_the_key_job_says_nothing_to_do_without_the_secret(tmp_path: Path, key: 
     present = "true" if key else "false"
     assert runner.github_output.read_text(encoding="utf-8") == f"present={present}\n"
     assert ("no key, nothing to do" in done.output) == (not key)
-    gated = workflow(RERECORD)["jobs"]["rerecord"]
+    gated = workflow(RERECORD)["jobs"]["record"]
     assert gated["needs"] == "key" and gated["if"] == "needs.key.outputs.present == 'true'"
 
 
@@ -404,6 +451,7 @@ def test_regression_installs_the_pins_and_runs_the_readmes_commands(tmp_path: Pa
         "ruff format --check .",
         "mypy",
         "pytest -n 2",
+        "python -m pip install --quiet -c constraints.txt -e .[ray]",  # the slow Ray test's
         "pytest -m slow",
         "pytest -q -m mutations tests/experiments/lab/test_mutations.py",
         f"ctxlab run --out {runner.runner_temp}/fresh",
