@@ -35,6 +35,7 @@ from experiments.lab.experiment import (
 from experiments.lab.views import from_data, to_data
 from harness import CompactionConfig, Message, ScriptedModel, Step, ToolCall
 from harness.compaction.agentscope import SUMMARY_PREFIX, Compactor, PruneConfig, resolve_thresholds
+from harness.errors import PairingError
 from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
@@ -138,7 +139,11 @@ def measure() -> E1View:
     if compaction is None:
         raise AssertionError("E1: compaction did not trigger")
     after = list(compaction.messages)
-    validate_pairing(after)
+    try:
+        validate_pairing(after)
+        pairing = "held"
+    except PairingError as exc:  # measured, not raised: the cut's rows differ, saying why
+        pairing = f"broken: {exc}"
     event = compaction.event
     cutoff = event.cutoff
     assert cutoff is not None  # an AgentScope compaction always has its cutoff
@@ -162,6 +167,7 @@ def measure() -> E1View:
         after_estimated_tokens=estimate_tokens(after),
         trigger_probes=_trigger_probes(before),
         default_removed=_default_removed(),
+        after_pairing=pairing,
     )
 
 
@@ -213,7 +219,8 @@ def _after(view: E1View) -> Verdict:
         "empty summary" if m.kind == "summary" and not _summary_body(m.text) else m.kind
         for m in view.after
     ]  # a summary message with nothing after the fixed opening summarises nothing
-    return Verdict(f"{len(view.after)}: {', '.join(kinds)}")
+    broken = "" if view.after_pairing == "held" else f" (tool pairing {view.after_pairing})"
+    return Verdict(f"{len(view.after)}: {', '.join(kinds)}{broken}")
 
 
 def _summary_body(text: str) -> str:

@@ -112,6 +112,9 @@ class E1View:
     messages (no tool call)."""
     trigger_probes: tuple[TriggerProbe, ...] = ()
     """The count trigger at its edge (5 and 6 messages under trigger 6) and off (trigger 0)."""
+    after_pairing: str = "held"
+    """``held``, or why the history after the compaction breaks tool pairing (a harness
+    that cuts between a call and its result: the rows that read the cut then differ)."""
     rerun: Rerun | None = None
     """Set by :func:`experiments.e1.run`; None for a single :func:`~experiments.e1.measure`."""
 

@@ -126,6 +126,8 @@ def _recover(log: EventLog) -> tuple[str, str]:
             events = engine.recover_overflow(HEADER)
     except CompactionError:
         return "raised", ""
+    except SurfaceError as exc:  # the surface itself refused (a broken harness): measured
+        return f"refused ({type(exc).__name__})", ""
     return ("retry" if events else "no retry"), (events[0].trigger if events else "")
 
 

@@ -171,9 +171,18 @@ def _prefix(requests: list[ChatRequest], surfaces: list[tuple[Message, ...]]) ->
 
 
 def _window_for(threshold: int) -> int:
-    """A window whose ``floor(window × 0.8)`` is ``threshold`` (every integer is one)."""
-    guess = int(threshold / 0.8)
-    return next(w for w in range(guess - 2, guess + 4) if DshConfig(w).threshold == threshold)
+    """The smallest window whose pressure threshold is ``threshold``: dsh's is ``floor(window
+    × 0.8)``, which meets every integer, but the window is searched for (the threshold only
+    grows with the window), so a threshold computed another way is probed at its edge too
+    rather than stopping the experiment; when no window meets it exactly, the first past it."""
+    low, high = 1, 4 * threshold + 8
+    while low < high:
+        middle = (low + high) // 2
+        if DshConfig(middle).threshold >= threshold:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _pressure_edge(root: Path) -> PressureEdge:
