@@ -45,11 +45,15 @@ class Row:
 
     @property
     def close(self) -> bool:
-        """An enforced gate read within :data:`CLOSE` of its limit (either side), or a
-        measurement that says it was a stall (NaN): it is measured again before it is read."""
+        """An enforced gate read within :data:`CLOSE` of its limit (either side; a reading
+        exactly at it is a count, not a timing), or a measurement that says it was a stall
+        (NaN): it is measured again before it is read."""
         if self.gate is None or not self.enforced:
             return False
-        return math.isnan(self.value) or abs(self.value - self.gate) <= CLOSE * self.gate
+        if math.isnan(self.value):
+            return True
+        # a count read exactly at its limit (1 line tokenised, gate 1) is no timing near it
+        return self.value != self.gate and abs(self.value - self.gate) <= CLOSE * self.gate
 
     @property
     def failed(self) -> bool:

@@ -39,3 +39,9 @@ def test_a_stall_is_measured_again_and_left_out_of_the_median() -> None:
     measure = _section([math.nan, 2.5, 2.7])
     rows = settled(measure)  # type: ignore[arg-type]
     assert rows[1].value == 2.6 and rows[1].failed  # two real readings, both over the gate
+
+
+def test_a_count_exactly_at_its_limit_is_read_once() -> None:
+    measure = _section([2.0, 9.0, 9.0])  # a deterministic count at its gate: no timing noise
+    rows = settled(measure)  # type: ignore[arg-type]
+    assert rows[1].value == 2.0 and len(measure.calls) == 1  # type: ignore[attr-defined]
