@@ -139,11 +139,6 @@ def measure() -> E1View:
     if compaction is None:
         raise AssertionError("E1: compaction did not trigger")
     after = list(compaction.messages)
-    try:
-        validate_pairing(after)
-        pairing = "held"
-    except PairingError as exc:  # measured, not raised: the cut's rows differ, saying why
-        pairing = f"broken: {exc}"
     event = compaction.event
     cutoff = event.cutoff
     assert cutoff is not None  # an AgentScope compaction always has its cutoff
@@ -167,8 +162,18 @@ def measure() -> E1View:
         after_estimated_tokens=estimate_tokens(after),
         trigger_probes=_trigger_probes(before),
         default_removed=_default_removed(),
-        after_pairing=pairing,
+        after_pairing=_pairing(after),
     )
+
+
+def _pairing(after: list[Message]) -> str:
+    """``held``, or how the history after the compaction breaks tool pairing (measured, not
+    raised: the rows that read the cut then differ, saying why)."""
+    try:
+        validate_pairing(after)
+    except PairingError as exc:
+        return f"broken: {exc}"
+    return "held"
 
 
 def _default_removed() -> int:
