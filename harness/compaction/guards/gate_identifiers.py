@@ -60,7 +60,8 @@ _PATHS = (
     rf"(?<![{_ALNUM}_./-]){_FILE}",
 )
 _ALTERNATIVES = (
-    r"(?P<url>https?://[^\s<>\"'`“”‘’「」『』（）()，。；！？、\[\]{}]+)",
+    # no letter or digit just before: a URL glued to a word would never read as surviving
+    rf"(?P<url>(?<![{_ALNUM}])https?://[^\s<>\"'`“”‘’「」『』（）()，。；！？、\[\]{{}}]+)",
     "(?P<path>" + "|".join(_PATHS) + ")",
     r"`(?P<tick>[^`\n]{1,80})`",
     r"“(?P<cjk>[^”\n]{1,40})”",

@@ -234,6 +234,15 @@ def test_gate_adds_nothing_when_every_identifier_survived(
         assert result.added == () and result.text == summary
 
 
+def test_a_url_glued_to_a_word_is_no_identifier_the_verbatim_summary_lacks() -> None:
+    """Hypothesis found it: ``_0https://…`` gave the URL as an identifier that the verbatim
+    span, as a summary, did not hold (survival wants no letter or digit before it)."""
+    span = build_span([("user", "_0https://a.example/p?q=1")])
+    everything = "\n".join(text for text, _ in span_texts(span))
+    result = apply_gate(GateConfig(), everything + "\n", span, METER)
+    assert result.added == () and result.text == everything + "\n"
+
+
 @settings(max_examples=100, deadline=None)
 @given(summary=TEXT, pairs=SPAN)
 def test_gate_adds_only_what_the_summary_lacked(summary: str, pairs: list[tuple[str, str]]) -> None:
