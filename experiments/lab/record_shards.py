@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments.lab import sharding
 from harness import ConfigError
 from harness.fs.files import write_atomic
 
@@ -42,8 +43,7 @@ SETTINGS = ("ctxlab", "provider", "model", "experiments", "variant", "conditions
 def shard_of(experiment: str, cassette: str, model: str, n: int) -> int:
     """The shard (1 to ``n``) that records ``cassette`` of ``experiment`` ("" for an
     experiment recorded whole) with ``model``."""
-    digest = hashlib.sha256(f"{experiment}\t{cassette}\t{model}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % n + 1
+    return sharding.shard_of((experiment, cassette, model), n)
 
 
 def in_shard(experiment: str, cassette: str, model: str, shard: tuple[int, int] | None) -> bool:
@@ -82,15 +82,6 @@ def _text(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(map(str, value)) or "none"
     return "none" if value in (None, "") else str(value)
-
-
-def ctxlab_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("ctxlab")
-    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "unknown"
 
 
 def cassettes_of(folder: Path, experiments: Sequence[str]) -> dict[str, str]:

@@ -158,12 +158,8 @@ def record(
 
 def _write_shard(ids: Sequence[str], source: Recording, cassettes: Path, model: str) -> None:
     """``record-shard.json`` of a sharded recording (:mod:`experiments.lab.record_shards`)."""
-    from experiments.lab.record_shards import (
-        RecordShard,
-        cassettes_of,
-        ctxlab_version,
-        write_manifest,
-    )
+    from experiments.lab.record_shards import RecordShard, cassettes_of, write_manifest
+    from experiments.lab.version import ctxlab_version
 
     assert source.shard is not None
     experiments = recordable(ids)

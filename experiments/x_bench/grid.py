@@ -10,10 +10,10 @@ rerun, and in a grid that grew.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiments.lab import sharding
 from experiments.x_bench.schema import Conversation
 from harness import ConfigError
 
@@ -52,8 +52,7 @@ def parse_shard(text: str) -> Shard:
 
 def shard_of(conversation: str, condition: str, model: str, n: int) -> int:
     """The shard (1 to ``n``) that plays ``conversation`` under ``condition`` with ``model``."""
-    digest = hashlib.sha256(f"{conversation}\t{condition}\t{model}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % n + 1
+    return sharding.shard_of((conversation, condition, model), n)
 
 
 def in_shard(cell: Cell, model: str, shard: Shard | None) -> bool:

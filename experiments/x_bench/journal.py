@@ -27,10 +27,10 @@ import dataclasses
 import hashlib
 import json
 import os
-from importlib import metadata
 from pathlib import Path
 from types import TracebackType
 
+from experiments.lab.version import ctxlab_version
 from experiments.lab.views.codec import ShapeError, from_data
 from experiments.x_bench.schema import BenchFileError, Conversation, dump_conversation
 from experiments.x_bench.view import RunRecord
@@ -54,13 +54,6 @@ class DamagedJournalError(BenchFileError):
     file and line; the journal is left as it is)."""
 
 
-def _ctxlab_version() -> str:
-    try:
-        return metadata.version("ctxlab")
-    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "unknown"
-
-
 class RunJournal:
     """The journal of one ``--out`` folder, held for a bench's whole run (a context manager)."""
 
@@ -70,7 +63,7 @@ class RunJournal:
         """Provider, base URL and model name (``none`` without a provider): part of each key;
         set before the first run is looked up."""
         self.fresh = fresh
-        self.version = _ctxlab_version()
+        self.version = ctxlab_version()
         self.kept: dict[str, RunRecord] = {}
         self.discarded = 0
         """Lines of an earlier journal that ``fresh`` discarded (unread)."""

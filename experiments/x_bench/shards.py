@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from experiments.lab.version import ctxlab_version
 from experiments.lab.views.codec import ShapeError, from_data
 from experiments.x_bench.grid import Shard, grid_cells
 from experiments.x_bench.schema import Conversation, dump_conversation, load_conversations
@@ -53,7 +54,7 @@ class ShardManifest:
         cls, conversations: Sequence[Conversation], names: Sequence[str], model: str, shard: Shard
     ) -> ShardManifest:
         digest = hashlib.sha256(_conversations_json(conversations).encode("utf-8")).hexdigest()
-        return cls(_ctxlab_version(), model, list(names), digest, shard)
+        return cls(ctxlab_version(), model, list(names), digest, shard)
 
     def differs(self, other: ShardManifest) -> str:
         """The first setting in which ``other`` is of another grid than this; "" if none."""
@@ -65,15 +66,6 @@ class ShardManifest:
         if self.shard[1] != other.shard[1] and not whole:
             return f"a split into {other.shard[1]} shards instead of {self.shard[1]}"
         return ""
-
-
-def _ctxlab_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("ctxlab")
-    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "unknown"
 
 
 def _short(value: Any) -> str:

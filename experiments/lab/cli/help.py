@@ -8,7 +8,6 @@ imports nothing.
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
 
 from experiments.manifest import MANIFEST
 
@@ -41,7 +40,6 @@ def experiments_epilog() -> str:
 
 def version() -> str:
     """The installed ctxlab's version, or ``unknown`` when it is run without being installed."""
-    try:
-        return metadata.version("ctxlab")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    from experiments.lab.version import ctxlab_version
+
+    return ctxlab_version()

@@ -4,7 +4,6 @@ it: :class:`Provenance`, :func:`read_provenance`, :class:`CassetteClient`."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from experiments.lab.recorder.format import (
 )
 from experiments.lab.recorder.providers import ProviderSpec
 from experiments.lab.recorder.seal import interactions_digest
+from experiments.lab.version import ctxlab_version
 from harness import ChatClient
 
 __all__ = ["REPLAY_KEY", "CassetteClient", "Provenance", "provenance_of", "read_provenance"]
@@ -98,13 +98,6 @@ def read_provenance(path: Path, data: Mapping[str, Any] | None = None) -> Proven
         ) from None
 
 
-def _ctxlab_version() -> str:
-    try:
-        return importlib.metadata.version("ctxlab")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def provenance_of(
     provider: ProviderSpec,
     server_info: Mapping[str, Any] | None,
@@ -119,7 +112,7 @@ def provenance_of(
         base_url=provider.public_base_url,
         params=json.loads(json.dumps(dict(provider.params))),
         recorded_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        ctxlab_version=_ctxlab_version(),
+        ctxlab_version=ctxlab_version(),
         requests=len(interactions),
         server=info.get("server"),
         server_version=info.get("server_version"),
