@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # One test per claim of reports/claims.csv, record modes, reports (see the plugin's docstring).
-pytest_plugins = ["experiments.lab.pytest_plugin", "pytester"]
+pytest_plugins = ["lab.pytest_plugin", "pytester"]
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(
@@ -46,7 +46,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _plots_drawn_once() -> Iterator[None]:
     """Each plot drawn once per process (tests/support/plot_memo.py): ``ctxlab run`` draws
     its plots in this process, not in forked workers whose drawings the memo would never see
-    (the worker processes have tests of their own: tests/experiments/lab/test_parallel.py)."""
+    (the worker processes have tests of their own: tests/lab/test_parallel.py)."""
     from support.plot_memo import MEMO  # matplotlib: not in processes that run no test
 
     os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too

@@ -83,7 +83,7 @@ def _serve(port: Synchronized[int], served: Synchronized[int]) -> None:
 
 
 def _bench(base_url: str, grid: list[str], out: Path) -> int:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     command = ["bench", "--provider", "openai-compatible", "--base-url", base_url]
     command += ["--model", "m", *grid, "--out", str(out), "--concurrency", str(CONCURRENCY)]
@@ -140,7 +140,6 @@ def rows(quick: bool) -> list[Row]:
 def import_bench() -> None:
     import pandas  # noqa: F401  (ctxlab bench imports it to write its tables)
 
-    import experiments.lab.cli.bench
     import experiments.x_bench  # noqa: F401
 
 

@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarks.common import Row
-from experiments.lab.cassette_sets import DEFAULT_SET
 from harness.messages import Message
 from harness.meter import AGENTSCOPE, CTXLAB, DSH, Pricer, TokenMeter, build_meter
 from harness.meter.tokenizer import load_tokenizer_pricer, tokenizer_available
 from harness.model import Usage
+from lab.cassette_sets import DEFAULT_SET
 
 __all__ = ["rows"]
 

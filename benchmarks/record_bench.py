@@ -6,7 +6,7 @@ process of its own).
 
 The ratio is the recording's wall time ÷ (the serial model time ÷ 8), both from the same run:
 the serial model time is the chat requests the server answered × 300 ms, what a recording one
-request at a time would at least wait. It times :func:`experiments.lab.recording.record`, the
+request at a time would at least wait. It times :func:`lab.recording.record`, the
 recording behind ``ctxlab record`` (the replay of the reports it runs afterwards is
 ``ctxlab run``'s cost, timed by the wall section), with its modules imported before the clock
 starts. Full: every experiment, X-BENCH's 198 cassettes (enforced, ≤ 1.3); quick: E2, E3, E4 and
@@ -92,7 +92,7 @@ def _serve(port: Synchronized[int], served: Synchronized[int]) -> None:
 
 
 def _record(base_url: str, cassettes: Path, quick: bool) -> list[str]:
-    from experiments.lab.recording import Recording, record
+    from lab.recording import Recording, record
 
     source = Recording(
         "deepseek",
@@ -107,9 +107,9 @@ def _record(base_url: str, cassettes: Path, quick: bool) -> list[str]:
 
 
 def rows(quick: bool) -> list[Row]:
-    import experiments.lab.record_pool
-    import experiments.lab.recording
-    import experiments.lab.registry  # noqa: F401  (imported before the clock starts)
+    import lab.record_pool
+    import lab.recording
+    import lab.registry  # noqa: F401  (imported before the clock starts)
 
     os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
     context = multiprocessing.get_context("fork")

@@ -1,6 +1,6 @@
 """Start-up and run wall times, side by side with ``python -c pass`` (median of interleaved
 runs). Absolute times are reported, never gated in CI: the lazy-import guarantee is a test
-(``tests/experiments/lab/test_cli_imports.py``)."""
+(``tests/lab/test_cli_imports.py``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ __all__ = ["rows"]
 CTXLAB = [
     sys.executable,
     "-c",
-    "import sys; from experiments.lab.cli import main; sys.exit(main())",
+    "import sys; from lab.cli import main; sys.exit(main())",
 ]
 
 

@@ -2,8 +2,8 @@
 
 Each entry names an experiment's id, its folder under ``experiments/`` and its one-line title.
 Everything else that is keyed by experiment id is derived from this list:
-:data:`experiments.lab.registry.EXPERIMENTS` (each folder's ``EXPERIMENT``), the report's pages
-and plots (each folder's ``page.PAGE``, :mod:`experiments.lab.report.experiments`) and the
+:data:`lab.registry.EXPERIMENTS` (each folder's ``EXPERIMENT``), the report's pages
+and plots (each folder's ``page.PAGE``, :mod:`lab.report.experiments`) and the
 ``ctxlab --help`` epilog. This module imports nothing, so ``ctxlab --help`` stays fast.
 
 To add an experiment: a folder ``experiments/<name>/`` with ``__init__.py`` (``EXPERIMENT``

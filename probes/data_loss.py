@@ -365,7 +365,7 @@ KILLED_COMMIT = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from experiments.lab import staging
+    from lab import staging
 
     out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     renames = 0
@@ -393,7 +393,7 @@ KILLED_COMMIT = textwrap.dedent(
 
 def _files(folder: Path) -> dict[str, str]:
     """The reports in ``folder``, its marker left out."""
-    from experiments.lab.staging import MARKER
+    from lab.staging import MARKER
 
     if not folder.is_dir():
         return {}
@@ -402,7 +402,7 @@ def _files(folder: Path) -> dict[str, str]:
 
 def _write(folder: Path, files: dict[str, str]) -> None:
     """A reports folder of ours holding ``files``."""
-    from experiments.lab.staging import mark
+    from lab.staging import mark
 
     folder.mkdir(parents=True, exist_ok=True)
     mark(folder)
@@ -417,7 +417,7 @@ def _write(folder: Path, files: dict[str, str]) -> None:
     [f"{when}-rename-{n}" for when in ("before", "after") for n in (1, 2, 3)],
 )
 def commit_killed(folder: Path, variant: str) -> None:
-    from experiments.lab.staging import staged
+    from lab.staging import staged
 
     when, n = variant.split("-rename-")
     out = folder / "out"

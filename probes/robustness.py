@@ -227,7 +227,7 @@ def malformed_cassette(folder: Path, case: str) -> None:
 
 @probe("malformed-baseline", "robustness", 15, ("utf-16", "20-mb-field", "binary"))
 def malformed_baseline(folder: Path, case: str) -> None:
-    from experiments.lab.baseline import read_baseline
+    from lab.baseline import read_baseline
 
     path = folder / "claims.csv"
     header = "experiment,claim_id,status,note\n"

@@ -54,8 +54,8 @@ def _outside_code(markdown: str) -> str:
 def html_in_reports(folder: Path, variant: str) -> None:
     import pandas as pd
 
-    from experiments.lab.claims import Claim, claims_frame, read_claims, write_claims
-    from experiments.lab.report import build_reports
+    from lab.claims import Claim, claims_frame, read_claims, write_claims
+    from lab.report import build_reports
 
     payload = HOSTILE[variant]
     reports = folder / "reports"
@@ -109,7 +109,7 @@ def secret_in_error(folder: Path, variant: str) -> None:
 
 @probe("secret-in-audit-instructions", "security", 10)
 def secret_in_audit(folder: Path) -> None:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     seed = agent(folder, FunctionModel(lambda r: "ok"))
     for n in range(4):

@@ -21,8 +21,6 @@ from contextlib import ExitStack
 from pathlib import Path
 from types import SimpleNamespace
 
-from experiments.lab.cassette_sets import list_sets
-from experiments.lab.experiment import RunSettings
 from experiments.x_bench.conditions import CONDITIONS, Condition, budget_for, ctxlab_condition
 from experiments.x_bench.headline import Carrying, carried
 from experiments.x_bench.recorded import RecordedModels
@@ -31,6 +29,8 @@ from experiments.x_bench.schema import Conversation
 from experiments.x_bench.scoring import score_run
 from experiments.x_bench.suite import bench_conversations
 from harness.compaction.agentscope import CTXLAB_GATE, CTXLAB_SUMMARY_BUDGET
+from lab.cassette_sets import list_sets
+from lab.experiment import RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,4 +3,4 @@
 # named guard, and the committed matrix is what the code produces (docs/claims.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-pytest -q -m mutations tests/experiments/lab/test_mutations.py
+pytest -q -m mutations tests/lab/test_mutations.py

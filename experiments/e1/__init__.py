@@ -23,22 +23,22 @@ from experiments.e1.view import (
     TriggerProbe,
     WireCall,
 )
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
-from experiments.lab.experiment import (
-    ARTICLE_METER,
-    Experiment,
-    ExperimentResult,
-    RunSettings,
-    dump_json,
-)
-from experiments.lab.views import from_data, to_data
 from harness import CompactionConfig, Message, ScriptedModel, Step, ToolCall
 from harness.compaction.agentscope import SUMMARY_PREFIX, Compactor, PruneConfig, resolve_thresholds
 from harness.errors import PairingError
 from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab.experiment import (
+    ARTICLE_METER,
+    Experiment,
+    ExperimentResult,
+    RunSettings,
+    dump_json,
+)
+from lab.views import from_data, to_data
 
 __all__ = ["CONFIG", "EXPERIMENT", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]
 

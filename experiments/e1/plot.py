@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e1.view import E1View, MessageRow
-from experiments.lab.report.plots.canvas import (
+from lab.report.plots.canvas import (
     ARTICLE,
     COMPACTION,
     Plot,

@@ -11,7 +11,7 @@ The clock is fixed (it starts at the article's 2026-10-30T12:33:04Z and advances
 reading) so that file names, instants and therefore every request replay byte for byte. The
 after-call work runs in the article's order for step 1: maintenance first (it finds nothing
 and skips), then the flush. The local model writes tool calls as JSON text; the agent reads
-them through :class:`experiments.lab.recorder.textcalls.TextToolCalls` (documented there),
+them through :class:`lab.recorder.textcalls.TextToolCalls` (documented there),
 and the report says so.
 """
 
@@ -27,12 +27,12 @@ from typing import Any
 from experiments.e2 import claims as e2_claims
 from experiments.e2.claims import DAILY, FACTS
 from experiments.e2.view import E2View, FileState, StepRow
-from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.recorded import recorded_result, view_header
-from experiments.lab.recorder.textcalls import TextToolCalls
 from harness import HarnessAgent, MemoryConfig, StepLimitExceededError
 from harness.memory import MaintenanceSchedule, SteppingClock, parse_instant
 from harness.model import ChatModel, ChatRequest, ChatResponse
+from lab.experiment import Experiment, ExperimentResult, RunSettings
+from lab.recorded import recorded_result, view_header
+from lab.recorder.textcalls import TextToolCalls
 
 __all__ = ["EXPERIMENT", "STEPS", "run"]
 

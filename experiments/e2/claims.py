@@ -1,7 +1,7 @@
 """E2's claims, judged from what :mod:`experiments.e2` recorded (model output as recorded).
 
-Every ``article`` row cites the AgentScope seed (:data:`~experiments.lab.claims.AS_SEED`). Rules
-about model output live in :mod:`experiments.lab.claims.judges`.
+Every ``article`` row cites the AgentScope seed (:data:`~lab.claims.AS_SEED`). Rules
+about model output live in :mod:`lab.claims.judges`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from experiments.e2 import answer_rules
 from experiments.e2.answer_rules import FACTS, has_facts
 from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s4_sizes
 from experiments.e2.view import E2View
-from experiments.lab.claims import AS_SEED, Claim, cite
-from experiments.lab.claims.judges import call_attempts, invented_codes, verbatim_copy
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab.claims import AS_SEED, Claim, cite
+from lab.claims.judges import call_attempts, invented_codes, verbatim_copy
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 

@@ -8,9 +8,9 @@ import re
 from collections import Counter
 
 from experiments.e2.view import E2View
-from experiments.lab.claims.specs import Verdict
 from harness import MemoryConfig
 from harness.memory import cut_memory
+from lab.claims.specs import Verdict
 
 __all__ = ["DAILY", "header_bytes", "injected_previous", "s4_sizes"]
 

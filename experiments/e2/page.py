@@ -11,9 +11,9 @@ import pandas as pd
 
 from experiments.e2.plot import e2_plot
 from experiments.e2.view import E2View, FileState, StepRow
-from experiments.lab.report.glossary import english_column
-from experiments.lab.report.markdown import markdown_table, shorten
-from experiments.lab.report.piece import Page
+from lab.report.glossary import english_column
+from lab.report.markdown import markdown_table, shorten
+from lab.report.piece import Page
 
 __all__ = ["E2_ABOUT", "PAGE", "E2View", "FileState", "StepRow", "e2_section"]
 

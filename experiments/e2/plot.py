@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from experiments.e2.view import E2View
-from experiments.lab.report.plots.canvas import Plot, new_figure, plot_of
+from lab.report.plots.canvas import Plot, new_figure, plot_of
 
 __all__ = ["e2_plot", "step_label"]
 

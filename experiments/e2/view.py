@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.lab.views.recorded import RecordedView
 from harness.memory import ConsolidationOutcome
+from lab.views.recorded import RecordedView
 
 __all__ = ["E2View", "FileState", "StepRow"]
 

@@ -25,14 +25,14 @@ from experiments.e3.view import (
     SummaryMessage,
     UsageRecord,
 )
-from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from experiments.lab.recorded import recorded_result, view_header
 from harness import Agent, CallResult, CompactionConfig, make_engine
 from harness.compaction.agentscope import PruneConfig
 from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.history import StateHistory
 from harness.store.statefile import Transcript
+from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
+from lab.recorded import recorded_result, view_header
 
 __all__ = [
     "CODE_WORD",

@@ -2,8 +2,8 @@
 recorded), read from its :class:`~experiments.e3.view.E3View`.
 
 Structural claims (when compaction fires, what it keeps) follow from the harness and must match;
-what the model says is judged by the rules in :mod:`experiments.lab.claims.judges` and below. Every
-row cites the AgentScope seed (:data:`~experiments.lab.claims.AS_SEED`)."""
+what the model says is judged by the rules in :mod:`lab.claims.judges` and below. Every
+row cites the AgentScope seed (:data:`~lab.claims.AS_SEED`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import re
 from experiments.e3 import summary_rules
 from experiments.e3.summary_rules import SECTIONS
 from experiments.e3.view import E3View
-from experiments.lab.claims import AS_SEED, Claim, cite
-from experiments.lab.claims.judges import recall_route
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
 from harness.compaction.agentscope import SUMMARY_PREFIX
+from lab.claims import AS_SEED, Claim, cite
+from lab.claims.judges import recall_route
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["CODE_WORD", "SECTIONS", "SPECS", "claims"]
 

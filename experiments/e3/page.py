@@ -11,9 +11,9 @@ import pandas as pd
 
 from experiments.e3.plot import e3_plot
 from experiments.e3.view import E3View, RoundRow
-from experiments.lab.report.glossary import english_column, gloss_note
-from experiments.lab.report.markdown import fence, markdown_table, shorten
-from experiments.lab.report.piece import Page
+from lab.report.glossary import english_column, gloss_note
+from lab.report.markdown import fence, markdown_table, shorten
+from lab.report.piece import Page
 
 __all__ = ["E3_ABOUT", "PAGE", "E3View", "RoundRow", "e3_section"]
 

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from experiments.e3.view import E3View
-from experiments.lab.report.plots.canvas import (
+from lab.report.plots.canvas import (
     ARTICLE,
     ARTICLE_LIGHT,
     COMPACTION,
@@ -20,7 +20,7 @@ from experiments.lab.report.plots.canvas import (
     plot_of,
     wrapped_model,
 )
-from experiments.lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
+from lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
 
 __all__ = ["e3_plot"]
 

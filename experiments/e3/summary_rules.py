@@ -9,10 +9,10 @@ summary dropped it rather than merged it.
 from __future__ import annotations
 
 from experiments.e3.view import E3View, RoundRow
-from experiments.lab.claims.answer_judges import carries_previous
-from experiments.lab.claims.judges import filled_sections, markdown_headings
-from experiments.lab.claims.specs import Verdict
 from harness.compaction.agentscope import DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX
+from lab.claims.answer_judges import carries_previous
+from lab.claims.judges import filled_sections, markdown_headings
+from lab.claims.specs import Verdict
 
 __all__ = ["SECTIONS", "instructions", "merged", "sections"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from experiments.lab.views.recorded import RecordedView
+from lab.views.recorded import RecordedView
 
 if TYPE_CHECKING:
     from harness.compaction.record import CompactionRecord

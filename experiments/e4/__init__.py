@@ -43,8 +43,6 @@ from experiments.e4.view import (
     SummaryEvent,
     SurfaceOp,
 )
-from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from experiments.lab.recorded import recorded_result, view_header
 from harness import Agent, ChatClient, CompactionConfig, DshConfig
 from harness.compaction.agentscope import Compactor, resolve_thresholds
 from harness.compaction.dsh import DshEngine, price_message
@@ -53,6 +51,8 @@ from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
+from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
+from lab.recorded import recorded_result, view_header
 
 __all__ = ["EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 

@@ -1,17 +1,17 @@
 """E4's claims, a table of specs judged from what :mod:`experiments.e4` measured (model output as
 recorded), read from its :class:`~experiments.e4.view.E4View`.
 
-Every ``article`` row cites the DeepSeek-Harness seed (:data:`~experiments.lab.claims.DSH_SEED`);
+Every ``article`` row cites the DeepSeek-Harness seed (:data:`~lab.claims.DSH_SEED`);
 DSH-SUMMARY-EXACT is our own check (``ctxlab``).
 """
 
 from __future__ import annotations
 
 from experiments.e4.view import E4View, SummaryEvent
-from experiments.lab.claims import DSH_SEED, Claim, cite
-from experiments.lab.claims.judges import filled_sections, markdown_headings
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
 from harness.compaction.dsh.summarizer import SECTIONS as DSH_SECTIONS
+from lab.claims import DSH_SEED, Claim, cite
+from lab.claims.judges import filled_sections, markdown_headings
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["DSH_SECTIONS", "SPECS", "claims"]
 

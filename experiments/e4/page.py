@@ -21,16 +21,16 @@ from experiments.e4.view import (
     ReplacedRange,
     SurfaceOp,
 )
-from experiments.lab.claims.specs import yes
-from experiments.lab.report.glossary import english_column, gloss_note
-from experiments.lab.report.markdown import (
+from lab.claims.specs import yes
+from lab.report.glossary import english_column, gloss_note
+from lab.report.markdown import (
     NEWLINE_MARK,
     and_list,
     fence,
     flat_text,
     markdown_table,
 )
-from experiments.lab.report.piece import Page
+from lab.report.piece import Page
 
 __all__ = [
     "E4_ABOUT",

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from experiments.e4.view import E4View, EngineRun
-from experiments.lab.report.plots.canvas import (
+from lab.report.plots.canvas import (
     FOOTER_INCHES,
     OURS,
     Plot,

@@ -4,9 +4,9 @@ Every model in this experiment is scripted (the claims are about the harness's m
 a model's wording), and the claims say ``scripted`` in their source column.
 
 Each mechanism has a module with a function that measures its part of the typed
-:class:`~experiments.e5.view.E5View` and a table of :class:`~experiments.lab.claims.specs.ClaimSpec`
+:class:`~experiments.e5.view.E5View` and a table of :class:`~lab.claims.specs.ClaimSpec`
 that judges it (the seed rows' tables are in :mod:`~experiments.e5.seed_rows` and
-:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~experiments.lab.claims.specs.evaluate`:
+:mod:`~experiments.e5.dsh_rows`), all evaluated by :func:`~lab.claims.specs.evaluate`:
 
 * :mod:`~experiments.e5.grid`: the compaction cadence over trigger × keep;
 * :mod:`~experiments.e5.tool_calls`: a tool-heavy round and a large tool result;
@@ -57,10 +57,10 @@ from experiments.e5.seed_memory import measure_seed_memory
 from experiments.e5.seed_rows import seed_memory_claims
 from experiments.e5.tool_calls import TOOL_SPECS, measure_large_result, measure_tool_round
 from experiments.e5.view import E5View
-from experiments.lab.claims import Claim
-from experiments.lab.claims.specs import evaluate
-from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.views import to_data
+from lab.claims import Claim
+from lab.claims.specs import evaluate
+from lab.experiment import Experiment, ExperimentResult, RunSettings
+from lab.views import to_data
 
 __all__ = ["EXPERIMENT", "START", "cadence", "claims", "formula_interval", "measure", "run"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from experiments.lab.experiment import ARTICLE_METER
 from harness import CompactionConfig
 from harness.memory import parse_instant
+from lab.experiment import ARTICLE_METER
 
 __all__ = ["SOURCE", "START", "qa_config"]
 

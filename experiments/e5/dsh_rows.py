@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.dsh_view import Attempt, DshMechanics
-from experiments.lab.claims import DSH_SEED, Claim, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab.claims import DSH_SEED, Claim, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DSH_SPECS", "dsh_mechanics_claims"]
 

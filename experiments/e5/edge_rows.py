@@ -31,14 +31,14 @@ from experiments.e5.edge_view import (
     InterruptedCall,
     OffloadEdge,
 )
-from experiments.lab.claims import AS_SEED, DSH_SEED, Claim, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 from harness import Agent, CtxlabError, FunctionModel, HarnessAgent, Message, Tool, ToolCall
 from harness.compaction.dsh import DshEngine
 from harness.errors import CompactionBusyError
 from harness.fs import files
 from harness.model import ChatRequest
 from harness.store.eventlog import Event, EventLog
+from lab.claims import AS_SEED, DSH_SEED, Claim, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["EDGE_SPECS", "edge_claims", "measure_edges"]
 
@@ -302,4 +302,4 @@ EDGE_SPECS: tuple[ClaimSpec[EdgeMechanics], ...] = (
         note="an image_url block offered as a user message's content",
     ),
 )
-"""Seed 002's rows are article-computed by :mod:`experiments.lab.claims.specs`."""
+"""Seed 002's rows are article-computed by :mod:`lab.claims.specs`."""

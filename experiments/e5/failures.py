@@ -21,10 +21,6 @@ from experiments.e5.view import (
     OverflowOnce,
     SummaryFailure,
 )
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict
-from experiments.lab.experiment import ARTICLE_METER
-from experiments.lab.views import to_data
 from harness import Agent, CompactionConfig, ContextLengthExceededError, FunctionModel, make_engine
 from harness.compaction.agentscope import SUMMARY_UNAVAILABLE, PruneConfig
 from harness.errors import ServerError
@@ -36,6 +32,10 @@ from harness.memory import (
     format_instant,
 )
 from harness.model import ChatRequest
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict
+from lab.experiment import ARTICLE_METER
+from lab.views import to_data
 
 __all__ = ["FAILURE_SPECS", "measure_failures"]
 

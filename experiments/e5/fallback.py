@@ -7,11 +7,11 @@ falls back to 160,000 with a 20-message retention; ctxlab's table knows the 1M w
 from __future__ import annotations
 
 from experiments.e5.view import E5View, FallbackProfile
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness import CompactionConfig
 from harness.compaction.agentscope import resolve_thresholds
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict
 
 __all__ = ["FALLBACK_SPECS", "measure_fallback"]
 

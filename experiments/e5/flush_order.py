@@ -12,11 +12,11 @@ from pathlib import Path
 
 from experiments.e5.common import START
 from experiments.e5.view import E5View, FlushOutcome
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness import FunctionModel, HarnessAgent, MemoryConfig
 from harness.memory import BackgroundOrder, SteppingClock
 from harness.model import ChatRequest
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict
 
 __all__ = ["ORDER_SPECS", "measure_flush_order"]
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from experiments.e5.common import qa_config
 from experiments.e5.view import E5View, GridCell
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict
 from harness import Agent, FunctionModel, make_engine
 from harness.model import ChatRequest
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict
 
 __all__ = ["GRID_SPECS", "cadence", "formula_interval", "measure_grid"]
 

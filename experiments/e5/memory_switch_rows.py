@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.memory_switch_view import MemorySwitches
-from experiments.lab.claims import AS_SEED, Claim, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab.claims import AS_SEED, Claim, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["MEMORY_SWITCH_SPECS", "memory_switch_claims"]
 

@@ -14,8 +14,8 @@ from experiments.e5.compact_hooks import (
 from experiments.e5.dsh_commit import measure_dsh_commit
 from experiments.e5.more_view import MoreMechanics
 from experiments.e5.namespace import USER, measure_namespace
-from experiments.lab.claims import AS_SEED, DSH_SEED, Claim, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, every
+from lab.claims import AS_SEED, DSH_SEED, Claim, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, every
 
 __all__ = ["MORE_SPECS", "measure_more", "more_claims"]
 
@@ -277,4 +277,4 @@ MORE_SPECS += (
         "path refused a change outside its span",
     ),
 )
-"""The issue-22 rows; seed 002's are article-computed by :mod:`experiments.lab.claims.specs`."""
+"""The issue-22 rows; seed 002's are article-computed by :mod:`lab.claims.specs`."""

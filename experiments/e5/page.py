@@ -19,8 +19,8 @@ from experiments.e5.page_checks import (
 )
 from experiments.e5.plot import e5_plot
 from experiments.e5.view import E5View, GridCell
-from experiments.lab.report.markdown import and_list, markdown_table
-from experiments.lab.report.piece import Page
+from lab.report.markdown import and_list, markdown_table
+from lab.report.piece import Page
 
 __all__ = ["E5_ABOUT", "E5_GRID_CLAIM", "PAGE", "E5View", "GridCell", "e5_section"]
 

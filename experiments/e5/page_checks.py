@@ -14,8 +14,8 @@ from collections.abc import Callable
 import pandas as pd
 
 from experiments.e5.view import Failures, FallbackProfile, FlushOutcome, LargeResult, ToolHeavy
-from experiments.lab.claims.specs import yes
-from experiments.lab.report.markdown import and_list, fence, markdown_table
+from lab.claims.specs import yes
+from lab.report.markdown import and_list, fence, markdown_table
 
 __all__ = [
     "failures_section",

@@ -13,8 +13,6 @@ from collections.abc import Callable
 
 from experiments.e5.common import SOURCE
 from experiments.e5.peer_view import PeerDeviations
-from experiments.lab.claims import Claim
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate
 from harness import (
     Agent,
     CompactionConfig,
@@ -26,6 +24,8 @@ from harness import (
 )
 from harness.model import ChatRequest
 from harness.store.history import StateHistory
+from lab.claims import Claim
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["PEER_SPECS", "measure_peer_deviations", "peer_claims"]
 

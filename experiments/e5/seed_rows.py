@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.seed_view import SeedMemory
-from experiments.lab.claims import AS_SEED, Claim, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
+from lab.claims import AS_SEED, Claim, cite
+from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
 
 __all__ = ["SEED_SPECS", "seed_memory_claims"]
 

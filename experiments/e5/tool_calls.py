@@ -15,14 +15,14 @@ from typing import Any
 from experiments.e3 import CompactionRow
 from experiments.e5.common import START, qa_config
 from experiments.e5.view import E5View, LargeResult, ToolHeavy
-from experiments.lab.claims import AS_SEED, cite
-from experiments.lab.claims.specs import ClaimSpec, Verdict
-from experiments.lab.views import to_data
 from harness import Agent, FunctionModel, Message, Tool, ToolCall, make_engine
 from harness.errors import PairingError
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
 from harness.messages import validate_pairing
 from harness.model import ChatRequest
+from lab.claims import AS_SEED, cite
+from lab.claims.specs import ClaimSpec, Verdict
+from lab.views import to_data
 
 __all__ = ["TOOL_SPECS", "measure_large_result", "measure_tool_round"]
 

@@ -18,10 +18,6 @@ from contextlib import ExitStack
 from functools import cache
 from typing import TypeVar
 
-from experiments.lab.cassette_sets import list_sets
-from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.record_pool import RecordPlan
-from experiments.lab.views import to_data
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
 from experiments.x_bench.corpus import GENERATOR_VERSION
@@ -31,6 +27,10 @@ from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
+from lab.cassette_sets import list_sets
+from lab.experiment import Experiment, ExperimentResult, RunSettings
+from lab.record_pool import RecordPlan
+from lab.views import to_data
 
 __all__ = [
     "EXPERIMENT",
@@ -126,8 +126,8 @@ def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:
 def record(settings: RunSettings) -> None:
     """Record the slice's cassettes, keeping those already there unless forced (resumable);
     ``settings.concurrency`` of them at once, each in a worker process of its own
-    (:mod:`experiments.lab.record_pool`, which ``ctxlab record`` runs for every experiment)."""
-    from experiments.lab.record_pool import record_all
+    (:mod:`lab.record_pool`, which ``ctxlab record`` runs for every experiment)."""
+    from lab.record_pool import record_all
 
     record_all([ID], settings)
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from experiments.lab.claims import Claim, scripted_check
 from experiments.x_bench.model_claims import model_claims
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
+from lab.claims import Claim, scripted_check
 
 __all__ = ["FULL_FLOOR", "REGEX_KINDS", "claims"]
 

@@ -23,7 +23,6 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from experiments.lab.errors import ExperimentError
 from experiments.x_bench.planting import TOOL_NAME, FactPlanter
 from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn
 from experiments.x_bench.texts import TEXTS
@@ -37,6 +36,7 @@ from experiments.x_bench.turns import (
     turn_messages,
     turn_tokens,
 )
+from lab.errors import ExperimentError
 
 __all__ = [
     "CONTINUATION_TURNS",

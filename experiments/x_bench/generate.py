@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from experiments.lab.errors import ExperimentError
 from experiments.x_bench.corpus import LANGS, SIZES, generate
 from experiments.x_bench.schema import dump_conversation
 from harness.fs.files import write_atomic
+from lab.errors import ExperimentError
 
 __all__ = ["main"]
 

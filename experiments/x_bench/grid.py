@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiments.lab import sharding
 from experiments.x_bench.schema import Conversation
 from harness import ConfigError
+from lab import sharding
 
 __all__ = ["Cell", "Shard", "grid_cells", "in_shard", "parse_shard", "shard_of"]
 

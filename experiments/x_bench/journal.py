@@ -30,13 +30,13 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from experiments.lab.version import ctxlab_version
-from experiments.lab.views.codec import ShapeError, from_data
 from experiments.x_bench.schema import BenchFileError, Conversation, dump_conversation
 from experiments.x_bench.view import RunRecord
 from harness import json_depth
 from harness.fs.files import append_fd
 from harness.fs.locks import try_exclusive
+from lab.version import ctxlab_version
+from lab.views.codec import ShapeError, from_data
 
 __all__ = ["JOURNAL_NAME", "BenchBusyError", "DamagedJournalError", "RunJournal"]
 

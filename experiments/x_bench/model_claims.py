@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from experiments.lab.cassette_sets import split_set
-from experiments.lab.claims import Claim
 from experiments.x_bench.headline import carried
 from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
+from lab.cassette_sets import split_set
+from lab.claims import Claim
 
 __all__ = ["ENGINES", "RIVALS", "model_claims"]
 

@@ -12,8 +12,6 @@ from collections import Counter
 
 import pandas as pd
 
-from experiments.lab.report.markdown import markdown_table
-from experiments.lab.report.piece import Page
 from experiments.x_bench.headline import (
     HeadlineRow,
     answer_share,
@@ -23,6 +21,8 @@ from experiments.x_bench.headline import (
 )
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
+from lab.report.markdown import markdown_table
+from lab.report.piece import Page
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
 

@@ -20,11 +20,11 @@ from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure, SubFigure
 
-from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
-from experiments.lab.report.tables import model_order
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
+from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from lab.report.tables import model_order
 
 __all__ = ["x_bench_plot"]
 

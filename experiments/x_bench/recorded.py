@@ -4,7 +4,7 @@ first and its probe last.
 Replayed as recorded (body matching), each request must be the recorded one. Under order replay
 (the mutation matrix, never a reproduction) a mutated harness may compact more or less often
 than the recording did, so the summary calls and the probe are served from their own parts of
-the cassette (:class:`~experiments.lab.recorder.order_replay.OrderPart`): the summary answers in
+the cassette (:class:`~lab.recorder.order_replay.OrderPart`): the summary answers in
 order, the last one again when more are asked for, and the probe always the recorded probe
 answer. The run then goes on to its probe, and its claims are judged on what the mutated
 harness made of the recorded answers.
@@ -16,10 +16,10 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from experiments.lab.experiment import RunSettings
-from experiments.lab.recorder.order_replay import OrderPart
 from experiments.x_bench.schema import Conversation
 from harness.model import ChatModel, ChatRequest, ChatResponse
+from lab.experiment import RunSettings
+from lab.recorder.order_replay import OrderPart
 
 __all__ = ["ByPurpose", "RecordedModels", "cassette_name"]
 

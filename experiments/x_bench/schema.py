@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from experiments.lab.errors import ExperimentError
 from experiments.x_bench.limits import MAX_CONVERSATIONS, MAX_FACTS, MAX_FILE_BYTES, MAX_TURNS
 from harness import json_depth
+from lab.errors import ExperimentError
 
 __all__ = [
     "FACT_KINDS",

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from experiments.lab.version import ctxlab_version
-from experiments.lab.views.codec import ShapeError, from_data
 from experiments.x_bench.grid import Shard, grid_cells
 from experiments.x_bench.schema import Conversation, dump_conversation, load_conversations
 from experiments.x_bench.view import RunRecord
 from harness import ConfigError
 from harness.fs.files import write_atomic
+from lab.version import ctxlab_version
+from lab.views.codec import ShapeError, from_data
 
 __all__ = ["CONVERSATIONS", "MANIFEST", "ShardManifest", "merge_shards", "write_shard"]
 

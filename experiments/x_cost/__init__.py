@@ -26,16 +26,16 @@ from typing import Any
 from experiments import e3, e4
 from experiments.e3 import CompactionRow, E3View
 from experiments.e4.view import E4View, EngineRun
-from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.recorder.order_replay import OrderPart
-from experiments.lab.recorder.provenance import Provenance
-from experiments.lab.views import from_data, to_data
 from experiments.x_cost.claims import x_cost_claims
 from experiments.x_cost.ledger import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
 from experiments.x_cost.usage_tap import UsageTap
 from experiments.x_cost.view import LedgerRecord, LedgerRow, XCostView
 from harness.meter import build_meter
 from harness.model import ChatRequest, ChatResponse
+from lab.experiment import Experiment, ExperimentResult, RunSettings
+from lab.recorder.order_replay import OrderPart
+from lab.recorder.provenance import Provenance
+from lab.views import from_data, to_data
 
 __all__ = ["BREAK_EVEN_WITHIN", "EXPERIMENT", "RecordingTap", "run"]
 

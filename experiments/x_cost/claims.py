@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from experiments.lab.claims import Claim, Status
 from experiments.x_cost.view import LedgerRow
+from lab.claims import Claim, Status
 
 __all__ = ["x_cost_claims"]
 

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from experiments.lab.views import to_data
 from experiments.x_cost.view import CompactionCostRecord, LedgerRecord
 from harness.model import Usage
+from lab.views import to_data
 
 __all__ = [
     "MEASURED",

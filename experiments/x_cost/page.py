@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.lab.report.markdown import markdown_table
-from experiments.lab.report.piece import Page
 from experiments.x_cost.plot import x_cost_plot
 from experiments.x_cost.view import LedgerRow, XCostView
+from lab.report.markdown import markdown_table
+from lab.report.piece import Page
 
 __all__ = ["PAGE", "X_COST_ABOUT", "LedgerRow", "XCostView", "x_cost_section"]
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from matplotlib.axes import Axes
 
-from experiments.lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
 from experiments.x_cost.view import LedgerRow, XCostView
+from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
 
 __all__ = ["net_text", "x_cost_plot"]
 

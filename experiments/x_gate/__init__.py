@@ -7,7 +7,7 @@ gate off (as the article ran) and gate on. E3's gate run replays its own recordi
 (``rounds-gate.json``, recorded with ``ctxlab record E3 --provider local --variant gate``):
 E3's later requests carry the gated summary and so get other answers. E4's gate run replays
 E4's plain cassette with the gate on, since no request follows its compactions (replay checks
-that every request matches; :mod:`experiments.lab.variants`). Each claim is ours (kind ``ctxlab``)
+that every request matches; :mod:`lab.variants`). Each claim is ours (kind ``ctxlab``)
 and strict: a planted fact counts as kept only when it appears verbatim in the summary the
 conversation goes on with (the summary message on the surface after compaction).
 
@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from experiments import e3, e4
 from experiments.e3.view import E3View
 from experiments.e4.view import E4View, EngineRun
-from experiments.lab.claims import Claim
-from experiments.lab.experiment import Experiment, ExperimentResult, RunSettings
-from experiments.lab.views import to_data
 from experiments.x_gate.view import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.guards.gate import GATE_HEADING
+from lab.claims import Claim
+from lab.experiment import Experiment, ExperimentResult, RunSettings
+from lab.views import to_data
 
 __all__ = ["E3_FACTS", "EXPERIMENT", "claims", "gate_added", "measure", "run"]
 

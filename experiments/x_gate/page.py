@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from experiments.lab.report.piece import Page
 from experiments.x_gate.view import XGateView
+from lab.report.piece import Page
 
 __all__ = ["PAGE", "X_GATE_ABOUT"]
 

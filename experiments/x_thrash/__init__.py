@@ -21,8 +21,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from experiments.lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from experiments.lab.views import to_data
 from experiments.x_thrash.claims import REFILL_TRIGGER, claims
 from experiments.x_thrash.view import (
     GuardConfigRecord,
@@ -40,6 +38,8 @@ from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
 from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatRequest
+from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
+from lab.views import to_data
 
 __all__ = ["CONFIG", "EXPERIMENT", "MODEL", "TURNS", "measure", "run"]
 

@@ -4,8 +4,8 @@ X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE."
 
 from __future__ import annotations
 
-from experiments.lab.claims import Claim, scripted_check
 from experiments.x_thrash.view import SessionRun, XThrashView
+from lab.claims import Claim, scripted_check
 
 __all__ = ["GUARD_CUT", "THRASH_SHARE", "claims"]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from experiments.lab.report.markdown import fence, markdown_table
-from experiments.lab.report.piece import Page
 from experiments.x_thrash.view import SessionRun, XThrashView
+from lab.report.markdown import fence, markdown_table
+from lab.report.piece import Page
 
 __all__ = ["PAGE", "X_THRASH_ABOUT", "SessionRun", "XThrashView", "x_thrash_section"]
 

@@ -92,7 +92,7 @@ def test_ctxlab_compact_refuses_and_compacts_a_dsh_session_as_dsh_does(
 def test_ctxlab_compact_names_the_open_turn_in_one_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     opened = {"type": "turn/start", "seq": 12, "time": 12, "data": {"turn": 3}}
     path = dc.session_file(tmp_path, [*closed_turns(2), opened])

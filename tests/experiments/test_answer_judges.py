@@ -1,7 +1,7 @@
 """Issue 44's judges, each fed the plausible wrong answer it must reject: none may read `match`.
 
-The rules (:mod:`experiments.lab.claims.answer_judges`, the echo check of
-:func:`experiments.lab.claims.judges.filled_sections`) on hand-made text, then the claims built
+The rules (:mod:`lab.claims.answer_judges`, the echo check of
+:func:`lab.claims.judges.filled_sections`) on hand-made text, then the claims built
 on them on edited copies of the shipped recordings' JSON (``reports/``), as
 ``tests/experiments/test_judges.py`` does for the older rules.
 """
@@ -21,9 +21,9 @@ from experiments.e3.page import PAGE as E3_PAGE
 from experiments.e3.summary_rules import SECTIONS
 from experiments.e4 import claims as e4_claims
 from experiments.e4.page import PAGE as E4_PAGE
-from experiments.lab.claims.answer_judges import carries_previous, copied_messages
-from experiments.lab.claims.judges import echoes, filled_sections
 from harness.compaction.agentscope import DEFAULT_SUMMARY_PROMPT
+from lab.claims.answer_judges import carries_previous, copied_messages
+from lab.claims.judges import echoes, filled_sections
 
 REPORTS = ROOT / "reports"
 INSTRUCTION = "不要调用任何工具，只用一句话回答并确认：我们公司出口固定走上海港，客户代号 ALPHA"

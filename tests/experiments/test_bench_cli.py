@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from support.loopback import Reply, ScriptedHTTPServer, completion, json_reply
 
-from experiments.lab.cli import main
 from experiments.x_bench.conditions import MODEL_FREE
 from experiments.x_bench.corpus import generate
 from experiments.x_bench.schema import dump_conversation
+from lab.cli import main
 
 KEY_ENV = "CTXLAB_BENCH_TEST_KEY"
 SMALL = ["--sizes", "2k", "--seeds", "1", "--langs", "en"]

@@ -18,8 +18,8 @@ import pytest
 from support.bench_server import BenchServer, is_probe
 from support.paths import ROOT
 
-from experiments.lab.cli import main
 from experiments.x_bench.journal import JOURNAL_NAME
+from lab.cli import main
 
 GRID = ["--sizes", "2k", "--seeds", "1-2", "--langs", "zh,en"]
 CONDITIONS = ["--conditions", "truncation,agentscope,ctxlab,masking"]
@@ -96,7 +96,7 @@ def test_a_bench_killed_at_eight_runs_at_once_asks_only_for_unfinished_runs(
         server.hold_after = 3  # then every request waits: the bench is mid-grid when killed
         command = bench(server.base_url, out, "--concurrency", "8")
         child = subprocess.Popen(
-            [sys.executable, "-m", "experiments.lab.cli", *command],
+            [sys.executable, "-m", "lab.cli", *command],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

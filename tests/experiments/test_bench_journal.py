@@ -20,8 +20,8 @@ import pytest
 from support.loopback import Reply, ScriptedHTTPServer, completion, json_reply
 from support.paths import ROOT
 
-from experiments.lab.cli import main
 from experiments.x_bench.journal import JOURNAL_NAME
+from lab.cli import main
 
 SMALL = ["--sizes", "2k", "--seeds", "1", "--langs", "en"]
 CONDITIONS = ["--conditions", "truncation,agentscope,ctxlab"]
@@ -76,7 +76,7 @@ def test_a_killed_bench_goes_on_where_it_stopped(
     out = tmp_path / "out"
     with _HoldThirdProbe() as server:
         child = subprocess.Popen(
-            [sys.executable, "-m", "experiments.lab.cli", *_bench(server.base_url, out)],
+            [sys.executable, "-m", "lab.cli", *_bench(server.base_url, out)],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from experiments.lab.limiter import REFUSAL_ROUNDS, LimitedModel, Limiter
 from experiments.x_bench.corpus import generate
 from experiments.x_bench.runs import ATTEMPTS, GridHooks, play_grid, run_all
 from harness import Message
 from harness.errors import APIConnectionError, BadRequestError, RateLimitError, ServerError
 from harness.model import ChatRequest, ChatResponse
 from harness.testing import FunctionModel
+from lab.limiter import REFUSAL_ROUNDS, LimitedModel, Limiter
 
 PROBE = "Answer each question below"
 
@@ -132,8 +132,8 @@ def test_a_run_that_cannot_pass_is_not_played_again() -> None:
 
 def test_the_wrappers_name_the_wrapped_models_provider() -> None:
     """X-BENCH's counting wrapper reads ``provider`` off the model it is given."""
-    from experiments.lab.request_cache import CachedModel, RequestCache
     from harness.model import provider_of
+    from lab.request_cache import CachedModel, RequestCache
 
     inner = FunctionModel(lambda _: "ok")
     limited = LimitedModel(inner, Limiter(2))

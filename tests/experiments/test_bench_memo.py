@@ -10,8 +10,8 @@ from support.bench_memo import BenchMemo, replay_key
 from support.bench_runs import bench_run, bench_view
 from support.paths import ROOT
 
-from experiments.lab.experiment import RunSettings
 from experiments.x_bench.view import XBenchView
+from lab.experiment import RunSettings
 
 VIEW = bench_view([bench_run("full", "c1", 1.0), bench_run("gate", "c1", 0.5)])
 

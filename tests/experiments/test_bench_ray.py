@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from support.bench_server import BenchServer
 
-from experiments.lab.cli import main
 from experiments.x_bench.shards import CONVERSATIONS, MANIFEST
+from lab.cli import main
 
 GRID = ["--sizes", "2k", "--seeds", "1", "--langs", "zh,en"]
 CONDITIONS = ["--conditions", "truncation,agentscope,ctxlab,masking"]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from support.bench_server import BenchServer
 
-from experiments.lab.cli import main
-from experiments.lab.request_cache import canonical_key
 from experiments.x_bench.shards import CONVERSATIONS, MANIFEST
+from lab.cli import main
+from lab.request_cache import canonical_key
 
 GRID = ["--sizes", "2k", "--seeds", "1-2", "--langs", "zh,en"]
 CONDITIONS = ["--conditions", "truncation,agentscope,ctxlab,masking"]

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from experiments.lab.cli import main
 from experiments.x_bench.corpus import generate
 from experiments.x_bench.schema import dump_conversation
+from lab.cli import main
 
 
 def _mine(tmp_path: Path, change: Any = None) -> Path:

@@ -1,6 +1,6 @@
 """The claims table as tests: one item per row of the committed baseline, ``reports/claims.csv``.
 
-The items are made and judged by the plugin :mod:`experiments.lab.pytest_plugin` (loaded by the
+The items are made and judged by the plugin :mod:`lab.pytest_plugin` (loaded by the
 root ``conftest.py``): ``pytest -k E3-RECALL`` runs one claim, ``pytest -k E3`` all of E3's.
 A ``match`` row passes while it reproduces, a ``differs`` row is an expected failure whose
 reason is its note, and any change fails naming the claim, the baseline and the new value.
@@ -8,7 +8,7 @@ reason is its note, and any change fails naming the claim, the baseline and the 
 
 from __future__ import annotations
 
-from experiments.lab.pytest_plugin import ClaimSession
+from lab.pytest_plugin import ClaimSession
 
 
 def test_claim(claim_row: dict[str, str], ctxlab_claims: ClaimSession) -> None:

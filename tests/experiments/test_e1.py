@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from experiments import e1
-from experiments.lab.claims import CLAIM_COLUMNS
-from experiments.lab.cli import main
-from experiments.lab.experiment import dump_json
-from experiments.lab.views import to_data
 from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
+from lab.claims import CLAIM_COLUMNS
+from lab.cli import main
+from lab.experiment import dump_json
+from lab.views import to_data
 
 E1_CLAIMS = ("E1-NAIVE", "E1-CUTOFF", "E1-KEEP", "E1-AFTER")
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from experiments.e5.failures import FAILURE_SPECS, measure_summary_failure
 from experiments.e5.more_rows import measure_more, more_claims
-from experiments.lab.claims.specs import evaluate
+from lab.claims.specs import evaluate
 
 
 def _summary_fail(summary: object) -> str:

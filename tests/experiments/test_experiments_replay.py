@@ -10,8 +10,8 @@ import pytest
 from support.paths import ROOT
 
 from experiments import e2, e3, e5
-from experiments.lab.errors import CassetteMismatchError, CassetteMissingError
-from experiments.lab.experiment import RunSettings
+from lab.errors import CassetteMismatchError, CassetteMissingError
+from lab.experiment import RunSettings
 
 CASSETTES = ROOT / "cassettes"
 SETTINGS = RunSettings(cassette_root=CASSETTES, progress=lambda line: None)

@@ -1,4 +1,4 @@
-"""The rules that judge recorded model output (experiments/lab/claims/judges.py) and the E2/E3/E4
+"""The rules that judge recorded model output (lab/claims/judges.py) and the E2/E3/E4
 claims built on them: each rule is shown failing and passing on hand-made inputs."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from experiments.e3 import claims as e3_claims
 from experiments.e3.page import PAGE as E3_PAGE
 from experiments.e4 import claims as e4_claims
 from experiments.e4.page import PAGE as E4_PAGE
-from experiments.lab.claims.judges import (
+from lab.claims.judges import (
     filled_sections,
     invented_codes,
     recall_route,

@@ -16,14 +16,14 @@ import pytest
 from support.bench_server import BenchServer
 from support.paths import ROOT
 
-from experiments.lab.cli import main
+from lab.cli import main
 
 EVERY = ["E2", "E3", "E4", "X-BENCH"]
 
 
 def _record(base_url: str, folder: Path, *extra: str, experiments: list[str] = EVERY) -> str:
     command = [
-        sys.executable, "-m", "experiments.lab.cli", "record", *experiments,
+        sys.executable, "-m", "lab.cli", "record", *experiments,
         "--provider", "openai-compatible", "--model", "m", "--base-url", base_url,
         "--slice", "1/18", "--cassettes", str(folder), "--out", str(folder.parent / "reports"),
         *extra,
@@ -81,7 +81,7 @@ def test_two_shards_recorded_side_by_side_and_merged_are_one_serial_recording(
 
 def _shard(folder: Path, **changes: object) -> Path:
     """A shard folder holding one file ``E3/s/c.json`` and its manifest (no recording)."""
-    from experiments.lab.record_shards import RecordShard, cassettes_of, write_manifest
+    from lab.record_shards import RecordShard, cassettes_of, write_manifest
 
     (folder / "E3" / "s").mkdir(parents=True)
     (folder / "E3" / "s" / "c.json").write_text(str(changes.pop("text", "{}")), encoding="utf-8")
@@ -135,7 +135,7 @@ def test_a_missing_shard_a_changed_cassette_and_a_path_out_of_the_folder_are_ref
 
 
 def test_the_shard_of_a_cassette_depends_only_on_it_and_every_shard_is_used() -> None:
-    from experiments.lab.record_shards import shard_of
+    from lab.record_shards import shard_of
 
     names = [f"zh-2k-s{n:02d}--full" for n in range(1, 41)]
     shards = [shard_of("X-BENCH", name, "m", 4) for name in names]
@@ -153,7 +153,7 @@ def test_an_experiment_that_fails_in_a_worker_stops_the_recording_in_one_sentenc
     kept.write_text("{}\n", encoding="utf-8")  # E3 is there already: no --force, refused
     with BenchServer(latency=0.05) as server:
         command = [
-            sys.executable, "-m", "experiments.lab.cli", "record", "E2", "E3",
+            sys.executable, "-m", "lab.cli", "record", "E2", "E3",
             "--provider", "openai-compatible", "--model", "m", "--base-url", server.base_url,
             "--cassettes", str(folder), "--out", str(tmp_path / "reports"), "--concurrency", "2",
         ]  # fmt: skip

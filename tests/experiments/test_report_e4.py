@@ -27,7 +27,7 @@ from support.report_inputs import (
 from support.report_plots import figure_in, plot_size, png_of
 
 from experiments import e4
-from experiments.lab.experiment import RunSettings
+from lab.experiment import RunSettings
 
 TITLES = {"agentscope": "AgentScope", "dsh": "DSH"}
 SIDE_BY_SIDE = "|  | AgentScope | DSH |"

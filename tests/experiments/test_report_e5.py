@@ -25,8 +25,8 @@ from support.report_inputs import (
 from support.report_plots import figure_in, plot_size, png_of
 
 from experiments import e5
-from experiments.lab.experiment import RunSettings, write_json
-from experiments.lab.report import build_reports
+from lab.experiment import RunSettings, write_json
+from lab.report import build_reports
 
 GRID_HEADER = "| trigger | keep 1 | keep 2 | keep 3 | keep 4 | keep 5 | keep 6 |"
 

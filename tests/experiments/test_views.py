@@ -20,12 +20,12 @@ from experiments.e2.view import E2View
 from experiments.e3.view import CompactionRow, E3View
 from experiments.e4.view import E4View
 from experiments.e5.view import E5View
-from experiments.lab.experiment import RunSettings, dump_json
-from experiments.lab.views import ShapeError, from_data, to_data
 from experiments.x_cost.ledger import LedgerCompaction, LedgerRequest, build_ledger
 from experiments.x_cost.view import LedgerRecord
 from harness.compaction.record import CompactionRecord, Cutoff, EngineName
 from harness.model import Usage
+from lab.experiment import RunSettings, dump_json
+from lab.views import ShapeError, from_data, to_data
 
 
 @dataclass(frozen=True)

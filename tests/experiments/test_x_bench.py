@@ -12,8 +12,6 @@ import pytest
 from support.bench_memo import replayed_view
 from support.paths import ROOT
 
-from experiments.lab.cassette_sets import list_sets
-from experiments.lab.experiment import RunSettings
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import BUDGETS, CONDITIONS, METER, Budget, ctxlab_config
 from experiments.x_bench.corpus import generate, turn_messages
@@ -43,6 +41,8 @@ from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel
 from harness.store.history import History
 from harness.testing import FunctionModel
+from lab.cassette_sets import list_sets
+from lab.experiment import RunSettings
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ import dataclasses
 from support.bench_runs import SMALL, bench_run
 from support.bench_runs import bench_view as _view
 
-from experiments.lab.cassette_sets import split_set
-from experiments.lab.experiment import ExperimentResult
-from experiments.lab.runner import combine_sets
 from experiments.x_bench.model_claims import model_claims
 from experiments.x_bench.view import RunRecord
+from lab.cassette_sets import split_set
+from lab.experiment import ExperimentResult
+from lab.runner import combine_sets
 
 SET = SMALL
 

@@ -15,14 +15,14 @@ import pytest
 from support.loopback import Reply, ScriptedHTTPServer, json_reply
 from test_bench_cli import _answer
 
-from experiments.lab.cli import main
-from experiments.lab.errors import RecordingIncompleteError
-from experiments.lab.experiment import RunSettings
-from experiments.lab.recorder import provider_spec
 from experiments.x_bench import plan_slice, record, recording_plan
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.page import PAGE as X_BENCH_PAGE
 from harness.timeouts import Timeouts
+from lab.cli import main
+from lab.errors import RecordingIncompleteError
+from lab.experiment import RunSettings
+from lab.recorder import provider_spec
 
 
 def test_the_plan_is_sliced_contiguously_and_completely() -> None:
@@ -204,7 +204,7 @@ def test_a_cassette_another_recorder_holds_is_left_to_it(tmp_path: Path) -> None
 HOLD_LOCK = """
 import sys, time
 from pathlib import Path
-from experiments.lab.recorder.recording_lock import recording_lock
+from lab.recorder.recording_lock import recording_lock
 with recording_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)

@@ -12,9 +12,9 @@ import sys
 
 from support.paths import ROOT
 
-from experiments.lab.views import from_data
 from experiments.x_bench.headline import carried
 from experiments.x_bench.view import XBenchView
+from lab.views import from_data
 
 LINE = re.compile(
     r"^  (?P<label>[^:]+): survival (?P<s>[\d.]+)%, carried (?P<c>\d+) tokens on (?P<n>\d+)$"

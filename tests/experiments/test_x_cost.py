@@ -12,14 +12,14 @@ import pandas as pd
 import pytest
 from support.paths import ROOT
 
-from experiments.lab.experiment import RunSettings
-from experiments.lab.views import ShapeError, from_data
 from experiments.x_cost import run
 from experiments.x_cost.claims import x_cost_claims
 from experiments.x_cost.page import PAGE as X_COST_PAGE
 from experiments.x_cost.page import x_cost_section
 from experiments.x_cost.plot import x_cost_plot
 from experiments.x_cost.view import LedgerRow
+from lab.experiment import RunSettings
+from lab.views import ShapeError, from_data
 
 SET = "local-qwen2.5-coder-1.5b-instruct-q4_k_m"
 """The recorded set X-COST replays (the default set: the only one that holds E4)."""

@@ -16,15 +16,15 @@ from support.fixed_model import fixed_model_server
 from support.paths import ROOT
 
 from experiments import e4
-from experiments.lab.cassette_sets import list_sets
-from experiments.lab.errors import CassetteMissingError
-from experiments.lab.experiment import RunSettings
-from experiments.lab.recording import Recording, record, recordable
-from experiments.lab.registry import EXPERIMENTS
-from experiments.lab.runner import run_one
-from experiments.lab.variants import with_variant
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.guards.gate import GateConfig
+from lab.cassette_sets import list_sets
+from lab.errors import CassetteMissingError
+from lab.experiment import RunSettings
+from lab.recording import Recording, record, recordable
+from lab.registry import EXPERIMENTS
+from lab.runner import run_one
+from lab.variants import with_variant
 
 QUIET = {"progress": lambda _line: None}
 SET = "openai-compatible-fixed"

@@ -14,14 +14,14 @@ import pandas as pd
 import pytest
 from support.paths import ROOT
 
-from experiments.lab.registry import EXPERIMENTS
-from experiments.lab.views import ShapeError, from_data
 from experiments.manifest import entry
 from experiments.x_thrash import CONFIG, GUARD, _refill_session, _session, lookup_order
 from experiments.x_thrash.claims import claims
 from experiments.x_thrash.page import PAGE as X_THRASH_PAGE
 from experiments.x_thrash.page import x_thrash_section
 from experiments.x_thrash.view import XThrashView
+from lab.registry import EXPERIMENTS
+from lab.views import ShapeError, from_data
 
 REPORTS = ROOT / "reports"
 

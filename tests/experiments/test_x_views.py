@@ -17,14 +17,14 @@ import pytest
 from support.paths import ROOT
 
 from experiments import x_cost, x_gate
-from experiments.lab.experiment import RunSettings, dump_json, write_json
-from experiments.lab.report import build_reports
-from experiments.lab.report.experiments import read_view
-from experiments.lab.report.tables import ExperimentDoc
-from experiments.lab.views import ShapeError, from_data, to_data
 from experiments.x_cost.view import XCostView
 from experiments.x_gate.view import XGateView
 from experiments.x_thrash.view import XThrashView
+from lab.experiment import RunSettings, dump_json, write_json
+from lab.report import build_reports
+from lab.report.experiments import read_view
+from lab.report.tables import ExperimentDoc
+from lab.views import ShapeError, from_data, to_data
 
 REPORTS = ROOT / "reports"
 QUIET = {"progress": lambda _line: None}

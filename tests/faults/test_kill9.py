@@ -26,7 +26,7 @@ import scenarios as sc
 from killer import Run, Worker, run_and_kill
 from support.summary_server import SummaryServer
 
-from experiments.lab.cli import main  # imported here, so forked children need not import it
+from lab.cli import main  # imported here, so forked children need not import it
 
 pytestmark = pytest.mark.faults
 

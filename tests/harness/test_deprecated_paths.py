@@ -128,8 +128,8 @@ def test_nothing_in_the_tree_imports_an_old_path() -> None:
     """The warning is for code outside the tree: the harness and the suite import cleanly."""
     for old in OLD_PATHS:
         sys.modules.pop(old, None)
-    import experiments.lab.registry  # noqa: F401
     import harness.harness_agent  # noqa: F401
+    import lab.registry  # noqa: F401
 
     assert [old for old in OLD_PATHS if old in sys.modules] == []
 
@@ -138,8 +138,8 @@ def test_nothing_in_the_tree_imports_an_old_path_in_a_fresh_process() -> None:
     """The same, from nothing loaded, with the warning an error: the suite, the harness and
     every mutation target import without one."""
     code = (
-        "import sys, experiments.lab.registry, harness.harness_agent, "
-        "experiments.lab.mutations.catalogue, experiments.lab.mutations.catalogue_more; "
+        "import sys, lab.registry, harness.harness_agent, "
+        "lab.mutations.catalogue, lab.mutations.catalogue_more; "
         f"print([m for m in {OLD_PATHS!r} if m in sys.modules])"
     )
     assert _fresh_process(code) == "[]"

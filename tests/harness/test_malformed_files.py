@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from support.paths import CTXLAB, ROOT
 
-from experiments.lab.baseline import read_baseline
-from experiments.lab.errors import ExperimentError
 from harness.errors import CtxlabError
 from harness.harness_agent import HarnessAgent
 from harness.testing import FunctionModel
+from lab.baseline import read_baseline
+from lab.errors import ExperimentError
 
 MESSAGE = b'{"epoch": 0, "message": {"role": "user", "content": "x"}}\n'
 STATE_FILES = {
@@ -177,7 +177,7 @@ def test_a_dsh_line_nested_too_deep_is_no_recursion_error(tmp_path: Path, where:
 def test_ctxlab_show_on_a_dsh_line_nested_too_deep_is_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     path = _dsh_session_with_deep_line(tmp_path, "middle")
     before = path.read_bytes()

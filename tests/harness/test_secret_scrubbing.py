@@ -16,7 +16,6 @@ from support.loopback import ScriptedHTTPServer, json_reply, text_reply
 from support.sessions import run_turns
 from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
-from experiments.lab.cli import main
 from harness.agent import Agent
 from harness.client import ChatClient, RetryPolicy
 from harness.errors import AuthenticationError, BadRequestError, ResponseFormatError
@@ -25,6 +24,7 @@ from harness.model import ChatRequest
 from harness.secrets import scan_text
 from harness.testing import FunctionModel, ScriptedModel
 from harness.tools import Tool
+from lab.cli import main
 
 KEY_IN_USE = "sk-inuse0000000000000000000000"
 OTHER_KEY = "sk-proxyAAAABBBBCCCCDDDDEEEEFFFF"
@@ -153,7 +153,7 @@ def test_verbose_log_lines_never_show_a_password_in_the_base_url(tmp_path: Path)
     with ScriptedHTTPServer([reply]) as server:
         url = server.base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
         done = subprocess.run(
-            [sys.executable, "-m", "experiments.lab.cli", "-v", *compact_args(tmp_path, url)],
+            [sys.executable, "-m", "lab.cli", "-v", *compact_args(tmp_path, url)],
             capture_output=True, text=True, cwd=ROOT, timeout=120,
             env={**os.environ, KEY_ENV: "sk-test-000000000000000000"},
         )  # fmt: skip

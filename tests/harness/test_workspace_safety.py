@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from experiments.lab.cli import main
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ConfigError, PathEscapeError
 from harness.harness_agent import HarnessAgent
@@ -27,6 +26,7 @@ from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 from harness.testing import FunctionModel
 from harness.tools import ToolBox
+from lab.cli import main
 
 SECRET = "OUTSIDE-SECRET-4711"
 ENTRY = f"\n## Memory Flush — 2026-01-01T00:00:00.000000000Z\n- {SECRET}\n"

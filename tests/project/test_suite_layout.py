@@ -13,9 +13,9 @@ import pytest
 from support.paths import ROOT
 from test_layering import MAX_FUNCTION_LINES, cycles, functions
 
-from experiments.lab.registry import EXPERIMENTS
-from experiments.lab.report.experiments import experiment_pages
 from experiments.manifest import MANIFEST
+from lab.registry import EXPERIMENTS
+from lab.report.experiments import experiment_pages
 
 TREES = ("harness", "experiments")
 
@@ -113,7 +113,7 @@ def test_every_experiment_is_one_folder_listed_once() -> None:
     assert sorted(entry.folder for entry in MANIFEST) == [f for f in folders if f != "lab"]
     assert [entry.id for entry in MANIFEST] == list(EXPERIMENTS) == list(experiment_pages())
     loose = sorted(p.name for p in (ROOT / "experiments").glob("*.py"))
-    assert loose == ["__init__.py", "manifest.py"]  # the machinery lives in experiments/lab/
+    assert loose == ["__init__.py", "manifest.py"]  # the machinery lives in lab/
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=lambda e: e.id)

@@ -14,7 +14,7 @@ other setting changed): an order replay (mutation testing) always runs, and so d
 inside :meth:`BenchMemo.fresh` (a test that changes the code under it in process). Under
 pytest-xdist the workers share a folder of the session's temporary tree: the first worker to
 need a view replays it under a lock and writes it, the others read it
-(:func:`experiments.lab.views.from_data` of :func:`~experiments.lab.views.to_data`).
+(:func:`lab.views.from_data` of :func:`~lab.views.to_data`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from importlib import metadata
 from pathlib import Path
 
 import experiments.x_bench as x_bench
-from experiments.lab.experiment import RunSettings
-from experiments.lab.views import from_data, to_data
 from experiments.x_bench.view import XBenchView
 from harness.fs.files import write_atomic
+from lab.experiment import RunSettings
+from lab.views import from_data, to_data
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 CODE = ("harness", "experiments")

@@ -1,7 +1,7 @@
 """Each plot drawn once per test process: the report tests build the report of the same views
 again and again (the committed reports/, a copy with one JSON edited, ``ctxlab run`` in
 process), and drawing the plots is most of a build (about 10 of its 12 CPU seconds). The
-plots of the experiments' pages (:func:`experiments.lab.report.experiments.experiment_pages`) are
+plots of the experiments' pages (:func:`lab.report.experiments.experiment_pages`) are
 wrapped so that a renderer given a view it has drawn before in this process returns that
 :class:`Plot` (frozen) again.
 
@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from experiments.lab.report.experiments import experiment_pages
-from experiments.lab.report.plots import Plot
+from lab.report.experiments import experiment_pages
+from lab.report.plots import Plot
 
 Render = Callable[[Any], Plot]
 

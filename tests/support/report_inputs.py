@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from experiments.lab.claims import claims_frame, write_claims
-from experiments.lab.experiment import ExperimentResult, write_json
-from experiments.lab.report import build_reports
+from lab.claims import claims_frame, write_claims
+from lab.experiment import ExperimentResult, write_json
+from lab.report import build_reports
 from support.plot_memo import MEMO
 
 

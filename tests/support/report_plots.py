@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from experiments.lab.report.plots import DPI
-from experiments.lab.report.plots.canvas import figure_size
+from lab.report.plots import DPI
+from lab.report.plots.canvas import figure_size
 
 __all__ = ["figure_in", "plot_size", "png_of"]
 

@@ -18,7 +18,6 @@ from support.manual_sessions import (  # noqa: F401  (server is a fixture)
 from support.sessions import run_turns
 from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
-from experiments.lab.cli import main
 from harness.compaction.agentscope import Compactor
 from harness.compaction.dsh import DshEngine
 from harness.compaction.manual import ManualCompaction
@@ -35,6 +34,7 @@ from harness.model import ChatRequest
 from harness.store.eventlog import EventLog
 from harness.store.statefile import JsonStateStore
 from harness.testing import FunctionModel
+from lab.cli import main
 
 
 @pytest.mark.parametrize("store", ["eventlog", "state"])

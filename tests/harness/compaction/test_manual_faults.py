@@ -21,17 +21,17 @@ from support.manual_sessions import (  # noqa: F401  (server is a fixture)
 )
 from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
-from experiments.lab.cli import main
 from harness.compaction.manual import ManualCompaction
 from harness.errors import ManualCompactionError
 from harness.harness_agent import HarnessAgent
 from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
+from lab.cli import main
 
 SLOW_COMPACT = """
 import sys, time
 from pathlib import Path
-from experiments.lab.cli import _sigterm_as_interrupt
+from lab.cli import _sigterm_as_interrupt
 from harness.compaction.manual import ManualCompaction
 from harness.testing import FunctionModel
 

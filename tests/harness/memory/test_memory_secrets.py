@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from support.loopback import ScriptedHTTPServer, completion, json_reply, say
 
-from experiments.lab.errors import ExperimentError
-from experiments.lab.experiment import write_json
-from experiments.lab.recorder import cassette as recording
 from harness import secrets
 from harness.client import ChatClient, RetryPolicy
 from harness.harness_agent import HarnessAgent
 from harness.memory import MemoryConfig
+from lab.errors import ExperimentError
+from lab.experiment import write_json
+from lab.recorder import cassette as recording
 
 TYPED_KEY = "sk-live0123456789abcdefABCDEF"
 ENV_KEY = "q7R2-not-a-known-format-91Xz"  # matches no pattern: only the environment reveals it

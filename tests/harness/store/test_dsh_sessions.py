@@ -275,7 +275,7 @@ def test_ctxlab_compact_and_undo_work_on_a_dsh_file_in_place(
 ) -> None:
     from support.summary_server import KEY_ENV, SummaryServer
 
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     folder = tmp_path / "fixture-two-turns-resumed"
     folder.mkdir()
@@ -319,7 +319,7 @@ def test_ctxlab_compact_and_undo_work_on_a_dsh_file_in_place(
 def test_ctxlab_show_prints_an_our_format_session_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     log = EventLog(tmp_path / "u" / "events" / "s1.jsonl")
     log.append_message(Message.user("hello"))
@@ -333,7 +333,7 @@ def test_ctxlab_show_prints_an_our_format_session_too(
 def test_log_format_refuses_a_session_of_the_other_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from experiments.lab.cli import main
+    from lab.cli import main
 
     file = tmp_path / "session.jsonl"
     shutil.copy(DATA / "one-turn" / "session.jsonl", file)

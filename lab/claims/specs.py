@@ -1,0 +1,125 @@
+"""Claims as data: a table of :class:`ClaimSpec` per experiment, judged by :func:`evaluate`.
+
+A spec holds what is fixed about a claim (its id, statement, kind, the article's value and where
+a seed states it) and a ``measure`` function that reads the experiment's typed view (see
+:mod:`lab.views`) and returns a :class:`Verdict`: the reproduced value and, when the
+claim is not a plain comparison, whether it holds and why. :func:`evaluate` turns specs and a
+view into :class:`~lab.claims.Claim` rows, the same way for every experiment:
+
+- ``article`` and ``article-computed`` rows match when the verdict says so, or, when it does not
+  say, when the reproduced value reads as the article value (:meth:`Claim.compare`);
+- ``ctxlab`` rows (our own check) match when the verdict says so, or when the reproduced value
+  reads as the spec's ``expected`` (:meth:`Claim.ours`).
+
+The strict rules that judge model output stay in :mod:`lab.claims.judges`; a ``measure``
+function calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
+
+from lab.claims import DSH_SEED, Claim, Kind
+from lab.seeds import parse_citation
+
+__all__ = ["ClaimSpec", "Verdict", "evaluate", "every", "yes"]
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a claim's ``measure`` found in a view."""
+
+    value: str
+    """The reproduced value."""
+    holds: bool | None = None
+    """Whether the claim holds; None = decided by comparing :attr:`value` (see the module)."""
+    note: str = ""
+    """How it was judged (overrides the spec's note)."""
+    differs_note: str = ""
+    """Why it does not hold (overrides the spec's)."""
+    article: str = ""
+    """The article's value when it depends on what was measured (the article says "each
+    summary", so ``3 of 3`` for three summaries); empty = the spec's ``article_value``."""
+
+
+@dataclass(frozen=True)
+class ClaimSpec(Generic[V]):
+    """One claim of an experiment, as data."""
+
+    id: str
+    text: str
+    """The statement, in one sentence."""
+    measure: Callable[[V], Verdict]
+    """Reads the view into a verdict (a recorded view carries the source of its model output as
+    ``view.source``)."""
+    article_value: str = ""
+    article_source: str = ""
+    """Where a seed states the value (:func:`lab.claims.cite`)."""
+    kind: Kind = "article"
+    expected: str = ""
+    """For ``ctxlab`` rows: the value our own check expects."""
+    note: str = ""
+    """How the claim is judged, when it holds and the verdict gives no note."""
+    differs_note: str = ""
+    """Why it differs, when the verdict gives no reason."""
+
+
+def yes(flag: bool) -> str:
+    """``yes`` or ``no``."""
+    return "yes" if flag else "no"
+
+
+def every(*checks: tuple[str, bool]) -> Verdict:
+    """A verdict that holds when every named check does, read ``name: yes; other: no``."""
+    return Verdict(
+        "; ".join(f"{name}: {yes(ok)}" for name, ok in checks), all(ok for _, ok in checks)
+    )
+
+
+def evaluate(
+    experiment: str, specs: Iterable[ClaimSpec[V]], view: V, source: str
+) -> tuple[Claim, ...]:
+    """The claims of ``experiment``: each spec measured on ``view`` and judged."""
+    return tuple(_claim(experiment, spec, view, source) for spec in specs)
+
+
+def _kind(spec: ClaimSpec[V]) -> Kind:
+    """Seed 002 only reads DeepSeek-Harness's source, never runs it: every row citing it as
+    the article's value is ``article-computed``."""
+    cited = parse_citation(spec.article_source)
+    if spec.kind == "article" and cited is not None and cited.seed == DSH_SEED:
+        return "article-computed"
+    return spec.kind
+
+
+def _claim(experiment: str, spec: ClaimSpec[V], view: V, source: str) -> Claim:
+    spec = replace(spec, kind=_kind(spec))
+    verdict = spec.measure(view)
+    ours = spec.kind == "ctxlab"
+    article = verdict.article or spec.article_value
+    target = spec.expected if ours else article
+    holds = verdict.value == target if verdict.holds is None else verdict.holds
+    note = verdict.note or spec.note
+    differs_note = verdict.differs_note or spec.differs_note
+    if ours:  # as Claim.ours words it: the expectation is ours, so it goes into the note
+        detail = note if holds else differs_note or f"measured {verdict.value}"
+        note = f"ctxlab's own check (no seed states a value); expected {spec.expected}"
+        note += f"; {detail}" if detail else ""
+    elif not holds:  # as Claim.compare words it
+        note = differs_note or note or f"measured {verdict.value}, the article reports {target}"
+    return Claim(
+        experiment,
+        spec.id,
+        spec.text,
+        "" if ours else article,
+        verdict.value,
+        "match" if holds else "differs",
+        source,
+        note,
+        spec.kind,
+        spec.article_source,
+    )

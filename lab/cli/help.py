@@ -1,0 +1,45 @@
+"""What ``ctxlab --help`` and ``--version`` say, kept light: nothing here imports pandas,
+matplotlib or the experiments themselves, so ``ctxlab --help`` stays fast.
+
+``ctxlab run --help`` lists the experiments from :data:`experiments.manifest.MANIFEST`, which
+imports nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from experiments.manifest import MANIFEST
+
+__all__ = ["HelpFormatter", "experiments_epilog", "version"]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's line breaks and appends ``(default: ...)`` to options that have a
+    meaningful default (not None, not False, not already named in the help text)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "%(default)" in text
+            or "default:" in text
+            or default in (None, False, argparse.SUPPRESS)
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def experiments_epilog() -> str:
+    """The list of experiment ids with their descriptions, for ``run`` and ``record``."""
+    lines = ["experiments:"]
+    lines += [f"  {entry.id}  {entry.title}" for entry in MANIFEST]
+    return "\n".join(lines)
+
+
+def version() -> str:
+    """The installed ctxlab's version, or ``unknown`` when it is run without being installed."""
+    from lab.version import ctxlab_version
+
+    return ctxlab_version()

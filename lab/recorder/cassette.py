@@ -1,0 +1,333 @@
+"""Replay recorded model traffic offline, or record it live, through vcrpy cassettes.
+
+:func:`cassette_client` hands out a :class:`~harness.client.ChatClient` wired to one cassette:
+
+* ``replay`` first checks the cassette is whole and sealed (the digest of its interactions in
+  its provenance matches; see :mod:`~lab.recorder.seal`), then serves every request from
+  the file, never touching the network. Requests are matched on method, path and the *parsed*
+  JSON body, each recorded answer is played once, in order, and a request the recording does
+  not hold, or a recorded one never asked for, raises :class:`CassetteMismatchError` with the
+  command that re-records it (:mod:`~lab.recorder.matching`).
+* ``record`` sends the requests to a live provider and writes the cassette only when the block
+  ends without error: secrets are filtered from headers and query strings, loopback addresses
+  are replaced by the provider's public URL, the finished file is scanned for anything that
+  still looks like a secret, and a ``provenance`` block says which provider and model (and, for
+  the local server, which model file and flags) produced it.
+
+Cassettes are JSON: JSON bodies are stored parsed, readable and diffable (Chinese text stays
+Chinese), and turned back into the exact bytes on load (:mod:`~lab.recorder.format`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import vcr
+
+from harness import ChatClient, ConfigError
+from harness.client import RetryPolicy
+from harness.errors import MissingAPIKeyError
+from harness.fs.files import write_atomic
+from harness.secrets import scan_text
+from harness.timeouts import Timeouts
+from lab.errors import (
+    CassetteExistsError,
+    CassetteMissingError,
+    RecordingIncompleteError,
+    SecretLeakError,
+)
+from lab.recorder.attempts import AttemptLog
+from lab.recorder.format import (
+    CassetteSerializer,
+    Utf8Persister,
+    decode_body,
+    encode_body,
+    load_cassette_json,
+    read_recording,
+    with_provenance,
+)
+from lab.recorder.matching import (
+    MATCH_ON,
+    ReplayTransport,
+    check_all_played,
+    describe_difference,
+    json_body_matcher,
+)
+from lab.recorder.order_replay import CassetteMatch, OrderPart, OrderTransport
+from lab.recorder.provenance import (
+    REPLAY_KEY,
+    CassetteClient,
+    Provenance,
+    provenance_of,
+    read_provenance,
+)
+from lab.recorder.providers import ProviderSpec, is_loopback_url
+from lab.recorder.recording_lock import recording_lock
+from lab.recorder.scrubbing import (
+    FILTERED_QUERY_PARAMETERS,
+    FILTERED_REQUEST_HEADERS,
+    request_scrubber,
+    scrub_response,
+)
+from lab.recorder.seal import check_cassette
+
+__all__ = [
+    "CassetteClient",
+    "CassetteSerializer",
+    "Provenance",
+    "cassette_client",
+    "decode_body",
+    "describe_difference",
+    "encode_body",
+    "json_body_matcher",
+    "read_provenance",
+]
+
+VCR_LOGGER = "vcr"
+"""vcrpy's logger: at INFO it prints every request and recorded response."""
+
+
+@contextmanager
+def cassette_client(
+    path: Path,
+    *,
+    mode: Literal["replay", "record"],
+    provider: ProviderSpec | None = None,
+    server_info: Mapping[str, Any] | None = None,
+    force: bool = False,
+    rerecord_hint: str = "",
+    progress: Callable[[str], None] | None = None,
+    timeouts: Timeouts | None = None,
+    match: CassetteMatch = "body",
+    order_part: OrderPart | None = None,
+) -> Iterator[CassetteClient]:
+    """A chat client that replays the cassette at ``path``, or records it from ``provider``.
+
+    ``rerecord_hint`` is the command that (re-)records the cassette; error messages quote it.
+    ``server_info`` (from the local server) goes into the provenance; ``progress`` gets one
+    line per recorded request; ``timeouts`` bound each recorded request (None: the defaults
+    and ``CTXLAB_*TIMEOUT``). ``order_part``: which answers an order replay serves
+    (:class:`~lab.recorder.order_replay.OrderPart`). See the module docstring for
+    what each mode guarantees.
+    """
+    path = Path(path)
+    if mode == "replay" and match == "body":
+        with _replay(path, rerecord_hint) as handle:
+            yield handle
+    elif mode == "replay":
+        with _replay_in_order(path, rerecord_hint, order_part) as handle:
+            yield handle
+    elif mode == "record":
+        if provider is None:
+            raise ConfigError("Recording a cassette needs a provider.")
+        with (  # checked, recorded and written under the cassette's lock
+            recording_lock(path),
+            _record(path, provider, server_info, force, progress, timeouts) as handle,
+        ):
+            yield handle
+    else:
+        raise ConfigError(f"Unknown cassette mode {mode!r}; use 'replay' or 'record'.")
+
+
+def _vcr(**options: Any) -> vcr.VCR:
+    # Keep vcrpy's INFO lines (whole requests and responses) out of `ctxlab -v`; the
+    # loggers below "vcr" (vcr.stubs, vcr.cassette, ...) inherit the level.
+    logging.getLogger(VCR_LOGGER).setLevel(logging.WARNING)
+    recorder = vcr.VCR(serializer="ctxlab-json", match_on=MATCH_ON, **options)
+    recorder.register_serializer("ctxlab-json", CassetteSerializer)
+    recorder.register_matcher("json_body", json_body_matcher)
+    recorder.register_persister(Utf8Persister)
+    return recorder
+
+
+REPLAY_SKIPS = ("httplib", "requests", "boto3", "urllib3", "httplib2", "tornado", "aiohttp")
+"""vcrpy's patchers a replay does without: the chat client speaks httpx only, and patching
+every HTTP library vcrpy knows, for each of X-BENCH's 392 cassettes, was a tenth of its replay
+(recording keeps them all, so nothing another library sends is left out of a recording)."""
+
+
+def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
+    return f"{verb} it with `{rerecord_hint}`" if rerecord_hint else f"{verb} it"
+
+
+# --- replay --------------------------------------------------------------------------------
+
+
+@contextmanager
+def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
+    with _client_over(
+        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint
+    ) as handle:
+        recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
+        with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
+            _compare_as_made(cassette)
+            yield handle
+    check_all_played(cassette, path, _hint(rerecord_hint))
+
+
+def _compare_as_made(cassette: Any) -> None:
+    """Compare each request with the recordings as it was made: vcrpy deep-copies a request
+    before every lookup (three per request) so that its filters may edit the copy, and a replay
+    has no filters. The matchers only read the request; the same object each time also lets
+    :func:`~lab.recorder.matching.canonical_body` canonicalise its body once."""
+    cassette._before_record_request = _as_made
+
+
+def _as_made(request: Any) -> Any:
+    return request
+
+
+@contextmanager
+def _replay_in_order(
+    path: Path, rerecord_hint: str, part: OrderPart | None
+) -> Iterator[CassetteClient]:
+    """The recorded answers in recorded order, requests not matched (the seal still checked):
+    :mod:`lab.recorder.order_replay`."""
+    with _client_over(path, lambda: OrderTransport(path, part), rerecord_hint) as handle:
+        yield handle
+
+
+@contextmanager
+def _client_over(
+    path: Path, transport: Callable[[], httpx.BaseTransport], rerecord_hint: str
+) -> Iterator[CassetteClient]:
+    """A chat client for the cassette at ``path`` whose requests go to ``transport()``."""
+    if not path.is_file():
+        raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
+    data = load_cassette_json(path)  # read once for both
+    check_cassette(path, data)  # whole, counted right, and not edited since it was recorded
+    provenance = read_provenance(path, data)
+    with httpx.Client(transport=transport(), trust_env=False) as http:
+        client = ChatClient(
+            model=provenance.model,
+            base_url=provenance.base_url,
+            api_key=REPLAY_KEY,
+            params=provenance.params,
+            retry=RetryPolicy(max_retries=0),
+            http_client=http,
+        )
+        yield CassetteClient(client, path, provenance)
+
+
+# --- record --------------------------------------------------------------------------------
+
+
+@contextmanager
+def _record(
+    path: Path,
+    provider: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    force: bool,
+    progress: Callable[[str], None] | None,
+    timeouts: Timeouts | None = None,
+) -> Iterator[CassetteClient]:
+    if path.exists() and not force:
+        raise CassetteExistsError(f"Cassette {path} exists already; pass --force to re-record it.")
+    key = _api_key(provider)
+    started = datetime.now(UTC)
+    temp = _temp_beside(path)
+    attempts = AttemptLog(progress)
+    http = httpx.Client(
+        event_hooks=attempts.hooks,
+        trust_env=not is_loopback_url(provider.base_url),  # no proxy for a local server
+        # plain HTTP never uses TLS (redirects are not followed): no CA bundle to load, which
+        # took 40 ms of CPU per cassette, a sixth of recording an X-BENCH cassette
+        verify=not provider.base_url.lower().startswith("http://"),
+    )
+    try:
+        client = ChatClient(
+            model=provider.model,
+            base_url=provider.base_url,
+            api_key=key,
+            params=provider.params,
+            http_client=http,
+            timeout=timeouts,
+            retry=_recording_retries(provider),
+        )
+        handle = CassetteClient(client, path, None)
+        with _record_vcr(provider, key).use_cassette(str(temp)):
+            yield handle
+        _refuse_unanswered(path, attempts)
+        handle._provenance = _finish(temp, path, provider, server_info, started, key)
+    finally:
+        http.close()
+        temp.unlink(missing_ok=True)
+
+
+def _recording_retries(provider: ProviderSpec) -> RetryPolicy | None:
+    """No retry against the llama.cpp server ctxlab starts (``--provider local``), else the
+    client's default. It serves one request at a time and goes on writing an answer nobody
+    waits for any more, so a retry after a timeout only waits behind it: recording X-BENCH, a
+    1.5B probe timed out after 25 minutes and its retry began another 25."""
+    return RetryPolicy(max_retries=0) if provider.name == "local" else None
+
+
+def _refuse_unanswered(path: Path, attempts: AttemptLog) -> None:
+    missing = attempts.never_answered()
+    if missing:
+        numbers = ", ".join(map(str, missing))
+        raise RecordingIncompleteError(
+            f"Request {numbers} of the recording for {path} got no answer (a timeout or a "
+            "dropped connection) and the run went on without it, so its replay would differ; "
+            "nothing was written. Give the model more time (--read-timeout, --timeout) or "
+            "check the server, and record again."
+        )
+
+
+def _temp_beside(path: Path) -> Path:
+    """A new empty file next to ``path`` (vcrpy treats an empty cassette as a new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".recording", dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _api_key(provider: ProviderSpec) -> str:
+    if provider.api_key_env is None:
+        return "no-key"
+    key = os.environ.get(provider.api_key_env, "").strip()
+    if not key:
+        raise MissingAPIKeyError(provider.api_key_env)
+    return key
+
+
+def _record_vcr(provider: ProviderSpec, key: str) -> vcr.VCR:
+    return _vcr(
+        record_mode="all",
+        record_on_exception=False,
+        decode_compressed_response=True,
+        filter_headers=FILTERED_REQUEST_HEADERS,
+        filter_query_parameters=FILTERED_QUERY_PARAMETERS,
+        before_record_request=request_scrubber(provider, key),
+        before_record_response=scrub_response,
+    )
+
+
+def _finish(
+    temp: Path,
+    path: Path,
+    provider: ProviderSpec,
+    server_info: Mapping[str, Any] | None,
+    started: datetime,
+    key: str,
+) -> Provenance:
+    """Add the provenance to the recording, scan it for secrets and move it onto ``path``."""
+    recording = read_recording(temp)
+    provenance = provenance_of(provider, server_info, started, recording["interactions"])
+    final = with_provenance(provenance.to_dict(), recording)
+    findings = scan_text(final, known_secrets=[key])
+    if findings:
+        raise SecretLeakError(
+            f"The recording for {path} contains what looks like a secret "
+            f"({'; '.join(findings[:5])}); nothing was written."
+        )
+    write_atomic(path, final)
+    return provenance

@@ -1,0 +1,49 @@
+"""Recorded variants: an experiment run again with one of ctxlab's own switches on.
+
+Where the switch changes what later requests carry (E3's rounds after a gated compaction send
+the gated summary), the variant has cassettes of its own, beside the plain ones in the same set
+folder, named ``<name>-<variant>.json`` (``cassettes/E3/<set>/rounds-gate.json``); record them
+with ``ctxlab record E3 --provider local --variant gate``. Where it changes no request (E4: the
+gate edits the summary after the summary call, and no request follows the compactions), the
+variant replays the plain cassettes with the switch on, and replay proves it: every request is
+matched and every recorded answer played (:data:`OWN_CASSETTES`). The experiments themselves
+replay their plain cassettes; X-GATE (the gate) replays both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TypeVar
+
+from harness.compaction.guards.gate import GateConfig
+from lab.errors import ExperimentError
+
+__all__ = ["OWN_CASSETTES", "VARIANTS", "cassette_variant", "with_variant"]
+
+VARIANTS: dict[str, str] = {
+    "gate": "the identifier-survival gate on (harness/compaction/guards/gate.py, GateConfig())",
+}
+"""The variants ``--variant`` knows, and what each turns on."""
+
+OWN_CASSETTES: dict[str, frozenset[str]] = {"gate": frozenset({"E3"})}
+"""For each variant, the experiments whose requests it changes: they are recorded with the
+switch on; the others replay their plain cassettes with it on."""
+
+Config = TypeVar("Config")
+
+
+def cassette_variant(experiment_id: str, variant: str) -> str:
+    """The variant suffix of ``experiment_id``'s cassettes under ``variant``: the variant when
+    it changes the experiment's requests, else ``""`` (the plain cassettes serve)."""
+    return variant if experiment_id in OWN_CASSETTES.get(variant, frozenset()) else ""
+
+
+def with_variant(config: Config, variant: str) -> Config:
+    """``config`` (a ``CompactionConfig`` or ``DshConfig``) with ``variant``'s switch on; the
+    config itself for the plain run (``variant == ""``)."""
+    if not variant:
+        return config
+    if variant == "gate":
+        return dataclasses.replace(config, gate=GateConfig())  # type: ignore[type-var]
+    known = ", ".join(VARIANTS)
+    raise ExperimentError(f"Unknown variant {variant!r}; the variants are {known}.")
