@@ -116,7 +116,7 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "HOST" not in env and "PORT" not in env
     root = str(Path(localserver.__file__).resolve().parents[2])
     assert env["PYTHONPATH"].split(":") == [root, "/elsewhere"]
-    assert (Path(root) / "experiments" / "lab" / "recorder" / "det_server.py").is_file()
+    assert (Path(root) / "lab" / "recorder" / "det_server.py").is_file()
 
 
 def test_qwen_model_constants() -> None:
