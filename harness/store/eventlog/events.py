@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypedDict
@@ -31,6 +31,7 @@ __all__ = [
     "SURFACE_TYPES",
     "TYPE_OF_ROLE",
     "Event",
+    "FrozenJSON",
     "ReplaceOp",
     "freeze",
     "surface_type",
@@ -88,8 +89,55 @@ def freeze(value: Any) -> Any:
     return value
 
 
+class FrozenJSON(Mapping[str, Any]):
+    """A read-only view of a mapping ``json.loads`` returned, frozen a level at a time as it is
+    read: what :func:`freeze` gives, without copying what nobody reads (a reopen parses every
+    surface event's message from its raw record and never reads its ``data``). The raw mapping
+    is held by this view alone. Equal to any mapping with equal items."""
+
+    __slots__ = ("_frozen", "_raw")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._raw = raw
+        self._frozen: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._frozen[key]
+        except KeyError:
+            value = self._raw[key]
+            frozen = value if type(value) in _SCALARS else freeze(value)
+            self._frozen[key] = frozen
+            return frozen
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return f"FrozenJSON({self._raw!r})"
+
+    def thawed(self) -> dict[str, Any]:
+        """A plain deep copy of the mapping, ready for ``json.dumps``."""
+        return _plain_copy(self._raw)
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else _plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else _plain_copy(v) for v in value]
+    return value
+
+
 def thaw(value: Any) -> Any:
     """The inverse of :func:`freeze`: plain dicts and lists, ready for ``json.dumps``."""
+    if type(value) is FrozenJSON:
+        return value.thawed()
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -229,7 +277,10 @@ def _fresh_copy(parsed: Message) -> Message:
 def _settle(event: Event, data: Any, surface_op: Any, sources: Any, plain_json: bool) -> None:
     """Freeze ``event``'s data, op and sources into it, check its rules and parse its message
     (once: ``message`` hands out copies)."""
-    _set(event, "data", freeze(data))
+    if plain_json and type(data) is dict:  # nobody else holds json.loads's dict
+        _set(event, "data", FrozenJSON(data))
+    else:
+        _set(event, "data", freeze(data))
     _set(event, "surface_op", freeze(surface_op))
     _set(event, "source_event_seqs", tuple(sources))
     _check_event(event)
@@ -242,8 +293,12 @@ def _check_event(event: Event) -> None:
         raise SurfaceError(f"seq must be a non-negative integer, not {event.seq!r}")
     if not isinstance(event.type, str) or not event.type:
         raise SurfaceError(f"event type must be a non-empty string, not {event.type!r}")
-    # freeze made every mapping a MappingProxyType (and nothing else one)
-    if not isinstance(event.time, str) or type(event.data) is not MappingProxyType:
+    # freeze made every mapping a MappingProxyType (and nothing else one), or it is a raw
+    # json.loads mapping behind its read-only view
+    data_kind = type(event.data)
+    if not isinstance(event.time, str) or (
+        data_kind is not MappingProxyType and data_kind is not FrozenJSON
+    ):
         raise SurfaceError(f"event {event.seq}: time must be a string and data a mapping")
     if event.is_surface:
         _check_surface_op(event)

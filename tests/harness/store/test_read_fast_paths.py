@@ -155,3 +155,30 @@ def test_read_bytes_refuses_as_the_buffered_reader(tmp_path: Path) -> None:
             root.read_bytes(name)
         with pytest.raises(error), root.open_read(name):
             pass
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_TEXT, inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(_TEXT, _JSON, max_size=4))
+def test_a_lazily_frozen_event_reads_as_an_eagerly_frozen_one(data: dict[str, Any]) -> None:
+    """An event read from a line freezes its data as it is read (FrozenJSON); an event built
+    from a record freezes it at once: the two are equal, read the same values, write the same
+    record, and neither can be changed through what it hands out."""
+    record = {"seq": 0, "type": "session/start", "time": "t", "data": data}
+    lazy, eager = Event.from_json(json.dumps(record)), Event.from_record(record)
+    assert type(lazy.data).__name__ == "FrozenJSON"
+    assert lazy == eager and eager == lazy and lazy.data == eager.data
+    assert lazy.to_record() == eager.to_record() == record
+    assert {key: lazy.data[key] for key in lazy.data} == dict(eager.data)
+    with pytest.raises(TypeError):
+        lazy.data["new"] = 1  # type: ignore[index]
+    written = lazy.to_record()["data"]
+    for value in written.values():
+        if isinstance(value, (dict, list)):
+            value.clear()  # the written copy is the caller's own
+    assert lazy.to_record() == record
