@@ -6,7 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from experiments.e5.more_view import Namespace
+from experiments.e5.view.compaction_commit import Namespace
 from harness import FunctionModel, HarnessAgent, Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 
