@@ -7,8 +7,7 @@ bookkeeping."""
 
 from __future__ import annotations
 
-from experiments.e5.common import SOURCE
-from experiments.e5.measures.compaction_commit.namespace import USER
+from experiments.e5.common import SOURCE, USER
 from experiments.e5.view.compaction_commit import CompactionCommit
 from lab.claims import AS_SEED, DSH_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, every
