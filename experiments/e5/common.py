@@ -1,4 +1,4 @@
-"""What every E5 mechanism shares: the source label, the clock's start and the Q&A config."""
+"""What E5's parts share: the source label, the clock's start, the user id and the Q&A config."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ from harness import CompactionConfig
 from harness.memory import parse_instant
 from lab.experiment import ARTICLE_METER
 
-__all__ = ["SOURCE", "START", "qa_config"]
+__all__ = ["SOURCE", "START", "USER", "qa_config"]
 
 SOURCE = "scripted"
 START = parse_instant("2026-10-30T12:33:04Z")
+USER = "lab-user"
+"""The seed's user id (its experiments' ``lab-user/``): the namespace run saves under it and
+its claim expects that folder."""
 
 
 def qa_config(trigger: int, keep: int) -> CompactionConfig:

@@ -3,7 +3,7 @@
 ``PAGE.read`` reads ``E5.json`` back into the :class:`~experiments.e5.view.E5View` that
 ``experiments/e5/`` wrote it from;
 :func:`e5_section` renders it as the Measurements section of ``E5.md``. This module holds the
-cadence grid (trigger × keep); the other checks are in :mod:`.e5_checks`.
+cadence grid (trigger × keep); the other checks are in :mod:`.page_checks`.
 """
 
 from __future__ import annotations

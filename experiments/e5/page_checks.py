@@ -2,7 +2,7 @@
 
 A call with several tool rounds, a large tool result, the failure paths, the order of memory
 flush and maintenance, and the thresholds for an unknown window: each one's records, how it is
-rendered from its part of :class:`~experiments.e5.view.E5View` (``*_section``); :mod:`.e5`
+rendered from its part of :class:`~experiments.e5.view.E5View` (``*_section``); :mod:`.page`
 assembles them into E5's page.
 """
 

@@ -161,12 +161,12 @@ class Condition:
     """Its summaries are :data:`GATE_ONLY_SUMMARY` (no model call): the gate-alone conditions."""
 
 
-def _engine(config_of: Callable[[Budget], object]) -> EngineBuilder:
+def _engine(config_of: Callable[[Budget], CompactionConfig | DshConfig]) -> EngineBuilder:
     def build(
         budget: Budget, agent_model: ChatModel, summary: ChatModel | None, history: History
     ) -> CompactionEngine:
         return make_engine(
-            config_of(budget),  # type: ignore[arg-type]
+            config_of(budget),
             agent_model,
             history=history,
             summary_model=summary,

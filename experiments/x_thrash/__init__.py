@@ -31,8 +31,7 @@ from experiments.x_thrash.view import (
 )
 from harness import Agent, CompactionConfig, FunctionModel, Message, Tool, ToolCall, make_engine
 from harness.compaction.agentscope import resolve_thresholds
-from harness.compaction.agentscope.engine import AgentScopeEngine
-from harness.compaction.guards.thrash import ThrashConfig, ThrashGuard
+from harness.compaction.guards.thrash import ThrashConfig, ThrashRecord
 from harness.errors import CompactionThrashError, PairingError
 from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
@@ -139,7 +138,8 @@ def _paired(messages: Sequence[Message]) -> bool:
 def _session(config: CompactionConfig, turns: int) -> SessionRun:
     """Run ``turns`` turns under ``config``; what compaction did."""
     model = FunctionModel(_reply, model_name=MODEL)
-    agent = Agent(model, SYSTEM_PROMPT, tools=[TOOL], engine=make_engine(config, model))
+    engine = make_engine(config, model)
+    agent = Agent(model, SYSTEM_PROMPT, tools=[TOOL], engine=engine)
     triggers: Counter[str] = Counter()
     requests = largest = sent = 0
     with _guard_lines() as lines:
@@ -152,8 +152,7 @@ def _session(config: CompactionConfig, turns: int) -> SessionRun:
     # every request the model got, not only the context at the end of a turn: a compaction
     # that splits a pair mid-turn is sent broken and mended by the turn's end
     broken = sum(not _paired(r.messages) for r in model.requests if r.purpose != "summary")
-    assert isinstance(agent.engine, AgentScopeEngine)
-    guard = agent.engine.compactor.guard
+    guard = engine.thrash_record
     compactions = sum(triggers.values())
     summaries = sum(r.purpose == "summary" for r in model.requests)
     summary_tokens = sum(
@@ -177,13 +176,14 @@ def _session(config: CompactionConfig, turns: int) -> SessionRun:
     )
 
 
-def _guard_record(guard: ThrashGuard, lines: int) -> GuardRecord:
+def _guard_record(guard: ThrashRecord, lines: int) -> GuardRecord:
+    """The engine's record of its guard, with the log lines the guard wrote."""
     return GuardRecord(
-        skipped=dict(sorted(guard.skipped.items())),
+        skipped=guard.skipped,
         log_lines=lines,
         allowed=guard.allowed,
         refills=guard.refills,
-        last_skip=guard.skips[-1] if guard.skips else None,
+        last_skip=guard.last_skip,
     )
 
 

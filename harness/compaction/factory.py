@@ -12,6 +12,7 @@ combinations cannot work:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import overload
 
 from harness.compaction.agentscope import (
     CompactionConfig,
@@ -33,6 +34,42 @@ __all__ = ["EngineConfig", "flushes", "make_engine"]
 
 EngineConfig = CompactionConfig | DshConfig
 """A config that names its engine: AgentScope's or DeepSeek-Harness's."""
+
+
+@overload
+def make_engine(
+    config: CompactionConfig,
+    model: ChatModel,
+    *,
+    history: History | None = None,
+    summary_model: ChatModel | None = None,
+    flush: PrefixHook | None = None,
+    windows: Mapping[str, int] = CTXLAB_WINDOWS,
+) -> AgentScopeEngine: ...
+
+
+@overload
+def make_engine(
+    config: DshConfig,
+    model: ChatModel,
+    *,
+    history: History | None = None,
+    summary_model: ChatModel | None = None,
+    flush: PrefixHook | None = None,
+    windows: Mapping[str, int] = CTXLAB_WINDOWS,
+) -> DshEngine: ...
+
+
+@overload
+def make_engine(
+    config: EngineConfig,
+    model: ChatModel,
+    *,
+    history: History | None = None,
+    summary_model: ChatModel | None = None,
+    flush: PrefixHook | None = None,
+    windows: Mapping[str, int] = CTXLAB_WINDOWS,
+) -> CompactionEngine: ...
 
 
 def make_engine(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from experiments.e5.dsh_step_rows import dsh_step_claims
-from experiments.e5.dsh_step_view import DshSteps
-from experiments.e5.dsh_steps import measure_dsh_steps
+from experiments.e5.claims.dsh_steps import dsh_step_claims
+from experiments.e5.measures.dsh_steps import measure_dsh_steps
+from experiments.e5.view.dsh_steps import DshSteps
 from lab.mutations.catalogue import MUTATIONS, by_name
 
 

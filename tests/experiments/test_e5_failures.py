@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-import experiments.e5.failures as failures
+import experiments.e5.mechanisms.failures as failures
 
 
 def test_a_consolidation_that_never_redoes_its_batch_is_a_differing_row(

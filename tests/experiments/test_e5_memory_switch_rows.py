@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from experiments.e5.memory_switch_rows import memory_switch_claims
-from experiments.e5.memory_switch_view import MemorySwitches
-from experiments.e5.memory_switches import measure_memory_switches
+from experiments.e5.claims.memory_switches import memory_switch_claims
+from experiments.e5.measures.memory_switches import measure_memory_switches
+from experiments.e5.view.memory_switches import MemorySwitches
 from lab.mutations.catalogue import by_name
 
 

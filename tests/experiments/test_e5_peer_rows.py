@@ -8,7 +8,8 @@ import pytest
 
 import harness.compaction.agentscope.config as config
 import harness.summary_outcome as summary_outcome
-from experiments.e5.peer_rows import measure_peer_deviations, peer_claims
+from experiments.e5.claims.peer_deviations import peer_claims
+from experiments.e5.measures.peer_deviations import measure_peer_deviations
 
 
 def _statuses() -> dict[str, str]:

@@ -1,5 +1,6 @@
-"""The E5 rows that check what the seeds state (experiments/e5/seed_memory.py and
-dsh_mechanics.py): measured from the harness, judged by rules that fail on other measurements."""
+"""The E5 rows that check what the seeds state (experiments/e5/measures/seed_memory.py and
+dsh_mechanics.py): measured from the harness, judged by rules that fail on other
+measurements."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from experiments.e5.dsh_mechanics import measure_dsh_mechanics
-from experiments.e5.dsh_rows import dsh_mechanics_claims
-from experiments.e5.dsh_view import DshMechanics
-from experiments.e5.seed_memory import measure_seed_memory
-from experiments.e5.seed_rows import seed_memory_claims
-from experiments.e5.seed_view import SeedMemory
+from experiments.e5.claims.dsh_mechanics import dsh_mechanics_claims
+from experiments.e5.claims.seed_memory import seed_memory_claims
+from experiments.e5.measures.dsh_mechanics import measure_dsh_mechanics
+from experiments.e5.measures.seed_memory import measure_seed_memory
+from experiments.e5.view.dsh_mechanics import DshMechanics
+from experiments.e5.view.seed_memory import SeedMemory
 
 
 @pytest.fixture(scope="module")

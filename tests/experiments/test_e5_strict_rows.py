@@ -7,8 +7,9 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
-from experiments.e5.failures import FAILURE_SPECS, measure_summary_failure
-from experiments.e5.more_rows import measure_more, more_claims
+from experiments.e5.claims.compaction_commit import compaction_commit_claims
+from experiments.e5.measures.compaction_commit import measure_compaction_commit
+from experiments.e5.mechanisms.failures import FAILURE_SPECS, measure_summary_failure
 from lab.claims.specs import evaluate
 
 
@@ -29,15 +30,17 @@ def test_e5_summary_fail_needs_the_error_carried() -> None:
 
 
 def test_dsh_source_seqs_are_judged_against_the_log_not_the_engines_own_list() -> None:
-    more = measure_more()
+    more = measure_compaction_commit()
     start, summary, *shadowed = more.commit.expected_sources
-    assert [c.status for c in more_claims(more) if c.claim_id == "DSH-SOURCE-SEQS"] == ["match"]
+    assert [
+        c.status for c in compaction_commit_claims(more) if c.claim_id == "DSH-SOURCE-SEQS"
+    ] == ["match"]
     # the replace cites a node the log still shows (the engine's summary event said the same)
     kept = max(shadowed) + 1
     wrong = (start, summary, kept, *shadowed)
     changed = dataclasses.replace(
         more, commit=dataclasses.replace(more.commit, source_event_seqs=wrong)
     )
-    assert [c.status for c in more_claims(changed) if c.claim_id == "DSH-SOURCE-SEQS"] == [
-        "differs"
-    ]
+    assert [
+        c.status for c in compaction_commit_claims(changed) if c.claim_id == "DSH-SOURCE-SEQS"
+    ] == ["differs"]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
 from harness.compaction.agentscope.prune import PruneForecast
+from harness.compaction.guards.thrash import ThrashRecord
 from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
 from harness.errors import SummaryError
@@ -52,6 +53,13 @@ class AgentScopeEngine:
     @property
     def meter(self) -> TokenMeter:
         return self.compactor.meter
+
+    @property
+    def thrash_record(self) -> ThrashRecord | None:
+        """What this engine's thrash guard did so far (skips by reason, compactions allowed,
+        refills, the latest skip); None when the config has no guard."""
+        guard = self.compactor.guard
+        return None if guard is None else guard.record()
 
     def read(self, turn: Turn) -> Reading:
         """The meter's reading of ``turn``; O(header + messages added since the last)."""

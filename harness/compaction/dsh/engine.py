@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from harness.compaction.agentscope import CompactionRecord, Cutoff
 from harness.compaction.dsh.config import DshConfig
 from harness.compaction.dsh.pruner import ToolResultPruner
 from harness.compaction.dsh.selection import CompactableRange, Measurement, select_compactable_range
@@ -33,6 +32,7 @@ from harness.compaction.dsh.summarizer import (
     gated_checkpoint,
     summarize_span,
 )
+from harness.compaction.record import CompactionRecord, Cutoff
 from harness.errors import CommitError, CompactionError, SurfaceChangedError
 from harness.messages import Message
 from harness.meter import Ledger, Reading, TokenMeter, build_meter

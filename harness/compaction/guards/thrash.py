@@ -34,7 +34,7 @@ from typing import Protocol
 from harness.errors import CompactionThrashError, ConfigError
 from harness.messages import Message
 
-__all__ = ["ThrashConfig", "ThrashGuard", "ThrashSkip", "allows"]
+__all__ = ["ThrashConfig", "ThrashGuard", "ThrashRecord", "ThrashSkip", "allows"]
 
 logger = logging.getLogger("harness.compaction")
 
@@ -110,6 +110,21 @@ class ThrashSkip(_Plan):
         return {"reason": plan.pop("reason"), "line": plan.pop("line"), **plan}
 
 
+@dataclass(frozen=True)
+class ThrashRecord:
+    """What one session's guard did so far, as its engine reports it
+    (:attr:`~harness.compaction.agentscope.engine.AgentScopeEngine.thrash_record`)."""
+
+    skipped: dict[str, int]
+    """Skips by reason, over the guard's whole life, sorted by reason."""
+    allowed: int
+    """Compactions it let run."""
+    refills: int
+    """Compactions in a row that followed the previous one within ``refill_requests``."""
+    last_skip: ThrashSkip | None
+    """The latest skip, None when there was none."""
+
+
 class ThrashGuard:
     """Reviews each planned compaction of one session (it keeps the refill count)."""
 
@@ -127,6 +142,15 @@ class ThrashGuard:
         """Compactions in a row that followed the previous one within ``refill_requests``."""
         self._after: int | None = None  # messages right after the last compaction ran
         self._priced = _PrefixPrices(price)
+
+    def record(self) -> ThrashRecord:
+        """What the guard did so far, as a frozen record."""
+        return ThrashRecord(
+            skipped=dict(sorted(self.skipped.items())),
+            allowed=self.allowed,
+            refills=self.refills,
+            last_skip=self.skips[-1] if self.skips else None,
+        )
 
     def review(
         self,

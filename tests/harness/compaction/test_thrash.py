@@ -329,3 +329,20 @@ def test_under_the_engine_the_guard_weighs_the_prefix_from_the_engines_ledger(
     last = guard.skips[-1]
     assert own.review(agent.context[: last.total_messages], last.cutoff, "messages", 0) is False
     assert own.skips[-1].removed_tokens == last.removed_tokens
+
+
+# --- the engine's record of its guard ------------------------------------------------------
+
+
+def test_the_engine_reports_its_guard_as_a_frozen_record() -> None:
+    model = FunctionModel(lambda request: "SUMMARY", model_name=MODEL)
+    engine = make_engine(GUARDED, model)
+    assert make_engine(FAITHFUL, model).thrash_record is None  # no guard, no record
+    empty = engine.thrash_record
+    assert empty is not None and (empty.skipped, empty.allowed, empty.last_skip) == ({}, 0, None)
+    assert engine.compactor.compact_if_needed(chat(55)) is None  # skipped: the tail meets it
+    record = engine.thrash_record
+    assert record is not None and record.skipped == {"tail-meets-trigger": 1}
+    assert record.last_skip is not None and record.last_skip.reason == "tail-meets-trigger"
+    assert (record.allowed, record.refills) == (0, 0)
+    assert empty.skipped == {}  # a record is a snapshot: the later skip did not reach it

@@ -12,66 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from experiments.e5.common import SOURCE
-from experiments.e5.peer_view import PeerDeviations
-from harness import (
-    Agent,
-    CompactionConfig,
-    ConfigError,
-    FunctionModel,
-    Message,
-    ScriptedModel,
-    make_engine,
-)
-from harness.model import ChatRequest
-from harness.store.history import StateHistory
+from experiments.e5.view.peer_deviations import PeerDeviations
 from lab.claims import Claim
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
-__all__ = ["PEER_SPECS", "measure_peer_deviations", "peer_claims"]
+__all__ = ["PEER_SPECS", "peer_claims"]
 
 AGENTSCOPE = "AgentScope Java c2d43f8 (2.0.3-SNAPSHOT)"
 """The peer snapshot ``tests/conformance/`` translates (the seed's 2.0.3)."""
-_BARE = {"flush_before_compact": False, "offload_before_compact": False, "prune": None}
-
-
-def _config(**fields: object) -> str:
-    """``accepted``, or ``refused: <the error's first clause>``."""
-    try:
-        CompactionConfig(**{**_BARE, **fields})  # type: ignore[arg-type]
-    except ConfigError as exc:
-        why = str(exc).split(";")[0].removeprefix("invalid CompactionConfig: ").rstrip(".")
-        return f"refused: {why}"
-    return "accepted"
-
-
-def _summariser_bug() -> str:
-    """AgentScope's middleware compacts with its failure text whatever the summariser raised;
-    what reaches ctxlab's caller when the summary model raises a plain ``RuntimeError``."""
-
-    def broken(request: ChatRequest) -> Message:
-        raise RuntimeError("a bug in the summariser's adapter")
-
-    history = StateHistory("session")
-    history.append([Message.user("previous context " * 20)])
-    model = ScriptedModel(["reply"])
-    config = CompactionConfig(trigger_tokens=2, keep_tokens=1, **_BARE)  # type: ignore[arg-type]
-    engine = make_engine(config, model, summary_model=FunctionModel(broken))
-    agent = Agent(model, engine=engine, history=history)
-    try:
-        agent.call("latest request")
-    except RuntimeError:
-        kept = [m.content for m in agent.context] == ["previous context " * 20, "latest request"]
-        return "raised to the caller, history " + ("untouched" if kept else "changed")
-    return "compacted with the failure text"
-
-
-def measure_peer_deviations() -> PeerDeviations:
-    return PeerDeviations(
-        keep_at_trigger=_config(trigger_tokens=1, keep_tokens=1),
-        keep_no_messages=_config(trigger_messages=4, keep_messages=0),
-        triggers_off=_config(trigger_messages=0, trigger_tokens=None),
-        summariser_bug=_summariser_bug(),
-    )
 
 
 def peer_claims(data: PeerDeviations) -> tuple[Claim, ...]:

@@ -1,9 +1,10 @@
 """E5's view: the claims the article computed or read from bytecode but never ran, run here.
 
-Each mechanism module of :mod:`experiments.e5` measures its part of an :class:`E5View`, which
-the experiment writes as ``E5.json``; the claims and the page
-(:mod:`experiments.e5.page`) read it; the seed rows' parts are in
-:mod:`.e5_seed` and :mod:`.e5_dsh`.
+Each sub-experiment of :mod:`experiments.e5` measures its part of an :class:`E5View`, which
+the experiment writes as ``E5.json``; the claims and the page (:mod:`experiments.e5.page`)
+read it. This module holds the five small mechanisms' parts
+(:mod:`experiments.e5.mechanisms`); each family's part is the module of its name in this
+package.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.e3.view import CompactionRow
-from experiments.e5.dsh_step_view import DshSteps
-from experiments.e5.dsh_view import DshMechanics
-from experiments.e5.edge_view import EdgeMechanics
-from experiments.e5.memory_switch_view import MemorySwitches
-from experiments.e5.more_view import MoreMechanics
-from experiments.e5.peer_view import PeerDeviations
-from experiments.e5.seed_view import SeedMemory
+from experiments.e5.view.compaction_commit import CompactionCommit
+from experiments.e5.view.dsh_mechanics import DshMechanics
+from experiments.e5.view.dsh_steps import DshSteps
+from experiments.e5.view.edges import EdgeMechanics
+from experiments.e5.view.memory_switches import MemorySwitches
+from experiments.e5.view.peer_deviations import PeerDeviations
+from experiments.e5.view.seed_memory import SeedMemory
 
 __all__ = [
     "ConsolidationWriteFailure",
@@ -190,8 +191,9 @@ class E5View:
     """By model-window table."""
     seed_memory: SeedMemory
     dsh: DshMechanics
-    more: MoreMechanics
-    """The rows issue 22 added for seed claims that had none."""
+    more: CompactionCommit
+    """What happens around one compaction's commit, both engines (the field keeps its name:
+    it is the key in ``E5.json``)."""
     edges: EdgeMechanics
     """The last of those rows, and the two the catalogue's former gaps flip."""
     peers: PeerDeviations

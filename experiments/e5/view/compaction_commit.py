@@ -1,7 +1,8 @@
-"""E5's rows for the seed claims issue 22 listed without a row, as
-:mod:`experiments.e5.compact_hooks` and :mod:`experiments.e5.dsh_commit` measure them: the
-pre-compaction hooks' defaults, disableCompaction and the overflow retry, and DeepSeek-Harness's
-commit, pricing check and overflow bookkeeping. Part of :class:`~experiments.e5.view.E5View`."""
+"""E5's part for what happens around one compaction's commit, as
+:mod:`experiments.e5.measures.compaction_commit` measures it: the pre-compaction hooks'
+defaults, disableCompaction and the overflow retry, a summary larger than its prefix, where a
+user's files land, and DeepSeek-Harness's commit, pricing check and overflow bookkeeping. Part
+of :class:`~experiments.e5.view.E5View` (its ``more`` field)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from dataclasses import dataclass
 
 __all__ = [
     "CompactHooks",
+    "CompactionCommit",
     "DisabledOverflow",
     "DshCommit",
     "LargerSummary",
-    "MoreMechanics",
     "Namespace",
     "PruneProgress",
     "RetryReset",
@@ -114,8 +115,8 @@ class Namespace:
 
 
 @dataclass(frozen=True)
-class MoreMechanics:
-    """The rows issue 22 added for seed claims that had none."""
+class CompactionCommit:
+    """What happens around one compaction's commit, in both engines."""
 
     hooks: CompactHooks
     disabled_overflow: DisabledOverflow

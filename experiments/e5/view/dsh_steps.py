@@ -1,8 +1,9 @@
 """E5's rows for where and how the engines' checks and recovery fire, as
-:mod:`experiments.e5.dsh_steps` measures them: the DSH pressure check before every request of a
-call, the pressure threshold and the retain budget at their edges, the summary request's prefix
-with tools, an earlier checkpoint merged, the "summary must be smaller" check at its edge, and
-which provider errors enter overflow recovery. Part of :class:`~experiments.e5.view.E5View`."""
+:mod:`experiments.e5.measures.dsh_steps` measures them: the DSH pressure check before every
+request of a call, the pressure threshold and the retain budget at their edges, the summary
+request's prefix with tools, an earlier checkpoint merged, the "summary must be smaller" check at
+its edge, and which provider errors enter overflow recovery. Part of
+:class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
 

@@ -1,47 +1,28 @@
-"""E5's rows for seed claims that had none (issue 22), as data: AgentScope's pre-compaction
-hooks and ``disableCompaction`` (:mod:`experiments.e5.compact_hooks`), and DeepSeek-Harness's
-commit and overflow bookkeeping (:mod:`experiments.e5.dsh_commit`), judged on
-:class:`~experiments.e5.more_view.MoreMechanics`."""
+"""E5's rows for what happens around one compaction's commit, as the seeds state it, judged on
+:class:`~experiments.e5.view.compaction_commit.CompactionCommit` (measured by
+:mod:`experiments.e5.measures.compaction_commit`): AgentScope's pre-compaction hooks,
+``disableCompaction`` and the overflow retry, its missing size check and where a user's files
+land; DeepSeek-Harness's commit events, pricing and stability checks and overflow
+bookkeeping."""
 
 from __future__ import annotations
 
-from experiments.e5.common import SOURCE
-from experiments.e5.compact_hooks import (
-    measure_compact_hooks,
-    measure_disabled_overflow,
-    measure_larger_summary,
-)
-from experiments.e5.dsh_commit import measure_dsh_commit
-from experiments.e5.more_view import MoreMechanics
-from experiments.e5.namespace import USER, measure_namespace
+from experiments.e5.common import SOURCE, USER
+from experiments.e5.view.compaction_commit import CompactionCommit
 from lab.claims import AS_SEED, DSH_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, every
 
-__all__ = ["MORE_SPECS", "measure_more", "more_claims"]
+__all__ = ["COMMIT_SPECS", "compaction_commit_claims"]
 
 FOUR = ("compaction/start", "compaction/summary", "user/message", "compaction/end")
 
 
-def measure_more() -> MoreMechanics:
-    commit, prune_progress, retry_reset, stability = measure_dsh_commit()
-    return MoreMechanics(
-        hooks=measure_compact_hooks(),
-        disabled_overflow=measure_disabled_overflow(),
-        larger_summary=measure_larger_summary(),
-        commit=commit,
-        prune_progress=prune_progress,
-        retry_reset=retry_reset,
-        stability=stability,
-        namespace=measure_namespace(),
-    )
+def compaction_commit_claims(data: CompactionCommit) -> tuple[Claim, ...]:
+    """The rows of :data:`COMMIT_SPECS` judged on ``data``."""
+    return evaluate("E5", COMMIT_SPECS, data, SOURCE)
 
 
-def more_claims(data: MoreMechanics) -> tuple[Claim, ...]:
-    """The rows of :data:`MORE_SPECS` judged on ``data``."""
-    return evaluate("E5", MORE_SPECS, data, SOURCE)
-
-
-def _hooks_row(data: MoreMechanics) -> Verdict:
+def _hooks_row(data: CompactionCommit) -> Verdict:
     h = data.hooks
     return every(
         ("flush on", h.flush_default),
@@ -54,7 +35,7 @@ def _hooks_row(data: MoreMechanics) -> Verdict:
     )  # fmt: skip
 
 
-def _best_effort_row(data: MoreMechanics) -> Verdict:
+def _best_effort_row(data: CompactionCommit) -> Verdict:
     ok = data.hooks.compacted_despite_failing_flush
     return Verdict(
         "a failing flush: the compaction " + ("went on" if ok else "did not replace the prefix"),
@@ -62,7 +43,7 @@ def _best_effort_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _disabled_row(data: MoreMechanics) -> Verdict:
+def _disabled_row(data: CompactionCommit) -> Verdict:
     d = data.disabled_overflow
     return Verdict(
         f"{d.agent_requests} agent request(s) in the overflowing call, the overflow {d.outcome}",
@@ -70,7 +51,7 @@ def _disabled_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _back_to_back_row(data: MoreMechanics) -> Verdict:
+def _back_to_back_row(data: CompactionCommit) -> Verdict:
     c = data.commit
     return Verdict(
         " → ".join(c.event_types)
@@ -79,7 +60,7 @@ def _back_to_back_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _sources_row(data: MoreMechanics) -> Verdict:
+def _sources_row(data: CompactionCommit) -> Verdict:
     c = data.commit
     return Verdict(
         f"sourceEventSeqs {list(c.source_event_seqs)}; start, summary, shadowed: "
@@ -88,12 +69,12 @@ def _sources_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _stale_row(data: MoreMechanics) -> Verdict:
+def _stale_row(data: CompactionCommit) -> Verdict:
     error = data.commit.stale_pricing_error
     return Verdict(f"error: {error or 'none, the range was selected'}", "stale pricing" in error)
 
 
-def _prune_progress_row(data: MoreMechanics) -> Verdict:
+def _prune_progress_row(data: CompactionCommit) -> Verdict:
     p = data.prune_progress
     return Verdict(
         f"summary stage fails: pruned first → {p.with_prune} ({p.with_prune_trigger or '-'}); "
@@ -103,7 +84,7 @@ def _prune_progress_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _retry_reset_row(data: MoreMechanics) -> Verdict:
+def _retry_reset_row(data: CompactionCommit) -> Verdict:
     r = data.retry_reset
     return Verdict(
         f"two overflows with a tool round between: {r.outcome}"
@@ -112,7 +93,7 @@ def _retry_reset_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _larger_row(data: MoreMechanics) -> Verdict:
+def _larger_row(data: CompactionCommit) -> Verdict:
     big = data.larger_summary
     return Verdict(
         f"a {big.summary_chars}-character summary for a {big.prefix_chars}-character prefix: "
@@ -121,7 +102,7 @@ def _larger_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _namespace_row(data: MoreMechanics) -> Verdict:
+def _namespace_row(data: CompactionCommit) -> Verdict:
     ns = data.namespace
     return Verdict(
         f"under the root: {', '.join(ns.top_level) or 'nothing'}; MEMORY.md at "
@@ -130,7 +111,7 @@ def _namespace_row(data: MoreMechanics) -> Verdict:
     )
 
 
-def _stability_row(data: MoreMechanics) -> Verdict:
+def _stability_row(data: CompactionCommit) -> Verdict:
     st = data.stability
     return Verdict(
         "a message appended outside the span during the summary: automatic "
@@ -142,7 +123,7 @@ def _stability_row(data: MoreMechanics) -> Verdict:
 
 
 _SCRIPTED = "run on a scripted agent: "
-MORE_SPECS: tuple[ClaimSpec[MoreMechanics], ...] = (
+COMMIT_SPECS: tuple[ClaimSpec[CompactionCommit], ...] = (
     ClaimSpec(
         "AS-COMPACT-HOOKS",
         "By default the memory flush and the transcript record run on the prefix before it is "
@@ -237,7 +218,7 @@ MORE_SPECS: tuple[ClaimSpec[MoreMechanics], ...] = (
         differs_note="the second overflow was not recovered: the count held for the turn",
     ),
 )
-MORE_SPECS += (
+COMMIT_SPECS += (
     ClaimSpec(
         "AS-WORKSPACE-USER",
         "In local mode a user's memory lives under workspace/<userId>/, not at the workspace "
@@ -277,4 +258,5 @@ MORE_SPECS += (
         "path refused a change outside its span",
     ),
 )
-"""The issue-22 rows; seed 002's are article-computed by :mod:`lab.claims.specs`."""
+"""The rows around a compaction's commit; seed 002's are article-computed by
+:mod:`lab.claims.specs`."""

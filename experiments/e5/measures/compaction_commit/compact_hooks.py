@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from experiments.e5.common import qa_config
-from experiments.e5.more_view import CompactHooks, DisabledOverflow, LargerSummary
+from experiments.e5.view.compaction_commit import CompactHooks, DisabledOverflow, LargerSummary
 from harness import (
     Agent,
     CompactionConfig,

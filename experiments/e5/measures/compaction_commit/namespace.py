@@ -6,14 +6,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from experiments.e5.more_view import Namespace
+from experiments.e5.common import USER
+from experiments.e5.view.compaction_commit import Namespace
 from harness import FunctionModel, HarnessAgent, Message, ToolCall
 from harness.model import ChatRequest, ChatResponse
 
-__all__ = ["USER", "measure_namespace"]
-
-USER = "lab-user"
-"""The seed's user id (its experiments' ``lab-user/``)."""
+__all__ = ["measure_namespace"]
 
 
 def _saving_model() -> FunctionModel:

@@ -1,9 +1,8 @@
 """E5's rows for the memory pipeline's switches and timing as the AgentScope seed states them,
-measured by :mod:`experiments.e5.memory_switches`: the flush and maintenance only after a
-successful call, ``disableMemoryTools``, ``flushTrigger`` and ``disableMemoryHooks``, the 90-day
-archive, memory_search's Source lines, an invented fact carried into MEMORY.md and the injection
-cap at its edge. Part of
-:class:`~experiments.e5.view.E5View`."""
+measured by :mod:`experiments.e5.measures.memory_switches`: the flush and maintenance only
+after a successful call, ``disableMemoryTools``, ``flushTrigger`` and ``disableMemoryHooks``,
+the 90-day archive, memory_search's Source lines, an invented fact carried into MEMORY.md and
+the injection cap at its edge. Part of :class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
 

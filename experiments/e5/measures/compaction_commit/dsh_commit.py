@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from experiments.e5.dsh_mechanics import HEADER, SEED_CONFIG, SEED_METER, _log, _summariser
-from experiments.e5.more_view import DshCommit, PruneProgress, RetryReset, Stability
+from experiments.e5.measures.dsh_mechanics import HEADER, SEED_CONFIG, SEED_METER, _log, _summariser
+from experiments.e5.view.compaction_commit import DshCommit, PruneProgress, RetryReset, Stability
 from harness import (
     Agent,
     CompactionError,

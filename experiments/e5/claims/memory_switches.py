@@ -1,11 +1,11 @@
 """E5's rows for the AgentScope seed's memory switches and timing, judged on
-:class:`~experiments.e5.memory_switch_view.MemorySwitches` (measured by
-:mod:`experiments.e5.memory_switches`)."""
+:class:`~experiments.e5.view.memory_switches.MemorySwitches` (measured by
+:mod:`experiments.e5.measures.memory_switches`)."""
 
 from __future__ import annotations
 
 from experiments.e5.common import SOURCE
-from experiments.e5.memory_switch_view import MemorySwitches
+from experiments.e5.view.memory_switches import MemorySwitches
 from lab.claims import AS_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 

@@ -12,7 +12,7 @@
   and one character over it.
 
 Each is measured from the harness with scripted models (no recorded output), then judged in
-:mod:`experiments.e5.memory_switch_rows`.
+:mod:`experiments.e5.claims.memory_switches`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.e5.common import START, qa_config
-from experiments.e5.memory_switch_view import (
+from experiments.e5.view.memory_switches import (
     AfterSuccess,
     Archive,
     FlushSwitches,

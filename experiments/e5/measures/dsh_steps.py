@@ -21,8 +21,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.e5.dsh_mechanics import CHECKPOINT, HEADER, SEED_METER, _log, _summariser
-from experiments.e5.dsh_step_view import (
+from experiments.e5.measures.dsh_mechanics import CHECKPOINT, HEADER, SEED_METER, _log, _summariser
+from experiments.e5.view.dsh_steps import (
     DshSteps,
     ErrorOutcome,
     MergedCheckpoint,

@@ -1,5 +1,6 @@
 """E5's part for where ctxlab deliberately does otherwise than a peer's own tests expect, as
-:mod:`experiments.e5.peer_rows` measures it. Part of :class:`~experiments.e5.view.E5View`."""
+:mod:`experiments.e5.measures.peer_deviations` measures it. Part of
+:class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""E5's seed rows, as :mod:`experiments.e5.seed_memory` measures them: AgentScope mechanics the
-seed states (compaction and prune defaults, offload, injection, NO_REPLY, memory_save, the
+"""E5's seed rows, as :mod:`experiments.e5.measures.seed_memory` measures them: AgentScope mechanics
+the seed states (compaction and prune defaults, offload, injection, NO_REPLY, memory_save, the
 consolidation cadence, cap and freshness). Part of :class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations

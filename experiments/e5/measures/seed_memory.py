@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.e5.common import START
-from experiments.e5.seed_view import (
+from experiments.e5.view.seed_memory import (
     ConsolidationCap,
     Defaults,
     Freshness,

@@ -1,6 +1,6 @@
-"""E5's DeepSeek-Harness rows, as :mod:`experiments.e5.dsh_mechanics` measures them: pressure,
-overflow, range back-off, summary checks, the lock and the manual error classes. Part of
-:class:`~experiments.e5.view.E5View`."""
+"""E5's DeepSeek-Harness rows, as :mod:`experiments.e5.measures.dsh_mechanics` measures them:
+pressure, overflow, range back-off, summary checks, the lock and the manual error classes. Part
+of :class:`~experiments.e5.view.E5View`."""
 
 from __future__ import annotations
 

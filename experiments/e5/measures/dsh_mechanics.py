@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.e5.dsh_view import (
+from experiments.e5.view.dsh_mechanics import (
     Attempt,
     Backoff,
     DshMechanics,

@@ -1,11 +1,12 @@
 """E5's rows for where the DeepSeek-Harness checks and recovery fire, judged on
-:class:`~experiments.e5.dsh_step_view.DshSteps` (measured by :mod:`experiments.e5.dsh_steps`).
-Seed 002's rows are article-computed (:mod:`lab.claims.specs`)."""
+:class:`~experiments.e5.view.dsh_steps.DshSteps` (measured by
+:mod:`experiments.e5.measures.dsh_steps`). Seed 002's rows are article-computed
+(:mod:`lab.claims.specs`)."""
 
 from __future__ import annotations
 
 from experiments.e5.common import SOURCE
-from experiments.e5.dsh_step_view import DshSteps, ErrorOutcome
+from experiments.e5.view.dsh_steps import DshSteps, ErrorOutcome
 from lab.claims import DSH_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 

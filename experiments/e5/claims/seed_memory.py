@@ -1,11 +1,11 @@
 """The AgentScope rows of E5 as data: what the seed states about compaction and memory mechanics,
-judged on :class:`~experiments.e5.seed_view.SeedMemory` (measured by
-:mod:`experiments.e5.seed_memory`)."""
+judged on :class:`~experiments.e5.view.seed_memory.SeedMemory` (measured by
+:mod:`experiments.e5.measures.seed_memory`)."""
 
 from __future__ import annotations
 
 from experiments.e5.common import SOURCE
-from experiments.e5.seed_view import SeedMemory
+from experiments.e5.view.seed_memory import SeedMemory
 from lab.claims import AS_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
 

@@ -1,11 +1,11 @@
 """The DeepSeek-Harness rows of E5 as data: what the seed states about the DSH engine, judged
-on :class:`~experiments.e5.dsh_view.DshMechanics` (measured by
-:mod:`experiments.e5.dsh_mechanics`)."""
+on :class:`~experiments.e5.view.dsh_mechanics.DshMechanics` (measured by
+:mod:`experiments.e5.measures.dsh_mechanics`)."""
 
 from __future__ import annotations
 
 from experiments.e5.common import SOURCE
-from experiments.e5.dsh_view import Attempt, DshMechanics
+from experiments.e5.view.dsh_mechanics import Attempt, DshMechanics
 from lab.claims import DSH_SEED, Claim, cite
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
