@@ -1,4 +1,4 @@
-"""E5's rows for the last seed claims of issue 22 and for the two mutations no claim caught
+"""E5's rows for the last seed claims that had none and for the two mutations no claim caught
 (the offload threshold off by one, an interrupted tool call left open), measured on scripted
 agents and event logs and judged on :class:`~experiments.e5.edge_view.EdgeMechanics`:
 

@@ -1,4 +1,4 @@
-"""E5's rows for the last seed claims of issue 22 and the two catalogue gaps, as
+"""E5's rows for the last seed claims that had none and the two catalogue gaps, as
 :mod:`experiments.e5.edge_rows` measures them: the offload threshold at its edge, a tool call a
 crash left open, a DSH compaction whose close fails, and an image block. Part of
 :class:`~experiments.e5.view.E5View`."""

@@ -1,4 +1,4 @@
-"""E5's rows for seed claims that had none (issue 22), as data: AgentScope's pre-compaction
+"""E5's rows for seed claims that had none, as data: AgentScope's pre-compaction
 hooks and ``disableCompaction`` (:mod:`experiments.e5.compact_hooks`), and DeepSeek-Harness's
 commit and overflow bookkeeping (:mod:`experiments.e5.dsh_commit`), judged on
 :class:`~experiments.e5.more_view.MoreMechanics`."""

@@ -1,4 +1,4 @@
-"""E5's rows for the seed claims issue 22 listed without a row, as
+"""E5's rows for seed claims that had none (hooks, disableCompaction, DSH's commit), as
 :mod:`experiments.e5.compact_hooks` and :mod:`experiments.e5.dsh_commit` measure them: the
 pre-compaction hooks' defaults, disableCompaction and the overflow retry, and DeepSeek-Harness's
 commit, pricing check and overflow bookkeeping. Part of :class:`~experiments.e5.view.E5View`."""
@@ -115,7 +115,7 @@ class Namespace:
 
 @dataclass(frozen=True)
 class MoreMechanics:
-    """The rows issue 22 added for seed claims that had none."""
+    """The rows for seed claims that had none: hooks, disableCompaction, DSH's commit."""
 
     hooks: CompactHooks
     disabled_overflow: DisabledOverflow

@@ -191,15 +191,15 @@ class E5View:
     seed_memory: SeedMemory
     dsh: DshMechanics
     more: MoreMechanics
-    """The rows issue 22 added for seed claims that had none."""
+    """The rows for seed claims that had none: hooks, disableCompaction, DSH's commit."""
     edges: EdgeMechanics
     """The last of those rows, and the two the catalogue's former gaps flip."""
     peers: PeerDeviations
     """Where ctxlab deliberately does otherwise than a peer's own tests expect."""
     memory_switches: MemorySwitches
-    """The rows issue 44 added: the memory switches and timing the AgentScope seed states."""
+    """The rows for the memory switches and timing the AgentScope seed states."""
     dsh_steps: DshSteps
-    """The rows issue 44 added: where the DSH checks and overflow recovery fire, and edges."""
+    """The rows for where the DSH checks and overflow recovery fire, and their edges."""
 
     def __post_init__(self) -> None:
         if not self.grid:

@@ -1,4 +1,5 @@
-"""X-BENCH (ctxlab's own, issue 23): does what matters survive a compaction, and at what cost?
+"""X-BENCH (ctxlab's own benchmark, beyond the articles): does what matters survive a compaction,
+and at what cost?
 
 Eighteen seeded conversations (:mod:`experiments.x_bench.corpus`: 12 at 2K tokens, 4 at 8K, 2 at
 24K, half Chinese, half English, twelve planted facts each) are played through the real agent

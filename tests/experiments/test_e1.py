@@ -145,7 +145,7 @@ def test_measure_twice_in_one_process_is_identical() -> None:
 
 
 # Two statements of the seed that only restate our own input or our own run, so they are tests,
-# not claim rows (issue 44: a row that cannot fail is not a claim).
+# not claim rows (a row that cannot fail is not a claim).
 
 
 def test_e1s_input_holds_the_nine_messages_the_seed_names() -> None:
