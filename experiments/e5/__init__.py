@@ -109,4 +109,4 @@ SPECS = (*GRID_SPECS, *TOOL_SPECS, *FAILURE_SPECS, *ORDER_SPECS, *FALLBACK_SPECS
 """The claims of the grid, tool, failure, flush-order and fallback mechanisms."""
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, weight=0.7)
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, version=1, weight=0.7)

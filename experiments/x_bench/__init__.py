@@ -173,6 +173,7 @@ def run(settings: RunSettings) -> ExperimentResult:
 EXPERIMENT = Experiment.listed(
     __name__,
     run,
+    version=1,
     needs_cassettes=False,  # the model-free conditions run with no cassette; recorded sets add
     records=True,  # the others
     local_context=32_768,  # Qwen2.5-Coder's window: an 8K conversation is ~12K of its tokens
