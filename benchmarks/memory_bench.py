@@ -109,7 +109,7 @@ def _ms(values: list[float]) -> str:
 
 
 def _common_rows(lines: int, samples: int = 7) -> list[Row]:
-    """The two-common-term query (issue 26's hard case: BM25 scores every line): warm, the
+    """The two-common-term query (the hard case: BM25 scores every line): warm, the
     first query of a fresh process (the index cache on disk), right after a one-line append;
     each against literal scans timed alternately with it."""
     name = f"{lines:,} lines, '{COMMON}'"

@@ -1,9 +1,9 @@
-"""Peers side by side (issue 26): the per-turn framework cost of :mod:`benchmarks.turns` (a
-question, a tool call, its result, the answer; an instant model, so what is timed is the
-framework) for ctxlab and for peer agent frameworks, in the same run, at turn 50 and at turn
-2,000 (quick: 300). The peers are in :mod:`benchmarks.peer_sessions` and need the ``peers``
-extra (``pip install -c constraints.txt -e '.[peers]'``); without it the section prints one row
-saying so and nothing fails.
+"""Peers side by side (is ctxlab's framework cost in line with theirs?): the per-turn framework cost
+of :mod:`benchmarks.turns` (a question, a tool call, its result, the answer; an instant model, so
+what is timed is the framework) for ctxlab and for peer agent frameworks, in the same run, at turn
+50 and at turn 2,000 (quick: 300). The peers are in :mod:`benchmarks.peer_sessions` and need the
+``peers`` extra (``pip install -c constraints.txt -e '.[peers]'``); without it the section prints
+one row saying so and nothing fails.
 
 ctxlab's sessions are :mod:`benchmarks.turns`'s (the state store and the event log with the
 AgentScope engine, default durability). Every session, early and late, of every framework is

@@ -6,4 +6,212 @@ the typed views' codec (:mod:`.views`), the runner and the all-or-nothing report
 the pytest plugin (:mod:`.pytest_plugin`), recording (:mod:`.recording`, :mod:`.recorder`), the
 mutation matrix (:mod:`.mutations`) and the report builder (:mod:`.report`). Each experiment is a
 folder of its own beside this one (``experiments/e3/`` …), listed in :mod:`experiments.manifest`.
+
+The names experiments build on are exported here (``lab.__all__``, pinned by
+``tests/lab/test_lab_public_surface.py``): the experiment type and settings, claims and their
+judges, the views' codec, recorded runs and cassettes, and the report's page, plot and Markdown
+helpers. Like ``harness``, they are imported on first use (PEP 562), so ``import lab`` loads none
+of the modules they live in (no pandas, no matplotlib: ``ctxlab --help`` stays fast)::
+
+    from lab import ClaimSpec, Experiment, RunSettings, evaluate
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lab.cassette_sets import list_sets, split_set
+    from lab.claims import AS_SEED, DSH_SEED, Claim, Status, cite, scripted_check
+    from lab.claims.answer_judges import carries_previous, copied_messages
+    from lab.claims.judges import (
+        call_attempts,
+        filled_sections,
+        invented_codes,
+        markdown_headings,
+        recall_route,
+        verbatim_copy,
+    )
+    from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
+    from lab.errors import ExperimentError
+    from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings, dump_json
+    from lab.record_pool import RecordPlan, record_all
+    from lab.recorded import recorded_result, view_header
+    from lab.recorder.order_replay import OrderPart
+    from lab.recorder.provenance import Provenance
+    from lab.recorder.textcalls import TextToolCalls
+    from lab.report.glossary import english_column, gloss_note
+    from lab.report.markdown import (
+        NEWLINE_MARK,
+        and_list,
+        fence,
+        flat_text,
+        markdown_table,
+        shorten,
+    )
+    from lab.report.piece import Page
+    from lab.report.plots.canvas import (
+        ARTICLE,
+        ARTICLE_LIGHT,
+        COMPACTION,
+        FOOTER_INCHES,
+        OURS,
+        OURS_LIGHT,
+        Plot,
+        drawn_plot,
+        new_figure,
+        plot_of,
+        png,
+        wrapped_model,
+    )
+    from lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT, model_order
+    from lab.version import ctxlab_version
+    from lab.views import from_data, to_data
+    from lab.views.codec import ShapeError
+    from lab.views.recorded import RecordedView
+
+_SOURCES = {
+    "list_sets": "lab.cassette_sets",
+    "split_set": "lab.cassette_sets",
+    "AS_SEED": "lab.claims",
+    "Claim": "lab.claims",
+    "DSH_SEED": "lab.claims",
+    "Status": "lab.claims",
+    "cite": "lab.claims",
+    "scripted_check": "lab.claims",
+    "carries_previous": "lab.claims.answer_judges",
+    "copied_messages": "lab.claims.answer_judges",
+    "call_attempts": "lab.claims.judges",
+    "filled_sections": "lab.claims.judges",
+    "invented_codes": "lab.claims.judges",
+    "markdown_headings": "lab.claims.judges",
+    "recall_route": "lab.claims.judges",
+    "verbatim_copy": "lab.claims.judges",
+    "ClaimSpec": "lab.claims.specs",
+    "Verdict": "lab.claims.specs",
+    "evaluate": "lab.claims.specs",
+    "every": "lab.claims.specs",
+    "yes": "lab.claims.specs",
+    "ExperimentError": "lab.errors",
+    "ARTICLE_METER": "lab.experiment",
+    "Experiment": "lab.experiment",
+    "ExperimentResult": "lab.experiment",
+    "RunSettings": "lab.experiment",
+    "dump_json": "lab.experiment",
+    "RecordPlan": "lab.record_pool",
+    "record_all": "lab.record_pool",
+    "recorded_result": "lab.recorded",
+    "view_header": "lab.recorded",
+    "OrderPart": "lab.recorder.order_replay",
+    "Provenance": "lab.recorder.provenance",
+    "TextToolCalls": "lab.recorder.textcalls",
+    "english_column": "lab.report.glossary",
+    "gloss_note": "lab.report.glossary",
+    "NEWLINE_MARK": "lab.report.markdown",
+    "and_list": "lab.report.markdown",
+    "fence": "lab.report.markdown",
+    "flat_text": "lab.report.markdown",
+    "markdown_table": "lab.report.markdown",
+    "shorten": "lab.report.markdown",
+    "Page": "lab.report.piece",
+    "ARTICLE": "lab.report.plots.canvas",
+    "ARTICLE_LIGHT": "lab.report.plots.canvas",
+    "COMPACTION": "lab.report.plots.canvas",
+    "FOOTER_INCHES": "lab.report.plots.canvas",
+    "OURS": "lab.report.plots.canvas",
+    "OURS_LIGHT": "lab.report.plots.canvas",
+    "Plot": "lab.report.plots.canvas",
+    "drawn_plot": "lab.report.plots.canvas",
+    "new_figure": "lab.report.plots.canvas",
+    "plot_of": "lab.report.plots.canvas",
+    "png": "lab.report.plots.canvas",
+    "wrapped_model": "lab.report.plots.canvas",
+    "ARTICLE_E3_COMPACTED_ROUNDS": "lab.report.tables",
+    "ARTICLE_E3_CONTEXT": "lab.report.tables",
+    "model_order": "lab.report.tables",
+    "ctxlab_version": "lab.version",
+    "from_data": "lab.views",
+    "to_data": "lab.views",
+    "ShapeError": "lab.views.codec",
+    "RecordedView": "lab.views.recorded",
+}
+
+__all__ = [
+    "ARTICLE",
+    "ARTICLE_E3_COMPACTED_ROUNDS",
+    "ARTICLE_E3_CONTEXT",
+    "ARTICLE_LIGHT",
+    "ARTICLE_METER",
+    "AS_SEED",
+    "COMPACTION",
+    "DSH_SEED",
+    "FOOTER_INCHES",
+    "NEWLINE_MARK",
+    "OURS",
+    "OURS_LIGHT",
+    "Claim",
+    "ClaimSpec",
+    "Experiment",
+    "ExperimentError",
+    "ExperimentResult",
+    "OrderPart",
+    "Page",
+    "Plot",
+    "Provenance",
+    "RecordPlan",
+    "RecordedView",
+    "RunSettings",
+    "ShapeError",
+    "Status",
+    "TextToolCalls",
+    "Verdict",
+    "and_list",
+    "call_attempts",
+    "carries_previous",
+    "cite",
+    "copied_messages",
+    "ctxlab_version",
+    "drawn_plot",
+    "dump_json",
+    "english_column",
+    "evaluate",
+    "every",
+    "fence",
+    "filled_sections",
+    "flat_text",
+    "from_data",
+    "gloss_note",
+    "invented_codes",
+    "list_sets",
+    "markdown_headings",
+    "markdown_table",
+    "model_order",
+    "new_figure",
+    "plot_of",
+    "png",
+    "recall_route",
+    "record_all",
+    "recorded_result",
+    "scripted_check",
+    "shorten",
+    "split_set",
+    "to_data",
+    "verbatim_copy",
+    "view_header",
+    "wrapped_model",
+    "yes",
+]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'lab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -136,6 +136,9 @@ class ExperimentResult:
     """The measurements of the other recorded sets, ``(model, data)``, when an experiment was
     replayed once per set (:func:`lab.runner.combine_sets`); written to
     ``<id>@<model>.json``."""
+    version: int | None = None
+    """The experiment's :attr:`Experiment.version` that measured this; set by
+    :func:`lab.runner.run_one`, written into ``<id>.json`` and ``claims.csv``."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,10 @@ class Experiment:
     records: bool = False
     """Has cassettes to record although it runs without any (X-BENCH: its model-free
     conditions need none; recorded sets add the others)."""
+    version: int = 1
+    """The version of what the experiment measures and how its claims are judged (as an lm-eval
+    task's version): bumped when a change to its measurement or judges can change its results,
+    so that a ``<id>.json`` or a ``claims.csv`` row says which version produced it."""
 
     @classmethod
     def listed(
@@ -165,13 +172,15 @@ class Experiment:
         run: Callable[[RunSettings], ExperimentResult],
         *,
         needs_cassettes: bool,
+        version: int,
         **fields: Any,
     ) -> Experiment:
         """The experiment of the folder that holds ``module``, its id and title as the manifest
         lists them (:data:`experiments.manifest.MANIFEST`): ``EXPERIMENT = Experiment.listed(
-        __name__, run, needs_cassettes=True)`` in ``experiments/<name>/__init__.py``."""
+        __name__, run, needs_cassettes=True, version=1)`` in ``experiments/<name>/__init__.py``;
+        each states its :attr:`version`."""
         listed = folder_of(module)
-        return cls(listed.id, listed.title, run, needs_cassettes, **fields)
+        return cls(listed.id, listed.title, run, needs_cassettes, version=version, **fields)
 
     @property
     def recordable(self) -> bool:

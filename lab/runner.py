@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lab.cassette_sets import model_label
 from lab.claims import claims_frame, merge_claims, read_claims, write_claims
@@ -131,7 +132,7 @@ def _run_each(
 def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
     """Run one experiment, once per recorded set of cassettes
     (:mod:`lab.cassette_sets`), and print one line per run; the claims of every set come
-    back together, each with its model."""
+    back together, each with its model, and the result carries the experiment's version."""
     experiment = EXPERIMENTS[experiment_id]
     sets: list[str | None] = [None]
     if experiment.needs_cassettes and settings.mode == "replay" and settings.cassette_set is None:
@@ -145,7 +146,7 @@ def run_one(experiment_id: str, settings: RunSettings) -> ExperimentResult:
             f"[{result.source}]"
         )
         results.append(result)
-    return combine_sets(results)
+    return dataclasses.replace(combine_sets(results), version=experiment.version)
 
 
 def combine_sets(results: Sequence[ExperimentResult]) -> ExperimentResult:
@@ -175,19 +176,30 @@ def write_results(
     cassettes: Path | None = None,
 ) -> RunSummary:
     """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
-    of the other experiments are kept) and rebuild the reports of ``out_dir`` (its plots
-    rendered by ``jobs`` workers, its evidence pages read from ``cassettes``, the project's
-    by default)."""
+    of the other experiments are kept, with the version they were measured at) and rebuild the
+    reports of ``out_dir`` (its plots rendered by ``jobs`` workers, its evidence pages read from
+    ``cassettes``, the project's by default). Each file and row carries the version of the
+    experiment that measured it."""
     for result in results:
-        write_json(out_dir / f"{result.experiment}.json", result.data)
+        write_json(out_dir / f"{result.experiment}.json", versioned(result.data, result.version))
         for label, data in result.per_model:
-            write_json(out_dir / f"{result.experiment}@{label}.json", data)
+            write_json(
+                out_dir / f"{result.experiment}@{label}.json", versioned(data, result.version)
+            )
     fresh = claims_frame(classified(c for r in results for c in r.claims))
+    fresh["version"] = fresh["experiment"].map({r.experiment: r.version for r in results})
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
     build_reports(out_dir, jobs, cassettes)
     return RunSummary(tuple(results), count_claims(merged))
+
+
+def versioned(data: dict[str, Any], version: int | None) -> dict[str, Any]:
+    """``data`` with the experiment's ``version`` after its ``experiment`` key (first when it
+    has none), as Inspect's eval log and lm-eval's results carry the task's version."""
+    head = {"experiment": data["experiment"]} if "experiment" in data else {}
+    return {**head, "version": version, **data}
 
 
 def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:

@@ -22,7 +22,7 @@ from probes.registry import check, probe
 
 STORES = ("eventlog", "state")
 BUSY = getattr(errors, "SessionBusyError", ())
-"""The refusal of a second writer (absent before issue 25's fix: the probes also run against
+"""The refusal of a second writer (absent before the session lock: the probes also run against
 older code, to count what they find there, so no name of the fix is imported at the top)."""
 
 
@@ -133,7 +133,7 @@ def compaction_during_turn(folder: Path, action: str) -> None:
         if action == "second-agent":
             try:
                 other = agent(folder, FunctionModel(lambda r: "ok"), busy_timeout=0)
-            except TypeError:  # before issue 25 there was no lock to wait for
+            except TypeError:  # older code had no lock to wait for
                 other = agent(folder, FunctionModel(lambda r: "ok"))
             try:
                 other.call("me too")

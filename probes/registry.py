@@ -22,7 +22,7 @@ class Probe:
     kind: str
     """One of :data:`CLASSES`."""
     defect: int
-    """The defect of issue 25 it reproduces (docs/probes.md)."""
+    """The defect it reproduces, by its number in docs/probes.md."""
     run: Callable[[Path], None]
     """Runs in its own process with a scratch folder; raises on failure."""
 

@@ -1,4 +1,4 @@
-"""Persistence cost of the two session stores at two history lengths (issue 14, item 3).
+"""Persistence cost of the two session stores at two history lengths (what a turn costs each).
 
 Prints, through public interfaces only: event-log append time at 10K and 100K events, open time
 per event at both sizes, and the bytes each store writes per agent turn at turn 50 and turn

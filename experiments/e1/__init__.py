@@ -364,4 +364,4 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
 )
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False)
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, version=1)

@@ -1,9 +1,9 @@
 """E2's rules over the flush of step 1 and the search of step 3, strict enough that a plausible
-wrong answer fails them (issue 44): a flush that only copies the user's instruction, word for
-word, names both facts but extracted nothing; a search whose Source lines point to MEMORY.md
-and to the daily file, followed by an empty answer, is not the seed's "Source 都指向 MEMORY.md"
-run. Split from :mod:`experiments.e2.claims` (the table of specs), which passes each rule the
-note naming how the row was judged."""
+wrong answer fails them (a row no wrong answer can move is no test): a flush that only copies the
+user's instruction, word for word, names both facts but extracted nothing; a search whose Source
+lines point to MEMORY.md and to the daily file, followed by an empty answer, is not the seed's
+"Source 都指向 MEMORY.md" run. Split from :mod:`experiments.e2.claims` (the table of specs), which
+passes each rule the note naming how the row was judged."""
 
 from __future__ import annotations
 

@@ -145,4 +145,4 @@ def run(settings: RunSettings) -> ExperimentResult:
     return recorded_result(measure(settings), e3_claims.claims)
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=True)
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=True, version=1)

@@ -1,9 +1,9 @@
 """E3's rules over the summaries themselves: what each fills, and whether the old one was merged.
 
 Split from :mod:`experiments.e3.claims` (which holds the table of specs). Both reject a plausible
-wrong answer (issue 44): a summary that echoes the prompt's own description of each section is
-not filled, and a summary message with one opening whose request never carried the previous
-summary dropped it rather than merged it.
+wrong answer (a row no wrong answer can move is no test): a summary that echoes the prompt's own
+description of each section is not filled, and a summary message with one opening whose request
+never carried the previous summary dropped it rather than merged it.
 """
 
 from __future__ import annotations

@@ -328,4 +328,6 @@ def run(settings: RunSettings) -> ExperimentResult:
     return recorded_result(measure(settings), e4_claims.claims)
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=True, local_server="llama-server")
+EXPERIMENT = Experiment.listed(
+    __name__, run, needs_cassettes=True, version=1, local_server="llama-server"
+)

@@ -79,4 +79,4 @@ def run(settings: RunSettings) -> ExperimentResult:
     return ExperimentResult("E5", e5_claims.claims(view), to_data(view), SOURCE)
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, weight=0.7)
+EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, version=1, weight=0.7)

@@ -1,4 +1,5 @@
-"""X-BENCH (ctxlab's own, issue 23): does what matters survive a compaction, and at what cost?
+"""X-BENCH (ctxlab's own benchmark, beyond the articles): does what matters survive a compaction,
+and at what cost?
 
 Eighteen seeded conversations (:mod:`experiments.x_bench.corpus`: 12 at 2K tokens, 4 at 8K, 2 at
 24K, half Chinese, half English, twelve planted facts each) are played through the real agent
@@ -172,6 +173,7 @@ def run(settings: RunSettings) -> ExperimentResult:
 EXPERIMENT = Experiment.listed(
     __name__,
     run,
+    version=1,
     needs_cassettes=False,  # the model-free conditions run with no cassette; recorded sets add
     records=True,  # the others
     local_context=32_768,  # Qwen2.5-Coder's window: an 8K conversation is ~12K of its tokens

@@ -239,6 +239,7 @@ def run(settings: RunSettings) -> ExperimentResult:
 EXPERIMENT = Experiment.listed(
     __name__,
     run,
+    version=1,
     needs_cassettes=True,
     cassettes_of="E3",  # replays E3's and E4's cassettes, once per set that holds both
     requires=("E3/rounds", "E4/compactions"),

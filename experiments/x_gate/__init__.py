@@ -197,6 +197,7 @@ def run(settings: RunSettings) -> ExperimentResult:
 EXPERIMENT = Experiment.listed(
     __name__,
     run,
+    version=1,
     needs_cassettes=True,
     cassettes_of="E3",
     requires=("E3/rounds-gate",),

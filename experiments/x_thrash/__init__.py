@@ -241,4 +241,6 @@ def run(settings: RunSettings) -> ExperimentResult:
     return ExperimentResult("X-THRASH", claims(view), to_data(view), SOURCE)
 
 
-EXPERIMENT = Experiment.listed(__name__, run, needs_cassettes=False, weight=3.0)  # scripted
+EXPERIMENT = Experiment.listed(
+    __name__, run, needs_cassettes=False, version=1, weight=3.0
+)  # scripted

@@ -14,17 +14,15 @@ reference material, tools), built once, and the history's messages. The full req
 from it once, to be sent (httpx's "build once, send as-is").
 
 Build either with :func:`harness.compaction.factory.make_engine`, which refuses the
-combinations an engine cannot honour. This module imports neither engine;
-``harness.compaction.engine.AgentScopeEngine`` still resolves, lazily and with a
-DeprecationWarning, for code outside the tree (issue 21 moved the class).
+combinations an engine cannot honour. This module imports neither engine, so that importing
+the protocol never loads one.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.compaction.record import CompactionRecord
 from harness.messages import Message
@@ -82,19 +80,3 @@ class CompactionEngine(Protocol):
         """True when the count starts again once an assistant message lands (dsh); False when
         it holds for the whole call (AgentScope's one retry per execution)."""
         ...
-
-
-def __getattr__(name: str) -> Any:
-    """``AgentScopeEngine`` from its old place, deprecated; imported on first use only, so that
-    importing the protocol never loads an engine."""
-    if name == "AgentScopeEngine":
-        warnings.warn(
-            "harness.compaction.engine.AgentScopeEngine is deprecated: "
-            "import harness.compaction.agentscope.engine instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from harness.compaction.agentscope.engine import AgentScopeEngine
-
-        return AgentScopeEngine
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -55,6 +55,7 @@ REASON_CLASSES: dict[str, str] = {
 
 CLAIM_COLUMNS = [
     "experiment",
+    "version",
     "claim_id",
     "model",
     "kind",
@@ -213,21 +214,22 @@ def cite(seed: str, quote: str) -> str:
 
 
 def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
-    """The claims as a DataFrame with the columns of ``claims.csv``, in the given order."""
+    """The claims as a DataFrame with the columns of ``claims.csv``, in the given order; the
+    ``version`` column is left empty for the runner (:func:`lab.runner.write_results`)."""
     return pd.DataFrame([asdict(c) for c in claims], columns=CLAIM_COLUMNS)
 
 
 def read_claims(path: Path) -> pd.DataFrame:
     """An existing ``claims.csv``, or an empty frame when there is none.
 
-    A table written before the ``kind``, ``article_source``, ``model`` and ``reason_class``
-    columns existed reads
-    with those cells empty (the next ``ctxlab run`` fills them)."""
+    A table written before the ``kind``, ``article_source``, ``model``, ``reason_class`` and
+    ``version`` columns existed reads with those cells empty (the next ``ctxlab run`` fills
+    them)."""
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        for column in ("kind", "article_source", "model", "reason_class"):
+        for column in ("kind", "article_source", "model", "reason_class", "version"):
             if column not in frame.columns:
                 frame[column] = ""
         return frame[CLAIM_COLUMNS]

@@ -1,5 +1,6 @@
-"""Rules that reject a plausible wrong answer the lenient rules let through (issue 44): a flush
-that only copies what the user typed, and a summary request that lost the summary before it.
+"""Rules that reject a plausible wrong answer the lenient rules let through (a row no wrong answer
+can move is no test): a flush that only copies what the user typed, and a summary request that lost
+the summary before it.
 
 Like :mod:`lab.claims.judges`: pure functions over text, each returning what it
 found, never a verdict; each has hand-made inputs in ``tests/experiments/test_answer_judges.py``

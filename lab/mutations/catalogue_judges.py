@@ -1,7 +1,8 @@
-"""Mutations for the judges made strict in issue 44: code mutations that break a behaviour in
-the way a lenient judge let through, and answer mutations (:mod:`lab.mutations.answers`)
-that rewrite one recorded answer into a plausible wrong one. Each names the rows it must flip;
-``pytest -m mutations`` checks it does (``tests/lab/test_mutations.py``)."""
+"""Mutations for the strict judges (no row may match a plausible wrong answer): code mutations that
+break a behaviour in the way a lenient judge let through, and answer mutations
+(:mod:`lab.mutations.answers`) that rewrite one recorded answer into a plausible wrong one. Each
+names the rows it must flip; ``pytest -m mutations`` checks it does
+(``tests/lab/test_mutations.py``)."""
 
 from __future__ import annotations
 

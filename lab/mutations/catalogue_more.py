@@ -1,4 +1,4 @@
-"""The mutations added for the seed rows of issue 22's second round (pre-compaction hooks, the
+"""The mutations for the seed claims that had no row at first (pre-compaction hooks, the
 overflow retry, DeepSeek-Harness's commit and checks, E1's back-off, the memory pipeline);
 :mod:`lab.mutations.catalogue` appends them to its ``MUTATIONS``."""
 

@@ -1,4 +1,4 @@
-"""The mutations of issue 44: for the seed claims that had no row and the thresholds no probe
+"""The mutations for the last seed claims that had no row and the thresholds no probe
 met at their edge, each broken the way an audit broke them (recovery catching any 400, a
 threshold off by one, a switch stopping too much, a summary request losing its tools);
 :mod:`lab.mutations.catalogue` appends them to its ``MUTATIONS``."""

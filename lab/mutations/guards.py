@@ -51,7 +51,7 @@ UNCOVERED: dict[str, str] = {
     # not guards: rows a harness change could move, but no mutation of the catalogue flips yet
     # (tests/lab/test_mutations.py fails when this list is not exactly the rows nothing
     # flips, and when it holds a row that matches: a matching row is flipped by a code or an
-    # answer mutation, or is a named guard). Empty since issue 44: E1-TOTAL and E1-RERUN, which
+    # answer mutation, or is a named guard). Empty: E1-TOTAL and E1-RERUN, which
     # restated our own input, are tests now; DSH-REPLAY is judged against the recording
     # (DSH_SKIPS_HEAD flips it); E2-S1-TOOLS is flipped by the answer mutation
     # ANSWER_S1_TRIES_TOOL.

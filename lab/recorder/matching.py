@@ -131,8 +131,8 @@ def _canonical(value: Any) -> str:
 @functools.cache
 def shared_transport() -> httpx.HTTPTransport:
     """The one HTTP transport every replay of a process goes through: vcrpy answers before it
-    opens a connection, and building one costs an SSL context (about 35 ms; issue 26 counted 18
-    per ``ctxlab run``)."""
+    opens a connection, and building one costs an SSL context (about 35 ms; a ``ctxlab run`` built
+    18 of them when each cassette had its own)."""
     return httpx.HTTPTransport()
 
 

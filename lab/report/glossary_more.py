@@ -25,7 +25,7 @@ MORE_GLOSSES: dict[str, str] = {
     "从回答看，摘要保住了“夜莺”": "judging from the answers, the summary kept “nightingale”",
     "从回答看": "judging from the answers",
     "从回答看，摘要保住了“夜莺": "judging from the answers, the summary kept “nightingale”",
-    # the rows of issue 22's last round
+    # the rows for the last seed claims that had none (locks, offload edge, E5's edges)
     "关不上就留着未闭合的 start，让这把锁保持可检测": (
         "if it cannot close, the unclosed start is left in place, so the lock stays detectable"
     ),
@@ -53,7 +53,7 @@ MORE_GLOSSES: dict[str, str] = {
     "毛重": "gross weight",
     "体积": "volume",
     "电子元件": "electronic components",
-    # issue 22's rows for seed claims that had none (E5)
+    # E5's rows for seed claims that had none (hooks, disableCompaction, DSH's commit)
     "默认也开": "is on by default too",
     "压前抽事实，best-effort，失败不阻断": (
         "extract facts before compacting, best effort: a failure does not block"

@@ -1,4 +1,4 @@
-"""Glosses of the seed quotes issue 44 chose so that each row's quote carries the value it
+"""Glosses of the seed quotes chosen so that each row's quote carries the value it
 states (merged into :data:`lab.report.glossary.GLOSSES`; kept apart to keep that
 module under the size cap)."""
 

@@ -1,5 +1,6 @@
 """``index.html``: one self-contained page (inline CSS and JS, plots as data URIs), rendered with
-Jinja2 from ``templates/index.html.j2``.
+Jinja2 from ``templates/index.html.j2``, which inlines ``templates/index.css`` and
+``templates/index.js``.
 
 The page answers first, and keeps the detail behind links: at its top the links to the
 mutation matrix's page (:mod:`.mutations`) and the claims table's filter (status, kind,
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 
 import jinja2
 import pandas as pd
-from markupsafe import Markup
 
 from lab.claims import REASON_CLASSES
 from lab.registry import EXPERIMENTS
@@ -44,7 +44,6 @@ from lab.report.sections import (
     sections,
     table_models,
 )
-from lab.report.style import CSS, SCRIPT
 from lab.report.tables import (
     SCRIPTED_MODEL,
     ProvenanceRow,
@@ -202,8 +201,6 @@ def render_index(
     )
     context = {
         "title": TITLE,
-        "css": Markup(CSS),
-        "script": Markup(SCRIPT),
         "intro": INTRO,
         "models_sentence": _models_sentence(claims, provenance),
         "headline": _headline(found),

@@ -75,9 +75,9 @@ MODELS_NOTE = (
 
 
 def _table_columns(claims: pd.DataFrame) -> list[str]:
-    """The columns of ``claims`` in table order, less ``experiment`` (the section's heading) and
-    ``model`` (in the column headers)."""
-    return [c for c in claims.columns if c not in ("experiment", "model")]
+    """The columns of ``claims`` in table order, less ``experiment`` (the section's heading),
+    ``model`` (in the column headers) and ``version`` (the experiment's, for ``claims.csv``)."""
+    return [c for c in claims.columns if c not in ("experiment", "model", "version")]
 
 
 KINDS_NOTE = (

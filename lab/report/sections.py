@@ -62,8 +62,10 @@ SHOWN = (
     "status",
     "reason_class",
     "note",
+    "version",
 )
-"""Columns the claims tables place themselves; any other column gets a cell of its own."""
+"""Columns the claims tables place themselves, or leave out (``version``, the experiment's, is
+for ``claims.csv`` and ``<id>.json``); any other column gets a cell of its own."""
 
 VALUE_CHARS = 50
 """The most characters of a value the claims table shows; the evidence page shows it whole."""

@@ -52,7 +52,7 @@ ARTICLE_E3_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
 
 SCRIPTED = "scripted (no model)"
 _ID_PATTERN = re.compile(r"^(E\d+|X-)[A-Za-z0-9_-]*$")
-"""Report ids: the article's experiments ``E1``… and ctxlab's own ``X-…`` (issue 16); the
+"""Report ids: the article's experiments ``E1``… and ctxlab's own ``X-…``; the
 files of an experiment's other recorded models add ``@<model>`` to the id."""
 
 

@@ -1,4 +1,4 @@
-"""Issue 44's judges, each fed the plausible wrong answer it must reject: none may read `match`.
+"""The strict judges, each fed the plausible wrong answer it must reject: none may read `match`.
 
 The rules (:mod:`lab.claims.answer_judges`, the echo check of
 :func:`lab.claims.judges.filled_sections`) on hand-made text, then the claims built

@@ -37,6 +37,7 @@ def test_writes_e1_json_and_claims_csv(e1_out: Path) -> None:
     columns, rows = read_csv(e1_out / "claims.csv")
     assert columns == [
         "experiment",
+        "version",
         "claim_id",
         "model",
         "kind",
@@ -51,7 +52,14 @@ def test_writes_e1_json_and_claims_csv(e1_out: Path) -> None:
     ]
     assert columns == CLAIM_COLUMNS
     assert {r["experiment"] for r in rows} == {"E1"}
+    assert {r["version"] for r in rows} == {str(e1.EXPERIMENT.version)}
     assert (e1_out / "claims.csv").read_bytes().count(b"\r\n") == 0
+
+
+def test_e1_json_says_which_version_of_the_experiment_measured_it(e1_out: Path) -> None:
+    data = json.loads((e1_out / "E1.json").read_text(encoding="utf-8"))
+    assert list(data)[:2] == ["experiment", "version"]
+    assert data["version"] == e1.EXPERIMENT.version >= 1
 
 
 def test_the_five_structural_claims_match(e1_out: Path) -> None:
@@ -145,7 +153,7 @@ def test_measure_twice_in_one_process_is_identical() -> None:
 
 
 # Two statements of the seed that only restate our own input or our own run, so they are tests,
-# not claim rows (issue 44: a row that cannot fail is not a claim).
+# not claim rows (a row that cannot fail is not a claim).
 
 
 def test_e1s_input_holds_the_nine_messages_the_seed_names() -> None:

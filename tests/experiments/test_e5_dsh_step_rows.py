@@ -1,5 +1,5 @@
 """E5's rows for where the DSH checks and overflow recovery fire, and the edges of its
-thresholds (issue 44): each matches on the harness, fails on the plausible wrong measurement,
+thresholds: each matches on the harness, fails on the plausible wrong measurement,
 and flips under the catalogue's mutation that breaks its behaviour (run here in process)."""
 
 from __future__ import annotations

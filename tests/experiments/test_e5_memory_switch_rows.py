@@ -1,4 +1,4 @@
-"""E5's rows for the AgentScope seed's memory switches and timing (issue 44): each matches on
+"""E5's rows for the AgentScope seed's memory switches and timing: each matches on
 the harness, fails on the plausible wrong measurement, and flips under the catalogue's mutation
 that breaks its behaviour (run here in process, beside ``pytest -m mutations``)."""
 

@@ -1,5 +1,5 @@
-"""Two E5 rows made strict in issue 44, each fed the wrong answer it let through: a failed
-summary replaced by a bare ``(Summary unavailable)`` (the error dropped), and a
+"""Two E5 rows made strict (no plausible wrong answer may match), each fed the wrong answer it let
+through: a failed summary replaced by a bare ``(Summary unavailable)`` (the error dropped), and a
 ``sourceEventSeqs`` chain that agrees with the engine's own summary event but not with the log."""
 
 from __future__ import annotations

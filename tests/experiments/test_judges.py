@@ -197,7 +197,7 @@ def test_e2_step4_save_invented_code_and_searches_can_each_pass_and_fail() -> No
     # the flushed 1234567890 came from the step-4 answer: in the conversation, not invented
     assert shipped["E2-FLUSH-INVENTS"].status == "differs"
     assert "1234567890" in shipped["E2-FLUSH-INVENTS"].note
-    # Source lines in MEMORY.md and the daily file, then an empty answer (issue 44)
+    # Source lines in MEMORY.md and the daily file, then an empty answer: a plausible wrong one
     assert shipped["E2-S3-SEARCHES"].status == "differs"
     invented = copy.deepcopy(data)
     for step in invented["steps"]:

@@ -6,8 +6,8 @@ compact``). Each test kills a real child process ``kills`` times (4 in the quick
 ``pytest -q`` runs, 120 with ``CTXLAB_FAULTS_PROFILE=long``) and asserts: lost acknowledged
 writes 0, unresumable sessions 0, stale locks 0.
 
-A kill between an assistant tool-call message and its results (issue 13 item 4) and a killed
-``ctxlab compact`` holding its lock (item 8) each get a case whose first kill is placed inside
+A kill between an assistant tool-call message and its results and a killed
+``ctxlab compact`` holding its lock each get a case whose first kill is placed inside
 that window. A lost acknowledged write raises ``LostWriteError``, apart from the other checks.
 """
 

@@ -779,7 +779,7 @@ def test_closed_port_raises_connection_error_naming_the_url() -> None:
 def test_a_loopback_servers_handler_error_never_reaches_stderr(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    """A test reading its own stderr must not read a server thread's traceback (issue 27: a
+    """A test reading its own stderr must not read a server thread's traceback (a
     client that hung up mid-answer put a BrokenPipeError on a seal test's stderr)."""
     from support.loopback import ScriptedHTTPServer
 

@@ -1,5 +1,5 @@
-"""Configuration values are refused where they are set, naming the field that was set (issue 13,
-item 11): NaN, infinities, negatives, zeros, bools and fractions where whole numbers belong."""
+"""Configuration values are refused where they are set, naming the field that was set: NaN,
+infinities, negatives, zeros, bools and fractions where whole numbers belong."""
 
 from __future__ import annotations
 

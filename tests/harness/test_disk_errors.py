@@ -1,5 +1,5 @@
 """A full disk or a read-only mount through ``HarnessAgent`` is one ``StorageError`` naming the
-file and what to do, and no saved turn is lost (issue 25).
+file and what to do, and no saved turn is lost.
 
 The real thing where the machine allows it: a child process in its own user and mount
 namespace (``unshare -rm``) on a 256 KiB tmpfs that fills up, or on a tmpfs remounted read-only.

@@ -1,4 +1,4 @@
-"""Replies built to exhaust the agent: bounded before they cost anything (issue 25).
+"""Replies built to exhaust the agent: bounded before they cost anything.
 
 Through a real HTTP server on 127.0.0.1 and the real client: one reply with 1,000 tool calls
 runs and keeps at most ``max_steps`` of them (the rest dropped from the stored reply, with one
@@ -60,7 +60,7 @@ def _call(number: int, arguments: object) -> dict[str, object]:
 
 def test_one_reply_with_many_tool_calls_runs_at_most_max_steps(tmp_path: Path) -> None:
     # 1,000 here, not the probe's 10,000: what is left of its cost is one fsync per saved
-    # result (group commit is issue 26's), not the tools
+    # result (the durability setting's group commit), not the tools
     RUN.clear()
     calls = [_call(n, json.dumps({"n": n})) for n in range(1_000)]
     with ScriptedHTTPServer([tool_reply(calls), say("done")]) as server:

@@ -1,4 +1,4 @@
-"""The shortcuts on ``ctxlab run``'s hot paths (issue 48, item 2) answer as the long way did."""
+"""The shortcuts on ``ctxlab run``'s hot paths (made for speed) answer as the long way did."""
 
 from __future__ import annotations
 

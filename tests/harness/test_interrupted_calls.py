@@ -1,7 +1,6 @@
 """A crash between an assistant tool-call message and its results (kill -9 of a real agent
 process while its tool runs) leaves a session the next call can use: on load each call
-without a result gets a synthetic result saying it was interrupted, recorded as such
-(issue 13, item 4)."""
+without a result gets a synthetic result saying it was interrupted, recorded as such"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A damaged file ctxlab reads is one sentence naming the file, never a raw traceback (issue 25).
+"""A damaged file ctxlab reads is one sentence naming the file, never a raw traceback.
 
 Each state case plants one malformed state file on disk and opens the session through
 ``HarnessAgent`` and makes a call, as a user resuming a session would; a deeply nested cassette

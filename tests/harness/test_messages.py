@@ -319,7 +319,7 @@ def test_reused_call_id_within_one_message() -> None:
     assert "reused" in str(error)
 
 
-# --- content blocks (issue 25 item 8): read, or refused, never "" -------------------------------
+# --- content blocks: read, or refused, never "" ----------------------------------------------
 
 
 def test_from_wire_reads_text_reasoning_and_tool_call_blocks() -> None:

@@ -1,5 +1,5 @@
 """Hostile provider replies, silent servers and foreign context-length errors, over real HTTP on
-127.0.0.1 (issue 13, items 5, 9 and 10): no bad reply is appended or bricks the session, every
+127.0.0.1: no bad reply is appended or bricks the session, every
 wait ends within the total timeout, and every provider's "context too long" forces a
 compaction and one retry."""
 
@@ -303,7 +303,7 @@ OVERFLOWS = {
     "gemini": json_reply(GEMINI, 400),
     "gemini-openai-list": json_reply([GEMINI], 400),
     "plain-string": text_reply("This model's maximum context length is 8192 tokens", 400),
-    # issue 25: a provider (AWS Bedrock's wording) answering as plain text, no JSON at all
+    # a provider (AWS Bedrock's wording) answering as plain text, no JSON at all
     "plain-text-input-too-long": text_reply("Input is too long for requested model.", 400),
     "json-string": json_reply("prompt is too long", 400),
     "error-as-string": json_reply({"error": "context window exceeded"}, 400),

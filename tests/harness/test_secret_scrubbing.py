@@ -1,4 +1,4 @@
-"""No secret stays in an exception, the audit or an offloaded tool result (issue 25, item 10).
+"""No secret stays in an exception, the audit or an offloaded tool result.
 
 Each probe plants a key where a user or a provider would put it, through the real path: an error
 body from a real HTTP server on 127.0.0.1, ``ctxlab compact --instructions`` (the CLI, against a

@@ -1,4 +1,4 @@
-"""Nothing is read from or written to outside the workspace (issue 13 item 6).
+"""Nothing is read from or written to outside the workspace.
 
 Planted symlinks (``MEMORY.md``, ``memory/``, ``sessions/``) reach neither the prompt nor
 ``memory_search`` / ``session_search``, and no write goes through them; a folder swapped for a

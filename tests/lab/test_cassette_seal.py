@@ -1,4 +1,4 @@
-"""Sealed cassettes (issue 13, item 12): an edited response text or usage figure, a wrong
+"""Sealed cassettes: an edited response text or usage figure, a wrong
 request count, a null body or a missing status is refused with one sentence; sealing is done by
 code, from the file, and never changes the interactions."""
 

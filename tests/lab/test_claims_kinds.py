@@ -1,5 +1,5 @@
 """Claim kinds and seed citations: the shipped table, the rules a Claim enforces, old tables,
-and the deviations from the seeds that issue 11 settled (offload path, summary provider)."""
+and the deviations from the seeds ctxlab settled on (offload path, summary provider)."""
 
 from __future__ import annotations
 

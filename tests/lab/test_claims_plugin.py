@@ -288,7 +288,8 @@ def test_experiments_that_replay_what_was_recorded_are_named(tmp_path: Path) -> 
 def test_a_missing_key_is_one_usage_error_before_any_test_runs(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 27: 40 identical failures after 104 s; now exit 4 and one line, nothing run."""
+    """Without a key a live run once gave 40 identical failures after 104 s; now exit 4 and one
+    line, nothing run."""
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     result = run_claims(
         pytester, baseline, "-k", "E3", "--record-mode=rewrite",

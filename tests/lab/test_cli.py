@@ -12,6 +12,7 @@ from support.paths import ROOT
 
 from lab.claims import CLAIM_COLUMNS
 from lab.cli import main
+from lab.registry import EXPERIMENTS
 from lab.staging import mark
 
 PROJECT_ROOT = ROOT
@@ -110,6 +111,7 @@ def test_unknown_experiment_through_a_subprocess(tmp_path: Path) -> None:
 def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
     other = {
         "experiment": "E2",
+        "version": "1",  # a kept row keeps the version it was measured at
         "claim_id": "E2-S1-TOOLS",
         "claim": 'No tool calls, "quoted", with a comma',
         "article_value": "0",
@@ -137,6 +139,9 @@ def test_rows_of_other_experiments_are_kept(tmp_path: Path) -> None:
     assert not any(r["claim_id"] == "E1-STALE" for r in table)  # E1's rows are replaced
     e1_ids = [r["claim_id"] for r in table if r["experiment"] == "E1"]
     assert len(e1_ids) == len(set(e1_ids)) >= 5
+    assert {r["version"] for r in table if r["experiment"] == "E1"} == {
+        str(EXPERIMENTS["E1"].version)
+    }
     # E1 comes first (report order), the unknown experiment after it.
     assert table[0]["experiment"] == "E1"
     assert table[-1] == other

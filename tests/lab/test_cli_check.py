@@ -82,7 +82,7 @@ def test_check_never_writes_the_baselines_folder(
     changed: bool,
 ) -> None:
     """Whatever it finds, ``run --check`` leaves the reports folder byte for byte as it was
-    (issue 27: the first check rewrote it, so the second passed)."""
+    (once the first check rewrote it, so the second passed)."""
     root = tmp_path / "project"
     shutil.copytree(PROJECT_ROOT / "reports", root / "reports")
     (root / "pyproject.toml").write_text('[project]\nname = "ctxlab"\n', encoding="utf-8")

@@ -1,5 +1,5 @@
 """``ctxlab compact`` and ``ctxlab record`` options that bound and check what the user set
-(issue 13, items 9 and 11): timeouts against a real silent server on 127.0.0.1, and bad values
+: timeouts against a real silent server on 127.0.0.1, and bad values
 refused naming the option the user typed."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""``ctxlab``'s help, version and messages: each misleading message of issue 15 has a test
-here that shows the new sentence, and that nothing is created or asked for before it."""
+"""``ctxlab``'s help, version and messages: each message that once misled has a test
+here that shows the sentence it says now, and that nothing is created or asked for before it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claim notes name their judge by a stable name, never by a file (files move; issue 21 step 1),
+"""Claim notes name their judge by a stable name, never by a file (files move),
 and the kinds follow the seeds: seed 002 only reads source code, so none of its rows is
 ``article``."""
 

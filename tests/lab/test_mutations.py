@@ -95,7 +95,7 @@ def test_every_row_is_flipped_or_a_named_guard(matrix: Matrix) -> None:
 def test_every_matching_row_is_flipped_by_a_code_or_answer_mutation_or_is_a_guard(
     matrix: Matrix,
 ) -> None:
-    # issue 44: a `match` that no broken harness and no wrong recorded answer can move is not
+    # a `match` that no broken harness and no wrong recorded answer can move is not
     # a result; UNCOVERED may explain a gap, but not for a row that matches
     rows = [r for r in matrix.rows() if r["status"] == "match"]
     bare = [f"{r['claim_id']}@{r['model']}" for r in rows if r["flipped_by"] == "0"]
@@ -141,7 +141,7 @@ def test_no_matching_row_is_left_uncovered() -> None:
 
 
 def test_no_mutation_stops_an_experiment_in_the_committed_matrix() -> None:
-    """An experiment that dies under a mutation judges none of its rows (issue 44): each cell
+    """An experiment that dies under a mutation judges none of its rows: each cell
     of the committed matrix is a verdict, never ``abort`` (DSH_PRESSURE_0_9, SPAN_KEPT and
     CUTOFF_IGNORES_PAIRING aborted E1/E5 before; the committed matrix is what the code
     produces, checked under ``-m mutations``)."""

@@ -1,4 +1,4 @@
-"""Two ``ctxlab record`` of one cassette at once (issue 25, item 4): the cassette is checked,
+"""Two ``ctxlab record`` of one cassette at once: the cassette is checked,
 recorded and written under its lock, so the second recorder is refused with one sentence naming
 the first, writes nothing, and the cassette holds the first recorder's traffic only.
 

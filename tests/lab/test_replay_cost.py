@@ -1,5 +1,5 @@
-"""What a replay and a plot cost (issue 48, item 2): each body canonicalised once, no copy of a
-request per lookup, a plot drawn once; the answers are those of the long way."""
+"""What a replay and a plot cost (``ctxlab run``'s hot paths): each body canonicalised once, no copy
+of a request per lookup, a plot drawn once; the answers are those of the long way."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_a_request_whose_body_was_replaced_is_canonicalised_again() -> None:
 
 
 def _savefig_png(figure: Figure) -> bytes:
-    """What :func:`png` wrote before issue 48: savefig, read back, quantised."""
+    """What :func:`png` wrote before it drew once: savefig, read back, quantised."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     with Image.open(io.BytesIO(buffer.getvalue())) as drawn:

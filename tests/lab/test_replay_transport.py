@@ -1,4 +1,4 @@
-"""A replay builds one HTTP transport per process, not one per cassette (issue 26: an httpx
+"""A replay builds one HTTP transport per process, not one per cassette (an httpx
 transport builds an SSL context, about 35 ms, and ``ctxlab run`` built 18 in a replay that never
 opens a connection)."""
 

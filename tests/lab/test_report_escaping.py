@@ -1,4 +1,4 @@
-"""Model output reaches the Markdown reports as text, never as live HTML (issue 25, item 9).
+"""Model output reaches the Markdown reports as text, never as live HTML.
 
 A recorded answer or summary holding ``<script>`` or ``<img onerror=...>`` would run wherever
 ``E3.md`` or ``claims.md`` is rendered; ``index.html`` already escapes it. Fenced blocks and code

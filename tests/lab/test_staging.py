@@ -1,5 +1,5 @@
-"""Reports are written by one run at a time and committed all-or-nothing (issue 25, items 3 and
-6): a run killed at any point of its commit leaves (after the next run's recovery) the whole old
+"""Reports are written by one run at a time and committed all-or-nothing: a run
+killed at any point of its commit leaves (after the next run's recovery) the whole old
 reports folder or the whole new one; a run stopped by SIGTERM removes its scratch folder itself
 (one killed by SIGKILL leaves it to the next run); two ``ctxlab run`` into one ``--out`` never
 lose each other's results."""

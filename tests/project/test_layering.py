@@ -183,7 +183,7 @@ def test_harness_never_imports_the_suite() -> None:
 
 
 def test_no_module_of_the_suite_is_over_400_lines() -> None:
-    """The 400-line rule holds for the suite and the benchmarks too (issue 10)."""
+    """The 400-line rule holds for the suite and the benchmarks too."""
     root = HARNESS.parent
     long = {
         p.relative_to(root).as_posix(): n

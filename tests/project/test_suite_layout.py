@@ -1,4 +1,4 @@
-"""The tree's shape beyond the harness (issue 21): one folder per experiment, listed once in the
+"""The tree's shape beyond the harness: one folder per experiment, listed once in the
 manifest; no import cycle anywhere, imports inside functions counted; the 40-line function cap
 for the suite too; and no experiment reaching into another experiment's claims."""
 

@@ -1,4 +1,4 @@
-"""X-BENCH replayed once per test session (issue 48, item 1).
+"""X-BENCH replayed once per test session (it is the tests' heaviest replay).
 
 Replaying X-BENCH (486 conversation runs over 395 cassettes) is the heaviest thing the tests
 do, and several read the same results: the X-BENCH claims of the claims table (through the

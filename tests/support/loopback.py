@@ -50,7 +50,7 @@ def say(text: str) -> Reply:
 class QuietHTTPServer(ThreadingHTTPServer):
     """A ThreadingHTTPServer that never writes to stderr: a handler's error (a client that hung
     up mid-answer: ``BrokenPipeError``) is kept in :attr:`errors` instead of printed, so a test
-    that reads its own stderr never reads a server thread's (issue 27: one seal test failed so
+    that reads its own stderr never reads a server thread's (one seal test failed so
     under load)."""
 
     daemon_threads = True

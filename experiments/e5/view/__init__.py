@@ -199,9 +199,9 @@ class E5View:
     peers: PeerDeviations
     """Where ctxlab deliberately does otherwise than a peer's own tests expect."""
     memory_switches: MemorySwitches
-    """The rows issue 44 added: the memory switches and timing the AgentScope seed states."""
+    """The rows for the memory switches and timing the AgentScope seed states."""
     dsh_steps: DshSteps
-    """The rows issue 44 added: where the DSH checks and overflow recovery fire, and edges."""
+    """The rows for where the DSH checks and overflow recovery fire, and their edges."""
 
     def __post_init__(self) -> None:
         if not self.grid:

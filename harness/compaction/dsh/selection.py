@@ -7,7 +7,7 @@ with no open call) means a corrupt surface, on which the selection itself raises
 :class:`~harness.errors.UnbalancedSurfaceError` before answering, unless the retain budget keeps
 the whole surface: then, as in dsh, nothing is selected and pairing is never counted. Calls
 are counted, not matched by id, as dsh does: ``[user, assistant(c1), tool(c2), user]`` is
-balanced after the tool result and compacts ``0..2`` in both (issue 28 chose dsh's rule over
+balanced after the tool result and compacts ``0..2`` in both (dsh's rule is kept over
 ctxlab's stricter id matching, so the engine selects what dsh selects on every surface dsh
 accepts; id mismatches are still refused by the AgentScope history and by ``ctxlab compact``'s
 idle check, which are not dsh's selection).

@@ -1,5 +1,5 @@
 """A reopened session with a backlog of 100,000 messages is compacted in chunks that fit the
-window, never dropped without a summary (issue 25).
+window, never dropped without a summary.
 
 The session is a real state checkpoint on disk, reopened by ``HarnessAgent`` with ctxlab's
 profile; the summary and memory model is a scripted one that refuses, as a server refuses, any

@@ -316,8 +316,9 @@ def test_an_unknown_engine_is_refused_before_anything_is_done(tmp_path: Path) ->
 
 
 def test_a_symlinked_snapshots_folder_is_never_written_through(tmp_path: Path) -> None:
-    """Issue 13 item 6: ``snapshots/`` swapped for a symlink to an outside folder; the
-    compaction fails (its audit line says why) and nothing lands outside the workspace."""
+    """Nothing written outside the workspace: ``snapshots/`` swapped for a symlink to an outside
+    folder; the compaction fails (its audit line says why) and nothing lands outside the
+    workspace."""
     base = saved_session(tmp_path / "ws", "state")
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -1,7 +1,7 @@
 """Manual compaction under faults, with real processes: a ``ctxlab compact`` killed (kill -9)
 or terminated (SIGTERM) mid-summary leaves no lock that bricks the session and no snapshot
 undo could pick up, and its attempt is on the audit; ``--engine dsh`` works on a saved
-session whose requests offered tools (issue 13, items 1, 7 and 8)."""
+session whose requests offered tools."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The flush and consolidation requests obey a budget, however large MEMORY.md, the backlog or
-the fresh entries are (issue 25: a 54 MB MEMORY.md was sent whole to both, so neither could
+the fresh entries are (unbounded, a 54 MB MEMORY.md was sent whole to both, so neither could
 ever succeed again).
 
 MEMORY.md inside either request is cut at ``max_context_tokens`` exactly as injection cuts it

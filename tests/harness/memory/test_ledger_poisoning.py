@@ -1,4 +1,4 @@
-"""Ledger headers come only from the harness (issue 25, item 2).
+"""Ledger headers come only from the harness, never from text a tool returned.
 
 A tool result that carries a line ``## Memory Flush — 2099-…`` reaches the ledger through the
 model's ``memory_save`` and through the flush reply; neither may start an entry, so the

@@ -1,4 +1,4 @@
-"""Two real processes on one memory workspace (issue 13 item 3).
+"""Two real processes on one memory workspace.
 
 A slow consolidation (its model waits) and a second writer, each in its own interpreter: a second
 consolidation must wait for the first and then merge what the first did not see, and a
@@ -47,7 +47,7 @@ else:
 
 def start(role: str, root: Path, marker: Path, held: bool = False) -> subprocess.Popen[str]:
     """A child process; a ``held`` consolidation writes ``marker`` in its model call and waits
-    there until :func:`release` (the event, not a fixed pause: issue 27)."""
+    there until :func:`release` (the event, not a fixed pause, which a loaded machine outran)."""
     args = [sys.executable, "-c", CHILD, role, str(root), str(marker), "held" if held else "-"]
     return subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root
@@ -104,7 +104,7 @@ def test_a_memory_save_during_a_consolidation_is_not_overwritten(tmp_path: Path)
     saver = start("- fact-S", tmp_path, tmp_path / "unused")
     assert "Saved 1 memory" in finish(saver)  # saved while the consolidation's model thinks
     assert "fact-S" in workspace.read_memory()
-    release(thinking)  # only now does the consolidation go on (issue 27: a fixed 2 s pause
+    release(thinking)  # only now does the consolidation go on (a fixed 2 s pause
     slow_out = finish(slow)  # ended first on a loaded machine, before the save)
 
     # The compare-and-swap saw MEMORY.md change under it and merged again (a second model call).

@@ -1,4 +1,4 @@
-"""A key typed into a prompt never reaches memory files or reports (issue 13, item 13): the flush,
+"""A key typed into a prompt never reaches memory files or reports: the flush,
 ``memory_save`` and consolidation output pass the cassettes' secret scanner before they are
 written, over real HTTP on 127.0.0.1; session logs keep what the user typed (as the README says)."""
 

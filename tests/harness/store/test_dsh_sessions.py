@@ -1,4 +1,4 @@
-"""DeepSeek-Harness's own session files (issue 28): read, folded, written back.
+"""DeepSeek-Harness's own session files: read, folded, written back.
 
 The fixtures in tests/data/dsh/ were written by dsh's own code (scripts/dsh_fixtures/); beside
 each ``session.jsonl`` is the ``surface.json`` dsh printed when it wrote it. No test needs dsh.

@@ -1,4 +1,4 @@
-"""The durability setting (issue 26 item 2): how many fsyncs a turn costs in each setting, and
+"""The durability setting: how many fsyncs a turn costs in each setting, and
 that a ``per-turn`` session commits the turn (and, when asked, the user message before the
 model call) in one group commit per file.
 

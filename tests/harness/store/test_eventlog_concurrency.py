@@ -1,6 +1,6 @@
 """Two real processes on one event log: appends are serialised by the OS file lock, each
 re-checks the tail under it, and a reader replaying meanwhile never mistakes a half-written
-last line for corruption (issue 13, item 2)."""
+last line for corruption."""
 
 from __future__ import annotations
 

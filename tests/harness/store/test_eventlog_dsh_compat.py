@@ -1,6 +1,7 @@
-"""The event log folds as DeepSeek-Harness folds the same events (issue 11, §5): a replace
-names its span by event seqs looked up on the current surface, a surface whose tool results do
-not balance is refused by compaction with a typed error, and the pruner's marker is dsh's."""
+"""The event log folds as DeepSeek-Harness folds the same events (dsh's files read as dsh reads
+them): a replace names its span by event seqs looked up on the current surface, a surface whose tool
+results do not balance is refused by compaction with a typed error, and the pruner's marker is
+dsh's."""
 
 from __future__ import annotations
 
@@ -115,7 +116,7 @@ def test_a_log_with_positional_replaces_is_refused_with_a_hint_then_migrated(
     assert migrate_file(path) == 0 and len(read_events(path)) == 6
 
 
-# --- selection exactly as dsh (issue 28): counted calls, a corrupt surface raises -------------
+# --- selection exactly as dsh: counted calls, a corrupt surface raises ------------------------
 
 
 def _priced(nodes: list[tuple[int, Message]], price: int = 10) -> Any:

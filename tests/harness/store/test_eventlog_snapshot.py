@@ -1,4 +1,4 @@
-"""Snapshot + tail ≡ full replay (issue 26 item 1).
+"""Snapshot + tail ≡ full replay (so opening a long session reads only its tail).
 
 :meth:`EventLog.open` reads the newest valid snapshot and replays only the tail after it; the
 reference is the log replayed from the start (``snapshot_every=None`` reads no snapshot). On

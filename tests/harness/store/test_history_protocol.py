@@ -1,4 +1,4 @@
-"""Both session stores implement the one History protocol completely (issue 10 item 3).
+"""Both session stores implement the one History protocol completely.
 
 The same contract runs on a state-file session and on an event-log session, built by the one
 function that picks a store (:func:`harness.store.sessions.open_history`): append, replace

@@ -1,4 +1,4 @@
-"""One writer per session (issue 25, item 1): an agent call holds ``locks/<session>.lock`` for its
+"""One writer per session: an agent call holds ``locks/<session>.lock`` for its
 whole turn, a second caller waits and is served after it or is refused with SessionBusyError,
 manual compaction and undo hold the same lock, and a reader never waits.
 

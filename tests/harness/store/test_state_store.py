@@ -1,6 +1,6 @@
-"""The state store as a checkpoint plus a journal (issue 14, item 3): a turn writes only its
-own messages, a compaction writes a checkpoint, and a crash at any write loses nothing that
-was acknowledged (torn journal lines and stale-epoch lines are left out)."""
+"""The state store as a checkpoint plus a journal (a turn costs what it adds): a turn writes only
+its own messages, a compaction writes a checkpoint, and a crash at any write loses nothing that was
+acknowledged (torn journal lines and stale-epoch lines are left out)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""No session store read or write ever follows a symlink, even one swapped in mid-run (issue 13
-item 6, the stores' part).
+"""No session store read or write ever follows a symlink, even one swapped in mid-run (the
+stores' part of keeping every file inside the workspace).
 
 Two kinds of test:
 

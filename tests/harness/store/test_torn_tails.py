@@ -1,5 +1,5 @@
-"""Every append-only file cuts a torn tail before appending, and never deletes it (issue 25,
-items 5 and 7): the event log, the state store's journal and the session transcript.
+"""Every append-only file cuts a torn tail before appending, and never deletes it: the event log,
+the state store's journal and the session transcript.
 
 Each test plants the fault in a real file (bytes a crash left without a newline, or one bad
 byte in the last complete line), reopens the store and appends again: the next line must be
