@@ -142,6 +142,22 @@ def _rule_module(experiment: str) -> str:
     return module or ""
 
 
+class _CallRenderer:
+    """A recorded call's HTML, rendered once however many pages show it: the pages of an
+    experiment whose calls are not tracked per claim each show all of its cassettes' calls."""
+
+    def __init__(self) -> None:
+        self._template = _ENVIRONMENT.get_template("evidence_call.html.j2")
+        self._done: dict[int, tuple[Call, Markup]] = {}
+        """By the call's ``id``; the call is held beside its HTML, so the id is not reused."""
+
+    def __call__(self, call: Call) -> Markup:
+        done = self._done.get(id(call))
+        if done is None:
+            done = self._done[id(call)] = (call, Markup(self._template.render(call=call)))
+        return done[1]
+
+
 def evidence_pages(inputs: ReportInputs, cassettes: Path, title: str) -> dict[str, str]:
     """Each claim's page, by its path relative to the reports folder (``evidence/…``)."""
     claims = inputs.claims
@@ -151,6 +167,7 @@ def evidence_pages(inputs: ReportInputs, cassettes: Path, title: str) -> dict[st
     xbench = docs.get("X-BENCH")
     cache: dict[Path, Any] = {}
     template = _ENVIRONMENT.get_template("evidence.html.j2")
+    call_html = _CallRenderer()
     pages: dict[str, str] = {}
     records = claims.to_dict("records")
     groups: dict[tuple[str, str], list[dict[str, str]]] = {}
@@ -173,5 +190,6 @@ def evidence_pages(inputs: ReportInputs, cassettes: Path, title: str) -> dict[st
             rule_module=_rule_module(experiment),
             models=models,
             scripted=SCRIPTED_MODEL,
+            call_html=call_html,
         )
     return pages
