@@ -39,7 +39,9 @@ def run_in_order(args: argparse.Namespace) -> int:
 
 def mutations(args: argparse.Namespace) -> int:
     """``ctxlab mutations``: the matrix of :mod:`lab.mutations.matrix`."""
+    from lab.mutations.inputs import inputs_digest, write_inputs
     from lab.mutations.matrix import compute_matrix, write_matrix
+    from lab.project import SOURCE_ROOT
     from lab.recorder.order_replay import NOT_A_REPRODUCTION
     from lab.runner import select
 
@@ -49,8 +51,12 @@ def mutations(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
 
+    before = None if args.experiments else inputs_digest(SOURCE_ROOT, cassettes)
     matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
     path = write_matrix(matrix, out, only=select(args.experiments) if args.experiments else ())
+    # a digest vouches for the whole matrix, computed from one unchanged tree; else none
+    unchanged = before is not None and inputs_digest(SOURCE_ROOT, cassettes) == before
+    write_inputs(out, before if unchanged else None)
     if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
         from lab.report import build_reports
 

@@ -15,14 +15,17 @@ import argparse
 import csv
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from support.paths import ROOT
 
 from harness.errors import ConfigError
-from lab.mutations.catalogue import MUTATIONS, Mutation
+from lab.mutations.catalogue import MUTATIONS, Mutation, by_name
+from lab.mutations.committed import committed_matrix
 from lab.mutations.guards import GUARDS, UNCOVERED, uncovered
+from lab.mutations.inputs import inputs_digest, recorded_digest, sample_of
 from lab.mutations.matrix import (
     MATRIX_FILE,
     Matrix,
@@ -30,6 +33,7 @@ from lab.mutations.matrix import (
     merged_rows,
     write_matrix,
 )
+from lab.project import SOURCE_ROOT
 from lab.report.mutations import mutations_page
 
 PROJECT_ROOT = ROOT
@@ -42,12 +46,41 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+SAMPLE = int(os.environ.get("CTXLAB_MUTATION_SAMPLE", "4"))
+"""Mutations computed again when the committed matrix's recorded inputs are this tree's."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The matrix the catalogue's tests read, and the runs that computed its columns now."""
+
+    matrix: Matrix
+    fresh: Matrix
+    """The unmutated run and the mutations computed in this session."""
+
+
 @pytest.fixture(scope="module")
-def matrix(request: pytest.FixtureRequest) -> Matrix:
+def checked(request: pytest.FixtureRequest) -> Checked:
+    """The whole matrix computed again, or, when ``reports/mutations.inputs.json`` records
+    this very tree (:mod:`lab.mutations.inputs`) and CTXLAB_MUTATIONS is not ``full``, the
+    committed matrix with the unmutated run and a sample of the day's mutations computed
+    again (their cells must be the committed ones)."""
     if "mutations" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("the mutation matrix takes minutes: run it with `pytest -m mutations`")
     jobs = int(os.environ.get("CTXLAB_MUTATION_JOBS", "2"))
-    return compute_matrix(PROJECT_ROOT / "cassettes", jobs=jobs)
+    cassettes = PROJECT_ROOT / "cassettes"
+    current = recorded_digest(REPORTS) == inputs_digest(SOURCE_ROOT, cassettes)
+    if os.environ.get("CTXLAB_MUTATIONS") == "full" or not current:
+        full = compute_matrix(cassettes, jobs=jobs)
+        return Checked(full, full)
+    sample = sample_of([m.name for m in MUTATIONS], SAMPLE)
+    fresh = compute_matrix(cassettes, mutations=[by_name(n) for n in sample], jobs=jobs)
+    return Checked(committed_matrix(REPORTS, MUTATIONS, fresh.baseline), fresh)
+
+
+@pytest.fixture(scope="module")
+def matrix(checked: Checked) -> Matrix:
+    return checked.matrix
 
 
 def _named(mutation: Mutation, matrix: Matrix) -> list[str]:
@@ -113,12 +146,20 @@ def test_the_unmutated_order_replay_gives_the_committed_claims(matrix: Matrix) -
 
 
 @pytest.mark.mutations
-def test_the_committed_matrix_is_what_the_code_produces(matrix: Matrix, tmp_path: Path) -> None:
-    fresh = _rows(write_matrix(matrix, tmp_path))
+def test_the_committed_matrix_is_what_the_code_produces(checked: Checked, tmp_path: Path) -> None:
     assert (REPORTS / MATRIX_FILE).is_file(), "run `ctxlab mutations` and commit reports/"
-    assert _rows(REPORTS / MATRIX_FILE) == fresh, (
+    committed = _rows(REPORTS / MATRIX_FILE)
+    assert committed == _rows(write_matrix(checked.matrix, tmp_path)), (
         "reports/mutations.csv is stale: `ctxlab mutations`"
     )
+    # the columns computed in this session, cell by cell (all of them when the whole matrix
+    # was): a hand-edited or stale cell of a sampled mutation fails here
+    fresh = {f"{r['claim_id']}@{r['model']}": r for r in checked.fresh.rows()}
+    for row in committed:
+        claim = f"{row['claim_id']}@{row['model']}"
+        for mutation in checked.fresh.mutations:
+            cell = fresh[claim][mutation.name]
+            assert row[mutation.name] == cell, f"{mutation.name} × {claim}: computed {cell!r}"
 
 
 # --- quick checks of the catalogue (always run) --------------------------------------------
