@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from experiments.manifest import folder_of
 from lab.cassette_sets import DEFAULT_SET, list_sets, set_name, variant_name
 from lab.claims import Claim
 from lab.jsonio import dump_json, refuse_secrets, write_json
@@ -157,6 +156,9 @@ class Experiment:
     records: bool = False
     """Has cassettes to record although it runs without any (X-BENCH: its model-free
     conditions need none; recorded sets add the others)."""
+    conditions: tuple[str, ...] = ()
+    """The conditions ``ctxlab record --conditions`` may choose among when it records this
+    experiment (X-BENCH's); empty: the option does not apply to it."""
 
     @classmethod
     def listed(
@@ -167,10 +169,12 @@ class Experiment:
         needs_cassettes: bool,
         **fields: Any,
     ) -> Experiment:
-        """The experiment of the folder that holds ``module``, its id and title as the manifest
-        lists them (:data:`experiments.manifest.MANIFEST`): ``EXPERIMENT = Experiment.listed(
-        __name__, run, needs_cassettes=True)`` in ``experiments/<name>/__init__.py``."""
-        listed = folder_of(module)
+        """The experiment of the folder that holds ``module``, its id and title as the suite lab
+        was handed lists them (:mod:`lab.suite`): ``EXPERIMENT = Experiment.listed(__name__,
+        run, needs_cassettes=True)`` in the experiment folder's ``__init__.py``."""
+        from lab.suite import entry_of
+
+        listed = entry_of(module)
         return cls(listed.id, listed.title, run, needs_cassettes, **fields)
 
     @property

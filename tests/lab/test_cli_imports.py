@@ -11,7 +11,7 @@ HEAVY = ("pandas", "matplotlib", "numpy")
 
 PROBE = """
 import sys
-from lab.cli import main
+from experiments.cli import main
 try:
     main([{flag!r}])
 except SystemExit:

@@ -57,9 +57,9 @@ def _start(script: str) -> tuple[subprocess.Popen[str], int]:
 def test_a_terminated_recording_stops_its_server() -> None:
     script = f"""
 import sys, time
-from lab.cli import _sigterm_as_interrupt
+from lab.cli import sigterm_as_interrupt
 from lab.recorder.localserver import _server_process
-_sigterm_as_interrupt()
+sigterm_as_interrupt()
 try:
     with _server_process([sys.executable, "-c", {SLEEPER!r}], lambda _: None) as (server, _):
         print(server.pid, flush=True)
@@ -123,7 +123,7 @@ def test_the_commands_that_start_a_server_take_sigterm_as_an_interrupt(
     def installed() -> None:
         raise Installed
 
-    monkeypatch.setattr(cli, "_sigterm_as_interrupt", installed)
+    monkeypatch.setattr(cli, "sigterm_as_interrupt", installed)
     with pytest.raises(Installed):
         cli.main(argv)
 

@@ -19,7 +19,7 @@ from lab.recorder import cassette_client
 from lab.recorder.order_replay import NOT_A_REPRODUCTION
 
 PROJECT_ROOT = ROOT
-COMMAND = (sys.executable, "-m", "lab.cli")
+COMMAND = (sys.executable, "-m", "experiments")
 CASSETTE = next((PROJECT_ROOT / "cassettes" / "E3").glob("*/rounds.json"))
 
 
