@@ -12,7 +12,7 @@ import pytest
 from experiments.e5.dsh_step_rows import dsh_step_claims
 from experiments.e5.dsh_step_view import DshSteps
 from experiments.e5.dsh_steps import measure_dsh_steps
-from lab.mutations.catalogue import MUTATIONS, by_name
+from experiments.mutations.catalogue import MUTATIONS, by_name
 
 
 @pytest.fixture(scope="module")

@@ -139,7 +139,7 @@ def test_nothing_in_the_tree_imports_an_old_path_in_a_fresh_process() -> None:
     every mutation target import without one."""
     code = (
         "import sys, lab.registry, harness.harness_agent, "
-        "lab.mutations.catalogue, lab.mutations.catalogue_more; "
+        "experiments.mutations.catalogue, experiments.mutations.catalogue_safeguards; "
         f"print([m for m in {OLD_PATHS!r} if m in sys.modules])"
     )
     assert _fresh_process(code) == "[]"
