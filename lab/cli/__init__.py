@@ -189,7 +189,7 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
 
 def _serve_local(args: argparse.Namespace) -> int:
     from lab.recorder import local_server
-    from lab.recorder.modelfile import local_model
+    from lab.recorder.local.modelfile import local_model
 
     sigterm_as_interrupt()
     with local_server(local_model(args.model), port=args.port, server=args.server) as server:
