@@ -77,7 +77,7 @@ def run_claims(
     if not temporary_reports and "--report-dir" not in args:
         args = (*args, "--report-dir", str(pytester.path / "run-reports"))
     return pytester.runpytest(
-        "-p", "lab.pytest_plugin", "-p", "no:cacheprovider",
+        "-p", "experiments.pytest_plugin", "-p", "no:cacheprovider",
         "--baseline", str(baseline), "-rfEx", *args,
     )  # fmt: skip
 
