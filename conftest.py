@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-# One test per claim of reports/claims.csv, record modes, reports (see the plugin's docstring).
-pytest_plugins = ["lab.pytest_plugin", "pytester"]
+# The suite handed to lab's plugin: one test per claim of reports/claims.csv, record modes,
+# reports (see the plugins' docstrings).
+pytest_plugins = ["experiments.pytest_plugin", "pytester"]
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(

@@ -83,7 +83,7 @@ def _serve(port: Synchronized[int], served: Synchronized[int]) -> None:
 
 
 def _bench(base_url: str, grid: list[str], out: Path) -> int:
-    from lab.cli import main
+    from experiments.cli import main
 
     command = ["bench", "--provider", "openai-compatible", "--base-url", base_url]
     command += ["--model", "m", *grid, "--out", str(out), "--concurrency", str(CONCURRENCY)]

@@ -107,9 +107,13 @@ def _record(base_url: str, cassettes: Path, quick: bool) -> list[str]:
 
 
 def rows(quick: bool) -> list[Row]:
+    import experiments  # noqa: F401  (importing the suite hands it to lab)
     import lab.record_pool
-    import lab.recording
-    import lab.registry  # noqa: F401  (imported before the clock starts)
+    import lab.recording  # noqa: F401
+    from lab.registry import EXPERIMENTS as LOADED
+
+    loaded = [LOADED[name] for name in EXPERIMENTS]  # imported before the clock starts
+    assert len(loaded) == len(EXPERIMENTS)
 
     os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
     context = multiprocessing.get_context("fork")

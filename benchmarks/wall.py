@@ -17,7 +17,7 @@ __all__ = ["rows"]
 CTXLAB = [
     sys.executable,
     "-c",
-    "import sys; from lab.cli import main; sys.exit(main())",
+    "import sys; from experiments.cli import main; sys.exit(main())",
 ]
 
 

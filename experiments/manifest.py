@@ -1,10 +1,18 @@
-"""Every experiment, in report order: the one list (pyperformance's ``MANIFEST``).
+"""Every experiment, in report order: the one list (pyperformance's ``MANIFEST``), and the suite
+it makes, which is handed to lab (:data:`SUITE`, :class:`lab.suite.Suite`).
 
 Each entry names an experiment's id, its folder under ``experiments/`` and its one-line title.
 Everything else that is keyed by experiment id is derived from this list:
 :data:`lab.registry.EXPERIMENTS` (each folder's ``EXPERIMENT``), the report's pages
 and plots (each folder's ``page.PAGE``, :mod:`lab.report.experiments`) and the
-``ctxlab --help`` epilog. This module imports nothing, so ``ctxlab --help`` stays fast.
+``ctxlab --help`` epilog. The suite also names the mutation catalogue
+(:mod:`experiments.mutations.catalogue`) and the subcommands experiments add to ``ctxlab`` (an
+entry's ``commands``: X-BENCH's ``bench``, :mod:`experiments.x_bench.cli`); lab imports each
+only when it is asked for. This module imports nothing but :mod:`lab.suite` (which imports
+nothing), so ``ctxlab --help`` stays fast.
+
+The suite starts here: the ``ctxlab`` command (:mod:`experiments.cli`) and the pytest plugin
+(:mod:`experiments.pytest_plugin`) hand :data:`SUITE` to lab.
 
 To add an experiment: a folder ``experiments/<name>/`` with ``__init__.py`` (``EXPERIMENT``
 and ``run``), ``claims.py``, ``view.py`` and ``page.py`` (``PAGE``: its section and plot), and
@@ -13,17 +21,9 @@ one line here.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from lab.suite import Command, Entry, Suite
 
-__all__ = ["MANIFEST", "Entry", "entry", "folder_of"]
-
-
-class Entry(NamedTuple):
-    """One experiment: its id, its folder under ``experiments/`` and its one-line title."""
-
-    id: str
-    folder: str
-    title: str
+__all__ = ["MANIFEST", "SUITE", "Entry", "entry"]
 
 
 MANIFEST: tuple[Entry, ...] = (
@@ -51,22 +51,24 @@ MANIFEST: tuple[Entry, ...] = (
         "X-BENCH",
         "x_bench",
         "Compaction-quality benchmark: planted facts kept by each condition at one budget",
+        # ``ctxlab bench`` (experiments/x_bench/cli.py)
+        (
+            Command(
+                "bench", "run X-BENCH live or on your own conversations (docs/bench.md)", live=True
+            ),
+        ),
     ),
 )
+
+SUITE = Suite(
+    home=__name__,
+    package="experiments",
+    entries=MANIFEST,
+    mutations="experiments.mutations.catalogue",
+)
+"""What lab is handed: the experiments in report order and what they add to ``ctxlab``."""
 
 
 def entry(experiment_id: str) -> Entry:
     """The manifest entry of ``experiment_id``; KeyError when it is not listed."""
-    for listed in MANIFEST:
-        if listed.id == experiment_id:
-            return listed
-    raise KeyError(experiment_id)
-
-
-def folder_of(module: str) -> Entry:
-    """The entry of the experiment whose folder holds ``module`` (``experiments.e3`` → E3)."""
-    parts = module.split(".")
-    for listed in MANIFEST:
-        if parts[:2] == ["experiments", listed.folder]:
-            return listed
-    raise KeyError(module)
+    return SUITE.entry(experiment_id)

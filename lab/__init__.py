@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from lab.errors import ExperimentError
     from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings, dump_json
     from lab.record_pool import RecordPlan, record_all
-    from lab.recorded import recorded_result, view_header
     from lab.recorder.order_replay import OrderPart
     from lab.recorder.provenance import Provenance
     from lab.recorder.textcalls import TextToolCalls
@@ -69,7 +68,7 @@ if TYPE_CHECKING:
     from lab.version import ctxlab_version
     from lab.views import from_data, to_data
     from lab.views.codec import ShapeError
-    from lab.views.recorded import RecordedView
+    from lab.views.recorded import RecordedView, recorded_result, view_header
 
 _SOURCES = {
     "list_sets": "lab.cassette_sets",
@@ -101,8 +100,8 @@ _SOURCES = {
     "dump_json": "lab.experiment",
     "RecordPlan": "lab.record_pool",
     "record_all": "lab.record_pool",
-    "recorded_result": "lab.recorded",
-    "view_header": "lab.recorded",
+    "recorded_result": "lab.views.recorded",
+    "view_header": "lab.views.recorded",
     "OrderPart": "lab.recorder.order_replay",
     "Provenance": "lab.recorder.provenance",
     "TextToolCalls": "lab.recorder.textcalls",

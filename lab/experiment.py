@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from experiments.manifest import folder_of
 from lab.cassette_sets import DEFAULT_SET, list_sets, set_name, variant_name
 from lab.claims import Claim
 from lab.jsonio import dump_json, refuse_secrets, write_json
@@ -164,6 +163,9 @@ class Experiment:
     """The version of what the experiment measures and how its claims are judged (as an lm-eval
     task's version): bumped when a change to its measurement or judges can change its results,
     so that a ``<id>.json`` or a ``claims.csv`` row says which version produced it."""
+    conditions: tuple[str, ...] = ()
+    """The conditions ``ctxlab record --conditions`` may choose among when it records this
+    experiment (X-BENCH's); empty: the option does not apply to it."""
 
     @classmethod
     def listed(
@@ -175,11 +177,13 @@ class Experiment:
         version: int,
         **fields: Any,
     ) -> Experiment:
-        """The experiment of the folder that holds ``module``, its id and title as the manifest
-        lists them (:data:`experiments.manifest.MANIFEST`): ``EXPERIMENT = Experiment.listed(
-        __name__, run, needs_cassettes=True, version=1)`` in ``experiments/<name>/__init__.py``;
-        each states its :attr:`version`."""
-        listed = folder_of(module)
+        """The experiment of the folder that holds ``module``, its id and title as the suite lab
+        was handed lists them (:mod:`lab.suite`): ``EXPERIMENT = Experiment.listed(__name__,
+        run, needs_cassettes=True, version=1)`` in the experiment folder's ``__init__.py``; each
+        states its :attr:`version`."""
+        from lab.suite import entry_of
+
+        listed = entry_of(module)
         return cls(listed.id, listed.title, run, needs_cassettes, version=version, **fields)
 
     @property

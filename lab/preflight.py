@@ -39,12 +39,12 @@ def preflight(
         if check_key and spec.api_key_env is not None:
             probe_key(spec.base_url, spec.api_key_env, key_timeout)
         return
-    from lab.recorder.modelfile import check_parts, local_model
+    from lab.recorder.local.modelfile import check_parts, local_model
 
     check_parts(local_model(model))
     if not ids:
         return  # what the servers need depends on the experiments: checked with them
-    from lab.recorder.localserver import SERVER_NAME, check_llama_cpp, find_llama_server
+    from lab.recorder.local.server import SERVER_NAME, check_llama_cpp, find_llama_server
     from lab.registry import EXPERIMENTS
 
     servers = {

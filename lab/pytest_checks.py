@@ -46,7 +46,7 @@ def refuse_order_writes(config: pytest.Config) -> None:
 
 
 def differing_files(out: Path, committed: Path) -> list[str]:
-    """The files, by path below each folder (``evidence/E3-RECALL.html``), that one folder holds
+    """The files, by path below each folder (``evidence/<claim-id>.html``), that one folder holds
     and the other does not, or that differ."""
 
     def files(folder: Path) -> set[str]:

@@ -3,8 +3,8 @@
 ``tests/experiments/test_claims.py`` holds ``test_claim``, parametrised here with one item per row
 of the
 baseline (``reports/claims.csv``), its id the claim's key: the claim id and, for a recorded
-claim, the model (``test_claim[E3-RECALL@qwen2.5-coder-0.5b-instruct-q4_k_m]``; a scripted
-claim is its bare id, ``test_claim[E1-TOKENS]``). An item
+claim, the model (``test_claim[<claim-id>@<model>]``; a scripted
+claim is its bare id, ``test_claim[<claim-id>]``). An item
 runs its experiment (once per session, only when a selected item needs it) and compares the
 reproduced claim with its row (:mod:`lab.baseline`):
 
@@ -132,8 +132,8 @@ def _together(experiment_id: str) -> pytest.MarkDecorator:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each claim answers ``-k`` to its experiment too (E4's claims are named ``DSH-…``), and
-    to its model."""
+    """Each claim answers ``-k`` to its experiment too (a claim's id need not start with its
+    experiment's), and to its model."""
     for item in items:
         params = getattr(item, "callspec", None)
         if params is not None and CLAIM_PARAM in params.params:

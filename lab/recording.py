@@ -34,7 +34,7 @@ class Recording:
     """``deepseek``, ``local`` or ``openai-compatible``."""
     model: str | None = None
     """The model; for ``local`` without a base URL, which local model to serve (``qwen1.5b``,
-    the default, or ``qwen0.5b``; :data:`lab.recorder.modelfile.LOCAL_MODELS`)."""
+    the default, or ``qwen0.5b``; :data:`lab.recorder.local.modelfile.LOCAL_MODELS`)."""
     base_url: str | None = None
     """For ``local``: use this running server instead of starting one."""
     api_key_env: str | None = None
@@ -188,7 +188,7 @@ def _record_on_local_servers(
     """``record`` for ``--provider local`` without a base URL: one local server started per
     kind the experiments need, stopped after its experiments."""
     from lab.recorder import local_server, provider_spec
-    from lab.recorder.modelfile import local_model
+    from lab.recorder.local.modelfile import local_model
 
     for scripted in (i for i in select(ids) if not EXPERIMENTS[i].recordable):
         progress(f"{scripted}  scripted; nothing to record")

@@ -122,9 +122,9 @@ def python(code: str, *args: str, **popen: Any) -> subprocess.Popen[str]:
 
 
 def ctxlab(*args: str, cwd: Path = ROOT, **popen: Any) -> subprocess.Popen[str]:
-    """``ctxlab ARGS`` as a child process (``python -m lab.cli``) in ``cwd``."""
+    """``ctxlab ARGS`` as a child process (``python -m experiments``) in ``cwd``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "lab.cli", *args], stdout=subprocess.PIPE,
+        [sys.executable, "-m", "experiments", *args], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, cwd=cwd, env={**env(), **popen.pop("env", {})},
         **popen,
     )  # fmt: skip

@@ -109,7 +109,7 @@ def secret_in_error(folder: Path, variant: str) -> None:
 
 @probe("secret-in-audit-instructions", "security", 10)
 def secret_in_audit(folder: Path) -> None:
-    from lab.cli import main
+    from experiments.cli import main
 
     seed = agent(folder, FunctionModel(lambda r: "ok"))
     for n in range(4):

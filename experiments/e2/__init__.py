@@ -31,8 +31,8 @@ from harness import HarnessAgent, MemoryConfig, StepLimitExceededError
 from harness.memory import MaintenanceSchedule, SteppingClock, parse_instant
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.recorded import recorded_result, view_header
 from lab.recorder.textcalls import TextToolCalls
+from lab.views.recorded import recorded_result, view_header
 
 __all__ = ["EXPERIMENT", "STEPS", "run"]
 

@@ -52,7 +52,7 @@ from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
 from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from lab.recorded import recorded_result, view_header
+from lab.views.recorded import recorded_result, view_header
 
 __all__ = ["EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 

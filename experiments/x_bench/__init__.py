@@ -176,6 +176,7 @@ EXPERIMENT = Experiment.listed(
     version=1,
     needs_cassettes=False,  # the model-free conditions run with no cassette; recorded sets add
     records=True,  # the others
+    conditions=tuple(CONDITIONS),  # what `ctxlab record X-BENCH --conditions` chooses among
     local_context=32_768,  # Qwen2.5-Coder's window: an 8K conversation is ~12K of its tokens
     weight=4.0,
     record_plan=record_plan,

@@ -1,7 +1,9 @@
 """The ``ctxlab`` command line: ``run`` (replay, offline), ``record`` (live), ``compact`` (a saved
-session, by hand), ``cassettes`` (seal or check), ``bench`` (X-BENCH live), ``serve-local``.
+session, by hand), ``cassettes`` (seal or check), ``serve-local``, and the subcommands the
+suite's experiments add (:class:`lab.suite.Command`).
 
-Commands import what they need when they run, so ``ctxlab --help`` imports no pandas."""
+:func:`main` is handed the suite (the suite's entry point calls it); commands import what they
+need when they run, so ``ctxlab --help`` imports no pandas."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,15 +22,18 @@ from lab.cli.models import live_model as _live_model
 from lab.cli.models import no_model as _no_model
 from lab.cli.options import folders, timeouts
 from lab.cli.session import saved_session, show_session
-from lab.cli.subcommands import SUBCOMMANDS
+from lab.cli.subcommands import SUBCOMMANDS, suite_command
+from lab.suite import Suite, current, use
 
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["main"]
+__all__ = ["main", "sigterm_as_interrupt"]
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of every subcommand; a subcommand an experiment adds gets its options (its
+    module imported) only when ``argv`` asks for it."""
     from lab.cli.help import HelpFormatter, version
 
     parser = argparse.ArgumentParser(
@@ -45,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_subcommand in SUBCOMMANDS:
         add_subcommand(commands)
+    asked = next((a for a in argv if not a.startswith("-")), None)
+    for module, command in current().commands():
+        suite_command(commands, command, module if command.name == asked else None)
     return parser
 
 
@@ -79,17 +88,22 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check_conditions(args: argparse.Namespace) -> None:
-    """``record --conditions``: X-BENCH's condition names, and only when X-BENCH records."""
+    """``record --conditions``: the condition names of an experiment that has conditions, and
+    only when such an experiment records."""
     if not args.conditions:
         return
-    from experiments.x_bench.conditions import CONDITIONS
     from harness import ConfigError
+    from lab.registry import EXPERIMENTS
 
-    if "X-BENCH" not in args.experiments:
-        raise ConfigError("--conditions chooses X-BENCH's conditions: name X-BENCH to record.")
-    unknown = [name for name in args.conditions if name not in CONDITIONS]
+    chosen = [EXPERIMENTS[i] for i in args.experiments if i in EXPERIMENTS]
+    having = [e for e in chosen if e.conditions]
+    if not having:
+        named = " or ".join(i for i, e in EXPERIMENTS.items() if e.conditions)
+        raise ConfigError(f"--conditions chooses {named}'s conditions: name {named} to record.")
+    known = [name for e in having for name in e.conditions]
+    unknown = [name for name in args.conditions if name not in known]
     if unknown:
-        raise ConfigError(f"--conditions takes {', '.join(CONDITIONS)}; not {', '.join(unknown)}.")
+        raise ConfigError(f"--conditions takes {', '.join(known)}; not {', '.join(unknown)}.")
 
 
 def _jobs(args: argparse.Namespace) -> int:
@@ -114,7 +128,7 @@ def _record(args: argparse.Namespace) -> int:
 
     out, args.cassettes = folders(args)
     _check_conditions(args)
-    _sigterm_as_interrupt()  # a terminated recording stops the local server it started
+    sigterm_as_interrupt()  # a terminated recording stops the local server it started
     source = Recording(
         args.provider,
         args.model,
@@ -175,9 +189,9 @@ def _record_reports(args: argparse.Namespace, reports: Path) -> Path:
 
 def _serve_local(args: argparse.Namespace) -> int:
     from lab.recorder import local_server
-    from lab.recorder.modelfile import local_model
+    from lab.recorder.local.modelfile import local_model
 
-    _sigterm_as_interrupt()
+    sigterm_as_interrupt()
     with local_server(local_model(args.model), port=args.port, server=args.server) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C stops it)")
         try:
@@ -196,7 +210,7 @@ def _compact(args: argparse.Namespace) -> int:
         record = ManualCompaction(base, session, _no_model(), events_name=name).undo()
         print(f"undid the last compaction of {session} ({record.snapshot})")
         return 0
-    _sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
+    sigterm_as_interrupt()  # a terminated compact is audited as cancelled and cleaned up
     with _live_model(args) as model:
         record = ManualCompaction(base, session, model, args.keep, events_name=name).compact(
             args.engine, args.instructions
@@ -212,30 +226,14 @@ def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sigterm_as_interrupt() -> None:
+def sigterm_as_interrupt() -> None:
+    """SIGTERM raises KeyboardInterrupt: a terminated command cleans up as on Ctrl-C."""
     import signal
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, interrupt)
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from lab.cli.bench import bench
-    from lab.registry import EXPERIMENTS
-
-    if getattr(args, "bench_command", None) == "merge":
-        from lab.cli.bench_merge import merge
-
-        return merge(args)
-    _sigterm_as_interrupt()  # ``--provider local`` starts a server
-    if args.executor == "ray":
-        from lab.cli.bench_ray import bench_on_ray
-
-        return bench_on_ray(args)
-    context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
-    return bench(args, lambda options, hook: _live_model(options, n_ctx=context, on_response=hook))
 
 
 def _cassettes(args: argparse.Namespace) -> int:
@@ -252,7 +250,6 @@ COMMANDS = {
     "compact": _compact,
     "show": show_session,
     "cassettes": _cassettes,
-    "bench": _bench,
     "serve-local": _serve_local,
 }
 
@@ -263,14 +260,24 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     from lab.cli.record_merge import MERGE, merge_parser
 
     if tuple(argv[:2]) != MERGE:
-        return _parser().parse_args(argv)
+        return _parser(argv).parse_args(argv)
     args = merge_parser().parse_args(argv[2:])
     args.command = "record merge"
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ctxlab`` console script; returns the exit status."""
+def _suite_command(args: argparse.Namespace) -> int:
+    """A subcommand an experiment adds: its module's ``run``."""
+    module = dict((c.name, m) for m, c in current().commands())[args.command]
+    status: int = import_module(module).run(args)
+    return status
+
+
+def main(argv: Sequence[str] | None = None, suite: Suite | None = None) -> int:
+    """The ``ctxlab`` command over ``suite`` (default: the suite lab was handed already); returns
+    the exit status. The suite's entry point calls it (pyproject.toml's ``[project.scripts]``)."""
+    if suite is not None:
+        use(suite)
     args = _arguments(list(sys.argv[1:] if argv is None else argv))
     import logging  # after parsing: --help and --version never need it
 
@@ -278,12 +285,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    if args.command in LIVE_COMMANDS:  # minutes of live calls: say each wait for a retry
+    live = LIVE_COMMANDS | {c.name for _, c in current().commands() if c.live}
+    if args.command in live:  # minutes of live calls: say each wait for a retry
         logging.getLogger("harness.client").setLevel(logging.WARNING)
     for handler in logging.getLogger().handlers:
         handler.addFilter(_no_url_password)
     try:
-        return COMMANDS[args.command](args)
+        return COMMANDS.get(args.command, _suite_command)(args)
     except CtxlabError as exc:
         print(f"ctxlab: {exc}", file=sys.stderr)
         return 2
@@ -304,8 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-LIVE_COMMANDS = frozenset({"record", "bench"})
-"""Commands that talk to a live model: the client's retry waits are printed (``WARNING``)."""
+LIVE_COMMANDS = frozenset({"record"})
+"""Commands that talk to a live model (and an experiment's subcommands marked ``live``): the
+client's retry waits are printed (``WARNING``)."""
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
 
@@ -320,7 +329,3 @@ def _no_url_password(record: logging.LogRecord) -> bool:
 
 SUITE_MODULES = frozenset({"pandas", "matplotlib", "numpy", "vcr", "yaml", "PIL"})
 """The modules of the ``suite`` extra (pyproject.toml): the library does not need them."""
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,15 +1,15 @@
 """What ``ctxlab --help`` and ``--version`` say, kept light: nothing here imports pandas,
 matplotlib or the experiments themselves, so ``ctxlab --help`` stays fast.
 
-``ctxlab run --help`` lists the experiments from :data:`experiments.manifest.MANIFEST`, which
-imports nothing.
+``ctxlab run --help`` lists the experiments from the suite lab was handed (:mod:`lab.suite`),
+whose list imports nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from experiments.manifest import MANIFEST
+from lab.suite import current
 
 __all__ = ["HelpFormatter", "experiments_epilog", "version"]
 
@@ -34,7 +34,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 def experiments_epilog() -> str:
     """The list of experiment ids with their descriptions, for ``run`` and ``record``."""
     lines = ["experiments:"]
-    lines += [f"  {entry.id}  {entry.title}" for entry in MANIFEST]
+    lines += [f"  {entry.id}  {entry.title}" for entry in current().entries]
     return "\n".join(lines)
 
 

@@ -58,7 +58,7 @@ def _http(on_response: Callable[[Any], None] | None) -> Iterator[Any]:
 def _client(args: argparse.Namespace, n_ctx: int, http: Any) -> Iterator[ChatModel]:
     from harness import ChatClient
     from lab.recorder import local_server, provider_spec
-    from lab.recorder.modelfile import local_model
+    from lab.recorder.local.modelfile import local_model
 
     if args.provider == "local" and not args.base_url:
         with local_server(local_model(args.model), n_ctx=n_ctx) as server:

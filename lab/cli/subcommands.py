@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from importlib import import_module
 from typing import TypeAlias
 
 from lab.cli.options import (
@@ -19,8 +20,9 @@ from lab.cli.options import (
     timeout_options,
 )
 from lab.cli.session import session_options
+from lab.suite import Command
 
-__all__ = ["API_KEY_HELP", "PROVIDERS", "SUBCOMMANDS", "Commands"]
+__all__ = ["API_KEY_HELP", "PROVIDERS", "SUBCOMMANDS", "Commands", "suite_command"]
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """What ``add_subparsers`` returns: each subcommand is added to it."""
@@ -207,23 +209,13 @@ def cassettes_command_parser(commands: Commands) -> None:
     folder_options(cassettes, "unused by this command", out=False)
 
 
-def bench_parser(commands: Commands) -> None:
-    from lab.cli.bench import bench_options
-
-    bench = _command(
-        commands, "bench", "run X-BENCH live or on your own conversations (docs/bench.md)"
-    )
-    bench_options(bench, PROVIDERS)
-    timeout_options(bench)
-    from lab.cli.bench_merge import merge_parser
-
-    merge_parser(
-        bench.add_subparsers(
-            dest="bench_command",
-            metavar="merge",
-            help="merge DIR… --out D: the tables of the shards of one bench, as one bench's",
-        )
-    )
+def suite_command(commands: Commands, command: Command, module: str | None) -> None:
+    """The subcommand an experiment adds (:class:`lab.suite.Command`); its options from
+    ``module``'s ``add_options`` when it is the one asked for (None: listed by ``--help``
+    alone, nothing imported)."""
+    parser = _command(commands, command.name, command.help)
+    if module is not None:
+        import_module(module).add_options(parser)
 
 
 def serve_local_parser(commands: Commands) -> None:
@@ -250,7 +242,7 @@ SUBCOMMANDS: tuple[Callable[[Commands], None], ...] = (
     compact_parser,
     show_parser,
     cassettes_command_parser,
-    bench_parser,
     serve_local_parser,
 )
-"""Each adds one subcommand, in the order of ``ctxlab --help``."""
+"""Each adds one of lab's subcommands, in the order of ``ctxlab --help`` (the experiments'
+subcommands follow: :func:`suite_command`)."""

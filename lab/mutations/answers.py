@@ -26,7 +26,7 @@ from unittest import mock
 
 from lab.errors import ExperimentError
 from lab.experiment import RunSettings
-from lab.mutations.patches import Patch
+from lab.mutations.patching import Patch
 from lab.recorder.format import PROVENANCE_KEY, load_cassette_json
 from lab.recorder.seal import DIGEST_KEY, seal_cassette
 

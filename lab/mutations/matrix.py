@@ -1,10 +1,11 @@
-"""The mutation matrix: every claim judged under every mutation of the catalogue.
+"""The mutation matrix: every claim judged under every mutation of the suite's catalogue
+(:func:`~lab.mutations.mutation.suite_catalogue`).
 
 Each run (the unmutated harness first, then one per mutation) is its own process started in its
-own temporary folder (``python -m lab.mutations.worker``), so a patch never leaks into
-another run and the runs can go side by side (``jobs``). Every experiment runs with the recorded
-answers served in order (:mod:`lab.recorder.order_replay`): a mutated harness asks for
-other things than the recording holds, and the ordinary replay would stop it at the first
+own temporary folder (``python -m lab.mutations.worker``, handed the suite's module), so a patch
+never leaks into another run and the runs can go side by side (``jobs``). Every experiment runs
+with the recorded answers served in order (:mod:`lab.recorder.order_replay`): a mutated harness
+asks for other things than the recording holds, and the ordinary replay would stop it at the first
 request. An experiment that raises under a mutation is ``aborted``: its claims are not judged.
 
 A cell of the matrix says what became of one claim (``<id>@<model>``) under one mutation:
@@ -26,8 +27,7 @@ from pathlib import Path
 
 from harness import ConfigError
 from lab.errors import ExperimentError
-from lab.mutations.catalogue import MUTATIONS, Mutation
-from lab.mutations.guards import guard_reason, uncovered
+from lab.mutations.mutation import Catalogue, Mutation, suite_catalogue
 
 __all__ = [
     "MATRIX_FILE",
@@ -47,14 +47,13 @@ Outcome = dict[str, list[str]]
 def run_in_process(mutation: str, cassettes: Path, experiments: Sequence[str] = ()) -> Outcome:
     """Every experiment's claims in this process, under ``mutation`` ("" = none)."""
     from lab.experiment import RunSettings
-    from lab.mutations.catalogue import by_name
     from lab.runner import run_one, select
 
     settings = RunSettings(
         cassette_root=cassettes, progress=lambda _line: None, cassette_match="order"
     )
     outcome: Outcome = {}
-    patch = by_name(mutation).apply() if mutation else None
+    patch = suite_catalogue().by_name(mutation).apply() if mutation else None
     if patch is not None:
         patch.__enter__()
     try:
@@ -78,11 +77,15 @@ def run_in_process(mutation: str, cassettes: Path, experiments: Sequence[str] = 
 
 
 def _run_in_subprocess(mutation: str, cassettes: Path, experiments: Sequence[str]) -> Outcome:
+    from lab.suite import current
+
     with tempfile.TemporaryDirectory(prefix="ctxlab-mutation-") as scratch:
         command = [
             sys.executable,
             "-m",
             "lab.mutations.worker",
+            "--suite",
+            current().home,
             "--cassettes",
             str(cassettes.resolve()),
             *(["--mutation", mutation] if mutation else []),
@@ -107,6 +110,8 @@ class Matrix:
     baseline: Outcome
     outcomes: dict[str, Outcome]
     mutations: tuple[Mutation, ...]
+    catalogue: Catalogue | None = None
+    """Where the guards come from (None: the current suite's catalogue)."""
 
     def claims(self) -> list[str]:
         return [key for key in self.baseline if not key.startswith("!")]
@@ -131,6 +136,7 @@ class Matrix:
     def rows(self) -> list[dict[str, str]]:
         """One row per claim: id, model, kind, status, then one column per mutation, then how
         many mutations flip it and, for a claim none flips, why it is a guard."""
+        catalogue = self.catalogue or suite_catalogue()
         rows = []
         for claim in self.claims():
             claim_id, _, model = claim.partition("@")
@@ -140,8 +146,8 @@ class Matrix:
             row |= {m.name: self.cell(m.name, claim) for m in self.mutations}
             caught = self.caught_by(claim)
             row["flipped_by"] = str(len(caught))
-            row["guard"] = "" if caught else guard_reason(claim_id, status)
-            row["uncovered"] = "" if caught or row["guard"] else uncovered(claim)
+            row["guard"] = "" if caught else catalogue.guard_reason(claim_id, status)
+            row["uncovered"] = "" if caught or row["guard"] else catalogue.uncovered_reason(claim)
             rows.append(row)
         return rows
 
@@ -149,13 +155,16 @@ class Matrix:
 def compute_matrix(
     cassettes: Path,
     *,
-    mutations: Sequence[Mutation] = MUTATIONS,
+    mutations: Sequence[Mutation] | None = None,
     experiments: Sequence[str] = (),
     jobs: int = 2,
     progress: Callable[[str], None] = lambda _line: None,
 ) -> Matrix:
-    """Run the unmutated harness and every mutation, ``jobs`` processes at a time."""
-    names = ["", *(m.name for m in mutations)]
+    """Run the unmutated harness and every mutation (default: the suite's catalogue), ``jobs``
+    processes at a time."""
+    catalogue = suite_catalogue()
+    chosen = catalogue.mutations if mutations is None else tuple(mutations)
+    names = ["", *(m.name for m in chosen)]
 
     def one(name: str) -> Outcome:
         outcome = _run_in_subprocess(name, cassettes, experiments)
@@ -165,7 +174,7 @@ def compute_matrix(
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = dict(zip(names, pool.map(one, names), strict=True))
     baseline = results.pop("")
-    return Matrix(baseline, results, tuple(mutations))
+    return Matrix(baseline, results, chosen, catalogue)
 
 
 def write_matrix(matrix: Matrix, out_dir: Path, only: Sequence[str] = ()) -> Path:

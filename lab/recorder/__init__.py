@@ -8,7 +8,8 @@
 * :mod:`~lab.recorder.matching`: how replayed requests match recorded ones, and what a
   mismatch says.
 * the secret scanner every recorded cassette passes is :mod:`harness.secrets` (re-exported here).
-* :mod:`~lab.recorder.localserver`: the local model and its deterministic server.
+* :mod:`~lab.recorder.local`: the local recording stack (the model file, the llama.cpp server,
+  its deterministic launcher).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from lab.recorder.cassette import (
     cassette_client,
     read_provenance,
 )
-from lab.recorder.localserver import (
+from lab.recorder.local.server import (
     QWEN_1_5B,
     LocalModel,
     ServerInfo,

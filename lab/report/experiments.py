@@ -1,5 +1,6 @@
-"""Each experiment's piece of the report, in the manifest's order: the ``PAGE`` of every
-``experiments/<name>/page.py`` (:class:`~lab.report.piece.Page`).
+"""Each experiment's piece of the report, in the suite's order: the ``PAGE`` of the ``page``
+module of every experiment's folder (:class:`~lab.report.piece.Page`), each imported the first
+time the report shows that experiment (:mod:`lab.suite`).
 
 :func:`read_view` and :func:`measurements_section` use them, so that an experiment without a
 page, without a section of its own, or with a JSON of another shape, is rendered generically
@@ -7,18 +8,18 @@ instead of crashing the build."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from functools import cache
 from importlib import import_module
 from typing import Any
 
 import pandas as pd
 
-from experiments.manifest import MANIFEST, Entry
 from lab.parallel import in_order
 from lab.report.piece import Page
 from lab.report.plots.canvas import Plot
 from lab.report.tables import ExperimentDoc
+from lab.suite import Suite, current
 from lab.views import ShapeError
 
 __all__ = [
@@ -31,18 +32,46 @@ __all__ = [
 ]
 
 
-def _page(entry: Entry) -> Page[Any]:
-    page = getattr(import_module(f"experiments.{entry.folder}.page"), "PAGE", None)
-    if not isinstance(page, Page):
-        raise TypeError(f"experiments/{entry.folder}/page.py must define PAGE = Page(...)")
-    return page
+class Pages(MutableMapping[str, Page[Any]]):
+    """One suite's pages by experiment id, in its order, each imported when first looked up (a
+    test may replace one: tests/support/plot_memo.py wraps the plots)."""
+
+    def __init__(self, suite: Suite) -> None:
+        self.suite = suite
+        self.loaded: dict[str, Page[Any]] = {}
+
+    def __getitem__(self, experiment_id: str) -> Page[Any]:
+        if experiment_id not in self.loaded:
+            module = self.suite.module(self.suite.entry(experiment_id), "page")
+            page = getattr(import_module(module), "PAGE", None)
+            if not isinstance(page, Page):
+                raise TypeError(f"{module} must define PAGE = Page(...)")
+            self.loaded[experiment_id] = page
+        return self.loaded[experiment_id]
+
+    def __setitem__(self, experiment_id: str, page: Page[Any]) -> None:
+        self.loaded[experiment_id] = page
+
+    def __delitem__(self, experiment_id: str) -> None:
+        del self.loaded[experiment_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.suite.ids())
+
+    def __len__(self) -> int:
+        return len(self.suite.entries)
 
 
 @cache
-def experiment_pages() -> dict[str, Page[Any]]:
-    """Every experiment's page, by id, in report order (loaded on first use: a page imports
-    the report's helpers, so this module cannot load them while it is being imported)."""
-    return {entry.id: _page(entry) for entry in MANIFEST}
+def _pages(suite: Suite) -> Pages:
+    return Pages(suite)
+
+
+def experiment_pages() -> Pages:
+    """The current suite's pages, by id, in report order (one mapping per suite; a page is
+    imported on first use: a page imports the report's helpers, so this module cannot load
+    them while it is being imported)."""
+    return _pages(current())
 
 
 def about(experiment: str) -> str:
@@ -64,11 +93,12 @@ def read_view(doc: ExperimentDoc) -> tuple[Any, str]:
         return None, f"its JSON is not shaped as expected ({error})"
 
 
-def measurements_section(view: object, claims: pd.DataFrame) -> str | None:
-    """The Measurements section for ``view``; None without a view (render it generically)."""
-    for page in experiment_pages().values():
-        if page.section is not None and isinstance(view, page.view):
-            return page.section(view, claims)
+def measurements_section(experiment: str, view: object, claims: pd.DataFrame) -> str | None:
+    """The Measurements section of ``experiment``'s ``view``; None without a view (render it
+    generically)."""
+    page = experiment_pages().get(experiment.split("@", 1)[0])
+    if page is not None and page.section is not None and isinstance(view, page.view):
+        return page.section(view, claims)
     return None
 
 
@@ -82,7 +112,9 @@ def build_plots(sets: Mapping[str, RecordedSets], jobs: int = 1) -> list[Plot]:
     experiment's plot shows every one of its sets whose view could be read. ``jobs`` worker
     processes render them side by side (:mod:`lab.parallel`)."""
     drawn = []
-    for key, page in experiment_pages().items():
+    pages = experiment_pages()
+    for key in [key for key in pages if key in sets]:
+        page = pages[key]
         if page.plot is None:
             continue
         shown = [(model, view) for model, view in sets.get(key, ()) if isinstance(view, page.view)]

@@ -135,7 +135,7 @@ def _generic_section(doc: ExperimentDoc, reason: str) -> str:
 
 
 def _measurements(doc: ExperimentDoc, view: object, reason: str, claims: pd.DataFrame) -> str:
-    section = measurements_section(view, claims)
+    section = measurements_section(doc.id, view, claims)
     return _generic_section(doc, reason) if section is None else section
 
 

@@ -44,6 +44,9 @@ class Page(Generic[V]):
     every_model: bool = False
     """Whether ``<ID>.md`` shows each recorded model's measurements (E4: the 0.5B model left
     no DSH compaction) or the first model's (the rest is in ``claims.md``)."""
+    rounds: tuple[str, ...] = ()
+    """The user messages that open the experiment's numbered rounds, in order: its evidence
+    pages label each recorded call by round (:mod:`lab.report.evidence.picks`)."""
 
     def read(self, data: Mapping[str, Any]) -> V:
         """The view of ``data``; raises :class:`~lab.views.ShapeError` when the

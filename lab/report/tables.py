@@ -57,9 +57,9 @@ files of an experiment's other recorded models add ``@<model>`` to the id."""
 
 
 def experiment_title(experiment_id: str, data: Mapping[str, Any] | None) -> str:
-    """The experiment's title from the registry, else the JSON's ``title``, else empty."""
+    """The experiment's title from the suite's list, else the JSON's ``title``, else empty."""
     if experiment_id in EXPERIMENTS:
-        return EXPERIMENTS[experiment_id].title
+        return EXPERIMENTS.title(experiment_id)
     title = (data or {}).get("title")
     return title if isinstance(title, str) else ""
 

@@ -96,7 +96,7 @@ def test_a_bench_killed_at_eight_runs_at_once_asks_only_for_unfinished_runs(
         server.hold_after = 3  # then every request waits: the bench is mid-grid when killed
         command = bench(server.base_url, out, "--concurrency", "8")
         child = subprocess.Popen(
-            [sys.executable, "-m", "lab.cli", *command],
+            [sys.executable, "-m", "experiments", *command],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

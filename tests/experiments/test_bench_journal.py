@@ -76,7 +76,7 @@ def test_a_killed_bench_goes_on_where_it_stopped(
     out = tmp_path / "out"
     with _HoldThirdProbe() as server:
         child = subprocess.Popen(
-            [sys.executable, "-m", "lab.cli", *_bench(server.base_url, out)],
+            [sys.executable, "-m", "experiments", *_bench(server.base_url, out)],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

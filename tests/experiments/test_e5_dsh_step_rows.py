@@ -12,7 +12,7 @@ import pytest
 from experiments.e5.claims.dsh_steps import dsh_step_claims
 from experiments.e5.measures.dsh_steps import measure_dsh_steps
 from experiments.e5.view.dsh_steps import DshSteps
-from lab.mutations.catalogue import MUTATIONS, by_name
+from experiments.mutations.catalogue import MUTATIONS, by_name
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ def test_a_consolidation_that_never_redoes_its_batch_is_a_differing_row(
 def test_a_watermark_moved_before_the_write_reads_as_moved() -> None:
     # the outcome of the failed run reports the watermark it started from; the file is what
     # counts: under this mutation the row said "watermark kept" while the file had moved
-    from lab.mutations.catalogue import by_name
+    from experiments.mutations.catalogue import by_name
 
     with by_name("WATERMARK_BEFORE_WRITE").apply():
         measured = failures.measure_consolidation_failure()

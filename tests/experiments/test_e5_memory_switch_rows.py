@@ -12,7 +12,7 @@ import pytest
 from experiments.e5.claims.memory_switches import memory_switch_claims
 from experiments.e5.measures.memory_switches import measure_memory_switches
 from experiments.e5.view.memory_switches import MemorySwitches
-from lab.mutations.catalogue import by_name
+from experiments.mutations.catalogue import by_name
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,6 @@ def test_the_catalogue_mutation_flips_the_row(mutation: str, claim_id: str) -> N
 
 
 def _naming(claim_id: str) -> list[Any]:
-    from lab.mutations.catalogue import MUTATIONS
+    from experiments.mutations.catalogue import MUTATIONS
 
     return [m for m in MUTATIONS if claim_id in m.must_flip]

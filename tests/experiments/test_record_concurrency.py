@@ -17,7 +17,7 @@ from support.paths import ROOT
 
 def _record(base_url: str, folder: Path, concurrency: int) -> str:
     command = [
-        sys.executable, "-m", "lab.cli", "record", "X-BENCH",
+        sys.executable, "-m", "experiments", "record", "X-BENCH",
         "--provider", "openai-compatible", "--model", "m", "--base-url", base_url,
         "--slice", "1/18", "--cassettes", str(folder / "cassettes"),
         "--out", str(folder / "reports"), "--concurrency", str(concurrency),

@@ -23,7 +23,7 @@ EVERY = ["E2", "E3", "E4", "X-BENCH"]
 
 def _record(base_url: str, folder: Path, *extra: str, experiments: list[str] = EVERY) -> str:
     command = [
-        sys.executable, "-m", "lab.cli", "record", *experiments,
+        sys.executable, "-m", "experiments", "record", *experiments,
         "--provider", "openai-compatible", "--model", "m", "--base-url", base_url,
         "--slice", "1/18", "--cassettes", str(folder), "--out", str(folder.parent / "reports"),
         *extra,
@@ -153,7 +153,7 @@ def test_an_experiment_that_fails_in_a_worker_stops_the_recording_in_one_sentenc
     kept.write_text("{}\n", encoding="utf-8")  # E3 is there already: no --force, refused
     with BenchServer(latency=0.05) as server:
         command = [
-            sys.executable, "-m", "lab.cli", "record", "E2", "E3",
+            sys.executable, "-m", "experiments", "record", "E2", "E3",
             "--provider", "openai-compatible", "--model", "m", "--base-url", server.base_url,
             "--cassettes", str(folder), "--out", str(tmp_path / "reports"), "--concurrency", "2",
         ]  # fmt: skip

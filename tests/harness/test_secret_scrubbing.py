@@ -153,7 +153,7 @@ def test_verbose_log_lines_never_show_a_password_in_the_base_url(tmp_path: Path)
     with ScriptedHTTPServer([reply]) as server:
         url = server.base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
         done = subprocess.run(
-            [sys.executable, "-m", "lab.cli", "-v", *compact_args(tmp_path, url)],
+            [sys.executable, "-m", "experiments", "-v", *compact_args(tmp_path, url)],
             capture_output=True, text=True, cwd=ROOT, timeout=120,
             env={**os.environ, KEY_ENV: "sk-test-000000000000000000"},
         )  # fmt: skip

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from support.paths import ROOT
 
+from experiments.mutations.catalogue_judges import ANSWER_MUTATIONS
 from harness.compaction.agentscope import DEFAULT_SUMMARY_PROMPT
 from lab.errors import ExperimentError
 from lab.experiment import RunSettings
 from lab.mutations.answers import Rewrite, rewrite_cassette, rewritten
-from lab.mutations.catalogue_judges import ANSWER_MUTATIONS
 from lab.recorder.format import load_cassette_json
 from lab.recorder.seal import check_cassette
 from lab.runner import run_one

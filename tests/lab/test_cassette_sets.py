@@ -185,7 +185,7 @@ def test_reports_show_each_model_side_by_side_with_its_own_reason(tmp_path: Path
 
 def test_the_local_model_is_chosen_by_short_or_full_name() -> None:
     from lab.errors import LocalServerError
-    from lab.recorder.modelfile import QWEN_0_5B, QWEN_1_5B, local_model
+    from lab.recorder.local.modelfile import QWEN_0_5B, QWEN_1_5B, local_model
 
     assert local_model(None) is QWEN_1_5B and local_model("qwen1.5b") is QWEN_1_5B
     assert local_model("qwen0.5b") is local_model(QWEN_0_5B.name) is QWEN_0_5B

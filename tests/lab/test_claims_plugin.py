@@ -77,7 +77,7 @@ def run_claims(
     if not temporary_reports and "--report-dir" not in args:
         args = (*args, "--report-dir", str(pytester.path / "run-reports"))
     return pytester.runpytest(
-        "-p", "lab.pytest_plugin", "-p", "no:cacheprovider",
+        "-p", "experiments.pytest_plugin", "-p", "no:cacheprovider",
         "--baseline", str(baseline), "-rfEx", *args,
     )  # fmt: skip
 
@@ -337,8 +337,8 @@ def test_a_wrong_key_is_one_usage_error_before_any_test_runs(
 def test_a_missing_record_extra_is_one_usage_error(
     pytester: pytest.Pytester, baseline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lab.recorder.localserver as localserver
-    import lab.recorder.modelfile as modelfile
+    import lab.recorder.local.modelfile as modelfile
+    import lab.recorder.local.server as localserver
 
     monkeypatch.setattr(modelfile, "check_parts", lambda model: None)  # as if the parts were in
     monkeypatch.setattr(localserver.importlib.util, "find_spec", lambda name: None)  # no llama_cpp

@@ -46,7 +46,7 @@ def claim_statuses(table: list[dict[str, str]]) -> list[str]:
 
 def run_module(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lab.cli", *args],
+        [sys.executable, "-m", "experiments", *args],
         cwd=PROJECT_ROOT,
         capture_output=True,
         text=True,
@@ -184,7 +184,7 @@ def test_without_the_suite_extra_ctxlab_says_which_extra_in_one_sentence(tmp_pat
     """The library needs only httpx; the ctxlab command needs the `suite` extra (pandas …)."""
     script = (
         "import sys; sys.modules['pandas'] = None\n"  # as if pandas were not installed
-        "from lab.cli import main\n"
+        "from experiments.cli import main\n"
         f"sys.exit(main(['run', 'E1', '--out', {str(tmp_path / 'r')!r}]))\n"
     )
     done = subprocess.run(

@@ -57,9 +57,9 @@ def _start(script: str) -> tuple[subprocess.Popen[str], int]:
 def test_a_terminated_recording_stops_its_server() -> None:
     script = f"""
 import sys, time
-from lab.cli import _sigterm_as_interrupt
-from lab.recorder.localserver import _server_process
-_sigterm_as_interrupt()
+from lab.cli import sigterm_as_interrupt
+from lab.recorder.local.server import _server_process
+sigterm_as_interrupt()
 try:
     with _server_process([sys.executable, "-c", {SLEEPER!r}], lambda _: None) as (server, _):
         print(server.pid, flush=True)
@@ -80,7 +80,7 @@ except KeyboardInterrupt:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_the_launcher_exits_when_its_parent_is_killed() -> None:
     child = (
-        "import sys, time; from lab.recorder.det_server import watch_parent; "
+        "import sys, time; from lab.recorder.local.det_server import watch_parent; "
         "watch_parent(int(sys.argv[1]), 0.05); print('watching', flush=True); time.sleep(120)"
     )
     script = f"""
@@ -123,14 +123,14 @@ def test_the_commands_that_start_a_server_take_sigterm_as_an_interrupt(
     def installed() -> None:
         raise Installed
 
-    monkeypatch.setattr(cli, "_sigterm_as_interrupt", installed)
+    monkeypatch.setattr(cli, "sigterm_as_interrupt", installed)
     with pytest.raises(Installed):
         cli.main(argv)
 
 
 def test_the_server_is_told_which_process_to_outlive_none_of() -> None:
-    from lab.recorder.det_server import PARENT_ENV
-    from lab.recorder.localserver import _child_env
+    from lab.recorder.local.det_server import PARENT_ENV
+    from lab.recorder.local.server import _child_env
 
     assert _child_env()[PARENT_ENV] == str(os.getpid())
 
@@ -141,7 +141,7 @@ def test_a_server_that_cannot_watch_its_parent_dies_with_it() -> None:
     # asked for between fork and exec, stops it when the recording is killed with SIGKILL.
     script = f"""
 import sys, time
-from lab.recorder.localserver import _server_process
+from lab.recorder.local.server import _server_process
 with _server_process([sys.executable, "-c", {SLEEPER!r}], lambda _: None) as (server, _):
     print(server.pid, flush=True)
     time.sleep(120)

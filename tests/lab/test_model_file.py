@@ -13,7 +13,7 @@ import pytest
 from test_recording_localserver import fake_parts  # noqa: F401  (a fixture)
 
 from lab.errors import LocalServerError
-from lab.recorder.modelfile import MODEL_FILE_ENV, LocalModel, assemble_model
+from lab.recorder.local.modelfile import MODEL_FILE_ENV, LocalModel, assemble_model
 
 
 def test_assembling_says_where_and_how_big(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.mutations.catalogue import MUTATIONS
+from experiments.mutations.catalogue import MUTATIONS
 from lab.mutations.committed import committed_matrix
 from lab.mutations.inputs import (
     INPUTS_FILE,

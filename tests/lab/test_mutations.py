@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from support.paths import ROOT
 
+from experiments.mutations.catalogue import CATALOGUE, MUTATIONS, Mutation, by_name
+from experiments.mutations.guards import GUARDS, UNCOVERED
 from harness.errors import ConfigError
-from lab.mutations.catalogue import MUTATIONS, Mutation, by_name
 from lab.mutations.committed import committed_matrix
-from lab.mutations.guards import GUARDS, UNCOVERED, uncovered
 from lab.mutations.inputs import inputs_digest, recorded_digest, sample_of
 from lab.mutations.matrix import (
     MATRIX_FILE,
@@ -118,7 +118,7 @@ def test_every_row_is_flipped_or_a_named_guard(matrix: Matrix) -> None:
         f"{r['claim_id']}@{r['model']}" for r in rows if r["flipped_by"] == "0" and not r["guard"]
     ]
     # the rows not covered yet are listed, each with its reason: a ratchet, not a pass
-    unexplained = [claim for claim in bare if not uncovered(claim)]
+    unexplained = [claim for claim in bare if not CATALOGUE.uncovered_reason(claim)]
     assert not unexplained, f"rows nothing flips or explains: {', '.join(unexplained)}"
     listed = {c if "@" in c else f"{c}@scripted" for c in UNCOVERED}
     assert listed == set(bare), f"UNCOVERED is stale: now flipped {sorted(listed - set(bare))}"

@@ -19,7 +19,7 @@ from lab.recorder import cassette_client
 from lab.recorder.order_replay import NOT_A_REPRODUCTION
 
 PROJECT_ROOT = ROOT
-COMMAND = (sys.executable, "-m", "lab.cli")
+COMMAND = (sys.executable, "-m", "experiments")
 CASSETTE = next((PROJECT_ROOT / "cassettes" / "E3").glob("*/rounds.json"))
 
 
@@ -95,7 +95,7 @@ def test_run_in_order_marks_every_line_and_writes_a_scratch_folder(tmp_path: Pat
 
 def test_pytest_option_refuses_to_update_the_baseline(pytester: pytest.Pytester) -> None:
     done = pytester.runpytest_subprocess(
-        "-p", "lab.pytest_plugin", "--cassette-match", "order", "--update-baseline"
+        "-p", "experiments.pytest_plugin", "--cassette-match", "order", "--update-baseline"
     )
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     assert "not a reproduction" in "\n".join(done.errlines)

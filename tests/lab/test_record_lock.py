@@ -63,7 +63,7 @@ def test_a_second_record_of_the_same_cassette_is_refused_and_writes_nothing(
 
     def record(url: str, out: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "lab.cli", "record", "E3",
+            [sys.executable, "-m", "experiments", "record", "E3",
              "--provider", "openai-compatible", "--base-url", url, "--model", "fixed-model",
              "--api-key-env", "CTXLAB_FAKE_KEY", "--cassettes", str(cassettes),
              "--out", str(tmp_path / out), "--project", str(root)],

@@ -1,4 +1,4 @@
-"""Tests of lab.recorder.localserver and .det_server that need no llama_cpp: the command
+"""Tests of lab.recorder.local.server and .det_server that need no llama_cpp: the command
 line, model assembly from fake part modules, and the server lifecycle with a stand-in server."""
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from lab.recorder import (
     ServerInfo,
     assemble_model,
     local_server,
-    localserver,
 )
-from lab.recorder.det_server import (
+from lab.recorder.local import server as localserver
+from lab.recorder.local.det_server import (
     NO_REPACK,
     install_fresh_context,
     keep_weights_unpacked,
     take_switch,
 )
-from lab.recorder.modelfile import QWEN_0_5B
+from lab.recorder.local.modelfile import QWEN_0_5B
 
 # A stand-in for the llama.cpp server: answers GET /v1/models on the --port it is given.
 FAKE_SERVER = textwrap.dedent(
@@ -63,7 +63,7 @@ def test_server_command_runs_the_deterministic_launcher() -> None:
     command = localserver.server_command(
         Path("/m/q.gguf"), "q", port=8011, n_ctx=8192, seed=42, threads=2
     )
-    assert command[:3] == [sys.executable, "-m", "lab.recorder.det_server"]
+    assert command[:3] == [sys.executable, "-m", "lab.recorder.local.det_server"]
     assert command[-1] == "--no-repack"  # the launcher's own switch, a lone flag
     flags = dict(zip(command[3:-1:2], command[4:-1:2], strict=True))
     assert flags == {
@@ -114,9 +114,9 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     env = localserver._child_env()
     assert "HOST" not in env and "PORT" not in env
-    root = str(Path(localserver.__file__).resolve().parents[2])
+    root = str(Path(localserver.__file__).resolve().parents[3])
     assert env["PYTHONPATH"].split(":") == [root, "/elsewhere"]
-    assert (Path(root) / "lab" / "recorder" / "det_server.py").is_file()
+    assert (Path(root) / "lab" / "recorder" / "local" / "det_server.py").is_file()
 
 
 def test_qwen_model_constants() -> None:

@@ -104,7 +104,7 @@ def test_ctxlab_record_prints_the_wait_a_retry_after_asks_for(tmp_path: Path) ->
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "lab.cli", "record", "E3", "--provider",
+            [sys.executable, "-m", "experiments", "record", "E3", "--provider",
              "deepseek", "--base-url", f"http://127.0.0.1:{server.server_port}/v1",
              "--cassettes", str(tmp_path / "c"), "--out", str(tmp_path / "r")],
             capture_output=True, text=True, cwd=ROOT, timeout=120,

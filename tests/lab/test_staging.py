@@ -196,7 +196,7 @@ def _claims_by_experiment(path: Path) -> dict[str, list[dict[str, str]]]:
 @pytest.mark.parametrize("subsets", [("E1", "E2")])
 def test_two_runs_into_one_out_keep_both_results(tmp_path: Path, subsets: tuple[str, str]) -> None:
     out = tmp_path / "reports"
-    ctxlab = [sys.executable, "-m", "lab.cli"]
+    ctxlab = [sys.executable, "-m", "experiments"]
     runs = [
         subprocess.Popen(
             [*ctxlab, "run", experiment, "--out", str(out)],

@@ -1,12 +1,14 @@
-"""The tree's shape beyond the harness: one folder per experiment, listed once in the
-manifest; no import cycle anywhere, imports inside functions counted; the 40-line function cap
-for the suite too; and no experiment reaching into another experiment's claims."""
+"""The tree's shape beyond the harness: one folder per experiment, listed once in the manifest; no
+import cycle anywhere, imports inside functions counted; the 40-line function cap for the suite
+too; no experiment reaching into another experiment's claims; and arrows one way only,
+experiments → lab → harness: nothing in ``lab/`` imports the experiments or names a claim."""
 
 from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,10 @@ from experiments.manifest import MANIFEST
 from lab.registry import EXPERIMENTS
 from lab.report.experiments import experiment_pages
 
-TREES = ("harness", "experiments")
+TREES = ("harness", "lab", "experiments")
+SUITE_PACKAGE = "experiments"
+NOT_EXPERIMENTS = ("mutations",)
+"""Folders of ``experiments/`` that hold the suite's content but no experiment."""
 
 
 def _modules() -> dict[str, Path]:
@@ -110,10 +115,13 @@ def test_every_experiment_is_one_folder_listed_once() -> None:
     folders = sorted(
         p.name for p in (ROOT / "experiments").iterdir() if (p / "__init__.py").is_file()
     )
-    assert sorted(entry.folder for entry in MANIFEST) == [f for f in folders if f != "lab"]
+    assert sorted(entry.folder for entry in MANIFEST) == [
+        f for f in folders if f not in NOT_EXPERIMENTS
+    ]
     assert [entry.id for entry in MANIFEST] == list(EXPERIMENTS) == list(experiment_pages())
     loose = sorted(p.name for p in (ROOT / "experiments").glob("*.py"))
-    assert loose == ["__init__.py", "manifest.py"]  # the machinery lives in lab/
+    # the list and where the suite starts; the machinery lives in lab/
+    assert loose == ["__init__.py", "__main__.py", "cli.py", "manifest.py", "pytest_plugin.py"]
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=lambda e: e.id)
@@ -152,3 +160,134 @@ def test_the_suite_reaches_the_harness_through_its_public_names() -> None:
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     deep.append(f"{where}: {alias.name} from {node.module}, not {public}")
     assert not deep, "\n".join(deep)
+
+
+# --- one direction: experiments → lab → harness ------------------------------------------------
+
+_LOADERS = ("import_module", "__import__")
+
+
+def _names_the_suite(module: str) -> bool:
+    return module == SUITE_PACKAGE or module.startswith(f"{SUITE_PACKAGE}.")
+
+
+def _loaded_name(call: ast.Call) -> str | None:
+    """The module a call of ``import_module``/``__import__`` loads, when its name is written
+    out (a string, or an f-string's leading text)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in _LOADERS or not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.JoinedStr) and first.values:
+        first = first.values[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
+def suite_imports(sources: Mapping[str, str]) -> list[str]:
+    """``<file>:<line> <module>`` for every import of the suite's package in ``sources``: import
+    statements at the top, inside functions and under ``if TYPE_CHECKING``, and the module names
+    handed to ``import_module`` or ``__import__``."""
+    found = []
+    for name, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module]
+            elif isinstance(node, ast.Call) and (loaded := _loaded_name(node)) is not None:
+                targets = [loaded]
+            found += [f"{name}:{node.lineno} {t}" for t in targets if _names_the_suite(t)]
+    return found
+
+
+CLAIM_ID = re.compile(r"\b(?:E\d+-|X-[A-Z]+-|AS-|DSH-)")
+"""A claim id: ``E3-…``, ``X-BENCH-…``, ``AS-…``, ``DSH-…`` (an experiment id alone is not one)."""
+
+CLAIM_IDS_MOVING_OUT = (
+    "lab/claims/reason_classes.py",
+    "lab/report/evidence/picks.py",
+    "lab/report/evidence/xbench.py",
+)
+"""TEMPORARY: files whose per-claim facts are moving onto the claims' specs in a parallel
+change; this allowlist goes once that change lands."""
+
+
+def claim_id_literals(sources: Mapping[str, str]) -> list[str]:
+    """``<file>:<line> <id>`` for every claim id written in ``sources`` (code, strings, docstrings
+    and comments alike)."""
+    return [
+        f"{name}:{number} {found.group(0)}"
+        for name, source in sources.items()
+        for number, line in enumerate(source.splitlines(), 1)
+        for found in CLAIM_ID.finditer(line)
+    ]
+
+
+def _lab_sources(
+    suffixes: tuple[str, ...] = (".py",), skip: tuple[str, ...] = ()
+) -> dict[str, str]:
+    return {
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "lab").rglob("*"))
+        if path.suffix in suffixes and path.relative_to(ROOT).as_posix() not in skip
+    }
+
+
+def test_nothing_in_lab_imports_the_experiments() -> None:
+    """lab is handed its suite (:mod:`lab.suite`) and names none of it."""
+    assert suite_imports(_lab_sources()) == []
+
+
+PLANTED_IMPORTS = {
+    "lab/top.py": "from experiments.manifest import MANIFEST\n",
+    "lab/plain.py": "import experiments.e3 as e3\n",
+    "lab/inner.py": "def f():\n    from experiments.x_bench import cli\n",
+    "lab/typing.py": "if TYPE_CHECKING:\n    from experiments.e3.view import E3View\n",
+    "lab/by_name.py": "from importlib import import_module\nimport_module('experiments.e3')\n",
+    "lab/by_fstring.py": "import importlib\nimportlib.import_module(f'experiments.{folder}')\n",
+    "lab/dunder.py": "__import__('experiments')\n",
+}
+
+
+def test_an_import_of_the_experiments_is_found_wherever_it_hides() -> None:
+    found = suite_imports(PLANTED_IMPORTS)
+    assert [line.split(":")[0] for line in found] == list(PLANTED_IMPORTS)
+    clean = {
+        "lab/ok.py": "import experimental\nfrom lab.suite import current\n"
+        "import_module(suite.module(entry))\nimport_module(f'{suite.package}.x')\n"
+    }
+    assert suite_imports(clean) == []
+
+
+def test_a_planted_import_in_a_lab_tree_fails_the_check(tmp_path: Path) -> None:
+    planted = tmp_path / "lab" / "deep" / "module.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("def load():\n    import experiments.x_bench.cli\n", encoding="utf-8")
+    sources = {p.as_posix(): p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.py")}
+    assert suite_imports(sources) == [f"{planted.as_posix()}:2 experiments.x_bench.cli"]
+
+
+def test_no_claim_id_is_written_in_lab() -> None:
+    """A fact about one claim sits on that claim, in its experiment's folder."""
+    templates = (".py", ".j2", ".css", ".js")
+    assert claim_id_literals(_lab_sources(templates, skip=CLAIM_IDS_MOVING_OUT)) == []
+
+
+def test_a_planted_claim_id_fails_the_check() -> None:
+    planted = {
+        "lab/a.py": 'PICKS = {"E3-RECALL": 1}\n',
+        "lab/b.py": '"""Example: ``X-BENCH-FULL``."""\n',
+        "lab/c.py": "# AS-DEFAULTS reads a constant\nGUARD = 'DSH-REPLAY'\n",
+    }
+    assert claim_id_literals(planted) == [
+        "lab/a.py:1 E3-",
+        "lab/b.py:1 X-BENCH-",
+        "lab/c.py:1 AS-",
+        "lab/c.py:2 DSH-",
+    ]
+    fine = {"lab/d.py": "ids = ('E3', 'X-BENCH', 'HAS-A', '<claim-id>@<model>')\n"}
+    assert claim_id_literals(fine) == []

@@ -19,7 +19,7 @@ CTXLAB = (
     else [
         sys.executable,
         "-c",
-        "import sys; from lab.cli import main; sys.exit(main())",
+        "import sys; from experiments.cli import main; sys.exit(main())",
     ]
 )
 """The ``ctxlab`` command of the interpreter running the tests: the console script beside it

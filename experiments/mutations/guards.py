@@ -3,16 +3,17 @@
 A row listed in :data:`GUARDS` reads a configuration constant (a default of AgentScope 2.0.3 as
 the seed read it from bytecode), so no change of the harness's behaviour can move it; a change of
 the constant itself would, and that is what the row guards. A row ``differs`` in the baseline is
-labelled by :func:`guard_reason` too: it already fails, so breaking the harness cannot make it
-fail (it shows its judge can say ``differs``); it would flip only if the harness got the model's
-output right. X-BENCH's baseline rows (no compaction, truncation, masking) are the experiment's
-own conditions, which no mutation of the harness reaches; their judges are shown to fail on a
-broken measurement by ``tests/experiments/test_x_bench.py``.
+labelled by lab's engine too (:meth:`lab.mutations.mutation.Catalogue.guard_reason`): it already
+fails, so breaking the harness cannot make it fail (it shows its judge can say ``differs``); it
+would flip only if the harness got the model's output right. X-BENCH's baseline rows (no
+compaction, truncation, masking) are the experiment's own conditions, which no mutation of the
+harness reaches; their judges are shown to fail on a broken measurement by
+``tests/experiments/test_x_bench.py``.
 """
 
 from __future__ import annotations
 
-__all__ = ["ALREADY_DIFFERS", "GUARDS", "UNCOVERED", "guard_reason", "uncovered"]
+__all__ = ["GUARDS", "UNCOVERED"]
 
 _DEFAULT = "a guard of a configuration constant: it reads a default of AgentScope 2.0.3 "
 GUARDS: dict[str, str] = {
@@ -34,19 +35,6 @@ GUARDS: dict[str, str] = {
         )
     },
 }
-ALREADY_DIFFERS = (
-    "differs already: a broken harness cannot make it fail (its judge says differs today); it "
-    "would flip only if the harness got the recorded output right"
-)
-
-
-def guard_reason(claim_id: str, status: str) -> str:
-    """Why no mutation flips the row, or "" when nothing explains it."""
-    if claim_id in GUARDS:
-        return GUARDS[claim_id]
-    return ALREADY_DIFFERS if status == "differs" else ""
-
-
 UNCOVERED: dict[str, str] = {
     # not guards: rows a harness change could move, but no mutation of the catalogue flips yet
     # (tests/lab/test_mutations.py fails when this list is not exactly the rows nothing
@@ -56,9 +44,3 @@ UNCOVERED: dict[str, str] = {
     # (DSH_SKIPS_HEAD flips it); E2-S1-TOOLS is flipped by the answer mutation
     # ANSWER_S1_TRIES_TOOL.
 }
-
-
-def uncovered(claim: str) -> str:
-    """Why no mutation flips ``claim`` (``<id>@<model>``) yet, from :data:`UNCOVERED`."""
-    claim_id, _, model = claim.partition("@")
-    return UNCOVERED.get(claim, "") or (UNCOVERED.get(claim_id, "") if model == "scripted" else "")

@@ -1,14 +1,12 @@
-"""The mutations for the seed claims that had no row at first (pre-compaction hooks, the
-overflow retry, DeepSeek-Harness's commit and checks, E1's back-off, the memory pipeline);
-:mod:`lab.mutations.catalogue` appends them to its ``MUTATIONS``."""
+"""The mutations of the harness's safeguards (pre-compaction hooks, the overflow retry,
+DeepSeek-Harness's commit and checks, E1's back-off, the memory pipeline), for the seed rows
+that rest on them; :mod:`experiments.mutations.catalogue` appends them to its ``MUTATIONS``."""
 
 from __future__ import annotations
 
 from unittest import mock
 
-from lab.mutations.mutation import Mutation
-from lab.mutations.patches import attr, nothing, wrap
-from lab.mutations.patches_more import (
+from experiments.mutations.patches_safeguards import (
     backoff_forward,
     consolidation_marks_daily,
     disable_ignored,
@@ -28,13 +26,15 @@ from lab.mutations.patches_more import (
     truncated_accepted,
     workspace_at_root,
 )
+from lab.mutations.mutation import Mutation
+from lab.mutations.patching import attr, nothing, wrap
 
-__all__ = ["MORE_MUTATIONS"]
+__all__ = ["SAFEGUARD_MUTATIONS"]
 
 _AS = "harness.compaction.agentscope"
 _DSH = "harness.compaction.dsh"
 _15B = "@qwen2.5-coder-1.5b-instruct-q4_k_m"
-MORE_MUTATIONS: tuple[Mutation, ...] = (
+SAFEGUARD_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "FLUSH_BLOCKS",
         "a failing pre-compaction flush stops the compaction (no longer best effort)",

@@ -1,20 +1,19 @@
-"""The patches of the mutation catalogue (:mod:`lab.mutations.catalogue`): each breaks
+"""The patches of the mutation catalogue (:mod:`experiments.mutations.catalogue`): each breaks
 one behaviour of the harness for the life of a ``with`` block, from the suite; nothing in
-``harness/`` knows about them."""
+``harness/`` knows about them. The generic tools they are built with are lab's
+(:mod:`lab.mutations.patching`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
 from typing import Any
 from unittest import mock
 
+from lab.mutations.patching import Patch, attr
+
 __all__ = [
-    "Patch",
-    "attr",
     "cutoff_ignores_pairing",
     "dsh_skips_head",
     "e3_trigger_six",
@@ -22,56 +21,15 @@ __all__ = [
     "flush_after_maintenance",
     "gate_off_summary",
     "keep_one_more",
-    "many",
     "nested_summary",
-    "nothing",
     "offload_at_limit",
-    "patch_everywhere",
     "prune_at_limit",
     "ratio_property",
     "save_memory_only",
     "summary_without_usage",
     "trigger_strictly_above",
-    "wrap",
     "zero_trigger_fires",
 ]
-
-Patch = Callable[[], Any]
-"""Returns a context manager that applies the mutation while it is open."""
-
-
-def patch_everywhere(module: str, name: str, new: object) -> ExitStack:
-    """Replace ``module.name`` and every other loaded module's binding of the same object
-    (``from module import name`` copies it), for the life of the returned stack."""
-    __import__(module)
-    original = getattr(sys.modules[module], name)
-    stack = ExitStack()
-    for loaded in list(sys.modules.values()):
-        namespace = getattr(loaded, "__dict__", None)
-        if namespace is not None and namespace.get(name) is original:
-            stack.enter_context(mock.patch.object(loaded, name, new))
-    return stack
-
-
-def wrap(module: str, name: str, make: Callable[[Any], object]) -> Patch:
-    def apply() -> ExitStack:
-        __import__(module)
-        return patch_everywhere(module, name, make(getattr(sys.modules[module], name)))
-
-    return apply
-
-
-def attr(target: str, attribute: str, make: Callable[[Any], object]) -> Patch:
-    def apply() -> Any:
-        module_name, _, owner = target.rpartition(".")
-        module = __import__(module_name, fromlist=[owner])
-        cls = getattr(module, owner)
-        return mock.patch.object(cls, attribute, make(getattr(cls, attribute)))
-
-    return apply
-
-
-# --- the patches ---------------------------------------------------------------------------
 
 
 def cutoff_ignores_pairing(original: Any) -> Any:
@@ -214,15 +172,3 @@ def summary_without_usage(original: Any) -> Any:
         return {key: value for key, value in data.items() if key != "usage"}
 
     return summary_data
-
-
-@contextmanager
-def many(*patches: Patch) -> Iterator[None]:
-    with ExitStack() as stack:
-        for patch in patches:
-            stack.enter_context(patch())
-        yield
-
-
-def nothing(_original: Any) -> Any:
-    return lambda *args, **kwargs: None

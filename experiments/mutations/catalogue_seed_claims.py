@@ -1,16 +1,13 @@
 """The mutations for the last seed claims that had no row and the thresholds no probe
 met at their edge, each broken the way an audit broke them (recovery catching any 400, a
 threshold off by one, a switch stopping too much, a summary request losing its tools);
-:mod:`lab.mutations.catalogue` appends them to its ``MUTATIONS``."""
+:mod:`experiments.mutations.catalogue` appends them to its ``MUTATIONS``."""
 
 from __future__ import annotations
 
 from unittest import mock
 
-from harness.errors import BadRequestError
-from lab.mutations.mutation import Mutation
-from lab.mutations.patches import attr, wrap
-from lab.mutations.patches_seed_claims import (
+from experiments.mutations.patches_seed_claims import (
     after_failed_call,
     archive_at_limit,
     cap_one_token_higher,
@@ -26,6 +23,9 @@ from lab.mutations.patches_seed_claims import (
     tools_off_stops_flush,
     watermark_before_write,
 )
+from harness.errors import BadRequestError
+from lab.mutations.mutation import Mutation
+from lab.mutations.patching import attr, wrap
 
 __all__ = ["SEED_CLAIM_MUTATIONS"]
 

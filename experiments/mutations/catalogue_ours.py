@@ -2,7 +2,7 @@
 
 A row of ours that no mutation flips is as much a defect as a seed row that none flips: it
 could not fail. Each entry here breaks one behaviour those rows read, and names the rows that
-must notice; :mod:`lab.mutations.catalogue` appends them to its ``MUTATIONS``.
+must notice; :mod:`experiments.mutations.catalogue` appends them to its ``MUTATIONS``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from lab.mutations.mutation import Mutation
-from lab.mutations.patches import attr, wrap
+from lab.mutations.patching import attr, wrap
 
 __all__ = [
     "OUR_MUTATIONS",

@@ -1,7 +1,7 @@
-"""The patches of :mod:`lab.mutations.catalogue_seed_claims`: the behaviours the seed claims without
-a row until then rest on, each broken the plausible way (recovery for any 400, a threshold moved by
-one or compared with ``>``, a switch that stops too much or too little, a hook that runs after a
-failed call, the watermark moved before MEMORY.md is written)."""
+"""The patches of :mod:`experiments.mutations.catalogue_seed_claims`: the behaviours the seed
+claims without a row until then rest on, each broken the plausible way (recovery for any 400, a
+threshold moved by one or compared with ``>``, a switch that stops too much or too little, a hook
+that runs after a failed call, the watermark moved before MEMORY.md is written)."""
 
 from __future__ import annotations
 

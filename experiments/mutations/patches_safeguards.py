@@ -1,6 +1,6 @@
-"""More patches of the mutation catalogue (:mod:`lab.mutations.catalogue`): the
-pre-compaction hooks, the overflow retry and DeepSeek-Harness's commit, pricing and summary
-checks. Like :mod:`lab.mutations.patches`, each breaks one behaviour from the suite."""
+"""The patches of the harness's safeguards (:mod:`experiments.mutations.catalogue_safeguards`):
+the pre-compaction hooks, the overflow retry and DeepSeek-Harness's commit, pricing and summary
+checks. Like :mod:`experiments.mutations.patches`, each breaks one behaviour from the suite."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``ctxlab bench``: X-BENCH for users, against a live endpoint or on their own conversations.
+"""``ctxlab bench``: X-BENCH for users, against a live endpoint or on their own conversations
+(the subcommand's options and work; :mod:`experiments.x_bench.cli` registers it).
 
 ``ctxlab bench --provider deepseek|openai-compatible|local --model M --sizes 2k,8k --seeds 1-3
 --conditions agentscope,ctxlab,masking`` plays the generated conversations (or ``--conversations
@@ -7,7 +8,7 @@ FILE``, :mod:`experiments.x_bench.schema`) under each condition, prints the tabl
 only the conditions that need no model run (survival only; no probe is asked). A missing key,
 an unreachable server and a bad file or argument each get one sentence (exit status 2).
 
-Nothing here imports pandas or the harness at import time: ``ctxlab --help`` stays fast.
+``ctxlab --help`` never imports this module; ``ctxlab bench --help`` does (X-BENCH with it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lab.cli.bench_grid import Grid, grid_options, play
+from experiments.x_bench.cli_grid import Grid, grid_options, play
 
 if TYPE_CHECKING:
     from experiments.x_bench.journal import RunJournal

@@ -1,4 +1,4 @@
-"""The patches of :mod:`lab.mutations.catalogue_judges`: each breaks one behaviour
+"""The patches of :mod:`experiments.mutations.catalogue_judges`: each breaks one behaviour
 of the harness in the way a lenient judge let through, for the life of a ``with``
 block, from the suite; nothing in ``harness/`` knows about them."""
 

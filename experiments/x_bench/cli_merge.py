@@ -22,8 +22,8 @@ def merge_parser(subcommands: Any) -> None:
 
 
 def merge(args: argparse.Namespace) -> int:
+    from experiments.x_bench.cli_bench import write_report
     from experiments.x_bench.shards import merge_shards, write_shard
-    from lab.cli.bench import write_report
 
     conversations, names, records, manifest = merge_shards(args.folders)
     write_report(conversations, records, names, args.out)

@@ -6,16 +6,16 @@ names the rows it must flip; ``pytest -m mutations`` checks it does
 
 from __future__ import annotations
 
-from lab.mutations.answers import Rewrite, rewritten
-from lab.mutations.mutation import Mutation
-from lab.mutations.patches import attr, many, wrap
-from lab.mutations.patches_judges import (
+from experiments.mutations.patches_judges import (
     chain_cites_kept,
     cut_refused_as_empty,
     placeholder_without_error,
     sources_cite_kept,
     summary_drops_previous,
 )
+from lab.mutations.answers import Rewrite, rewritten
+from lab.mutations.mutation import Mutation
+from lab.mutations.patching import attr, many, wrap
 
 __all__ = ["ANSWER_MUTATIONS", "JUDGE_MUTATIONS"]
 
