@@ -12,8 +12,16 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
+import httpcore  # noqa: F401  (imported before any test: see below)
 import pytest
 from hypothesis import HealthCheck, settings
+
+# pytester's in-process runs (tests/lab/test_claims_plugin.py) remove, when they end, every
+# module first imported inside them. httpx imports httpcore only when its first client is made
+# and maps httpcore's exceptions to its own by class: had that happened inside such a run, the
+# httpcore imported again afterwards would raise exceptions httpx no longer knows, and a later
+# test in the same process would see a raw httpcore.ConnectError where the harness promises
+# one sentence. Importing it here keeps one httpcore for the whole session.
 
 # The suite handed to lab's plugin: one test per claim of reports/claims.csv, record modes,
 # reports (see the plugins' docstrings).
