@@ -38,6 +38,7 @@ from harness.fs import files
 from harness.model import ChatRequest
 from harness.store.eventlog import Event, EventLog
 from lab.claims import AS_SEED, DSH_SEED, Claim, cite
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["EDGE_SPECS", "edge_claims", "measure_edges"]
@@ -300,6 +301,7 @@ EDGE_SPECS: tuple[ClaimSpec[EdgeMechanics], ...] = (
         "image content → UNSUPPORTED_CONTENT",
         cite(DSH_SEED, "含图像即拒绝（summarizer.ts:220-221 抛 UNSUPPORTED_CONTENT）"),
         note="an image_url block offered as a user message's content",
+        reason_class=DEVIATION,
     ),
 )
 """Seed 002's rows are article-computed by :mod:`lab.claims.specs`."""

@@ -25,6 +25,7 @@ from harness import (
 from harness.model import ChatRequest
 from harness.store.history import StateHistory
 from lab.claims import Claim
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["PEER_SPECS", "measure_peer_deviations", "peer_claims"]
@@ -94,6 +95,7 @@ def _spec(claim_id: str, text: str, field: Callable[[PeerDeviations], str], peer
         expected=f"{peer} ({AGENTSCOPE}, {test})",
         note="run on ctxlab's AgentScope engine, scripted",
         differs_note=f"deliberate deviation (tests/conformance/, docs/conformance.md): {reason}",
+        reason_class=DEVIATION,
     )
 
 

@@ -32,6 +32,7 @@ from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
 from lab.cassette_sets import split_set
 from lab.claims import Claim
+from lab.claims.reason_classes import MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["ENGINES", "MODEL_SPECS", "RIVALS", "ModelRuns", "model_claims"]
@@ -181,6 +182,7 @@ MODEL_SPECS: tuple[ClaimSpec[ModelRuns], ...] = (
         "conversation.",
         _gate_adds,
         kind="ctxlab",
+        reason_class=MODEL,
         note="our own check, judged by a higher mean survival with the gate for both engines "
         "over the conversations recorded under both, and no conversation where the gate kept "
         "fewer",
@@ -191,6 +193,7 @@ MODEL_SPECS: tuple[ClaimSpec[ModelRuns], ...] = (
         "(it has no size check), so such a compaction leaves the context no smaller.",
         _as_oversize,
         kind="ctxlab",
+        reason_class=MODEL,
         note="our own check, judged by at least one recorded AgentScope compaction after which "
         "the context was no smaller (the carried tokens not below the tokens before); the rate "
         "is this model's",
@@ -202,6 +205,7 @@ MODEL_SPECS: tuple[ClaimSpec[ModelRuns], ...] = (
         "AgentScope 2.0.3's.",
         _dsh_over_as,
         kind="ctxlab",
+        reason_class=MODEL,
         note="our own check, judged by the paired bootstrap interval of DSH's survival minus "
         f"AgentScope's (per conversation, both recorded, at least {MIN_PAIRS}) lying above zero",
     ),
@@ -211,5 +215,6 @@ MODEL_SPECS: tuple[ClaimSpec[ModelRuns], ...] = (
         "tokens, inventing no identifier.",
         _ctxlab_wins,
         kind="ctxlab",
+        reason_class=MODEL,
     ),
 )

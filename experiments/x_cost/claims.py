@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from experiments import e4
 from experiments.x_cost.view import LedgerRow
 from lab.claims import Claim
+from lab.claims.reason_classes import CAP, ENDS, MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 from lab.errors import ExperimentError
 
@@ -106,6 +108,9 @@ def _usage(rows: Rows) -> Verdict:
 
 def _ledger_specs(experiment: str, engine: str) -> tuple[ClaimSpec[Rows], ...]:
     base, what = f"X-COST-{experiment}-{engine.upper()}", f"{experiment} ({engine})"
+    # E3's summaries grew the context (the model); E4's recording ends at the compaction, and
+    # the capped model's DSH summary was refused (DSH did not compact)
+    capped = {e4.CAPPED_MODEL: CAP} if engine == "dsh" else {}
     return (
         ClaimSpec(
             f"{base}-NET",
@@ -114,6 +119,7 @@ def _ledger_specs(experiment: str, engine: str) -> tuple[ClaimSpec[Rows], ...]:
             _of(experiment, engine, _net),
             kind="ctxlab",
             expected="net > 0",
+            reason_class=ENDS if experiment == "E4" else MODEL,
         ),
         ClaimSpec(
             f"{base}-SHRINK",
@@ -122,6 +128,8 @@ def _ledger_specs(experiment: str, engine: str) -> tuple[ClaimSpec[Rows], ...]:
             _of(experiment, engine, _shrink),
             kind="ctxlab",
             expected="every compaction removes tokens",
+            reason_class=MODEL,
+            reason_by_model=capped,
         ),
         ClaimSpec(
             f"{base}-BREAKEVEN",
@@ -130,6 +138,8 @@ def _ledger_specs(experiment: str, engine: str) -> tuple[ClaimSpec[Rows], ...]:
             _of(experiment, engine, _break_even),
             kind="ctxlab",
             expected=f"at most {BREAK_EVEN_WITHIN}",
+            reason_class=MODEL,
+            reason_by_model=capped,
         ),
     )
 

@@ -29,6 +29,7 @@ from experiments.e4.view import E4View, EngineRun
 from experiments.x_gate.view import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.guards.gate import GATE_HEADING
 from lab.claims import Claim
+from lab.claims.reason_classes import CAP, MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 from lab.experiment import Experiment, ExperimentResult, RunSettings
 from lab.views import to_data
@@ -172,6 +173,7 @@ SPECS: tuple[ClaimSpec[XGateView], ...] = (
             _e3_verdict(label, words),
             kind="ctxlab",
             note=STRICT,
+            reason_class=MODEL,
         )
         for label, words in GATE
     ),
@@ -183,6 +185,9 @@ SPECS: tuple[ClaimSpec[XGateView], ...] = (
             _e4_verdict(engine, label, words),
             kind="ctxlab",
             note=STRICT,
+            reason_class=MODEL,
+            # the capped model's DSH summary was refused: DSH did not compact
+            reason_by_model={e4.CAPPED_MODEL: CAP} if engine == "dsh" else {},
         )
         for engine, short in ENGINES.items()
         for label, words in GATE

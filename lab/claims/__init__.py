@@ -100,8 +100,12 @@ class Claim:
     in one run and sets it)."""
     reason_class: str = ""
     """For a ``differs`` row, the main cause in a few words (one of :data:`REASON_CLASSES`);
-    empty for ``match``. Set by the runner from
-    :mod:`lab.claims.reason_classes` unless the experiment sets it."""
+    empty for ``match``. The claim's spec gives it
+    (:attr:`lab.claims.specs.ClaimSpec.reason_class`)."""
+    reason_by_model: tuple[tuple[str, str], ...] = ()
+    """``(model, reason class)`` where one recorded model's cause is another than
+    :attr:`reason_class`; the runner applies it once the row has its model
+    (:func:`lab.claims.reason_classes.classified`). Not a column of ``claims.csv``."""
 
     def __post_init__(self) -> None:
         if self.status not in ("match", "differs"):

@@ -23,11 +23,11 @@ function calls them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
-from lab.claims import DSH_SEED, Claim, Kind
+from lab.claims import DSH_SEED, REASON_CLASSES, Claim, Kind
 from lab.seeds import parse_citation
 
 __all__ = ["ClaimSpec", "Verdict", "evaluate", "every", "yes"]
@@ -77,6 +77,19 @@ class ClaimSpec(Generic[V]):
     """How the claim is judged, when it holds and the verdict gives no note."""
     differs_note: str = ""
     """Why it differs, when the verdict gives no reason."""
+    reason_class: str = ""
+    """Its main cause when it differs, in a few words (one of
+    :data:`~lab.claims.REASON_CLASSES`; :mod:`lab.claims.reason_classes`): ``claims.csv``'s
+    ``reason_class``. A claim that can differ needs one (a test checks the committed table)."""
+    reason_by_model: Mapping[str, str] = field(default_factory=dict)
+    """The main cause for one recorded model when it is not :attr:`reason_class` (the 0.5B
+    model's DSH summary was cut at the recording's token cap), by model."""
+
+    def __post_init__(self) -> None:
+        causes = {self.reason_class, *self.reason_by_model.values()} - {""}
+        if not causes <= set(REASON_CLASSES):
+            known = ", ".join(REASON_CLASSES)
+            raise ValueError(f"{self.id}: unknown reason class in {sorted(causes)}; {known}")
 
 
 def yes(flag: bool) -> str:
@@ -120,6 +133,7 @@ def _claim(experiment: str, spec: ClaimSpec[V], verdict: Verdict, source: str, m
     expected = verdict.expected or spec.expected
     target = expected if ours else article
     holds = verdict.value == target if verdict.holds is None else verdict.holds
+    reason = "" if holds else spec.reason_class
     return Claim(
         experiment,
         spec.id,
@@ -132,6 +146,8 @@ def _claim(experiment: str, spec: ClaimSpec[V], verdict: Verdict, source: str, m
         spec.kind,
         spec.article_source,
         model,
+        reason,
+        tuple(spec.reason_by_model.items()),
     )
 
 
