@@ -16,13 +16,17 @@ from lab.report.plots.canvas import (
     OURS,
     OURS_LIGHT,
     Plot,
+    PlotSize,
     new_figure,
     plot_of,
     wrapped_model,
 )
 from lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
 
-__all__ = ["e3_plot"]
+__all__ = ["SIZE", "e3_plot"]
+
+SIZE: PlotSize = (6.8, 3.6)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 
 def _e3_panel(axes: Axes, model: str, view: E3View) -> None:
@@ -97,7 +101,7 @@ def _compaction_marks(axes: Axes, compacted: Sequence[int], top: int) -> None:
 
 def e3_plot(sets: Sequence[tuple[str, E3View]]) -> Plot:
     """``E3_context``: one panel per recorded set, the model named in its title and legend."""
-    with new_figure("E3_context", len(sets)) as figure:
+    with new_figure(SIZE, len(sets)) as figure:
         panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
         for axes, (model, view) in zip(panels, sets, strict=True):
             _e3_panel(axes, model, view)
