@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -26,6 +28,7 @@ __all__ = [
     "about",
     "build_plots",
     "experiment_pages",
+    "glossary_files",
     "measurements_section",
     "read_view",
 ]
@@ -43,6 +46,17 @@ def experiment_pages() -> dict[str, Page[Any]]:
     """Every experiment's page, by id, in report order (loaded on first use: a page imports
     the report's helpers, so this module cannot load them while it is being imported)."""
     return {entry.id: _page(entry) for entry in MANIFEST}
+
+
+def glossary_files() -> list[Path]:
+    """Each experiment's ``glossary.toml`` (the glosses of the Chinese its reports quote), in
+    the manifest's order, where its folder has one (found without importing the experiment)."""
+    found = []
+    for entry in MANIFEST:
+        spec = find_spec(f"experiments.{entry.folder}")
+        folders = spec.submodule_search_locations if spec is not None else None
+        found += [p for f in folders or () if (p := Path(f) / "glossary.toml").is_file()]
+    return found
 
 
 def about(experiment: str) -> str:
