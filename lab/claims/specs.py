@@ -7,11 +7,12 @@ claim is not a plain comparison, whether it holds and why. :func:`evaluate` turn
 view into :class:`~lab.claims.Claim` rows, the same way for every experiment:
 
 - ``article`` and ``article-computed`` rows match when the verdict says so, or, when it does not
-  say, when the reproduced value reads as the article value (:meth:`Claim.compare`);
+  say, when the reproduced value reads as the article value; a differing row's note says why
+  (the verdict's or spec's reason, else the two values);
 - ``ctxlab`` rows (our own check) match when the verdict says so, or when the reproduced value
-  reads as the expected one (:meth:`Claim.ours`); a ``ctxlab`` row with no expected value is a
-  check judged by a rule: its note is the rule, after why it failed when it did
-  (:func:`~lab.claims.scripted_check`).
+  reads as the expected one, and the expectation goes into the note (``ctxlab's own check (no
+  seed states a value); expected …``); a ``ctxlab`` row with no expected value is a check judged
+  by a rule: its note is the rule, after why it failed when it did.
 
 A ``measure`` that returns None leaves the claim out for that view (X-GATE's E4 rows for a set
 that recorded E3 only). An experiment that judges a claim once per recorded model itself
@@ -154,12 +155,12 @@ def _claim(experiment: str, spec: ClaimSpec[V], verdict: Verdict, source: str, m
 def _note(spec: ClaimSpec[V], verdict: Verdict, holds: bool, expected: str, target: str) -> str:
     note = verdict.note or spec.note
     differs_note = verdict.differs_note or spec.differs_note
-    if spec.kind == "ctxlab" and not expected:  # a rule: as scripted_check words it
+    if spec.kind == "ctxlab" and not expected:  # judged by a rule: the rule, after why not
         return note if holds else f"{differs_note}; {note}"
-    if spec.kind == "ctxlab":  # as Claim.ours words it: the expectation goes into the note
+    if spec.kind == "ctxlab":  # the expectation is ours, so it goes into the note
         detail = note if holds else differs_note or f"measured {verdict.value}"
         note = f"ctxlab's own check (no seed states a value); expected {expected}"
         return note + (f"; {detail}" if detail else "")
-    if not holds:  # as Claim.compare words it
+    if not holds:
         return differs_note or note or f"measured {verdict.value}, the article reports {target}"
     return note
