@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lab.cassette_sets import list_sets, split_set
-    from lab.claims import AS_SEED, DSH_SEED, Claim, Status, cite, scripted_check
+    from lab.claims import AS_SEED, DSH_SEED, Claim, cite
     from lab.claims.answer_judges import carries_previous, copied_messages
     from lab.claims.judges import (
         call_attempts,
@@ -33,13 +33,25 @@ if TYPE_CHECKING:
         recall_route,
         verbatim_copy,
     )
+    from lab.claims.reason_classes import CAP, DEVIATION, ENDS, FORMULA, MODEL, OWN_INPUT
     from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
+    from lab.cli import main, sigterm_as_interrupt
+    from lab.cli.models import live_model
+    from lab.cli.options import timeout_options
+    from lab.cli.subcommands import PROVIDERS
+    from lab.csv_cells import safe_text_columns
     from lab.errors import ExperimentError
     from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings, dump_json
+    from lab.limiter import LimitedModel, Limiter
+    from lab.mutations.answers import Rewrite, rewritten
+    from lab.mutations.mutation import Catalogue, Mutation
+    from lab.mutations.patching import Patch, attr, many, nothing, wrap
     from lab.record_pool import RecordPlan, record_all
     from lab.recorder.order_replay import OrderPart
     from lab.recorder.provenance import Provenance
     from lab.recorder.textcalls import TextToolCalls
+    from lab.report.evidence.calls import Call
+    from lab.report.evidence.facts import ConditionRuns, FactsRow
     from lab.report.glossary import english_column, gloss_note
     from lab.report.markdown import (
         NEWLINE_MARK,
@@ -49,7 +61,7 @@ if TYPE_CHECKING:
         markdown_table,
         shorten,
     )
-    from lab.report.piece import Page
+    from lab.report.piece import Evidence, Page
     from lab.report.plots.canvas import (
         ARTICLE,
         ARTICLE_LIGHT,
@@ -58,13 +70,16 @@ if TYPE_CHECKING:
         OURS,
         OURS_LIGHT,
         Plot,
+        PlotSize,
         drawn_plot,
         new_figure,
         plot_of,
         png,
         wrapped_model,
     )
-    from lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT, model_order
+    from lab.report.tables import model_order
+    from lab.request_cache import CachedModel, RequestCache
+    from lab.suite import Command, Entry, Suite, use
     from lab.version import ctxlab_version
     from lab.views import from_data, to_data
     from lab.views.codec import ShapeError
@@ -76,9 +91,7 @@ _SOURCES = {
     "AS_SEED": "lab.claims",
     "Claim": "lab.claims",
     "DSH_SEED": "lab.claims",
-    "Status": "lab.claims",
     "cite": "lab.claims",
-    "scripted_check": "lab.claims",
     "carries_previous": "lab.claims.answer_judges",
     "copied_messages": "lab.claims.answer_judges",
     "call_attempts": "lab.claims.judges",
@@ -87,24 +100,48 @@ _SOURCES = {
     "markdown_headings": "lab.claims.judges",
     "recall_route": "lab.claims.judges",
     "verbatim_copy": "lab.claims.judges",
+    "CAP": "lab.claims.reason_classes",
+    "DEVIATION": "lab.claims.reason_classes",
+    "ENDS": "lab.claims.reason_classes",
+    "FORMULA": "lab.claims.reason_classes",
+    "MODEL": "lab.claims.reason_classes",
+    "OWN_INPUT": "lab.claims.reason_classes",
     "ClaimSpec": "lab.claims.specs",
     "Verdict": "lab.claims.specs",
     "evaluate": "lab.claims.specs",
     "every": "lab.claims.specs",
     "yes": "lab.claims.specs",
+    "main": "lab.cli",
+    "sigterm_as_interrupt": "lab.cli",
+    "live_model": "lab.cli.models",
+    "timeout_options": "lab.cli.options",
+    "PROVIDERS": "lab.cli.subcommands",
+    "safe_text_columns": "lab.csv_cells",
     "ExperimentError": "lab.errors",
     "ARTICLE_METER": "lab.experiment",
     "Experiment": "lab.experiment",
     "ExperimentResult": "lab.experiment",
     "RunSettings": "lab.experiment",
     "dump_json": "lab.experiment",
+    "LimitedModel": "lab.limiter",
+    "Limiter": "lab.limiter",
+    "Rewrite": "lab.mutations.answers",
+    "rewritten": "lab.mutations.answers",
+    "Catalogue": "lab.mutations.mutation",
+    "Mutation": "lab.mutations.mutation",
+    "Patch": "lab.mutations.patching",
+    "attr": "lab.mutations.patching",
+    "many": "lab.mutations.patching",
+    "nothing": "lab.mutations.patching",
+    "wrap": "lab.mutations.patching",
     "RecordPlan": "lab.record_pool",
     "record_all": "lab.record_pool",
-    "recorded_result": "lab.views.recorded",
-    "view_header": "lab.views.recorded",
     "OrderPart": "lab.recorder.order_replay",
     "Provenance": "lab.recorder.provenance",
     "TextToolCalls": "lab.recorder.textcalls",
+    "Call": "lab.report.evidence.calls",
+    "ConditionRuns": "lab.report.evidence.facts",
+    "FactsRow": "lab.report.evidence.facts",
     "english_column": "lab.report.glossary",
     "gloss_note": "lab.report.glossary",
     "NEWLINE_MARK": "lab.report.markdown",
@@ -113,6 +150,7 @@ _SOURCES = {
     "flat_text": "lab.report.markdown",
     "markdown_table": "lab.report.markdown",
     "shorten": "lab.report.markdown",
+    "Evidence": "lab.report.piece",
     "Page": "lab.report.piece",
     "ARTICLE": "lab.report.plots.canvas",
     "ARTICLE_LIGHT": "lab.report.plots.canvas",
@@ -121,51 +159,79 @@ _SOURCES = {
     "OURS": "lab.report.plots.canvas",
     "OURS_LIGHT": "lab.report.plots.canvas",
     "Plot": "lab.report.plots.canvas",
+    "PlotSize": "lab.report.plots.canvas",
     "drawn_plot": "lab.report.plots.canvas",
     "new_figure": "lab.report.plots.canvas",
     "plot_of": "lab.report.plots.canvas",
     "png": "lab.report.plots.canvas",
     "wrapped_model": "lab.report.plots.canvas",
-    "ARTICLE_E3_COMPACTED_ROUNDS": "lab.report.tables",
-    "ARTICLE_E3_CONTEXT": "lab.report.tables",
     "model_order": "lab.report.tables",
+    "CachedModel": "lab.request_cache",
+    "RequestCache": "lab.request_cache",
+    "Command": "lab.suite",
+    "Entry": "lab.suite",
+    "Suite": "lab.suite",
+    "use": "lab.suite",
     "ctxlab_version": "lab.version",
     "from_data": "lab.views",
     "to_data": "lab.views",
     "ShapeError": "lab.views.codec",
     "RecordedView": "lab.views.recorded",
+    "recorded_result": "lab.views.recorded",
+    "view_header": "lab.views.recorded",
 }
 
 __all__ = [
     "ARTICLE",
-    "ARTICLE_E3_COMPACTED_ROUNDS",
-    "ARTICLE_E3_CONTEXT",
     "ARTICLE_LIGHT",
     "ARTICLE_METER",
     "AS_SEED",
+    "CAP",
     "COMPACTION",
+    "DEVIATION",
     "DSH_SEED",
+    "ENDS",
     "FOOTER_INCHES",
+    "FORMULA",
+    "MODEL",
     "NEWLINE_MARK",
     "OURS",
     "OURS_LIGHT",
+    "OWN_INPUT",
+    "PROVIDERS",
+    "CachedModel",
+    "Call",
+    "Catalogue",
     "Claim",
     "ClaimSpec",
+    "Command",
+    "ConditionRuns",
+    "Entry",
+    "Evidence",
     "Experiment",
     "ExperimentError",
     "ExperimentResult",
+    "FactsRow",
+    "LimitedModel",
+    "Limiter",
+    "Mutation",
     "OrderPart",
     "Page",
+    "Patch",
     "Plot",
+    "PlotSize",
     "Provenance",
     "RecordPlan",
     "RecordedView",
+    "RequestCache",
+    "Rewrite",
     "RunSettings",
     "ShapeError",
-    "Status",
+    "Suite",
     "TextToolCalls",
     "Verdict",
     "and_list",
+    "attr",
     "call_attempts",
     "carries_previous",
     "cite",
@@ -183,21 +249,30 @@ __all__ = [
     "gloss_note",
     "invented_codes",
     "list_sets",
+    "live_model",
+    "main",
+    "many",
     "markdown_headings",
     "markdown_table",
     "model_order",
     "new_figure",
+    "nothing",
     "plot_of",
     "png",
     "recall_route",
     "record_all",
     "recorded_result",
-    "scripted_check",
+    "rewritten",
+    "safe_text_columns",
     "shorten",
+    "sigterm_as_interrupt",
     "split_set",
+    "timeout_options",
     "to_data",
+    "use",
     "verbatim_copy",
     "view_header",
+    "wrap",
     "wrapped_model",
     "yes",
 ]

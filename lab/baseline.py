@@ -9,7 +9,7 @@
 
 Rows are read by column name, so the table may gain columns (a ``kind`` column, say) without
 this module changing. A claim is one row per recorded model: its key is ``<claim id>@<model>``
-(``<claim-id>@qwen2.5-coder-0.5b-instruct-q4_k_m``), or the bare claim id for a scripted claim
+(a claim id, ``@`` and the model's name), or the bare claim id for a scripted claim
 and in a table without a ``model`` column (:func:`claim_key`). A claim is structural when its
 ``kind`` says so, or, in a table without that column, when its note starts with ``structural``.
 

@@ -153,6 +153,10 @@ class Experiment:
     or ``llama-server`` (llama.cpp's own, which reports cached prompt tokens)."""
     cassettes_of: str = ""
     """The experiment whose cassette folder this one replays (default: its own)."""
+    own_variants: tuple[str, ...] = ()
+    """The variants (:mod:`lab.variants`) that change its requests, so that it has cassettes
+    of its own for each (E3 under ``gate``: the later rounds carry the gated summary); under
+    any other variant it replays its plain cassettes with the switch on."""
     requires: tuple[str, ...] = ()
     """``<experiment>/<name>`` cassettes a set must hold for this experiment to replay it
     (X-GATE replays the sets that hold ``E3/rounds-gate``)."""

@@ -6,7 +6,8 @@ folder, named ``<name>-<variant>.json`` (``cassettes/E3/<set>/rounds-gate.json``
 with ``ctxlab record E3 --provider local --variant gate``. Where it changes no request (E4: the
 gate edits the summary after the summary call, and no request follows the compactions), the
 variant replays the plain cassettes with the switch on, and replay proves it: every request is
-matched and every recorded answer played (:data:`OWN_CASSETTES`). The experiments themselves
+matched and every recorded answer played. Each experiment says which variants change its
+requests (:attr:`lab.experiment.Experiment.own_variants`). The experiments themselves
 replay their plain cassettes; X-GATE (the gate) replays both.
 """
 
@@ -18,24 +19,26 @@ from typing import TypeVar
 from harness.compaction.guards.gate import GateConfig
 from lab.errors import ExperimentError
 
-__all__ = ["OWN_CASSETTES", "VARIANTS", "cassette_variant", "with_variant"]
+__all__ = ["VARIANTS", "cassette_variant", "with_variant"]
 
 VARIANTS: dict[str, str] = {
     "gate": "the identifier-survival gate on (harness/compaction/guards/gate.py, GateConfig())",
 }
 """The variants ``--variant`` knows, and what each turns on."""
 
-OWN_CASSETTES: dict[str, frozenset[str]] = {"gate": frozenset({"E3"})}
-"""For each variant, the experiments whose requests it changes: they are recorded with the
-switch on; the others replay their plain cassettes with it on."""
-
 Config = TypeVar("Config")
 
 
 def cassette_variant(experiment_id: str, variant: str) -> str:
     """The variant suffix of ``experiment_id``'s cassettes under ``variant``: the variant when
-    it changes the experiment's requests, else ``""`` (the plain cassettes serve)."""
-    return variant if experiment_id in OWN_CASSETTES.get(variant, frozenset()) else ""
+    it changes the experiment's requests (its :attr:`~lab.experiment.Experiment.own_variants`),
+    else ``""`` (the plain cassettes serve)."""
+    if not variant:
+        return ""
+    from lab.registry import EXPERIMENTS  # on use: the registry loads every experiment
+
+    known = EXPERIMENTS.get(experiment_id)
+    return variant if known is not None and variant in known.own_variants else ""
 
 
 def with_variant(config: Config, variant: str) -> Config:

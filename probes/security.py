@@ -66,7 +66,7 @@ def html_in_reports(folder: Path, variant: str) -> None:
     (reports / "E3.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     claims = read_claims(ROOT / "reports" / "claims.csv")
     claims = claims[claims["experiment"] == "E3"]
-    hostile = Claim.compare("E3", "E3-HOSTILE", f"claim {payload}", payload, payload, "local/x")
+    hostile = Claim("E3", "E3-HOSTILE", f"claim {payload}", payload, payload, "match", "local/x")
     write_claims(pd.concat([claims, claims_frame([hostile])]), reports / "claims.csv")
     build_reports(reports)
     live = payload.split(">")[0].split(" ")[0]  # "<script", "<img", "<iframe"

@@ -30,6 +30,7 @@ from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
 from lab.claims import AS_SEED, cite
+from lab.claims.reason_classes import OWN_INPUT
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 from lab.experiment import (
     ARTICLE_METER,
@@ -317,6 +318,7 @@ SPECS: tuple[ClaimSpec[E1View], ...] = (
         cite(AS_SEED, "total=9 msgs / 305 tokens"),
         differs_note="the article does not publish its 9 messages; ours are our own freight "
         "dialogue, estimated with the same rule (2.5 chars/token plus per-message overheads)",
+        reason_class=OWN_INPUT,
     ),
     ClaimSpec(
         "E1-LOG-LINE",

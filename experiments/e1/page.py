@@ -70,4 +70,13 @@ def e1_section(view: E1View, claims: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-PAGE = Page(E1View, e1_section, E1_ABOUT, plot=e1_plot)
+PAGE = Page(
+    E1View,
+    e1_section,
+    E1_ABOUT,
+    plot=e1_plot,
+    judges={
+        "e1-reason": "experiments.e1._reason: the cutoff reason names index 7, the move to 6, "
+        "and why"
+    },
+)

@@ -12,12 +12,16 @@ from lab.report.plots.canvas import (
     ARTICLE,
     COMPACTION,
     Plot,
+    PlotSize,
     drawn_plot,
     new_figure,
     png,
 )
 
-__all__ = ["KIND_COLOURS", "e1_plot", "e1_strip"]
+__all__ = ["KIND_COLOURS", "SIZE", "e1_plot", "e1_strip"]
+
+SIZE: PlotSize = (8.4, 3.4)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 KIND_COLOURS: dict[str, str] = {
     "summary": "#CC79A7",
@@ -66,7 +70,7 @@ def _fates(axes: Axes, view: E1View) -> None:
 
 def e1_strip(view: E1View) -> bytes:
     """E1's history before and after compaction, one box per message, cutoffs marked."""
-    with new_figure("E1_strip") as figure:
+    with new_figure(SIZE) as figure:
         axes = figure.add_subplot()
         _strip(axes, 1.3, view.before, f"before ({len(view.before)})")
         _strip(axes, 0.0, view.after, f"after ({len(view.after)})")
@@ -104,4 +108,4 @@ def e1_plot(view: E1View) -> Plot:
         "after (bottom), coloured by kind. A cut at the naive cutoff (dashed) would split a "
         "tool call from its result; the safe cutoff (solid) is where the compactor cut."
     )
-    return drawn_plot("E1_strip", "E1", caption, e1_strip(view))
+    return drawn_plot("E1_strip", "E1", caption, e1_strip(view), SIZE)

@@ -14,6 +14,7 @@ from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s
 from experiments.e2.view import E2View
 from lab.claims import AS_SEED, Claim, cite
 from lab.claims.judges import call_attempts, invented_codes, verbatim_copy
+from lab.claims.reason_classes import DEVIATION, MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
@@ -229,6 +230,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s1_tools,
         "0",
         cite(AS_SEED, "0 次工具调用，daily 140 B"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S1-FLUSH",
@@ -236,6 +238,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         lambda v: answer_rules.s1_flush(v, _rule(v.source)),
         "yes",
         cite(AS_SEED, "出现 ## Memory Flush — 2026-10-30T12:33:04Z"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S1-NO-MEMORY",
@@ -266,6 +269,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         "watermark and lose it; AgentScope can use seconds because it decides per file (mtime). "
         "The header is also part of the recorded consolidation and search requests, so "
         "changing it needs a new E2 recording",
+        reason_class=DEVIATION,
     ),
     ClaimSpec(
         "E2-S2-MEMORY",
@@ -274,6 +278,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s2_memory,
         "rewritten: a heading and the two facts",
         cite(AS_SEED, "正文是 ## 业务与物流 加两条事实：出口港口、客户代号"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S2-WATERMARK",
@@ -297,6 +302,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _sizes,
         f"{DAILY} 140 B / MEMORY.md 158 B / watermark 30 B",
         cite(AS_SEED, "MEMORY.md 从无到 158 B，整篇重写；daily 140 B 原样；水位 30 B"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S3-RECALL",
@@ -304,6 +310,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s3_recall,
         "yes",
         cite(AS_SEED, "3 次搜索、Source 指向 MEMORY.md，答对"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S3-SEARCHES",
@@ -312,6 +319,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         lambda v: answer_rules.s3_searches(v, _rule(v.source)),
         "3 searches (0 in the other run); Source: MEMORY.md",
         cite(AS_SEED, "两次窗口分别 3 次和 0 次搜索，Source 都指向 MEMORY.md"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S4-REBUILD",
@@ -322,6 +330,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         cite(AS_SEED, "18:26 那次是 5 次工具、4909 ms，Source 指向 memory/2026-10-30.md#3-4"),
         note="judged by the answer naming both facts, tools called and a Source in the daily "
         "file (the answer's facts are our stricter reading)",
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S4-SAVE",
@@ -330,6 +339,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _s4_save,
         "## Memory Save added, watermark unchanged",
         cite(AS_SEED, "新增一段 ## Memory Save，水位不变"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-S4-SIZES",
@@ -337,6 +347,7 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         s4_sizes,
         f"MEMORY.md 127 B / {DAILY} 317 B",
         cite(AS_SEED, "MEMORY.md 被重建到 127 B，daily 涨到 317 B"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E2-INJECT-PREVIOUS",
@@ -361,5 +372,6 @@ SPECS: tuple[ClaimSpec[E2View], ...] = (
         _flush_invents,
         "a flush invented a date that never occurred in the conversation",
         cite(AS_SEED, "这个日期在对话里从未出现"),
+        reason_class=MODEL,
     ),
 )

@@ -13,7 +13,7 @@ from experiments.e2.plot import e2_plot
 from experiments.e2.view import E2View, FileState, StepRow
 from lab.report.glossary import english_column
 from lab.report.markdown import markdown_table, shorten
-from lab.report.piece import Page
+from lab.report.piece import Evidence, Page
 
 __all__ = ["E2_ABOUT", "PAGE", "E2View", "FileState", "StepRow", "e2_section"]
 
@@ -49,4 +49,12 @@ def e2_section(view: E2View, claims: pd.DataFrame) -> str:
     return "### Steps\n\n" + markdown_table(english_column(pd.DataFrame(rows), ["answer"]))
 
 
-PAGE = Page(E2View, e2_section, E2_ABOUT, plot=e2_plot, plot_every_set=True)
+PAGE = Page(
+    E2View,
+    e2_section,
+    E2_ABOUT,
+    plot=e2_plot,
+    plot_every_set=True,
+    judges={"e2-rules": "experiments.e2.claims: E2's rules over the recorded steps"},
+    evidence=Evidence(cassettes=("E2/steps",)),
+)

@@ -9,9 +9,12 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from experiments.e2.view import E2View
-from lab.report.plots.canvas import Plot, new_figure, plot_of
+from lab.report.plots.canvas import Plot, PlotSize, new_figure, plot_of
 
-__all__ = ["e2_plot", "step_label"]
+__all__ = ["SIZE", "e2_plot", "step_label"]
+
+SIZE: PlotSize = (6.8, 3.4)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 
 def step_label(number: int, title: str) -> str:
@@ -53,7 +56,7 @@ def _panel(axes: Axes, model: str, view: E2View) -> None:
 
 def e2_plot(sets: Sequence[tuple[str, E2View]]) -> Plot:
     """``E2_files``: one panel per recorded set, the model named in its title and legend."""
-    with new_figure("E2_files", len(sets)) as figure:
+    with new_figure(SIZE, len(sets)) as figure:
         for axes, (model, view) in zip(
             figure.subplots(len(sets), 1, squeeze=False)[:, 0], sets, strict=True
         ):

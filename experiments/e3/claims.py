@@ -15,6 +15,7 @@ from experiments.e3.view import E3View
 from harness.compaction.agentscope import SUMMARY_PREFIX
 from lab.claims import AS_SEED, Claim, cite
 from lab.claims.judges import recall_route
+from lab.claims.reason_classes import MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["CODE_WORD", "SECTIONS", "SPECS", "claims"]
@@ -287,6 +288,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _final_tokens,
         "624",
         cite(AS_SEED, "终态 4 条、624 token 估算"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-SUMMARY",
@@ -300,6 +302,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
             "保没做完的动作",
         ),
         kind="article-computed",  # the seed's reading of the four sections over its 3 summaries
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-RECALL",
@@ -316,6 +319,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _recall_route,
         "through the summary (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”和“倒过来念”这条规矩"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-SUMMARY-KEEPS",
@@ -325,6 +329,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _summary_keeps,
         "the summary keeps 夜莺 (read from the answers)",
         cite(AS_SEED, "从回答看，摘要保住了“夜莺”"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-REVERSE",
@@ -332,6 +337,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _reverse,
         "莺夜",
         cite(AS_SEED, "第 3 轮它把“夜莺”倒过来念成“莺夜”"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-WORDING",
@@ -339,6 +345,7 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _wording,
         "says it is gone",
         cite(AS_SEED, "但第一轮的原话已经不在上下文里了"),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "E3-LOG-KEEPS",
@@ -354,5 +361,6 @@ SPECS: tuple[ClaimSpec[E3View], ...] = (
         _summary_lengths,
         " / ".join(map(str, ARTICLE_SUMMARY_CHARS)),
         cite(AS_SEED, "摘要长度 698 → 874 → 168 字符"),
+        reason_class=MODEL,
     ),
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.e3 import ROUNDS
+from experiments.e3.evidence import E3_EVIDENCE
 from experiments.e3.plot import e3_plot
 from experiments.e3.view import E3View, RoundRow
 from lab.report.glossary import english_column, gloss_note
@@ -66,4 +66,12 @@ def e3_section(view: E3View, claims: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-PAGE = Page(E3View, e3_section, E3_ABOUT, plot=e3_plot, plot_every_set=True, rounds=ROUNDS)
+PAGE = Page(
+    E3View,
+    e3_section,
+    E3_ABOUT,
+    plot=e3_plot,
+    plot_every_set=True,
+    judges={"e3-rules": "experiments.e3.claims: E3's rules over the recorded rounds"},
+    evidence=E3_EVIDENCE,
+)

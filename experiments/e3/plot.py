@@ -16,19 +16,32 @@ from lab.report.plots.canvas import (
     OURS,
     OURS_LIGHT,
     Plot,
+    PlotSize,
     new_figure,
     plot_of,
     wrapped_model,
 )
-from lab.report.tables import ARTICLE_E3_COMPACTED_ROUNDS, ARTICLE_E3_CONTEXT
 
-__all__ = ["e3_plot"]
+__all__ = ["SIZE", "e3_plot"]
+
+SIZE: PlotSize = (6.8, 3.6)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+ARTICLE_CONTEXT: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 2),
+    (2, 2, 4),
+    (3, 4, 4),
+    (4, 4, 4),
+    (5, 4, 4),
+)
+"""The article's context sizes in E3: (round, messages before the call, messages after)."""
+ARTICLE_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
+"""The rounds in which the article's agent compacted."""
 
 
 def _e3_panel(axes: Axes, model: str, view: E3View) -> None:
     """E3's context size per round, before and after the call, ours beside the article's."""
     ours = {r.round: (r.visible_before, r.visible_after) for r in view.rounds}
-    article = {r: (b, a) for r, b, a in ARTICLE_E3_CONTEXT}
+    article = {r: (b, a) for r, b, a in ARTICLE_CONTEXT}
     rounds = sorted(set(ours) | set(article))
     top = max([v for values in (ours, article) for pair in values.values() for v in pair] + [1])
     _context_bars(axes, rounds, ours, article)
@@ -81,7 +94,7 @@ def _compaction_marks(axes: Axes, compacted: Sequence[int], top: int) -> None:
     """A triangle over each round that compacted, ours filled, the article's open."""
     for rounds, offset, face, label in (
         (compacted, -0.2, COMPACTION, "compaction"),
-        (ARTICLE_E3_COMPACTED_ROUNDS, 0.2, "white", "compaction (article)"),
+        (ARTICLE_COMPACTED_ROUNDS, 0.2, "white", "compaction (article)"),
     ):
         axes.scatter(
             [r + offset for r in rounds],
@@ -97,7 +110,7 @@ def _compaction_marks(axes: Axes, compacted: Sequence[int], top: int) -> None:
 
 def e3_plot(sets: Sequence[tuple[str, E3View]]) -> Plot:
     """``E3_context``: one panel per recorded set, the model named in its title and legend."""
-    with new_figure("E3_context", len(sets)) as figure:
+    with new_figure(SIZE, len(sets)) as figure:
         panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
         for axes, (model, view) in zip(panels, sets, strict=True):
             _e3_panel(axes, model, view)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.e4 import claims as e4_claims
+from experiments.e4.claims import CAPPED_MODEL
 from experiments.e4.view import (
     ConversationRow,
     E4View,
@@ -54,7 +55,7 @@ from harness.store.eventlog import EventLog, EventLogHistory
 from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
 from lab.views.recorded import recorded_result, view_header
 
-__all__ = ["EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
+__all__ = ["CAPPED_MODEL", "EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 
 SYSTEM_PROMPT = "你是货代业务助手。回答简洁。"
 

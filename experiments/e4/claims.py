@@ -11,9 +11,15 @@ from experiments.e4.view import E4View, SummaryEvent
 from harness.compaction.dsh.summarizer import SECTIONS as DSH_SECTIONS
 from lab.claims import DSH_SEED, Claim, cite
 from lab.claims.judges import filled_sections, markdown_headings
+from lab.claims.reason_classes import CAP, MODEL
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
-__all__ = ["DSH_SECTIONS", "SPECS", "claims"]
+__all__ = ["CAPPED_MODEL", "DSH_SECTIONS", "SPECS", "claims"]
+
+CAPPED_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+"""The recorded model whose DSH summary hit the recording's 1,024-token cap: DSH refused it
+and did not compact, so what follows from DSH's compaction differs for that reason (the
+``recording cap`` class), here and in X-GATE's and X-COST's rows."""
 
 FACT_COUNT = 4
 """The facts :data:`experiments.e4.FACTS` plants."""
@@ -190,6 +196,7 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
             "一条 compaction/end",
         ),
         note=STRUCTURAL,
+        reason_class=CAP,
     ),
     ClaimSpec(
         "DSH-REPLAY",
@@ -202,6 +209,7 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         f"compaction, and equal the live surface; {STRUCTURAL}",
         differs_note="the DSH log replays to another surface than the recording and the "
         "conversation give (the recorded summary, then the last 2 messages), or than the live one",
+        reason_by_model={CAPPED_MODEL: CAP},
     ),
     ClaimSpec(
         "DSH-SUMMARY-EVENT",
@@ -210,6 +218,7 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         _summary_event,
         ", ".join(SUMMARY_EVENT_FIELDS),
         cite(DSH_SEED, "summary 原文、shadowedRange、shadowedSeqs、provider、model、usage"),
+        reason_class=CAP,
     ),
     ClaimSpec(
         "DSH-CACHE",
@@ -232,6 +241,7 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         note="judged from the log: the replace event's start and end seqs sit at surface "
         f"positions 0 and right before the kept tail; {STRUCTURAL}",
         differs_note="the replaced span is not the head block before the tail; see E4.json",
+        reason_class=CAP,
     ),
     ClaimSpec(
         "DSH-SUMMARY-SECTIONS",
@@ -245,6 +255,7 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
             "Concepts / Files and Code / Errors and Fixes / Pending Jobs / Current Work / "
             "Next Step / Critical Context",
         ),
+        reason_class=MODEL,
     ),
     ClaimSpec(
         "DSH-SUMMARY-EXACT",
@@ -254,5 +265,6 @@ SPECS: tuple[ClaimSpec[E4View], ...] = (
         kind="ctxlab",
         expected="4 of 4 kept",
         article_source=cite(DSH_SEED, "必须保留精确路径、命令、错误串和数字"),
+        reason_class=MODEL,
     ),
 )

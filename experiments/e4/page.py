@@ -30,7 +30,7 @@ from lab.report.markdown import (
     flat_text,
     markdown_table,
 )
-from lab.report.piece import Page
+from lab.report.piece import Evidence, Page
 
 __all__ = [
     "E4_ABOUT",
@@ -227,4 +227,13 @@ def e4_section(view: E4View, claims: pd.DataFrame) -> str:
     )
 
 
-PAGE = Page(E4View, e4_section, E4_ABOUT, plot=e4_plot, plot_every_set=True, every_model=True)
+PAGE = Page(
+    E4View,
+    e4_section,
+    E4_ABOUT,
+    plot=e4_plot,
+    plot_every_set=True,
+    every_model=True,
+    judges={"e4-rules": "experiments.e4.claims: E4's rules over the two engines' runs"},
+    evidence=Evidence(cassettes=("E4/compactions",)),
+)

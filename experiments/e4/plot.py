@@ -13,12 +13,16 @@ from lab.report.plots.canvas import (
     FOOTER_INCHES,
     OURS,
     Plot,
+    PlotSize,
     new_figure,
     plot_of,
     wrapped_model,
 )
 
-__all__ = ["e4_plot"]
+__all__ = ["SIZE", "e4_plot"]
+
+SIZE: PlotSize = (6.8, 3.9)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 CACHED, NOT_CACHED = OURS, "#E69F00"
 
@@ -130,7 +134,7 @@ KEY = (
 def e4_plot(sets: Sequence[tuple[str, E4View]]) -> Plot:
     """``E4_cache``: one panel per recorded set, the model named in its title; the key under
     the panels says what the two percentages are."""
-    with new_figure("E4_cache", len(sets), footer=True) as figure:
+    with new_figure(SIZE, len(sets), footer=True) as figure:
         footer = FOOTER_INCHES / figure.get_size_inches()[1]
         panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
         for axes, (model, view) in zip(panels, sets, strict=True):

@@ -13,9 +13,12 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e5.view import E5View, GridCell
-from lab.report.plots.canvas import COMPACTION, Plot, drawn_plot, new_figure, png
+from lab.report.plots.canvas import COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
 
-__all__ = ["e5_cadence", "e5_plot"]
+__all__ = ["SIZE", "e5_cadence", "e5_plot"]
+
+SIZE: PlotSize = (8.6, 6.8)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 NOT_RUN = "#E4E4E4"
 HEAT_MAP = "YlGnBu"
@@ -102,7 +105,7 @@ def e5_cadence(view: E5View) -> bytes:
     """E5's grid: measured interval beside the formula's, over trigger x keep."""
     top = max([c.formula for c in view.grid] + [v for c in view.grid for v in c.intervals] + [1])
     norm = BoundaryNorm(np.arange(-0.5, top + 1.5), top + 1)
-    with new_figure("E5_cadence") as figure:
+    with new_figure(SIZE) as figure:
         left, right = figure.subplots(1, 2, sharey=True)
         measured = "measured: rounds between compactions"
         image = _heat_panel(
@@ -166,4 +169,4 @@ def _e5_caption(view: E5View) -> str:
 
 def e5_plot(view: E5View) -> Plot:
     """``E5_cadence`` with its caption."""
-    return drawn_plot("E5_cadence", "E5", _e5_caption(view), e5_cadence(view))
+    return drawn_plot("E5_cadence", "E5", _e5_caption(view), e5_cadence(view), SIZE)

@@ -17,20 +17,25 @@ model, as every replayed experiment's do).
   session stopped.
 
 A claim is judged for a model only where its cassettes hold what it compares (both conditions of
-a pair, or an AgentScope run with a compaction); until then the model has no row.
+a pair, or an AgentScope run with a compaction); until then the model has no row. The claims are
+a table of specs (:data:`MODEL_SPECS`) over one model's runs, judged per recorded model by
+:func:`lab.claims.specs.evaluate`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from experiments.x_bench.headline import carried
 from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
 from lab.cassette_sets import split_set
 from lab.claims import Claim
+from lab.claims.reason_classes import MODEL
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
-__all__ = ["ENGINES", "RIVALS", "model_claims"]
+__all__ = ["ENGINES", "MODEL_SPECS", "RIVALS", "ModelRuns", "model_claims"]
 
 ENGINES = (("agentscope", "AgentScope"), ("dsh", "DSH"))
 """The engines whose gated and plain summaries X-BENCH-GATE-ADDS compares."""
@@ -42,36 +47,24 @@ MIN_PAIRS = 4
 that an interval over one or two conversations, which is a point, cannot decide a claim."""
 
 
+@dataclass(frozen=True)
+class ModelRuns:
+    """One recorded model's runs: what :data:`MODEL_SPECS` judge."""
+
+    runs: tuple[RunRecord, ...]
+
+
 def model_claims(view: XBenchView) -> list[Claim]:
     """Every model claim, per recorded model, in the order of the models' first runs."""
     sets = list(dict.fromkeys(r.model for r in view.runs if r.model != "none"))
     return [claim for cassette_set in sets for claim in _of_set(view.runs, cassette_set)]
 
 
-def _of_set(runs: Sequence[RunRecord], cassette_set: str) -> Iterator[Claim]:
-    mine = [r for r in runs if r.model == cassette_set]
-    pairs = {name: _pairs(mine, name) for name, _ in ENGINES}
-    if all(pairs.values()):
-        yield _gate_adds(cassette_set, pairs)
-    agentscope = [r for r in mine if r.condition == "agentscope" and r.compactions]
-    if agentscope:
-        yield _as_oversize(cassette_set, agentscope)
-    engines = _paired(mine, "dsh", "agentscope")
-    if engines:
-        yield _dsh_over_as(cassette_set, engines)
-    rivals = {rival: _paired(mine, "ctxlab", rival) for rival in RIVALS}
-    if all(rivals.values()):
-        yield _ctxlab_wins(cassette_set, rivals)
-
-
-def _claim(cassette_set: str, claim_id: str, text: str, value: str, ok: bool, rule: str,
-           why: str) -> Claim:  # fmt: skip
+def _of_set(runs: Sequence[RunRecord], cassette_set: str) -> tuple[Claim, ...]:
     provider, model = split_set(cassette_set)
-    note = rule if ok else f"{why}; {rule}"
-    return Claim(
-        "X-BENCH", claim_id, text, "", value, "match" if ok else "differs",
-        f"{provider}/{model}" if provider else model, note, kind="ctxlab", model=model,
-    )  # fmt: skip
+    source = f"{provider}/{model}" if provider else model
+    mine = ModelRuns(tuple(r for r in runs if r.model == cassette_set))
+    return evaluate("X-BENCH", MODEL_SPECS, mine, source, model)
 
 
 def _pairs(runs: Sequence[RunRecord], engine: str) -> list[Pair]:
@@ -91,7 +84,10 @@ def _difference(pairs: Sequence[Pair]) -> tuple[float, float, float]:
     return paired([a.survival for a, _ in pairs], [b.survival for _, b in pairs])
 
 
-def _gate_adds(cassette_set: str, pairs: dict[str, list[Pair]]) -> Claim:
+def _gate_adds(mine: ModelRuns) -> Verdict | None:
+    pairs = {name: _pairs(mine.runs, name) for name, _ in ENGINES}
+    if not all(pairs.values()):
+        return None
     parts, worse, flat = [], [], []
     for name, title in ENGINES:
         engine = pairs[name]
@@ -101,90 +97,124 @@ def _gate_adds(cassette_set: str, pairs: dict[str, list[Pair]]) -> Claim:
         worse += [f"{name} {p.conversation}" for p, g in engine if g.survival < p.survival]
         if after <= before:
             flat.append(title)
-    return _claim(
-        cassette_set,
-        "X-BENCH-GATE-ADDS",
-        "The gate keeps more of the planted facts than each engine alone (AgentScope 2.0.3 "
-        "and DeepSeek-Harness, each recorded with and without it), and never fewer on any "
-        "conversation.",
+    return Verdict(
         "; ".join(parts) + f"; fewer with the gate on {len(worse)}",
         not worse and not flat,
-        "our own check, judged by a higher mean survival with the gate for both engines over "
-        "the conversations recorded under both, and no conversation where the gate kept fewer",
-        "the gate kept fewer on "
+        differs_note="the gate kept fewer on "
         + (", ".join(worse[:4]) or "none")
         + " or no more with "
         + (", ".join(flat) or "neither"),
     )
 
 
-def _as_oversize(cassette_set: str, runs: Sequence[RunRecord]) -> Claim:
+def _as_oversize(mine: ModelRuns) -> Verdict | None:
+    runs = [r for r in mine.runs if r.condition == "agentscope" and r.compactions]
+    if not runs:
+        return None
     oversized = sum(r.oversized for r in runs)
     total = sum(r.compactions for r in runs)
     where = sorted({r.conversation for r in runs if r.oversized})
-    return _claim(
-        cassette_set,
-        "X-BENCH-AS-OVERSIZE",
-        "AgentScope 2.0.3 applies a summary that is not smaller than the span it replaces "
-        "(it has no size check), so such a compaction leaves the context no smaller.",
+    return Verdict(
         f"{oversized} of {total} compactions ({oversized / total:.0%}) over {len(runs)} "
         f"conversations" + (f" ({', '.join(where)})" if where else ""),
         oversized > 0,
-        "our own check, judged by at least one recorded AgentScope compaction after which the "
-        "context was no smaller (the carried tokens not below the tokens before); the rate is "
-        "this model's",
-        "every recorded AgentScope summary was smaller than its span",
     )
 
 
-def _dsh_over_as(cassette_set: str, pairs: Sequence[Pair]) -> Claim:
+def _dsh_over_as(mine: ModelRuns) -> Verdict | None:
+    pairs = _paired(mine.runs, "dsh", "agentscope")
+    if not pairs:
+        return None
     mean, low, high = _difference(pairs)
     dsh, agentscope = (sum(p[i].survival for p in pairs) / len(pairs) for i in (0, 1))
     few = len(pairs) < MIN_PAIRS
-    return _claim(
-        cassette_set,
-        "X-BENCH-DSH-OVER-AS",
-        "At equal budget DeepSeek-Harness's summaries keep more of the planted facts than "
-        "AgentScope 2.0.3's.",
+    return Verdict(
         f"DSH {dsh:.0%}, AgentScope {agentscope:.0%}: {mean:+.0%} [{low:+.0%}, {high:+.0%}] "
         f"on {len(pairs)} conversations",
         low > 0 and not few,
-        "our own check, judged by the paired bootstrap interval of DSH's survival minus "
-        f"AgentScope's (per conversation, both recorded, at least {MIN_PAIRS}) lying above zero",
-        f"too few conversations (under {MIN_PAIRS})"
+        differs_note=f"too few conversations (under {MIN_PAIRS})"
         if few
         else "the interval does not lie above zero",
     )
 
 
-def _ctxlab_wins(cassette_set: str, rivals: dict[str, list[Pair]]) -> Claim:
+def _ctxlab_wins(mine: ModelRuns) -> Verdict | None:
+    rivals = {rival: _paired(mine.runs, "ctxlab", rival) for rival in RIVALS}
+    if not all(rivals.values()):
+        return None
     ours = {r.conversation: r for pairs in rivals.values() for r, _ in pairs}.values()
     parts, short, counts = [], [], []
     for rival, pairs in rivals.items():
         mean, low, high = _difference(pairs)
         # tokens on the same conversations as the facts: like with like
-        mine, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
+        mine_t, theirs = carried([r for r, _ in pairs]), carried([r for _, r in pairs])
         parts.append(f"{mean:+.0%} [{low:+.0%}, {high:+.0%}] vs {rival}")
-        counts.append(f"{mine:.0f}/{theirs:.0f} tokens and {len(pairs)} conversations with {rival}")
+        counts.append(
+            f"{mine_t:.0f}/{theirs:.0f} tokens and {len(pairs)} conversations with {rival}"
+        )
         short += [f"too few conversations with {rival}"] if len(pairs) < MIN_PAIRS else []
         short += [f"no more facts than {rival}"] if low <= 0 else []
-        short += [f"{mine:.0f} tokens against {rival}'s {theirs:.0f}"] if mine > theirs else []
+        short += [f"{mine_t:.0f} tokens against {rival}'s {theirs:.0f}"] if mine_t > theirs else []
     invented = sum(len(r.invented) for r in ours)
     stopped = sum(r.stopped_at is not None for r in ours)
     short += [f"{invented} invented identifier(s)"] if invented else []
     short += [f"{stopped} session(s) stopped"] if stopped else []
-    return _claim(
-        cassette_set,
-        "X-BENCH-CTXLAB-WINS",
-        "ctxlab's profile keeps more facts than the reference prompt and masking for no more "
-        "tokens, inventing no identifier.",
+    return Verdict(
         ", ".join(parts) + (f"; invented {invented}" if invented else "")
         + (f"; stopped {stopped}" if stopped else ""),
         not short,
-        f"{', '.join(counts)}, invented {invented}, stopped {stopped}; our own check, judged "
-        "by, against each of the reference prompt and masking (at least "
-        f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
-        "carried tokens after a compaction no higher than the rival's on the same "
-        "conversations, and no invented identifier or stopped session in ctxlab's runs",
-        "; ".join(short),
+        note=f"{', '.join(counts)}, invented {invented}, stopped {stopped}; {WINS_RULE}",
+        differs_note="; ".join(short),
     )  # fmt: skip
+
+
+WINS_RULE = (
+    "our own check, judged by, against each of the reference prompt and masking (at least "
+    f"{MIN_PAIRS} conversations each), a paired survival interval above zero and mean "
+    "carried tokens after a compaction no higher than the rival's on the same "
+    "conversations, and no invented identifier or stopped session in ctxlab's runs"
+)
+MODEL_SPECS: tuple[ClaimSpec[ModelRuns], ...] = (
+    ClaimSpec(
+        "X-BENCH-GATE-ADDS",
+        "The gate keeps more of the planted facts than each engine alone (AgentScope 2.0.3 "
+        "and DeepSeek-Harness, each recorded with and without it), and never fewer on any "
+        "conversation.",
+        _gate_adds,
+        kind="ctxlab",
+        reason_class=MODEL,
+        note="our own check, judged by a higher mean survival with the gate for both engines "
+        "over the conversations recorded under both, and no conversation where the gate kept "
+        "fewer",
+    ),
+    ClaimSpec(
+        "X-BENCH-AS-OVERSIZE",
+        "AgentScope 2.0.3 applies a summary that is not smaller than the span it replaces "
+        "(it has no size check), so such a compaction leaves the context no smaller.",
+        _as_oversize,
+        kind="ctxlab",
+        reason_class=MODEL,
+        note="our own check, judged by at least one recorded AgentScope compaction after which "
+        "the context was no smaller (the carried tokens not below the tokens before); the rate "
+        "is this model's",
+        differs_note="every recorded AgentScope summary was smaller than its span",
+    ),
+    ClaimSpec(
+        "X-BENCH-DSH-OVER-AS",
+        "At equal budget DeepSeek-Harness's summaries keep more of the planted facts than "
+        "AgentScope 2.0.3's.",
+        _dsh_over_as,
+        kind="ctxlab",
+        reason_class=MODEL,
+        note="our own check, judged by the paired bootstrap interval of DSH's survival minus "
+        f"AgentScope's (per conversation, both recorded, at least {MIN_PAIRS}) lying above zero",
+    ),
+    ClaimSpec(
+        "X-BENCH-CTXLAB-WINS",
+        "ctxlab's profile keeps more facts than the reference prompt and masking for no more "
+        "tokens, inventing no identifier.",
+        _ctxlab_wins,
+        kind="ctxlab",
+        reason_class=MODEL,
+    ),
+)

@@ -12,6 +12,7 @@ from collections import Counter
 
 import pandas as pd
 
+from experiments.x_bench.evidence import facts_by_condition
 from experiments.x_bench.headline import (
     HeadlineRow,
     answer_share,
@@ -22,7 +23,7 @@ from experiments.x_bench.headline import (
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
 from lab.report.markdown import markdown_table
-from lab.report.piece import Page
+from lab.report.piece import Evidence, Page
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
 
@@ -293,4 +294,10 @@ def bench_markdown(view: XBenchView) -> str:
     )
 
 
-PAGE = Page(XBenchView, x_bench_section, X_BENCH_ABOUT, plot=x_bench_plot)
+PAGE = Page(
+    XBenchView,
+    x_bench_section,
+    X_BENCH_ABOUT,
+    plot=x_bench_plot,
+    evidence=Evidence(facts=facts_by_condition),
+)

@@ -23,10 +23,13 @@ from matplotlib.figure import Figure, SubFigure
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
-from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
 from lab.report.tables import model_order
 
-__all__ = ["x_bench_plot"]
+__all__ = ["SIZE", "x_bench_plot"]
+
+SIZE: PlotSize = (10.0, 5.0)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 NAME = "X-BENCH_tradeoff"
 BANDS = ("early", "middle", "late")
@@ -173,7 +176,7 @@ def x_bench_plot(view: XBenchView) -> Plot:
         c for c in view.conditions if c.status == "run" and (c.needs_model or c.model == NO_MODEL)
     ]
     answers = headline_models(view)
-    with new_figure(NAME, panels=2 if answers else 1) as figure:
+    with new_figure(SIZE, panels=2 if answers else 1) as figure:
         top: Figure | SubFigure = figure
         bottom: SubFigure | None = None
         if answers:

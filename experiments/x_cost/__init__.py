@@ -26,7 +26,7 @@ from typing import Any
 from experiments import e3, e4
 from experiments.e3 import CompactionRow, E3View
 from experiments.e4.view import E4View, EngineRun
-from experiments.x_cost.claims import x_cost_claims
+from experiments.x_cost.claims import BREAK_EVEN_WITHIN, x_cost_claims
 from experiments.x_cost.ledger import CostLedger, LedgerCompaction, LedgerRequest, build_ledger
 from experiments.x_cost.usage_tap import UsageTap
 from experiments.x_cost.view import LedgerRecord, LedgerRow, XCostView
@@ -38,10 +38,6 @@ from lab.recorder.provenance import Provenance
 from lab.views import from_data, to_data
 
 __all__ = ["BREAK_EVEN_WITHIN", "EXPERIMENT", "RecordingTap", "run"]
-
-BREAK_EVEN_WITHIN = 3
-"""Our expectation for E4: one compaction repays its summary call within this many later
-requests of the recorded size."""
 
 
 class RecordingTap(UsageTap):

@@ -8,49 +8,55 @@ Judges, per recorded experiment and engine:
 * ``-SHRINK``: every compaction removed tokens (its summary is smaller than what it replaced).
 * ``-BREAKEVEN`` (only where no request follows the compaction, E4): a projection; the removal,
   on later requests of the last recorded request's size, repays the summary call within
-  :data:`~experiments.x_cost.BREAK_EVEN_WITHIN` requests.
+  :data:`BREAK_EVEN_WITHIN` requests.
 * ``X-COST-USAGE``: no ledger row is in the ``usage missing`` state.
+
+One spec per ledger E3 and E4 record (:data:`LEDGERS`), in a table (:data:`SPECS`) judged by
+:func:`lab.claims.specs.evaluate`; a spec whose ledger a set did not record has no row.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from experiments import e4
 from experiments.x_cost.view import LedgerRow
-from lab.claims import Claim, Status
+from lab.claims import Claim
+from lab.claims.reason_classes import CAP, ENDS, MODEL
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab.errors import ExperimentError
 
-__all__ = ["x_cost_claims"]
+__all__ = ["BREAK_EVEN_WITHIN", "LEDGERS", "SPECS", "x_cost_claims"]
 
 EXPERIMENT = "X-COST"
-OURS = "ctxlab's own check (no seed states a value)"
-
-
-def _judged(
-    claim_id: str, claim: str, value: str, holds: bool, expected: str, detail: str, source: str
-) -> Claim:
-    note = f"{OURS}; expected {expected}; {detail}"
-    status: Status = "match" if holds else "differs"
-    return Claim(EXPERIMENT, claim_id, claim, "", value, status, source, note, "ctxlab")
+BREAK_EVEN_WITHIN = 3
+"""Our expectation for E4: one compaction repays its summary call within this many later
+requests of the recorded size."""
+LEDGERS = (("E3", "agentscope"), ("E4", "agentscope"), ("E4", "dsh"))
+"""The ledgers E3 and E4 record, one per experiment and engine, in the order X-COST measures
+them; each has its claims ``X-COST-<experiment>-<ENGINE>-…``."""
+Rows = Sequence[LedgerRow]
+Measure = Callable[[Rows], Verdict | None]
 
 
 def _figures(row: LedgerRow) -> str:
     return f"cost {row.cost}, savings {row.savings}, net {row.net}"
 
 
-def _ids(rows: Sequence[LedgerRow]) -> list[str]:
-    """``X-COST-<experiment>-<ENGINE>``, with the cassette's name when one experiment and
-    engine were recorded more than once (several models)."""
-    keys = [(r.experiment, r.engine) for r in rows]
-    seen = Counter(keys)
-    return [
-        f"X-COST-{e}-{g.upper()}"
-        + (f"-{r.cassette.split('/')[-1].upper()}" if seen[(e, g)] > 1 else "")
-        for (e, g), r in zip(keys, rows, strict=True)
-    ]
+def _of(experiment: str, engine: str, judge: Callable[[LedgerRow], Verdict | None]) -> Measure:
+    """``judge`` on the ledger of ``experiment`` and ``engine``; None when it was not recorded."""
+
+    def measure(rows: Rows) -> Verdict | None:
+        found = [r for r in rows if (r.experiment, r.engine) == (experiment, engine)]
+        if len(found) > 1:  # a set records one cassette per experiment: one ledger each
+            cassettes = ", ".join(r.cassette for r in found)
+            raise ExperimentError(f"X-COST: several ledgers for {experiment} {engine}: {cassettes}")
+        return judge(found[0]) if found else None
+
+    return measure
 
 
-def _net(base: str, row: LedgerRow) -> Claim:
+def _net(row: LedgerRow) -> Verdict:
     net = row.net
     holds = net is not None and net > 0
     later = row.later_requests
@@ -64,76 +70,95 @@ def _net(base: str, row: LedgerRow) -> Claim:
     )
     if net is not None and later == 0:
         why += "; no request follows the compaction in the recording, so nothing was saved yet"
-    return _judged(
-        f"{base}-NET",
-        f"{row.experiment} ({row.engine}): compaction pays off by the end of the "
-        "recording (tokens removed from later requests exceed the summary calls' tokens).",
-        f"{_figures(row)}; {'pays off' if holds else 'does not pay off'}",
-        holds,
-        "net > 0",
-        why,
-        row.source,
-    )
+    value = f"{_figures(row)}; {'pays off' if holds else 'does not pay off'}"
+    return Verdict(value, holds, note=why, differs_note=why)
 
 
-def _shrink(base: str, row: LedgerRow) -> Claim:
+def _shrink(row: LedgerRow) -> Verdict:
     removed = [c.removed_metered for c in row.ledger.compactions]
     shrank = sum(r > 0 for r in removed)
     meters = sorted({c.meter for c in row.ledger.compactions})
-    return _judged(
-        f"{base}-SHRINK",
-        f"{row.experiment} ({row.engine}): every compaction removes tokens from the "
-        "context (its summary is smaller than the span it replaces).",
-        f"{shrank} of {len(removed)} (removed: {', '.join(map(str, removed))})",
-        shrank == len(removed),
-        "every compaction removes tokens",
+    why = (
         f"tokens as the engine's meter ({', '.join(meters)}) priced the context before and "
-        "after; a negative figure is a summary larger than what it replaced",
-        row.source,
+        "after; a negative figure is a summary larger than what it replaced"
     )
+    value = f"{shrank} of {len(removed)} (removed: {', '.join(map(str, removed))})"
+    return Verdict(value, shrank == len(removed), note=why, differs_note=why)
 
 
-def _break_even(base: str, row: LedgerRow) -> Claim:
-    from experiments.x_cost import BREAK_EVEN_WITHIN
-
+def _break_even(row: LedgerRow) -> Verdict | None:
+    if row.later_requests:  # a recorded request follows the compaction: nothing to project
+        return None
     n = row.break_even_requests
-    holds = n is not None and n <= BREAK_EVEN_WITHIN
-    return _judged(
-        f"{base}-BREAKEVEN",
-        f"{row.experiment} ({row.engine}): projected, the compaction repays its summary "
-        f"call within {BREAK_EVEN_WITHIN} later requests of the recorded size.",
-        f"after {n} later request(s)" if n is not None else "never",
-        holds,
-        f"at most {BREAK_EVEN_WITHIN}",
+    why = (
         f"a projection: no request follows the compaction in the recording; each later "
         f"request would carry {row.removed_per_later_request} fewer prompt tokens (the "
         f"removal at the last recorded request's usage/meter ratio) against a cost of "
-        f"{row.cost}",
-        row.source,
+        f"{row.cost}"
+    )
+    value = f"after {n} later request(s)" if n is not None else "never"
+    return Verdict(value, n is not None and n <= BREAK_EVEN_WITHIN, note=why, differs_note=why)
+
+
+def _usage(rows: Rows) -> Verdict:
+    missing = sum(r.usage_missing for r in rows)
+    total = sum(r.compactions for r in rows)
+    return Verdict(f"{missing} of {total} missing", missing == 0)
+
+
+def _ledger_specs(experiment: str, engine: str) -> tuple[ClaimSpec[Rows], ...]:
+    base, what = f"X-COST-{experiment}-{engine.upper()}", f"{experiment} ({engine})"
+    # E3's summaries grew the context (the model); E4's recording ends at the compaction, and
+    # the capped model's DSH summary was refused (DSH did not compact)
+    capped = {e4.CAPPED_MODEL: CAP} if engine == "dsh" else {}
+    return (
+        ClaimSpec(
+            f"{base}-NET",
+            f"{what}: compaction pays off by the end of the recording (tokens removed from "
+            "later requests exceed the summary calls' tokens).",
+            _of(experiment, engine, _net),
+            kind="ctxlab",
+            expected="net > 0",
+            reason_class=ENDS if experiment == "E4" else MODEL,
+        ),
+        ClaimSpec(
+            f"{base}-SHRINK",
+            f"{what}: every compaction removes tokens from the context (its summary is smaller "
+            "than the span it replaces).",
+            _of(experiment, engine, _shrink),
+            kind="ctxlab",
+            expected="every compaction removes tokens",
+            reason_class=MODEL,
+            reason_by_model=capped,
+        ),
+        ClaimSpec(
+            f"{base}-BREAKEVEN",
+            f"{what}: projected, the compaction repays its summary call within "
+            f"{BREAK_EVEN_WITHIN} later requests of the recorded size.",
+            _of(experiment, engine, _break_even),
+            kind="ctxlab",
+            expected=f"at most {BREAK_EVEN_WITHIN}",
+            reason_class=MODEL,
+            reason_by_model=capped,
+        ),
     )
 
 
-def _usage(rows: Sequence[LedgerRow]) -> Claim:
-    missing = sum(r.usage_missing for r in rows)
-    total = sum(r.compactions for r in rows)
-    return _judged(
+SPECS: tuple[ClaimSpec[Rows], ...] = (
+    *(spec for experiment, engine in LEDGERS for spec in _ledger_specs(experiment, engine)),
+    ClaimSpec(
         "X-COST-USAGE",
         "Every compaction of the recorded E3 and E4 runs has provider usage for its summary "
         "call and its later requests (no ledger row is 'usage missing').",
-        f"{missing} of {total} missing",
-        missing == 0,
-        "0 missing",
-        "a missing figure is shown as missing, never estimated",
-        ", ".join(sorted({r.source for r in rows})),
-    )
+        _usage,
+        kind="ctxlab",
+        expected="0 missing",
+        note="a missing figure is shown as missing, never estimated",
+        differs_note="a missing figure is shown as missing, never estimated",
+    ),
+)
 
 
-def x_cost_claims(rows: Sequence[LedgerRow]) -> tuple[Claim, ...]:
-    """Judge each ledger row, then the usage of them all."""
-    claims: list[Claim] = []
-    for base, row in zip(_ids(rows), rows, strict=True):
-        claims += [_net(base, row), _shrink(base, row)]
-        if row.later_requests == 0:
-            claims.append(_break_even(base, row))
-    claims.append(_usage(rows))
-    return tuple(claims)
+def x_cost_claims(rows: Rows) -> tuple[Claim, ...]:
+    """Judge the ledgers (one set's, so one source): :data:`SPECS` on ``rows``."""
+    return evaluate(EXPERIMENT, SPECS, rows, ", ".join(sorted({r.source for r in rows})))

@@ -12,7 +12,7 @@ import pandas as pd
 from experiments.x_cost.plot import x_cost_plot
 from experiments.x_cost.view import LedgerRow, XCostView
 from lab.report.markdown import markdown_table
-from lab.report.piece import Page
+from lab.report.piece import Evidence, Page
 
 __all__ = ["PAGE", "X_COST_ABOUT", "LedgerRow", "XCostView", "x_cost_section"]
 
@@ -99,4 +99,11 @@ def x_cost_section(view: XCostView, claims: pd.DataFrame) -> str:
     )
 
 
-PAGE = Page(XCostView, x_cost_section, X_COST_ABOUT, plot=x_cost_plot, plot_every_set=True)
+PAGE = Page(
+    XCostView,
+    x_cost_section,
+    X_COST_ABOUT,
+    plot=x_cost_plot,
+    plot_every_set=True,
+    evidence=Evidence(cassettes=("E3/rounds", "E4/compactions")),
+)

@@ -9,9 +9,12 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 
 from experiments.x_cost.view import LedgerRow, XCostView
-from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, new_figure, plot_of
+from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
 
-__all__ = ["net_text", "x_cost_plot"]
+__all__ = ["SIZE", "net_text", "x_cost_plot"]
+
+SIZE: PlotSize = (9.6, 3.2)
+"""Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
 
 
 def _points(values: tuple[int | None, ...]) -> list[float]:
@@ -51,7 +54,7 @@ def x_cost_plot(sets: Sequence[tuple[str, XCostView]]) -> Plot:
     summary calls) and without it (requests + what each compaction removed); one panel per
     ledger, one row per recorded set."""
     columns = max([len(v.ledgers) for _, v in sets] + [1])
-    with new_figure("X-COST_cumulative", len(sets)) as figure:
+    with new_figure(SIZE, len(sets)) as figure:
         grid = figure.subplots(len(sets), columns, squeeze=False)
         for panels, (model, view) in zip(grid, sets, strict=True):
             for axes, row in zip(panels, view.ledgers, strict=False):

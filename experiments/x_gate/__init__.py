@@ -21,7 +21,7 @@ The measurements are an :class:`~experiments.x_gate.view.XGateView`, written as 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from experiments import e3, e4
 from experiments.e3.view import E3View
@@ -29,10 +29,12 @@ from experiments.e4.view import E4View, EngineRun
 from experiments.x_gate.view import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.guards.gate import GATE_HEADING
 from lab.claims import Claim
+from lab.claims.reason_classes import CAP, MODEL
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 from lab.experiment import Experiment, ExperimentResult, RunSettings
 from lab.views import to_data
 
-__all__ = ["E3_FACTS", "EXPERIMENT", "claims", "gate_added", "measure", "run"]
+__all__ = ["E3_FACTS", "EXPERIMENT", "SPECS", "claims", "gate_added", "measure", "run"]
 
 E3_FACTS = {"code word": e3.CODE_WORD}
 """What E3 plants and later asks for again."""
@@ -121,57 +123,35 @@ def _count(kept: Sequence[str], facts: Mapping[str, str]) -> str:
     return text + (f" (dropped: {', '.join(lost)})" if lost else "")
 
 
-def _e3_claims(view: XGateView) -> list[Claim]:
-    claims = []
-    source = view.source
-    for label, words, run in (
-        ("off", "without the gate", view.e3.off),
-        ("on", "with the gate", view.e3.on),
-    ):
+def _e3_verdict(label: str, words: str) -> Callable[[XGateView], Verdict]:
+    def measure(view: XGateView) -> Verdict:
+        run = view.e3.on if label == "on" else view.e3.off
         total = len(run.kept)
         added = sorted({item for items in run.gate_added for item in items})
         why = f"; the gate added {', '.join(added) or 'nothing'}" if label == "on" else ""
-        claims.append(
-            Claim.ours(
-                "X-GATE",
-                f"X-GATE-E3-{label.upper()}",
-                f"E3 {words}: every summary the later rounds carry keeps the code word "
-                f"{e3.CODE_WORD} verbatim.",
-                f"{total} of {total} summaries",
-                f"{sum(bool(k) for k in run.kept)} of {total} summaries",
-                source,
-                STRICT,
-                differs_note=f"the summaries of the model ({source}) {words} lost the code "
-                f"word{why}; {STRICT}",
-            )
+        return Verdict(
+            f"{sum(bool(k) for k in run.kept)} of {total} summaries",
+            expected=f"{total} of {total} summaries",
+            differs_note=f"the summaries of the model ({view.source}) {words} lost the code "
+            f"word{why}; {STRICT}",
         )
-    return claims
+
+    return measure
 
 
-def _e4_claims(view: XGateView) -> list[Claim]:
-    if view.e4 is None:
-        return []
-    claims = []
-    facts, source = view.e4_facts, view.source
-    for engine, short in ENGINES.items():
-        for label, words, summaries in (
-            ("off", "without the gate", view.e4.off),
-            ("on", "with the gate", view.e4.on),
-        ):
-            claims.append(
-                Claim.ours(
-                    "X-GATE",
-                    f"X-GATE-E4-{short}-{label.upper()}",
-                    f"E4, {engine} engine {words}: the summary keeps all {len(facts)} planted "
-                    "facts (code word, order id, amount, path) verbatim.",
-                    f"{len(facts)} of {len(facts)}",
-                    _count(summaries[engine].kept, facts),
-                    source,
-                    STRICT,
-                    differs_note=_e4_why(engine, source, words, summaries[engine]),
-                )
-            )
-    return claims
+def _e4_verdict(engine: str, label: str, words: str) -> Callable[[XGateView], Verdict | None]:
+    def measure(view: XGateView) -> Verdict | None:
+        if view.e4 is None:  # a set that recorded E3 but not E4
+            return None
+        summary = (view.e4.on if label == "on" else view.e4.off)[engine]
+        facts = view.e4_facts
+        return Verdict(
+            _count(summary.kept, facts),
+            expected=f"{len(facts)} of {len(facts)}",
+            differs_note=_e4_why(engine, view.source, words, summary),
+        )
+
+    return measure
 
 
 def _e4_why(engine: str, source: str, words: str, summary: GatedSummary) -> str:
@@ -183,9 +163,42 @@ def _e4_why(engine: str, source: str, words: str, summary: GatedSummary) -> str:
     return f"the {engine} summary of the model ({source}) {words} dropped a planted fact; {STRICT}"
 
 
+GATE = (("off", "without the gate"), ("on", "with the gate"))
+SPECS: tuple[ClaimSpec[XGateView], ...] = (
+    *(
+        ClaimSpec(
+            f"X-GATE-E3-{label.upper()}",
+            f"E3 {words}: every summary the later rounds carry keeps the code word "
+            f"{e3.CODE_WORD} verbatim.",
+            _e3_verdict(label, words),
+            kind="ctxlab",
+            note=STRICT,
+            reason_class=MODEL,
+        )
+        for label, words in GATE
+    ),
+    *(
+        ClaimSpec(
+            f"X-GATE-E4-{short}-{label.upper()}",
+            f"E4, {engine} engine {words}: the summary keeps all {len(e4.FACTS)} planted "
+            "facts (code word, order id, amount, path) verbatim.",
+            _e4_verdict(engine, label, words),
+            kind="ctxlab",
+            note=STRICT,
+            reason_class=MODEL,
+            # the capped model's DSH summary was refused: DSH did not compact
+            reason_by_model={e4.CAPPED_MODEL: CAP} if engine == "dsh" else {},
+        )
+        for engine, short in ENGINES.items()
+        for label, words in GATE
+    ),
+)
+"""X-GATE's claims: E3's rows, then E4's (for a set that recorded E4)."""
+
+
 def claims(view: XGateView) -> tuple[Claim, ...]:
-    """Judge X-GATE's measurements: E3's rows, then E4's (for a set that recorded E4)."""
-    return (*_e3_claims(view), *_e4_claims(view))
+    """Judge X-GATE's measurements: :data:`SPECS` on ``view``."""
+    return evaluate("X-GATE", SPECS, view, view.source)
 
 
 def run(settings: RunSettings) -> ExperimentResult:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from experiments.x_gate.view import XGateView
-from lab.report.piece import Page
+from lab.report.piece import Evidence, Page
 
 __all__ = ["PAGE", "X_GATE_ABOUT"]
 
@@ -14,4 +14,14 @@ X_GATE_ABOUT = (
 )
 """What the experiment tests (its section of ``index.html`` opens with it)."""
 
-PAGE = Page(XGateView, None, X_GATE_ABOUT)
+PAGE = Page(
+    XGateView,
+    None,
+    X_GATE_ABOUT,
+    judges={
+        "x-gate-verbatim": "experiments.x_gate: a planted fact counts only verbatim in the summary"
+    },
+    evidence=Evidence(
+        cassettes=("E3/rounds", "E3/rounds-gate", "E4/compactions", "E4/compactions-gate")
+    ),
+)

@@ -1,13 +1,15 @@
 """X-THRASH's claims: ctxlab's own checks (kind ``ctxlab``: no seed states these values), each
 judged by a rule strict enough to fail — a guard that does not cut the compaction rate fails
-X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE."""
+X-THRASH-GUARDED, one that simply turns compaction off fails X-THRASH-PRESSURE. A table of
+specs (:data:`SPECS`), judged by :func:`lab.claims.specs.evaluate`."""
 
 from __future__ import annotations
 
 from experiments.x_thrash.view import SessionRun, XThrashView
-from lab.claims import Claim, scripted_check
+from lab.claims import Claim
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
-__all__ = ["GUARD_CUT", "THRASH_SHARE", "claims"]
+__all__ = ["GUARD_CUT", "SPECS", "THRASH_SHARE", "claims"]
 
 REFILL_TRIGGER = 4
 """The refill session's message trigger (keep 1): every call after the first compaction
@@ -33,120 +35,80 @@ def _summary_rate(run: SessionRun) -> str:
     )
 
 
-def _check(claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str) -> Claim:
-    return scripted_check("X-THRASH", claim_id, claim, value, ok, rule, why)
-
-
 def claims(view: XThrashView) -> tuple[Claim, ...]:
-    """Judge X-THRASH's measurements (its source is always ``scripted``)."""
-    bare, guarded = view.without_guard, view.with_guard
-    return (
-        _baseline(view),
-        _guarded(bare, guarded),
-        _summary_calls(bare, guarded),
-        _pressure(view),
-        _skips(guarded),
-        _pairs(bare, guarded),
-        _refill(view),
-        _tokens(bare, guarded),
-    )
+    """Judge X-THRASH's measurements: :data:`SPECS` on ``view`` (its source is always
+    ``scripted``)."""
+    return evaluate("X-THRASH", SPECS, view, "scripted")
 
 
-def _baseline(view: XThrashView) -> Claim:
+def _baseline(view: XThrashView) -> Verdict:
     bare = view.without_guard
     share = bare.compactions / bare.requests if bare.requests else 0.0
     after = bare.context_messages_at_end
-    return _check(
-        "X-THRASH-BASELINE",
-        "Under AgentScope 2.0.3's defaults (trigger 50 messages, keepTokens dynamic = "
-        f"{view.keep_tokens:,} tokens) and no guard, a long scripted session compacts before "
-        "almost every request, because the kept tail itself holds more than 50 messages.",
+    return Verdict(
         f"{_rate(bare)}; {share:.1%} of {bare.requests:,} requests; {after} messages "
         "after the last compaction",
         share >= THRASH_SHARE and after > view.trigger_messages,
-        f"our own check, judged by compactions ≥ {THRASH_SHARE:.0%} of requests and more than "
-        f"{view.trigger_messages} messages after a compaction; a scripted session "
-        "of an earlier version measured 1,874 compactions in 962 turns",
-        "the thrash did not reproduce",
+        note=f"our own check, judged by compactions ≥ {THRASH_SHARE:.0%} of requests and more "
+        f"than {view.trigger_messages} messages after a compaction; a scripted session of "
+        "an earlier version measured 1,874 compactions in 962 turns",
+        text="Under AgentScope 2.0.3's defaults (trigger 50 messages, keepTokens dynamic = "
+        f"{view.keep_tokens:,} tokens) and no guard, a long scripted session compacts before "
+        "almost every request, because the kept tail itself holds more than 50 messages.",
     )
 
 
-def _guarded(bare: SessionRun, guarded: SessionRun) -> Claim:
+def _guarded(view: XThrashView) -> Verdict:
+    bare, guarded = view.without_guard, view.with_guard
     ok = guarded.compactions * GUARD_CUT <= bare.compactions and bare.compactions > 0
-    return _check(
-        "X-THRASH-GUARDED",
-        "With ctxlab's thrash guard the same session compacts at least ten times less often.",
-        f"{_rate(guarded)} with the guard, {_rate(bare)} without",
-        ok,
-        f"our own check, judged by compactions with the guard × {GUARD_CUT} ≤ compactions without",
-        "the guard did not cut the compaction rate tenfold",
-    )
+    return Verdict(f"{_rate(guarded)} with the guard, {_rate(bare)} without", ok)
 
 
-def _summary_calls(bare: SessionRun, guarded: SessionRun) -> Claim:
+def _summary_calls(view: XThrashView) -> Verdict:
+    bare, guarded = view.without_guard, view.with_guard
     one_each = all(run.summary_calls == run.compactions for run in (bare, guarded))
     cut = guarded.summary_calls * GUARD_CUT <= bare.summary_calls and bare.summary_calls > 0
-    return _check(
-        "X-THRASH-SUMMARY-CALLS",
-        "Every compaction is one summary call and a skipped one makes none, so the guard cuts "
-        "summary calls as much as compactions.",
-        f"{_summary_rate(guarded)} with the guard, {_summary_rate(bare)} without",
-        one_each and cut,
-        "our own check, judged by summary calls = compactions in both runs and a tenfold cut",
-        "summary calls and compactions disagree, or the cut is less than tenfold",
+    return Verdict(
+        f"{_summary_rate(guarded)} with the guard, {_summary_rate(bare)} without", one_each and cut
     )
 
 
-def _pressure(view: XThrashView) -> Claim:
+def _pressure(view: XThrashView) -> Verdict:
     guarded = view.with_guard
     triggers = guarded.triggers
     fired = ", ".join(f"{k} ×{v}" for k, v in triggers.items()) or "none"
     token_only = bool(triggers) and all("tokens" in t for t in triggers)
     under = guarded.largest_request_tokens < view.context_window
-    return _check(
-        "X-THRASH-PRESSURE",
-        "The guard does not turn compaction off: with it the token trigger still compacts when "
-        "the context really fills, and no request reaches the model's window.",
+    return Verdict(
         f"{guarded.compactions} compaction(s), fired by {fired}; largest request "
         f"{guarded.largest_request_tokens:,} of {view.context_window:,} tokens",
         token_only and under,
-        "our own check, judged by ≥ 1 guarded compaction, every one fired by tokens, and the "
-        "largest request below the window",
-        "the guarded session never compacted, compacted on messages alone, or overflowed",
     )
 
 
-def _skips(guarded: SessionRun) -> Claim:
+def _skips(view: XThrashView) -> Verdict:
+    guarded = view.with_guard
     skipped = sum(guarded.skipped.values())
     log_lines = guarded.guard.log_lines if guarded.guard else 0
-    ok = skipped > 0 and log_lines == skipped
     reasons = ", ".join(f"{k} {v:,}" for k, v in guarded.skipped.items()) or "none"
-    return _check(
-        "X-THRASH-SKIPS",
-        "Each compaction the guard refuses is logged with its reason (one log line and one "
-        "record per skip).",
+    return Verdict(
         f"{skipped:,} skipped ({reasons}); {log_lines:,} log lines",
-        ok,
-        "our own check, judged by skips > 0 and one guard log line per skip",
-        "the guard skipped nothing or its log lines do not match its records",
+        skipped > 0 and log_lines == skipped,
     )
 
 
-def _pairs(bare: SessionRun, guarded: SessionRun) -> Claim:
+def _pairs(view: XThrashView) -> Verdict:
+    bare, guarded = view.without_guard, view.with_guard
     broken = bare.pairing_errors + guarded.pairing_errors
     total = bare.compactions + guarded.compactions
-    return _check(
-        "X-THRASH-PAIRS",
-        "No request in either run separates a tool call from its result.",
+    return Verdict(
         f"{broken} of {bare.requests + guarded.requests:,} requests with a broken pair after "
         f"{total:,} compactions",
         broken == 0 and total > 0,
-        "our own check, judged by validate_pairing on every agent request of both runs",
-        "a tool call was separated from its result",
     )
 
 
-def _refill(view: XThrashView) -> Claim:
+def _refill(view: XThrashView) -> Verdict:
     refill = view.refill
     bound = view.guard_config.max_refills
     error = refill.error or ""
@@ -159,35 +121,103 @@ def _refill(view: XThrashView) -> Claim:
         and refill.compactions == bound
         and refill.stopped_at_call == first + bound
     )
-    return _check(
-        "X-THRASH-REFILL",
-        "When the context refills right after compacting, the guard stops the session with "
-        f"CompactionThrashError at refill number {bound} in a row (as Claude Code's thrash-loop "
-        f"guard does), after the first compaction and {bound - 1} refills ran.",
+    return Verdict(
         f"{refill.compactions} compactions, then stopped at call {refill.stopped_at_call}"
         if refill.stopped_at_call
         else f"{refill.compactions} compactions, never stopped",
         ok,
-        f"our own check, judged by CompactionThrashError after exactly {bound} compactions, at "
-        f"call {first} + {bound} "
-        "(count mode, trigger 4 / keep 1, every call refills)",
-        "the refill bound did not stop the session as expected",
+        note=f"our own check, judged by CompactionThrashError after exactly {bound} compactions, "
+        f"at call {first} + {bound} (count mode, trigger 4 / keep 1, every call refills)",
+        text="When the context refills right after compacting, the guard stops the session with "
+        f"CompactionThrashError at refill number {bound} in a row (as Claude Code's thrash-loop "
+        f"guard does), after the first compaction and {bound - 1} refills ran.",
     )
 
 
-def _tokens(bare: SessionRun, guarded: SessionRun) -> Claim:
+def _tokens(view: XThrashView) -> Verdict:
+    bare, guarded = view.without_guard, view.with_guard
     with_guard, without = guarded.prompt_tokens_per_100_turns, bare.prompt_tokens_per_100_turns
-    return _check(
-        "X-THRASH-TOKENS",
-        "The guard trades calls for size: without the thrash the context grows until the token "
-        "trigger, so the guarded session sends more prompt tokens (agent and summary requests, "
-        "before any prefix cache) although it makes far fewer calls.",
+    return Verdict(
         f"{with_guard:,} prompt tokens per 100 turns with the guard, {without:,} without "
         f"({with_guard / without:.1f}×)"
         if without
         else "no prompt tokens without the guard",
         with_guard > without > 0,
-        "our own check, judged by prompt tokens per 100 turns (AgentScope's estimator) with the "
-        "guard > without; the guard is about calls and churn, not request size",
-        "the guarded session did not send more prompt tokens",
     )
+
+
+SPECS: tuple[ClaimSpec[XThrashView], ...] = (
+    ClaimSpec(
+        "X-THRASH-BASELINE",
+        "Under AgentScope 2.0.3's defaults and no guard, a long scripted session compacts "
+        "before almost every request (the verdict names the keep budget).",
+        _baseline,
+        kind="ctxlab",
+        differs_note="the thrash did not reproduce",
+    ),
+    ClaimSpec(
+        "X-THRASH-GUARDED",
+        "With ctxlab's thrash guard the same session compacts at least ten times less often.",
+        _guarded,
+        kind="ctxlab",
+        note="our own check, judged by compactions with the guard × "
+        f"{GUARD_CUT} ≤ compactions without",
+        differs_note="the guard did not cut the compaction rate tenfold",
+    ),
+    ClaimSpec(
+        "X-THRASH-SUMMARY-CALLS",
+        "Every compaction is one summary call and a skipped one makes none, so the guard cuts "
+        "summary calls as much as compactions.",
+        _summary_calls,
+        kind="ctxlab",
+        note="our own check, judged by summary calls = compactions in both runs and a tenfold cut",
+        differs_note="summary calls and compactions disagree, or the cut is less than tenfold",
+    ),
+    ClaimSpec(
+        "X-THRASH-PRESSURE",
+        "The guard does not turn compaction off: with it the token trigger still compacts when "
+        "the context really fills, and no request reaches the model's window.",
+        _pressure,
+        kind="ctxlab",
+        note="our own check, judged by ≥ 1 guarded compaction, every one fired by tokens, and "
+        "the largest request below the window",
+        differs_note="the guarded session never compacted, compacted on messages alone, or "
+        "overflowed",
+    ),
+    ClaimSpec(
+        "X-THRASH-SKIPS",
+        "Each compaction the guard refuses is logged with its reason (one log line and one "
+        "record per skip).",
+        _skips,
+        kind="ctxlab",
+        note="our own check, judged by skips > 0 and one guard log line per skip",
+        differs_note="the guard skipped nothing or its log lines do not match its records",
+    ),
+    ClaimSpec(
+        "X-THRASH-PAIRS",
+        "No request in either run separates a tool call from its result.",
+        _pairs,
+        kind="ctxlab",
+        note="our own check, judged by validate_pairing on every agent request of both runs",
+        differs_note="a tool call was separated from its result",
+    ),
+    ClaimSpec(
+        "X-THRASH-REFILL",
+        "When the context refills right after compacting, the guard stops the session with "
+        "CompactionThrashError at its bound of refills in a row (the verdict names it).",
+        _refill,
+        kind="ctxlab",
+        differs_note="the refill bound did not stop the session as expected",
+    ),
+    ClaimSpec(
+        "X-THRASH-TOKENS",
+        "The guard trades calls for size: without the thrash the context grows until the token "
+        "trigger, so the guarded session sends more prompt tokens (agent and summary requests, "
+        "before any prefix cache) although it makes far fewer calls.",
+        _tokens,
+        kind="ctxlab",
+        note="our own check, judged by prompt tokens per 100 turns (AgentScope's estimator) with "
+        "the guard > without; the guard is about calls and churn, not request size",
+        differs_note="the guarded session did not send more prompt tokens",
+    ),
+)

@@ -1,7 +1,9 @@
 """Claim records: one published statement beside what we reproduced, and the table of them.
 
-Computing (the experiments build :class:`Claim` records) is kept apart from rendering: one
-function turns records into a pandas DataFrame, and writers turn that frame into files.
+Computing is kept apart from rendering: every experiment declares its claims as a table of
+specs that :func:`lab.claims.specs.evaluate` turns into :class:`Claim` records (the one way a
+claim is declared and judged); one function turns records into a pandas DataFrame, and writers
+turn that frame into files.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ __all__ = [
     "claims_frame",
     "merge_claims",
     "read_claims",
-    "scripted_check",
     "write_claims",
 ]
 
@@ -101,8 +102,12 @@ class Claim:
     in one run and sets it)."""
     reason_class: str = ""
     """For a ``differs`` row, the main cause in a few words (one of :data:`REASON_CLASSES`);
-    empty for ``match``. Set by the runner from
-    :mod:`lab.claims.reason_classes` unless the experiment sets it."""
+    empty for ``match``. The claim's spec gives it
+    (:attr:`lab.claims.specs.ClaimSpec.reason_class`)."""
+    reason_by_model: tuple[tuple[str, str], ...] = ()
+    """``(model, reason class)`` where one recorded model's cause is another than
+    :attr:`reason_class`; the runner applies it once the row has its model
+    (:func:`lab.claims.reason_classes.classified`). Not a column of ``claims.csv``."""
 
     def __post_init__(self) -> None:
         if self.status not in ("match", "differs"):
@@ -122,83 +127,6 @@ class Claim:
             raise ValueError(f"{self.claim_id} is our own check; it has no article value")
         if self.article_source and parse_citation(self.article_source) is None:
             raise ValueError(f"{self.claim_id}: article_source must cite a seed (cite())")
-
-    @classmethod
-    def compare(
-        cls,
-        experiment: str,
-        claim_id: str,
-        claim: str,
-        article_value: object,
-        reproduced_value: object,
-        source: str,
-        note: str = "",
-        *,
-        differs_note: str = "",
-        kind: Kind = "article",
-        article_source: str = "",
-    ) -> Claim:
-        """A claim whose status is ``match`` exactly when the two values read the same."""
-        article, reproduced = str(article_value), str(reproduced_value)
-        status: Status = "match" if article == reproduced else "differs"
-        if status == "differs":
-            note = differs_note or note or f"measured {reproduced}, the article reports {article}"
-        return cls(
-            experiment,
-            claim_id,
-            claim,
-            article,
-            reproduced,
-            status,
-            source,
-            note,
-            kind,
-            article_source,
-        )
-
-    @classmethod
-    def ours(
-        cls,
-        experiment: str,
-        claim_id: str,
-        claim: str,
-        expected: object,
-        reproduced_value: object,
-        source: str,
-        note: str = "",
-        *,
-        differs_note: str = "",
-        article_source: str = "",
-    ) -> Claim:
-        """A ``ctxlab`` row: our own check, ``match`` exactly when the measured value reads as
-        ``expected``. The expectation is ours, so it goes into the note, not the article value."""
-        reproduced = str(reproduced_value)
-        holds = str(expected) == reproduced
-        detail = note if holds else differs_note or f"measured {reproduced}"
-        text = f"ctxlab's own check (no seed states a value); expected {expected}"
-        text += f"; {detail}" if detail else ""
-        return cls(
-            experiment,
-            claim_id,
-            claim,
-            "",
-            reproduced,
-            "match" if holds else "differs",
-            source,
-            text,
-            "ctxlab",
-            article_source,
-        )
-
-
-def scripted_check(
-    experiment: str, claim_id: str, claim: str, value: str, ok: bool, rule: str, why: str
-) -> Claim:
-    """A ``ctxlab`` row of a scripted experiment: ``match`` when ``ok``; the note says the
-    rule, and why when it fails."""
-    note = rule if ok else f"{why}; {rule}"
-    status: Status = "match" if ok else "differs"
-    return Claim(experiment, claim_id, claim, "", value, status, "scripted", note, kind="ctxlab")
 
 
 def cite(seed: str, quote: str) -> str:

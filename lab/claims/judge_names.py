@@ -1,8 +1,8 @@
 """The judges' stable names: a claim's note names the rule that judged it by one of these, never
 by a file path (files move; a name stays). Each name maps to the code that holds the rule, as a
-dotted name for the reader; ``tests/lab/test_judge_names.py`` fails on a note that
-names a file, or a
-judge this table does not hold."""
+dotted name for the reader. This table holds the shared judges; an experiment's own judges are
+on its page (:attr:`lab.report.piece.Page.judges`). ``tests/lab/test_judge_names.py`` fails on
+a note that names a file, or a judge neither table holds."""
 
 from __future__ import annotations
 
@@ -11,10 +11,6 @@ import re
 __all__ = ["JUDGES", "named_judges"]
 
 JUDGES: dict[str, str] = {
-    "e1-reason": "experiments.e1._reason: the cutoff reason names index 7, the move to 6, and why",
-    "e2-rules": "experiments.e2.claims: E2's rules over the recorded steps",
-    "e3-rules": "experiments.e3.claims: E3's rules over the recorded rounds",
-    "e4-rules": "experiments.e4.claims: E4's rules over the two engines' runs",
     "filled_sections": ("lab.claims.judges.filled_sections: sections with content under them"),
     "invented_codes": ("lab.claims.judges.invented_codes: customer codes a text never held"),
     "call_attempts": ("lab.claims.judges.call_attempts: tool names an answer tried to call"),
@@ -23,7 +19,6 @@ JUDGES: dict[str, str] = {
         "lab.claims.answer_judges.carries_previous: the old summary in the request"
     ),
     "text-call-reader": "lab.recorder.textcalls: tool calls a model wrote as text",
-    "x-gate-verbatim": "experiments.x_gate: a planted fact counts only verbatim in the summary",
 }
 
 NAMED = re.compile(r"judge `([^`]+)`")

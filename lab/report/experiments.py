@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -27,6 +29,7 @@ __all__ = [
     "about",
     "build_plots",
     "experiment_pages",
+    "glossary_files",
     "measurements_section",
     "read_view",
 ]
@@ -72,6 +75,18 @@ def experiment_pages() -> Pages:
     imported on first use: a page imports the report's helpers, so this module cannot load
     them while it is being imported)."""
     return _pages(current())
+
+
+def glossary_files() -> list[Path]:
+    """Each experiment's ``glossary.toml`` (the glosses of the Chinese its reports quote), in
+    the manifest's order, where its folder has one (found without importing the experiment)."""
+    suite = current()
+    found = []
+    for entry in suite.entries:
+        spec = find_spec(suite.module(entry))
+        folders = spec.submodule_search_locations if spec is not None else None
+        found += [p for f in folders or () if (p := Path(f) / "glossary.toml").is_file()]
+    return found
 
 
 def about(experiment: str) -> str:

@@ -2,14 +2,16 @@
 
 The report reads each experiment's ``<ID>.json`` back into the typed view it was written from
 (:meth:`Page.read`), renders the Measurements section of ``<ID>.md`` from it, opens the
-experiment's part of ``index.html`` with :attr:`Page.about`, and draws :attr:`Page.plot`.
+experiment's part of ``index.html`` with :attr:`Page.about`, and draws :attr:`Page.plot`; a
+claim's evidence page names the experiment's judges (:attr:`Page.judges`) and shows what the
+experiment says its claims were judged on (:attr:`Page.evidence`).
 :mod:`lab.report.experiments` collects the pages in the manifest's order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from lab.views import from_data
@@ -17,11 +19,32 @@ from lab.views import from_data
 if TYPE_CHECKING:
     import pandas as pd
 
+    from lab.report.evidence.calls import Call
+    from lab.report.evidence.facts import ConditionRuns
     from lab.report.plots.canvas import Plot
 
-__all__ = ["Page"]
+__all__ = ["Evidence", "Page"]
 
 V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What an experiment's claims were judged on, for their evidence pages
+    (:mod:`lab.report.evidence`); the default shows every recorded call of the experiment's
+    own cassette folder for the claim's model, and says it is not exact."""
+
+    cassettes: tuple[str, ...] = ()
+    """``<folder>/<name>`` of the cassettes it replays, in its set's folder; empty: every
+    cassette of its own folder."""
+    label: Callable[[Sequence[Call]], list[Call]] | None = None
+    """Labels its calls so that :attr:`picks` can name them (E3: ``round N``)."""
+    picks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """By claim id, the labels of the calls the claim reads (the page says it is exact); a
+    claim not listed shows every call."""
+    facts: Callable[[Mapping[str, Any], str, str], list[ConditionRuns]] | None = None
+    """Instead of calls, the outcomes the claims were judged on, read from the experiment's
+    JSON for ``(data, claim id, set)`` (X-BENCH: facts kept per conversation and condition)."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +67,12 @@ class Page(Generic[V]):
     every_model: bool = False
     """Whether ``<ID>.md`` shows each recorded model's measurements (E4: the 0.5B model left
     no DSH compaction) or the first model's (the rest is in ``claims.md``)."""
-    rounds: tuple[str, ...] = ()
-    """The user messages that open the experiment's numbered rounds, in order: its evidence
-    pages label each recorded call by round (:mod:`lab.report.evidence.picks`)."""
+    judges: Mapping[str, str] = field(default_factory=dict)
+    """The experiment's own judges: the stable name a claim's note cites (``judge `name```)
+    and, for the reader, the code that holds the rule (the shared judges are
+    :data:`lab.claims.judge_names.JUDGES`)."""
+    evidence: Evidence = field(default_factory=Evidence)
+    """What its claims' evidence pages show."""
 
     def read(self, data: Mapping[str, Any]) -> V:
         """The view of ``data``; raises :class:`~lab.views.ShapeError` when the

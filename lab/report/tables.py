@@ -21,8 +21,6 @@ from lab.claims import read_claims
 from lab.registry import EXPERIMENTS
 
 __all__ = [
-    "ARTICLE_E3_COMPACTED_ROUNDS",
-    "ARTICLE_E3_CONTEXT",
     "ClaimCounts",
     "ExperimentDoc",
     "ProvenanceRow",
@@ -38,17 +36,6 @@ __all__ = [
     "set_docs",
     "side_by_side",
 ]
-
-ARTICLE_E3_CONTEXT: tuple[tuple[int, int, int], ...] = (
-    (1, 0, 2),
-    (2, 2, 4),
-    (3, 4, 4),
-    (4, 4, 4),
-    (5, 4, 4),
-)
-"""The article's E3 context sizes: (round, messages before the call, messages after)."""
-ARTICLE_E3_COMPACTED_ROUNDS: tuple[int, ...] = (3, 4, 5)
-"""The rounds in which the article's agent compacted."""
 
 SCRIPTED = "scripted (no model)"
 _ID_PATTERN = re.compile(r"^(E\d+|X-)[A-Za-z0-9_-]*$")

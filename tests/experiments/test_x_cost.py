@@ -18,6 +18,7 @@ from experiments.x_cost.page import PAGE as X_COST_PAGE
 from experiments.x_cost.page import x_cost_section
 from experiments.x_cost.plot import x_cost_plot
 from experiments.x_cost.view import LedgerRow
+from lab.errors import ExperimentError
 from lab.experiment import RunSettings
 from lab.views import ShapeError, from_data
 
@@ -108,9 +109,11 @@ def test_usage_claim_fails_when_any_row_is_missing_usage() -> None:
     assert statuses([row(), row(engine="dsh", usage_missing=1)])["X-COST-USAGE"] == "differs"
 
 
-def test_two_recordings_of_one_experiment_and_engine_get_their_own_ids() -> None:
-    ids = statuses([row(cassette="E3/qwen-a"), row(cassette="E3/qwen-b")])
-    assert "X-COST-E3-AGENTSCOPE-QWEN-A-NET" in ids and "X-COST-E3-AGENTSCOPE-QWEN-B-NET" in ids
+def test_two_ledgers_of_one_experiment_and_engine_are_refused() -> None:
+    """A recorded set holds one cassette per experiment, so one ledger per experiment and
+    engine; two would share their claims' ids, and are refused rather than judged as one."""
+    with pytest.raises(ExperimentError, match="several ledgers for E3 agentscope"):
+        statuses([row(cassette="E3/qwen-a"), row(cassette="E3/qwen-b")])
 
 
 def test_the_page_shows_missing_usage_as_missing() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from harness.model import ChatRequest, provider_of
 from harness.store.eventlog import EventLog
 from harness.testing import FunctionModel
 from lab.claims import AS_SEED, DSH_SEED, KINDS, Claim, cite, read_claims
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 from lab.recorder.textcalls import TextToolCalls
 from lab.seed_sections import SECTIONS
 from lab.seeds import (
@@ -139,11 +141,34 @@ def test_cite_needs_a_known_seed_and_a_quote() -> None:
 
 
 def test_ours_puts_the_expectation_in_the_note_and_judges_it() -> None:
-    held = Claim.ours("E9", "E9-OURS", "ours", "4 of 4", "4 of 4", "scripted", "by rule")
+    spec: ClaimSpec[str] = ClaimSpec(
+        "E9-OURS", "ours", Verdict, kind="ctxlab", expected="4 of 4", note="by rule"
+    )
+    (held,) = evaluate("E9", [spec], "4 of 4", "scripted")
     assert (held.kind, held.article_value, held.status) == ("ctxlab", "", "match")
     assert "expected 4 of 4; by rule" in held.note
-    failed = Claim.ours("E9", "E9-OURS", "ours", "4 of 4", "2 of 4", "scripted")
+    (failed,) = evaluate("E9", [replace(spec, note="")], "2 of 4", "scripted")
     assert failed.status == "differs" and "measured 2 of 4" in failed.note
+
+
+def test_a_check_without_an_expected_value_is_judged_by_its_rule() -> None:
+    spec: ClaimSpec[bool] = ClaimSpec(
+        "E9-RULE",
+        "a rule",
+        lambda ok: Verdict("yes" if ok else "no", ok),
+        kind="ctxlab",
+        note="judged by the rule",
+        differs_note="the rule failed",
+    )
+    (held,) = evaluate("E9", [spec], True, "scripted")
+    (failed,) = evaluate("E9", [spec], False, "scripted")
+    assert (held.status, held.note) == ("match", "judged by the rule")
+    assert (failed.status, failed.note) == ("differs", "the rule failed; judged by the rule")
+
+
+def test_a_measure_that_finds_nothing_leaves_the_claim_out() -> None:
+    spec: ClaimSpec[str] = ClaimSpec("E9-NONE", "none", lambda _: None, kind="ctxlab")
+    assert evaluate("E9", [spec], "x", "scripted", model="m") == ()
 
 
 def test_a_table_written_before_the_kind_column_still_reads(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from support.paths import ROOT
 
 from lab.claims import DSH_SEED
 from lab.claims.judge_names import JUDGES, named_judges
+from lab.report.experiments import experiment_pages
 from lab.seeds import parse_citation
 
 CLAIMS = ROOT / "reports" / "claims.csv"
@@ -34,14 +35,25 @@ def test_no_note_names_a_source_file() -> None:
     assert not {k: v for k, v in named.items() if v}
 
 
+def known_judges(experiment: str) -> set[str]:
+    """The shared judges and the experiment's own (on its page)."""
+    page = experiment_pages().get(experiment)
+    return set(JUDGES) | set(page.judges if page is not None else {})
+
+
 def test_every_judge_a_note_names_exists() -> None:
     unknown = {
         r["claim_id"]: name
         for r in rows()
         for name in named_judges(r["note"])
-        if name not in JUDGES
+        if name not in known_judges(r["experiment"])
     }
     assert not unknown
+
+
+def test_a_judge_of_another_experiment_is_unknown() -> None:
+    assert "e3-rules" in known_judges("E3")
+    assert "e3-rules" not in known_judges("E4") and "e3-rules" not in JUDGES
 
 
 def test_a_note_naming_a_file_is_caught() -> None:

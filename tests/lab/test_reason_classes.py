@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 
 import pytest
 from support.paths import ROOT
 
 from lab.claims import REASON_CLASSES, Claim, claims_frame, read_claims, write_claims
-from lab.claims.reason_classes import BY_CLAIM, BY_SET, classified, reason_class
+from lab.claims.reason_classes import CAP, MODEL, classified, reason_class
+from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 CLAIMS = ROOT / "reports" / "claims.csv"
 
@@ -44,40 +46,33 @@ def test_a_differs_row_without_a_reason_class_is_caught(tmp_path: Path) -> None:
     assert len(unclassified(tmp_path / "claims.csv")) == 1
 
 
-def test_every_class_the_table_names_is_a_known_class_of_a_real_claim() -> None:
-    frame = read_claims(CLAIMS)
-    ids = set(frame["claim_id"])
-    assert set(BY_CLAIM) <= ids, sorted(set(BY_CLAIM) - ids)
-    assert {claim for claim, _ in BY_SET} <= ids
-    assert set(BY_CLAIM.values()) | set(BY_SET.values()) <= set(REASON_CLASSES)
+def _spec(**causes: object) -> ClaimSpec[bool]:
+    return ClaimSpec("X-1", "A claim.", lambda ok: Verdict("yes" if ok else "no"), "yes", **causes)  # type: ignore[arg-type]
 
 
-def _claim(claim_id: str, status: str, model: str = "some-model") -> Claim:
-    note = "why" if status == "differs" else ""
-    return Claim("E4", claim_id, "A claim.", "1", "2", status, "local/x", note, model=model)
+def test_the_spec_gives_its_class_to_a_differing_row_only() -> None:
+    spec = _spec(reason_class=CAP)
+    (differs,) = evaluate("E4", [spec], False, "local/x")
+    (matches,) = evaluate("E4", [spec], True, "local/x")
+    assert (differs.reason_class, matches.reason_class) == (CAP, "")
 
 
-def test_a_set_can_have_another_cause_than_the_claim() -> None:
-    assert reason_class(_claim("DSH-SUMMARY-EVENT", "differs")) == "recording cap"
-    capped = next(iter(BY_SET))
-    assert reason_class(_claim(capped[0], "differs", capped[1])) == BY_SET[capped]
-    assert reason_class(_claim(capped[0], "differs", "a-later-model")) == BY_CLAIM[capped[0]]
-    assert reason_class(_claim("DSH-SUMMARY-EVENT", "match")) == ""
-    assert reason_class(_claim("NOT-A-CLAIM", "differs")) == ""
-
-
-def test_the_experiments_own_class_wins_and_the_column_is_written(tmp_path: Path) -> None:
-    own = Claim(
-        "E4", "DSH-RANGE", "A claim.", "1", "2", "differs", "local/x", "why", reason_class="model"
-    )
-    rows = classified([own, _claim("DSH-RANGE", "differs"), _claim("DSH-RANGE", "match")])
-    assert [c.reason_class for c in rows] == ["model", "recording cap", ""]
+def test_a_model_can_have_another_cause_than_the_claim(tmp_path: Path) -> None:
+    spec = _spec(reason_class=MODEL, reason_by_model={"small": CAP})
+    (claim,) = evaluate("E4", [spec], False, "local/x")
+    small, later = (dataclasses.replace(claim, model=m) for m in ("small", "a-later-model"))
+    assert reason_class(small) == CAP and reason_class(later) == MODEL
+    rows = classified([small, later, *evaluate("E4", [spec], True, "local/x")])
+    assert [c.reason_class for c in rows] == [CAP, MODEL, ""]
     write_claims(claims_frame(rows), tmp_path / "claims.csv")
-    assert list(read_claims(tmp_path / "claims.csv")["reason_class"]) == [
-        "model",
-        "recording cap",
-        "",
-    ]
+    assert list(read_claims(tmp_path / "claims.csv")["reason_class"]) == [CAP, MODEL, ""]
+
+
+def test_a_spec_refuses_an_unknown_class() -> None:
+    with pytest.raises(ValueError, match="unknown reason class"):
+        _spec(reason_class="bad luck")
+    with pytest.raises(ValueError, match="unknown reason class"):
+        _spec(reason_by_model={"small": "bad luck"})
 
 
 def test_a_claim_refuses_an_unknown_or_misplaced_class() -> None:

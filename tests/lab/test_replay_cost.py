@@ -70,10 +70,10 @@ def _drawn(figure: Figure) -> None:
 
 
 def test_a_plot_drawn_once_gives_the_bytes_savefig_gave() -> None:
-    with new_figure("E2_files", panels=2) as figure:
+    with new_figure((6.8, 3.4), panels=2) as figure:
         _drawn(figure)
         expected = _savefig_png(figure)
-    with new_figure("E2_files", panels=2) as figure:
+    with new_figure((6.8, 3.4), panels=2) as figure:
         _drawn(figure)
         assert png(figure) == expected
 

@@ -141,8 +141,17 @@ def synthetic_e2() -> dict[str, Any]:
 def synthetic_e3_claims() -> list[Claim]:
     """SYNTHETIC E3 claims, one matching and one differing."""
     return [
-        Claim.compare("E3", "E3-FIRST", "Compaction first fires in round 3.", 3, 3, "harness"),
-        Claim.compare("E3", "E3-LEN", "Summary | lengths.", "698", "61", "local/synthetic-model"),
+        Claim("E3", "E3-FIRST", "Compaction first fires in round 3.", "3", "3", "match", "harness"),
+        Claim(
+            "E3",
+            "E3-LEN",
+            "Summary | lengths.",
+            "698",
+            "61",
+            "differs",
+            "local/synthetic-model",
+            "measured 61, the article reports 698",
+        ),
     ]
 
 

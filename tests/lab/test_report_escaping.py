@@ -43,7 +43,7 @@ def _hostile_e3(folder: Path) -> None:
         row["user"] = HOSTILE
     write_json(folder / "E3.json", data)
     claims = read_claims(folder / "claims.csv")
-    hostile = Claim.compare("E3", "E3-HOSTILE", f"claim {HOSTILE}", HOSTILE, HOSTILE, "local/x")
+    hostile = Claim("E3", "E3-HOSTILE", f"claim {HOSTILE}", HOSTILE, HOSTILE, "match", "local/x")
     write_claims(pd.concat([claims, claims_frame([hostile])]), folder / "claims.csv")
 
 

@@ -13,11 +13,11 @@ from support.paths import ROOT
 from support.report_inputs import built_copy
 
 from lab.report.glossary import (
-    GLOSSES,
     SOURCES,
     chinese_runs,
     gloss_html,
     gloss_text,
+    glosses,
     unglossed,
 )
 from lab.report.markdown import escape_html
@@ -55,7 +55,7 @@ def test_every_chinese_text_in_claims_md_has_a_gloss(built: Path) -> None:
         assert "| English |" in text
         for line in text.splitlines():
             for run in chinese_runs(line):
-                english = GLOSSES.get(run.strip("“”‘’"))
+                english = glosses().get(run.strip("“”‘’"))
                 assert english is not None, f"{path.name}: no gloss for {run!r}"
                 assert escape_html(english) in line, f"{path.name}: {run!r} shown without its gloss"
             assert not re.search(r"[\u4e00-\u9fff] \(“", line), f"a gloss inside a quote: {line}"
@@ -68,7 +68,7 @@ def test_every_chinese_text_in_the_experiment_pages_is_glossed(built: Path) -> N
     for path in pages:
         text = path.read_text(encoding="utf-8")
         for run in chinese_runs(re.sub(r" \(“[^\n]*?”\)", "", text)):  # glosses taken out
-            english = GLOSSES.get(run.strip("“”‘’"))
+            english = glosses().get(run.strip("“”‘’"))
             assert english is not None, f"{path.name}: no gloss for {run!r}"
             assert escape_html(english) in text, f"{path.name}: {run!r} is shown without its gloss"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from experiments.e5.common import SOURCE
 from experiments.e5.view.dsh_mechanics import Attempt, DshMechanics
 from lab.claims import DSH_SEED, Claim, cite
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["DSH_SPECS", "dsh_mechanics_claims"]
@@ -181,6 +182,7 @@ DSH_SPECS: tuple[ClaimSpec[DshMechanics], ...] = (
         "left before the newest session/end-seed belongs to a dead process, so "
         "EventLog.stale_compaction() reports it but it does not block (harness.store.eventlog); "
         "only a start of the live process is busy (DSH-LOCK)",
+        reason_class=DEVIATION,
     ),
     ClaimSpec(
         "DSH-MANUAL-ERRORS",

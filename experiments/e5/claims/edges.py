@@ -18,6 +18,7 @@ from __future__ import annotations
 from experiments.e5.common import SOURCE
 from experiments.e5.view.edges import EdgeMechanics
 from lab.claims import AS_SEED, DSH_SEED, Claim, cite
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
 
 __all__ = ["EDGE_SPECS", "edge_claims"]
@@ -124,6 +125,7 @@ EDGE_SPECS: tuple[ClaimSpec[EdgeMechanics], ...] = (
         "image content → UNSUPPORTED_CONTENT",
         cite(DSH_SEED, "含图像即拒绝（summarizer.ts:220-221 抛 UNSUPPORTED_CONTENT）"),
         note="an image_url block offered as a user message's content",
+        reason_class=DEVIATION,
     ),
 )
 """Seed 002's rows are article-computed by :mod:`lab.claims.specs`."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from experiments.e5.common import SOURCE
 from experiments.e5.view.peer_deviations import PeerDeviations
 from lab.claims import Claim
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate
 
 __all__ = ["PEER_SPECS", "peer_claims"]
@@ -42,6 +43,7 @@ def _spec(claim_id: str, text: str, field: Callable[[PeerDeviations], str], peer
         expected=f"{peer} ({AGENTSCOPE}, {test})",
         note="run on ctxlab's AgentScope engine, scripted",
         differs_note=f"deliberate deviation (tests/conformance/, docs/conformance.md): {reason}",
+        reason_class=DEVIATION,
     )
 
 

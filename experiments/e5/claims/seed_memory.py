@@ -7,6 +7,7 @@ from __future__ import annotations
 from experiments.e5.common import SOURCE
 from experiments.e5.view.seed_memory import SeedMemory
 from lab.claims import AS_SEED, Claim, cite
+from lab.claims.reason_classes import DEVIATION
 from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
 
 __all__ = ["SEED_SPECS", "seed_memory_claims"]
@@ -177,6 +178,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "follow; ctxlab keeps the nine of AgentScope's source (read_file, write_file, "
         "edit_file, grep_files, glob_files, list_files, memory_search, memory_get, "
         "session_search) rather than guess which two the seed left out",
+        reason_class=DEVIATION,
     ),
     ClaimSpec(
         "AS-INJECT",
@@ -234,6 +236,7 @@ SEED_SPECS: tuple[ClaimSpec[SeedMemory], ...] = (
         "decides freshness per entry from the entry header's instant, so a run sends only the "
         "entries after the watermark, not the whole day again, and does not depend on file "
         "modification times; nothing is lost either way",
+        reason_class=DEVIATION,
     ),
     ClaimSpec(
         "AS-MEMORY-CAP",

@@ -15,6 +15,7 @@ from experiments.e5.view import E5View, GridCell
 from harness import Agent, FunctionModel, make_engine
 from harness.model import ChatRequest
 from lab.claims import AS_SEED, cite
+from lab.claims.reason_classes import FORMULA
 from lab.claims.specs import ClaimSpec, Verdict
 
 __all__ = ["GRID_SPECS", "cadence", "formula_interval", "measure_grid"]
@@ -141,6 +142,7 @@ GRID_SPECS: tuple[ClaimSpec[E5View], ...] = (
         cite(AS_SEED, "普通问答的间隔：ceil((trigger − keep − 1) / 2)"),
         kind="article-computed",
         note="every cell's measured interval is the formula's",
+        reason_class=FORMULA,
     ),
 )
 """The three cells the article named, then the formula over the whole grid."""

@@ -3,12 +3,13 @@ beside ``index.html``, built offline from the cassettes, so a reader who doubts 
 one file (no network, no server) and sees what it was judged on.
 
 A page holds the claim (its text, kind, the article's value and seed passage), each model's value,
-status, cause and full note, the judge's rule (the judges its notes name,
-:data:`lab.claims.judge_names.JUDGES`, and the module holding its rule), then per
-model the recorded calls it was judged on (:mod:`.calls`: each message's head and tail with
-the count of characters between, the answer, usage and cache tokens; which calls,
-:mod:`.picks`) or, for X-BENCH, which facts each condition kept, lost or invented per
-conversation (:mod:`.xbench`). A scripted claim says it has no cassette. Every text is escaped
+status, cause and full note, the judge's rule (the judges its notes name, from
+:data:`lab.claims.judge_names.JUDGES` and the experiment's page, and the module holding its
+rule), then per model the recorded calls it was judged on (:mod:`.calls`: each message's head
+and tail with the count of characters between, the answer, usage and cache tokens; which calls,
+:mod:`.picks`, as the experiment's page says) or the outcomes its page reads from its JSON
+(:mod:`.facts`: X-BENCH's facts each condition kept, lost or invented per conversation). A
+scripted claim says it has no cassette. Every text is escaped
 by the template (``templates/evidence.html.j2``); the claim's own texts (not the recorded
 messages) get their Chinese glossed, as on ``index.html``.
 """
@@ -29,9 +30,11 @@ from lab.cassette_sets import set_name
 from lab.claims.judge_names import JUDGES, named_judges
 from lab.registry import EXPERIMENTS
 from lab.report.evidence.calls import Call, read_calls
-from lab.report.evidence.picks import CASSETTES, pick
-from lab.report.evidence.xbench import ConditionRuns, FactsRow, facts_by_condition
+from lab.report.evidence.facts import ConditionRuns, FactsRow
+from lab.report.evidence.picks import pick
+from lab.report.experiments import experiment_pages
 from lab.report.glossary import gloss_html
+from lab.report.piece import Evidence
 from lab.report.tables import SCRIPTED_MODEL, ReportInputs, experiment_title
 
 __all__ = ["FOLDER", "evidence_href", "evidence_pages"]
@@ -76,8 +79,8 @@ class ModelEvidence:
 
 def _cassettes(experiment: str, model_set: str, root: Path) -> list[tuple[str, Path]]:
     """``(shown path, file)`` of the experiment's cassettes for one recorded set."""
-    names = CASSETTES.get(experiment)
-    if names is None:
+    names = _evidence(experiment).cassettes
+    if not names:
         known = EXPERIMENTS.get(experiment)
         folder = known.cassette_folder if known else experiment
         files = sorted((root / folder / model_set).glob("*.json"))
@@ -91,8 +94,14 @@ def _cassettes(experiment: str, model_set: str, root: Path) -> list[tuple[str, P
     return found
 
 
+def _evidence(experiment: str) -> Evidence:
+    """What ``experiment``'s page says its claims were judged on (the default without one)."""
+    page = experiment_pages().get(experiment)
+    return page.evidence if page is not None else Evidence()
+
+
 def _model_evidence(
-    row: Mapping[str, str], root: Path, xbench: Mapping[str, Any] | None, cache: dict[Path, Any]
+    row: Mapping[str, str], root: Path, data: Mapping[str, Any] | None, cache: dict[Path, Any]
 ) -> ModelEvidence:
     base = ModelEvidence(
         row["model"],
@@ -105,8 +114,9 @@ def _model_evidence(
     experiment, source = row["experiment"], row["source"]
     recorded = "/" in source
     model_set = set_name(*source.split("/", 1)) if recorded else "none"
-    if experiment == "X-BENCH" and xbench is not None:
-        facts = facts_by_condition(xbench, row["claim_id"], model_set)
+    evidence = _evidence(experiment)
+    if evidence.facts is not None and data is not None:
+        facts = evidence.facts(data, row["claim_id"], model_set)
         shown = tuple(
             replace(c, rows=tuple(_named_if_present(r, root) for r in c.rows)) for c in facts
         )
@@ -119,7 +129,7 @@ def _model_evidence(
         if path not in cache:
             cache[path] = read_calls(path, shown_as)
         calls += cache[path]
-    picked = pick(experiment, row["claim_id"], calls)
+    picked = pick(evidence, row["claim_id"], calls)
     return replace(
         base, calls=picked.calls, exact=picked.exact, cassettes=tuple(s for s, _ in files)
     )
@@ -132,8 +142,10 @@ def _named_if_present(row: FactsRow, root: Path) -> FactsRow:
 
 
 def _judges(notes: Sequence[str], experiment: str) -> list[tuple[str, str]]:
+    page = experiment_pages().get(experiment)
+    known = {**JUDGES, **(page.judges if page is not None else {})}
     names = list(dict.fromkeys(n for note in notes for n in named_judges(note)))
-    return [(name, JUDGES.get(name, "not in the judges' table")) for name in names]
+    return [(name, known.get(name, "not in the judges' table")) for name in names]
 
 
 def _rule_module(experiment: str) -> str:
@@ -164,7 +176,6 @@ def evidence_pages(inputs: ReportInputs, cassettes: Path, title: str) -> dict[st
     if not len(claims):
         return {}
     docs = {doc.id: doc.data for doc in inputs.experiments}
-    xbench = docs.get("X-BENCH")
     cache: dict[Path, Any] = {}
     template = _ENVIRONMENT.get_template("evidence.html.j2")
     call_html = _CallRenderer()
@@ -176,7 +187,7 @@ def evidence_pages(inputs: ReportInputs, cassettes: Path, title: str) -> dict[st
         groups.setdefault((row["experiment"], row["claim_id"]), []).append(row)
     for (experiment, claim_id), rows in groups.items():
         first = rows[0]
-        models = [_model_evidence(r, cassettes, xbench, cache) for r in rows]
+        models = [_model_evidence(r, cassettes, docs.get(experiment), cache) for r in rows]
         pages[evidence_href(claim_id)] = template.render(
             title=title,
             claim_id=claim_id,

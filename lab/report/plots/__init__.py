@@ -7,6 +7,6 @@ Each experiment draws its own plot (``experiments/<name>/plot.py``, named by its
 
 from __future__ import annotations
 
-from lab.report.plots.canvas import DPI, PLOT_FONT, PLOT_SIZES, Plot
+from lab.report.plots.canvas import DPI, PLOT_FONT, Plot, PlotSize
 
-__all__ = ["DPI", "PLOT_FONT", "PLOT_SIZES", "Plot"]
+__all__ = ["DPI", "PLOT_FONT", "Plot", "PlotSize"]

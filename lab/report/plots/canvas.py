@@ -28,8 +28,8 @@ __all__ = [
     "OURS",
     "OURS_LIGHT",
     "PLOT_FONT",
-    "PLOT_SIZES",
     "Plot",
+    "PlotSize",
     "drawn_plot",
     "figure_size",
     "legend_of",
@@ -40,18 +40,11 @@ __all__ = [
 ]
 
 DPI = 100
-PLOT_SIZES: dict[str, tuple[float, float]] = {
-    "E1_strip": (8.4, 3.4),
-    "E3_context": (6.8, 3.6),
-    "E2_files": (6.8, 3.4),
-    "E4_cache": (6.8, 3.9),
-    "E5_cadence": (8.6, 6.8),
-    "X-COST_cumulative": (9.6, 3.2),
-    "X-BENCH_tradeoff": (10.0, 5.0),
-}
-"""Figure sizes in inches, width and the height of one panel: a plot of several recorded sets
-stacks one panel per set (:func:`figure_size`). At :data:`DPI` they give the PNG's size in
-pixels, kept small for their text sizes."""
+PlotSize = tuple[float, float]
+"""A plot's size in inches, width and the height of one panel, as each experiment's plot
+module gives it (``SIZE``): a plot of several recorded sets stacks one panel per set
+(:func:`figure_size`). At :data:`DPI` it gives the PNG's size in pixels, kept small for the
+plot's text sizes."""
 FOOTER_INCHES = 0.45
 """Room under the panels for a plot's key line (:func:`new_figure`'s ``footer``)."""
 OURS, OURS_LIGHT, ARTICLE, ARTICLE_LIGHT = "#0072B2", "#9CCBEA", "#6E6E6E", "#D9D9D9"
@@ -82,17 +75,18 @@ class Plot:
     """Its legends' titles and entries (the tests read the models they name)."""
 
 
-def figure_size(name: str, panels: int = 1, footer: bool = False) -> tuple[float, float]:
-    """The size in inches of ``name`` with ``panels`` stacked panels (and a key line)."""
-    width, height = PLOT_SIZES[name]
+def figure_size(size: PlotSize, panels: int = 1, footer: bool = False) -> tuple[float, float]:
+    """The size in inches of a plot of ``size`` with ``panels`` stacked panels (and a key
+    line)."""
+    width, height = size
     return width, height * max(panels, 1) + (FOOTER_INCHES if footer else 0.0)
 
 
 @contextmanager
-def new_figure(name: str, panels: int = 1, footer: bool = False) -> Iterator[Figure]:
+def new_figure(size: PlotSize, panels: int = 1, footer: bool = False) -> Iterator[Figure]:
     """A constrained-layout figure of :func:`figure_size`, in the plots' style."""
     with matplotlib.rc_context(_STYLE):
-        figure = Figure(figsize=figure_size(name, panels, footer), dpi=DPI, layout="constrained")
+        figure = Figure(figsize=figure_size(size, panels, footer), dpi=DPI, layout="constrained")
         FigureCanvasAgg(figure)
         yield figure
 
@@ -109,9 +103,9 @@ def legend_of(figure: Figure) -> tuple[str, ...]:
     return tuple(t for t in found if t)
 
 
-def drawn_plot(name: str, experiment: str, caption: str, data: bytes) -> Plot:
-    """The :class:`Plot` of a one-panel PNG drawn at :data:`PLOT_SIZES` ``[name]``."""
-    width, height = (round(v * DPI) for v in figure_size(name))
+def drawn_plot(name: str, experiment: str, caption: str, data: bytes, size: PlotSize) -> Plot:
+    """The :class:`Plot` of a one-panel PNG drawn at ``size``."""
+    width, height = (round(v * DPI) for v in figure_size(size))
     return Plot(name, caption, data, experiment, (width, height))
 
 

@@ -3,19 +3,21 @@ invented, read from the runs of ``X-BENCH.json``.
 
 X-BENCH judges its claims on these per-conversation outcomes (survival, the facts lost, the
 identifiers invented), not on single calls, so its evidence page shows them for the conditions
-the claim compares (:data:`CONDITIONS`), for the claim's model (``none`` for the model-free
-conditions), with the cassette each recorded run replayed.
+the claim compares (:data:`CLAIM_CONDITIONS`), for the claim's model (``none`` for the model-free
+conditions), with the cassette each recorded run replayed; its page hands
+:func:`facts_by_condition` to the report (:attr:`lab.report.piece.Evidence.facts`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONDITIONS", "ConditionRuns", "FactsRow", "facts_by_condition"]
+from lab.report.evidence.facts import ConditionRuns, FactsRow
 
-CONDITIONS: dict[str, tuple[str, ...]] = {
+__all__ = ["CLAIM_CONDITIONS", "facts_by_condition"]
+
+CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
     "X-BENCH-FULL": ("full",),
     "X-BENCH-TRUNCATION": ("truncation",),
     "X-BENCH-MASKING": ("masking",),
@@ -27,27 +29,6 @@ CONDITIONS: dict[str, tuple[str, ...]] = {
     "X-BENCH-CTXLAB-WINS": ("ctxlab", "reference", "masking"),
 }
 """The conditions each X-BENCH claim compares; a claim not listed shows every condition."""
-
-
-@dataclass(frozen=True)
-class FactsRow:
-    """One conversation under one condition."""
-
-    conversation: str
-    kept: tuple[str, ...]
-    lost: tuple[str, ...]
-    invented: tuple[str, ...]
-    compactions: int
-    final_tokens: str
-    cassette: str
-    """The cassette the run replayed (empty for a model-free condition)."""
-
-
-@dataclass(frozen=True)
-class ConditionRuns:
-    condition: str
-    title: str
-    rows: tuple[FactsRow, ...]
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -66,7 +47,7 @@ def facts_by_condition(
         for c in data.get("conditions") or []
         if isinstance(c, dict)
     }
-    wanted: Sequence[str] = CONDITIONS.get(claim_id) or list(
+    wanted: Sequence[str] = CLAIM_CONDITIONS.get(claim_id) or list(
         dict.fromkeys(str(r.get("condition")) for r in runs)
     )
     found = []
