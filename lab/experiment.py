@@ -171,6 +171,11 @@ class Experiment:
     """The conditions ``ctxlab record --conditions`` may choose among when it records this
     experiment (X-BENCH's); empty: the option does not apply to it."""
 
+    def __post_init__(self) -> None:
+        from lab.variants import declare_own_variants
+
+        declare_own_variants(self.id, self.own_variants)
+
     @classmethod
     def listed(
         cls,

@@ -19,7 +19,7 @@ from typing import TypeVar
 from harness.compaction.guards.gate import GateConfig
 from lab.errors import ExperimentError
 
-__all__ = ["VARIANTS", "cassette_variant", "with_variant"]
+__all__ = ["VARIANTS", "cassette_variant", "declare_own_variants", "with_variant"]
 
 VARIANTS: dict[str, str] = {
     "gate": "the identifier-survival gate on (harness/compaction/guards/gate.py, GateConfig())",
@@ -29,16 +29,24 @@ VARIANTS: dict[str, str] = {
 Config = TypeVar("Config")
 
 
+_OWN: dict[str, tuple[str, ...]] = {}
+"""Each experiment's :attr:`~lab.experiment.Experiment.own_variants`, declared when the
+experiment is made (this module never imports the registry: the registry loads experiments)."""
+
+
+def declare_own_variants(experiment_id: str, variants: tuple[str, ...]) -> None:
+    """Record which variants change ``experiment_id``'s requests (done by each
+    :class:`~lab.experiment.Experiment` as it is made)."""
+    _OWN[experiment_id] = tuple(variants)
+
+
 def cassette_variant(experiment_id: str, variant: str) -> str:
     """The variant suffix of ``experiment_id``'s cassettes under ``variant``: the variant when
-    it changes the experiment's requests (its :attr:`~lab.experiment.Experiment.own_variants`),
-    else ``""`` (the plain cassettes serve)."""
+    it changes the experiment's requests (its :attr:`~lab.experiment.Experiment.own_variants`,
+    declared when the experiment was loaded), else ``""`` (the plain cassettes serve)."""
     if not variant:
         return ""
-    from lab.registry import EXPERIMENTS  # on use: the registry loads every experiment
-
-    known = EXPERIMENTS.get(experiment_id)
-    return variant if known is not None and variant in known.own_variants else ""
+    return variant if variant in _OWN.get(experiment_id, ()) else ""
 
 
 def with_variant(config: Config, variant: str) -> Config:

@@ -207,15 +207,6 @@ def suite_imports(sources: Mapping[str, str]) -> list[str]:
 CLAIM_ID = re.compile(r"\b(?:E\d+-|X-[A-Z]+-|AS-|DSH-)")
 """A claim id: ``E3-…``, ``X-BENCH-…``, ``AS-…``, ``DSH-…`` (an experiment id alone is not one)."""
 
-CLAIM_IDS_MOVING_OUT = (
-    "lab/claims/reason_classes.py",
-    "lab/report/evidence/picks.py",
-    "lab/report/evidence/xbench.py",
-)
-"""TEMPORARY: files whose per-claim facts are moving onto the claims' specs in a parallel
-change; this allowlist goes once that change lands."""
-
-
 def claim_id_literals(sources: Mapping[str, str]) -> list[str]:
     """``<file>:<line> <id>`` for every claim id written in ``sources`` (code, strings, docstrings
     and comments alike)."""
@@ -274,7 +265,7 @@ def test_a_planted_import_in_a_lab_tree_fails_the_check(tmp_path: Path) -> None:
 def test_no_claim_id_is_written_in_lab() -> None:
     """A fact about one claim sits on that claim, in its experiment's folder."""
     templates = (".py", ".j2", ".css", ".js")
-    assert claim_id_literals(_lab_sources(templates, skip=CLAIM_IDS_MOVING_OUT)) == []
+    assert claim_id_literals(_lab_sources(templates)) == []
 
 
 def test_a_planted_claim_id_fails_the_check() -> None:
