@@ -8,6 +8,6 @@ pytest plugin (:mod:`experiments.pytest_plugin`) hand it explicitly where they s
 from __future__ import annotations
 
 from experiments.manifest import SUITE
-from lab.suite import use
+from lab import use
 
 use(SUITE)

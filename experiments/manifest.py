@@ -21,7 +21,7 @@ one line here.
 
 from __future__ import annotations
 
-from lab.suite import Command, Entry, Suite
+from lab import Command, Entry, Suite
 
 __all__ = ["MANIFEST", "SUITE", "Entry", "entry"]
 

@@ -5,7 +5,7 @@ of this suite (:mod:`lab.pytest_plugin`)."""
 from __future__ import annotations
 
 from experiments.manifest import SUITE
-from lab.suite import use
+from lab import use
 
 use(SUITE)
 

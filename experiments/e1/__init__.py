@@ -29,17 +29,21 @@ from harness.errors import PairingError
 from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS
-from lab.claims import AS_SEED, cite
-from lab.claims.reason_classes import OWN_INPUT
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
-from lab.experiment import (
+from lab import (
     ARTICLE_METER,
+    AS_SEED,
+    OWN_INPUT,
+    ClaimSpec,
     Experiment,
     ExperimentResult,
     RunSettings,
+    Verdict,
+    cite,
     dump_json,
+    evaluate,
+    from_data,
+    to_data,
 )
-from lab.views import from_data, to_data
 
 __all__ = ["CONFIG", "EXPERIMENT", "SCRIPTED_SUMMARY", "SPECS", "conversation", "measure", "run"]
 

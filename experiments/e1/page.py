@@ -13,9 +13,7 @@ import pandas as pd
 
 from experiments.e1.plot import e1_plot
 from experiments.e1.view import E1View, MessageRow
-from lab.report.glossary import english_column, gloss_note
-from lab.report.markdown import fence, markdown_table, shorten
-from lab.report.piece import Page
+from lab import Page, english_column, fence, gloss_note, markdown_table, shorten
 
 __all__ = ["E1_ABOUT", "PAGE", "E1View", "MessageRow", "e1_section"]
 

@@ -8,15 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e1.view import E1View, MessageRow
-from lab.report.plots.canvas import (
-    ARTICLE,
-    COMPACTION,
-    Plot,
-    PlotSize,
-    drawn_plot,
-    new_figure,
-    png,
-)
+from lab import ARTICLE, COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
 
 __all__ = ["KIND_COLOURS", "SIZE", "e1_plot", "e1_strip"]
 

@@ -30,9 +30,14 @@ from experiments.e2.view import E2View, FileState, StepRow
 from harness import HarnessAgent, MemoryConfig, StepLimitExceededError
 from harness.memory import MaintenanceSchedule, SteppingClock, parse_instant
 from harness.model import ChatModel, ChatRequest, ChatResponse
-from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.recorder.textcalls import TextToolCalls
-from lab.views.recorded import recorded_result, view_header
+from lab import (
+    Experiment,
+    ExperimentResult,
+    RunSettings,
+    TextToolCalls,
+    recorded_result,
+    view_header,
+)
 
 __all__ = ["EXPERIMENT", "STEPS", "run"]
 

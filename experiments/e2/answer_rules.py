@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from experiments.e2.view import E2View
-from lab.claims.answer_judges import copied_messages
-from lab.claims.specs import Verdict
+from lab import Verdict, copied_messages
 
 __all__ = ["FACTS", "has_facts", "s1_flush", "s3_searches"]
 

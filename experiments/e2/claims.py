@@ -12,10 +12,20 @@ from experiments.e2 import answer_rules
 from experiments.e2.answer_rules import FACTS, has_facts
 from experiments.e2.memory_rows import DAILY, header_bytes, injected_previous, s4_sizes
 from experiments.e2.view import E2View
-from lab.claims import AS_SEED, Claim, cite
-from lab.claims.judges import call_attempts, invented_codes, verbatim_copy
-from lab.claims.reason_classes import DEVIATION, MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab import (
+    AS_SEED,
+    DEVIATION,
+    MODEL,
+    Claim,
+    ClaimSpec,
+    Verdict,
+    call_attempts,
+    cite,
+    evaluate,
+    invented_codes,
+    verbatim_copy,
+    yes,
+)
 
 __all__ = ["DAILY", "FACTS", "SEED_FLUSH_HEADER", "SPECS", "claims", "has_facts"]
 

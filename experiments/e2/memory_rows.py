@@ -10,7 +10,7 @@ from collections import Counter
 from experiments.e2.view import E2View
 from harness import MemoryConfig
 from harness.memory import cut_memory
-from lab.claims.specs import Verdict
+from lab import Verdict
 
 __all__ = ["DAILY", "header_bytes", "injected_previous", "s4_sizes"]
 

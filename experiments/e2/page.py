@@ -11,9 +11,7 @@ import pandas as pd
 
 from experiments.e2.plot import e2_plot
 from experiments.e2.view import E2View, FileState, StepRow
-from lab.report.glossary import english_column
-from lab.report.markdown import markdown_table, shorten
-from lab.report.piece import Evidence, Page
+from lab import Evidence, Page, english_column, markdown_table, shorten
 
 __all__ = ["E2_ABOUT", "PAGE", "E2View", "FileState", "StepRow", "e2_section"]
 

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from experiments.e2.view import E2View
-from lab.report.plots.canvas import Plot, PlotSize, new_figure, plot_of
+from lab import Plot, PlotSize, new_figure, plot_of
 
 __all__ = ["SIZE", "e2_plot", "step_label"]
 

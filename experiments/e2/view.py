@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.memory import ConsolidationOutcome
-from lab.views.recorded import RecordedView
+from lab import RecordedView
 
 __all__ = ["E2View", "FileState", "StepRow"]
 

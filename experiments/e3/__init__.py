@@ -31,8 +31,14 @@ from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.history import StateHistory
 from harness.store.statefile import Transcript
-from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from lab.views.recorded import recorded_result, view_header
+from lab import (
+    ARTICLE_METER,
+    Experiment,
+    ExperimentResult,
+    RunSettings,
+    recorded_result,
+    view_header,
+)
 
 __all__ = [
     "CODE_WORD",

@@ -13,10 +13,7 @@ from experiments.e3 import summary_rules
 from experiments.e3.summary_rules import SECTIONS
 from experiments.e3.view import E3View
 from harness.compaction.agentscope import SUMMARY_PREFIX
-from lab.claims import AS_SEED, Claim, cite
-from lab.claims.judges import recall_route
-from lab.claims.reason_classes import MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import AS_SEED, MODEL, Claim, ClaimSpec, Verdict, cite, evaluate, recall_route
 
 __all__ = ["CODE_WORD", "SECTIONS", "SPECS", "claims"]
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from lab.report.evidence.calls import Call
-from lab.report.piece import Evidence
+from lab import Call, Evidence
 
 __all__ = ["E3_EVIDENCE", "E3_PICKS", "label_e3"]
 

@@ -12,9 +12,7 @@ import pandas as pd
 from experiments.e3.evidence import E3_EVIDENCE
 from experiments.e3.plot import e3_plot
 from experiments.e3.view import E3View, RoundRow
-from lab.report.glossary import english_column, gloss_note
-from lab.report.markdown import fence, markdown_table, shorten
-from lab.report.piece import Page
+from lab import Page, english_column, fence, gloss_note, markdown_table, shorten
 
 __all__ = ["E3_ABOUT", "PAGE", "E3View", "RoundRow", "e3_section"]
 

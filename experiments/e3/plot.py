@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from experiments.e3.view import E3View
-from lab.report.plots.canvas import (
+from lab import (
     ARTICLE,
     ARTICLE_LIGHT,
     COMPACTION,

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from experiments.e3.view import E3View, RoundRow
 from harness.compaction.agentscope import DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX
-from lab.claims.answer_judges import carries_previous
-from lab.claims.judges import filled_sections, markdown_headings
-from lab.claims.specs import Verdict
+from lab import Verdict, carries_previous, filled_sections, markdown_headings
 
 __all__ = ["SECTIONS", "instructions", "merged", "sections"]
 

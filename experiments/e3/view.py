@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lab.views.recorded import RecordedView
+from lab import RecordedView
 
 if TYPE_CHECKING:
     from harness.compaction.record import CompactionRecord

@@ -52,8 +52,14 @@ from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from harness.store.eventlog import EventLog, EventLogHistory
-from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from lab.views.recorded import recorded_result, view_header
+from lab import (
+    ARTICLE_METER,
+    Experiment,
+    ExperimentResult,
+    RunSettings,
+    recorded_result,
+    view_header,
+)
 
 __all__ = ["CAPPED_MODEL", "EXPERIMENT", "FACTS", "TURNS", "measure", "run"]
 

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from experiments.e4.view import E4View, SummaryEvent
 from harness.compaction.dsh.summarizer import SECTIONS as DSH_SECTIONS
-from lab.claims import DSH_SEED, Claim, cite
-from lab.claims.judges import filled_sections, markdown_headings
-from lab.claims.reason_classes import CAP, MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import (
+    CAP,
+    DSH_SEED,
+    MODEL,
+    Claim,
+    ClaimSpec,
+    Verdict,
+    cite,
+    evaluate,
+    filled_sections,
+    markdown_headings,
+)
 
 __all__ = ["CAPPED_MODEL", "DSH_SECTIONS", "SPECS", "claims"]
 

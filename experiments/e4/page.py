@@ -21,16 +21,18 @@ from experiments.e4.view import (
     ReplacedRange,
     SurfaceOp,
 )
-from lab.claims.specs import yes
-from lab.report.glossary import english_column, gloss_note
-from lab.report.markdown import (
+from lab import (
     NEWLINE_MARK,
+    Evidence,
+    Page,
     and_list,
+    english_column,
     fence,
     flat_text,
+    gloss_note,
     markdown_table,
+    yes,
 )
-from lab.report.piece import Evidence, Page
 
 __all__ = [
     "E4_ABOUT",

@@ -9,15 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from experiments.e4.view import E4View, EngineRun
-from lab.report.plots.canvas import (
-    FOOTER_INCHES,
-    OURS,
-    Plot,
-    PlotSize,
-    new_figure,
-    plot_of,
-    wrapped_model,
-)
+from lab import FOOTER_INCHES, OURS, Plot, PlotSize, new_figure, plot_of, wrapped_model
 
 __all__ = ["SIZE", "e4_plot"]
 

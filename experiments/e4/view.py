@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lab.views.recorded import RecordedView
+from lab import RecordedView
 
 __all__ = [
     "ENGINE_TITLES",

@@ -47,8 +47,7 @@ from experiments.e5.mechanisms.flush_order import measure_flush_order
 from experiments.e5.mechanisms.grid import cadence, formula_interval, measure_grid
 from experiments.e5.mechanisms.tool_calls import measure_large_result, measure_tool_round
 from experiments.e5.view import E5View
-from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.views import to_data
+from lab import Experiment, ExperimentResult, RunSettings, to_data
 
 __all__ = ["EXPERIMENT", "START", "cadence", "formula_interval", "measure", "run"]
 

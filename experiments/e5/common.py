@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness import CompactionConfig
 from harness.memory import parse_instant
-from lab.experiment import ARTICLE_METER
+from lab import ARTICLE_METER
 
 __all__ = ["SOURCE", "START", "USER", "qa_config"]
 

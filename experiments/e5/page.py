@@ -19,8 +19,7 @@ from experiments.e5.page_checks import (
 )
 from experiments.e5.plot import e5_plot
 from experiments.e5.view import E5View, GridCell
-from lab.report.markdown import and_list, markdown_table
-from lab.report.piece import Page
+from lab import Page, and_list, markdown_table
 
 __all__ = ["E5_ABOUT", "E5_GRID_CLAIM", "PAGE", "E5View", "GridCell", "e5_section"]
 

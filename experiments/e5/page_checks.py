@@ -14,8 +14,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from experiments.e5.view import Failures, FallbackProfile, FlushOutcome, LargeResult, ToolHeavy
-from lab.claims.specs import yes
-from lab.report.markdown import and_list, fence, markdown_table
+from lab import and_list, fence, markdown_table, yes
 
 __all__ = [
     "failures_section",

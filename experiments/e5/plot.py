@@ -13,7 +13,7 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e5.view import E5View, GridCell
-from lab.report.plots.canvas import COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
+from lab import COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
 
 __all__ = ["SIZE", "e5_cadence", "e5_plot"]
 

@@ -37,8 +37,7 @@ from experiments.mutations.patches import (
     trigger_strictly_above,
     zero_trigger_fires,
 )
-from lab.mutations.mutation import Catalogue, Mutation
-from lab.mutations.patching import attr, many, nothing, wrap
+from lab import Catalogue, Mutation, attr, many, nothing, wrap
 
 __all__ = ["CATALOGUE", "MUTATIONS", "Mutation", "by_name"]
 

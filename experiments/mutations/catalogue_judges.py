@@ -13,9 +13,7 @@ from experiments.mutations.patches_judges import (
     sources_cite_kept,
     summary_drops_previous,
 )
-from lab.mutations.answers import Rewrite, rewritten
-from lab.mutations.mutation import Mutation
-from lab.mutations.patching import attr, many, wrap
+from lab import Mutation, Rewrite, attr, many, rewritten, wrap
 
 __all__ = ["ANSWER_MUTATIONS", "JUDGE_MUTATIONS"]
 

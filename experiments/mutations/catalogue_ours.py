@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab.mutations.mutation import Mutation
-from lab.mutations.patching import attr, wrap
+from lab import Mutation, attr, wrap
 
 __all__ = [
     "OUR_MUTATIONS",

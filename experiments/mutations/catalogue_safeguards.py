@@ -26,8 +26,7 @@ from experiments.mutations.patches_safeguards import (
     truncated_accepted,
     workspace_at_root,
 )
-from lab.mutations.mutation import Mutation
-from lab.mutations.patching import attr, nothing, wrap
+from lab import Mutation, attr, nothing, wrap
 
 __all__ = ["SAFEGUARD_MUTATIONS"]
 

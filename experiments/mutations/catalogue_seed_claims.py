@@ -24,8 +24,7 @@ from experiments.mutations.patches_seed_claims import (
     watermark_before_write,
 )
 from harness.errors import BadRequestError
-from lab.mutations.mutation import Mutation
-from lab.mutations.patching import attr, wrap
+from lab import Mutation, attr, wrap
 
 __all__ = ["SEED_CLAIM_MUTATIONS"]
 

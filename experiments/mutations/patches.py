@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 from unittest import mock
 
-from lab.mutations.patching import Patch, attr
+from lab import Patch, attr
 
 __all__ = [
     "cutoff_ignores_pairing",

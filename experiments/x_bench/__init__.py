@@ -28,10 +28,7 @@ from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import bench_conversations, tabulate
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
-from lab.cassette_sets import list_sets
-from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.record_pool import RecordPlan
-from lab.views import to_data
+from lab import Experiment, ExperimentResult, RecordPlan, RunSettings, list_sets, to_data
 
 __all__ = [
     "EXPERIMENT",
@@ -128,7 +125,7 @@ def record(settings: RunSettings) -> None:
     """Record the slice's cassettes, keeping those already there unless forced (resumable);
     ``settings.concurrency`` of them at once, each in a worker process of its own
     (:mod:`lab.record_pool`, which ``ctxlab record`` runs for every experiment)."""
-    from lab.record_pool import record_all
+    from lab import record_all
 
     record_all([ID], settings)
 

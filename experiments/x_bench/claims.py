@@ -33,8 +33,7 @@ from collections.abc import Sequence
 
 from experiments.x_bench.model_claims import model_claims
 from experiments.x_bench.view import RunRecord, XBenchView
-from lab.claims import Claim
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import Claim, ClaimSpec, Verdict, evaluate
 
 __all__ = ["FULL_FLOOR", "REGEX_KINDS", "SPECS", "claims"]
 

@@ -15,8 +15,7 @@ def add_options(bench: argparse.ArgumentParser) -> None:
     """``ctxlab bench``'s options, and its ``merge`` subcommand."""
     from experiments.x_bench.cli_bench import bench_options
     from experiments.x_bench.cli_merge import merge_parser
-    from lab.cli.options import timeout_options
-    from lab.cli.subcommands import PROVIDERS
+    from lab import PROVIDERS, timeout_options
 
     bench_options(bench, PROVIDERS)
     timeout_options(bench)
@@ -33,8 +32,7 @@ def run(args: argparse.Namespace) -> int:
     """``ctxlab bench`` (or ``ctxlab bench merge``) as ``args`` say; the exit status."""
     from experiments.x_bench import EXPERIMENT
     from experiments.x_bench.cli_bench import bench
-    from lab.cli import sigterm_as_interrupt
-    from lab.cli.models import live_model
+    from lab import live_model, sigterm_as_interrupt
 
     if getattr(args, "bench_command", None) == "merge":
         from experiments.x_bench.cli_merge import merge

@@ -281,7 +281,7 @@ def write_report(
     from experiments.x_bench.page import bench_markdown
     from experiments.x_bench.view import BudgetRecord
     from harness.fs.files import write_atomic
-    from lab.csv_cells import safe_text_columns
+    from lab import safe_text_columns
 
     # each budget once (conversations of your own, of any size, each get one from their tokens)
     used = [(c.size, budget_for(c.size, c.tokens)) for c in conversations]

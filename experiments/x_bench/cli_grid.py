@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from experiments.x_bench.runs import GridOutcome, ModelFor
     from experiments.x_bench.schema import Conversation
     from harness.model import ChatModel
-    from lab.limiter import Limiter
-    from lab.request_cache import RequestCache
+    from lab import Limiter, RequestCache
 
 __all__ = ["Grid", "grid_options", "play"]
 
@@ -83,16 +82,14 @@ class Grid:
 
     @classmethod
     def of(cls, args: argparse.Namespace, endpoint: str) -> Grid:
-        from lab.limiter import Limiter
-        from lab.request_cache import RequestCache
+        from lab import Limiter, RequestCache
 
         cache = RequestCache(args.cache) if args.cache is not None else None
         return cls(args.concurrency, Limiter(args.concurrency), cache, endpoint)
 
     def model_for(self, model: ChatModel | None) -> ModelFor:
         """Each run's model: ``model`` behind the endpoint's limiter and the cache."""
-        from lab.limiter import LimitedModel
-        from lab.request_cache import CachedModel
+        from lab import CachedModel, LimitedModel
 
         limited = LimitedModel(model, self.limiter) if model is not None else None
 

@@ -82,7 +82,7 @@ def play_shard(
     from experiments.x_bench import EXPERIMENT
     from experiments.x_bench.cli_bench import bench
     from experiments.x_bench.shards import CONVERSATIONS, MANIFEST
-    from lab.cli.models import live_model
+    from lab import live_model
 
     context = EXPERIMENT.local_context  # the context X-BENCH is recorded with
     with tempfile.TemporaryDirectory(prefix="ctxlab-shard-") as tmp:

@@ -36,7 +36,7 @@ from experiments.x_bench.turns import (
     turn_messages,
     turn_tokens,
 )
-from lab.errors import ExperimentError
+from lab import ExperimentError
 
 __all__ = [
     "CONTINUATION_TURNS",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lab.report.evidence.facts import ConditionRuns, FactsRow
+from lab import ConditionRuns, FactsRow
 
 __all__ = ["CLAIM_CONDITIONS", "facts_by_condition"]
 

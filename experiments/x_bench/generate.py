@@ -16,7 +16,7 @@ from pathlib import Path
 from experiments.x_bench.corpus import LANGS, SIZES, generate
 from experiments.x_bench.schema import dump_conversation
 from harness.fs.files import write_atomic
-from lab.errors import ExperimentError
+from lab import ExperimentError
 
 __all__ = ["main"]
 

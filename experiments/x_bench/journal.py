@@ -35,8 +35,7 @@ from experiments.x_bench.view import RunRecord
 from harness import json_depth
 from harness.fs.files import append_fd
 from harness.fs.locks import try_exclusive
-from lab.version import ctxlab_version
-from lab.views.codec import ShapeError, from_data
+from lab import ShapeError, ctxlab_version, from_data
 
 __all__ = ["JOURNAL_NAME", "BenchBusyError", "DamagedJournalError", "RunJournal"]
 

@@ -30,10 +30,7 @@ from dataclasses import dataclass
 from experiments.x_bench.headline import carried
 from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
-from lab.cassette_sets import split_set
-from lab.claims import Claim
-from lab.claims.reason_classes import MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import MODEL, Claim, ClaimSpec, Verdict, evaluate, split_set
 
 __all__ = ["ENGINES", "MODEL_SPECS", "RIVALS", "ModelRuns", "model_claims"]
 

@@ -22,8 +22,7 @@ from experiments.x_bench.headline import (
 )
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
-from lab.report.markdown import markdown_table
-from lab.report.piece import Evidence, Page
+from lab import Evidence, Page, markdown_table
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
 

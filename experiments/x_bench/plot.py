@@ -23,8 +23,7 @@ from matplotlib.figure import Figure, SubFigure
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
-from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
-from lab.report.tables import model_order
+from lab import ARTICLE, COMPACTION, OURS, Plot, PlotSize, model_order, new_figure, plot_of
 
 __all__ = ["SIZE", "x_bench_plot"]
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from experiments.x_bench.schema import Conversation
 from harness.model import ChatModel, ChatRequest, ChatResponse
-from lab.experiment import RunSettings
-from lab.recorder.order_replay import OrderPart
+from lab import OrderPart, RunSettings
 
 __all__ = ["ByPurpose", "RecordedModels", "cassette_name"]
 

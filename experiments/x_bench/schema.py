@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 
 from experiments.x_bench.limits import MAX_CONVERSATIONS, MAX_FACTS, MAX_FILE_BYTES, MAX_TURNS
 from harness import json_depth
-from lab.errors import ExperimentError
+from lab import ExperimentError
 
 __all__ = [
     "FACT_KINDS",

@@ -27,8 +27,7 @@ from experiments.x_bench.schema import Conversation, dump_conversation, load_con
 from experiments.x_bench.view import RunRecord
 from harness import ConfigError
 from harness.fs.files import write_atomic
-from lab.version import ctxlab_version
-from lab.views.codec import ShapeError, from_data
+from lab import ShapeError, ctxlab_version, from_data
 
 __all__ = ["CONVERSATIONS", "MANIFEST", "ShardManifest", "merge_shards", "write_shard"]
 

@@ -32,10 +32,7 @@ from experiments.x_cost.usage_tap import UsageTap
 from experiments.x_cost.view import LedgerRecord, LedgerRow, XCostView
 from harness.meter import build_meter
 from harness.model import ChatRequest, ChatResponse
-from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.recorder.order_replay import OrderPart
-from lab.recorder.provenance import Provenance
-from lab.views import from_data, to_data
+from lab import Experiment, ExperimentResult, OrderPart, Provenance, RunSettings, from_data, to_data
 
 __all__ = ["BREAK_EVEN_WITHIN", "EXPERIMENT", "RecordingTap", "run"]
 

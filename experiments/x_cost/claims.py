@@ -21,10 +21,7 @@ from collections.abc import Callable, Sequence
 
 from experiments import e4
 from experiments.x_cost.view import LedgerRow
-from lab.claims import Claim
-from lab.claims.reason_classes import CAP, ENDS, MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
-from lab.errors import ExperimentError
+from lab import CAP, ENDS, MODEL, Claim, ClaimSpec, ExperimentError, Verdict, evaluate
 
 __all__ = ["BREAK_EVEN_WITHIN", "LEDGERS", "SPECS", "x_cost_claims"]
 

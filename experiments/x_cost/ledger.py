@@ -31,7 +31,7 @@ from typing import Any
 
 from experiments.x_cost.view import CompactionCostRecord, LedgerRecord
 from harness.model import Usage
-from lab.views import to_data
+from lab import to_data
 
 __all__ = [
     "MEASURED",

@@ -11,8 +11,7 @@ import pandas as pd
 
 from experiments.x_cost.plot import x_cost_plot
 from experiments.x_cost.view import LedgerRow, XCostView
-from lab.report.markdown import markdown_table
-from lab.report.piece import Evidence, Page
+from lab import Evidence, Page, markdown_table
 
 __all__ = ["PAGE", "X_COST_ABOUT", "LedgerRow", "XCostView", "x_cost_section"]
 

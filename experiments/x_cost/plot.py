@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 
 from experiments.x_cost.view import LedgerRow, XCostView
-from lab.report.plots.canvas import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
+from lab import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
 
 __all__ = ["SIZE", "net_text", "x_cost_plot"]
 

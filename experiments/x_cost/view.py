@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lab.recorder.provenance import Provenance
+from lab import Provenance
 
 if TYPE_CHECKING:
     from experiments.x_cost.ledger import CompactionCost, CostLedger

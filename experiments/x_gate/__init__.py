@@ -28,11 +28,18 @@ from experiments.e3.view import E3View
 from experiments.e4.view import E4View, EngineRun
 from experiments.x_gate.view import E3GateRun, E3GateRuns, E4GateRuns, GatedSummary, XGateView
 from harness.compaction.guards.gate import GATE_HEADING
-from lab.claims import Claim
-from lab.claims.reason_classes import CAP, MODEL
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
-from lab.experiment import Experiment, ExperimentResult, RunSettings
-from lab.views import to_data
+from lab import (
+    CAP,
+    MODEL,
+    Claim,
+    ClaimSpec,
+    Experiment,
+    ExperimentResult,
+    RunSettings,
+    Verdict,
+    evaluate,
+    to_data,
+)
 
 __all__ = ["E3_FACTS", "EXPERIMENT", "SPECS", "claims", "gate_added", "measure", "run"]
 

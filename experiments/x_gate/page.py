@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from experiments.x_gate.view import XGateView
-from lab.report.piece import Evidence, Page
+from lab import Evidence, Page
 
 __all__ = ["PAGE", "X_GATE_ABOUT"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lab.recorder.provenance import Provenance
+from lab import Provenance
 
 __all__ = ["E3GateRun", "E3GateRuns", "E4GateRuns", "GatedSummary", "XGateView"]
 

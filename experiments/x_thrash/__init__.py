@@ -37,8 +37,7 @@ from harness.messages import validate_pairing
 from harness.meter.pricers import estimate_tokens
 from harness.meter.windows import CTXLAB_WINDOWS
 from harness.model import ChatRequest
-from lab.experiment import ARTICLE_METER, Experiment, ExperimentResult, RunSettings
-from lab.views import to_data
+from lab import ARTICLE_METER, Experiment, ExperimentResult, RunSettings, to_data
 
 __all__ = ["CONFIG", "EXPERIMENT", "MODEL", "TURNS", "measure", "run"]
 

@@ -6,8 +6,7 @@ specs (:data:`SPECS`), judged by :func:`lab.claims.specs.evaluate`."""
 from __future__ import annotations
 
 from experiments.x_thrash.view import SessionRun, XThrashView
-from lab.claims import Claim
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import Claim, ClaimSpec, Verdict, evaluate
 
 __all__ = ["GUARD_CUT", "SPECS", "THRASH_SHARE", "claims"]
 

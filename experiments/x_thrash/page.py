@@ -12,8 +12,7 @@ from typing import Any
 import pandas as pd
 
 from experiments.x_thrash.view import SessionRun, XThrashView
-from lab.report.markdown import fence, markdown_table
-from lab.report.piece import Page
+from lab import Page, fence, markdown_table
 
 __all__ = ["PAGE", "X_THRASH_ABOUT", "SessionRun", "XThrashView", "x_thrash_section"]
 

@@ -21,8 +21,7 @@ from experiments.e5.mechanisms.flush_order import ORDER_SPECS
 from experiments.e5.mechanisms.grid import GRID_SPECS
 from experiments.e5.mechanisms.tool_calls import TOOL_SPECS
 from experiments.e5.view import E5View
-from lab.claims import Claim
-from lab.claims.specs import evaluate
+from lab import Claim, evaluate
 
 __all__ = ["SPECS", "claims"]
 

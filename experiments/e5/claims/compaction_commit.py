@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE, USER
 from experiments.e5.view.compaction_commit import CompactionCommit
-from lab.claims import AS_SEED, DSH_SEED, Claim, cite
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, every
+from lab import AS_SEED, DSH_SEED, Claim, ClaimSpec, Verdict, cite, evaluate, every
 
 __all__ = ["COMMIT_SPECS", "compaction_commit_claims"]
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.dsh_mechanics import Attempt, DshMechanics
-from lab.claims import DSH_SEED, Claim, cite
-from lab.claims.reason_classes import DEVIATION
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab import DEVIATION, DSH_SEED, Claim, ClaimSpec, Verdict, cite, evaluate, yes
 
 __all__ = ["DSH_SPECS", "dsh_mechanics_claims"]
 

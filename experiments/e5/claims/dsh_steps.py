@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.dsh_steps import DshSteps, ErrorOutcome
-from lab.claims import DSH_SEED, Claim, cite
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab import DSH_SEED, Claim, ClaimSpec, Verdict, cite, evaluate, yes
 
 __all__ = ["DSH_STEP_SPECS", "dsh_step_claims"]
 

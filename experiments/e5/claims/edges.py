@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.edges import EdgeMechanics
-from lab.claims import AS_SEED, DSH_SEED, Claim, cite
-from lab.claims.reason_classes import DEVIATION
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab import AS_SEED, DEVIATION, DSH_SEED, Claim, ClaimSpec, Verdict, cite, evaluate, yes
 
 __all__ = ["EDGE_SPECS", "edge_claims"]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.memory_switches import MemorySwitches
-from lab.claims import AS_SEED, Claim, cite
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, yes
+from lab import AS_SEED, Claim, ClaimSpec, Verdict, cite, evaluate, yes
 
 __all__ = ["MEMORY_SWITCH_SPECS", "memory_switch_claims"]
 

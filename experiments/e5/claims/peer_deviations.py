@@ -13,9 +13,7 @@ from collections.abc import Callable
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.peer_deviations import PeerDeviations
-from lab.claims import Claim
-from lab.claims.reason_classes import DEVIATION
-from lab.claims.specs import ClaimSpec, Verdict, evaluate
+from lab import DEVIATION, Claim, ClaimSpec, Verdict, evaluate
 
 __all__ = ["PEER_SPECS", "peer_claims"]
 

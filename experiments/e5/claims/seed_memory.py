@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from experiments.e5.common import SOURCE
 from experiments.e5.view.seed_memory import SeedMemory
-from lab.claims import AS_SEED, Claim, cite
-from lab.claims.reason_classes import DEVIATION
-from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
+from lab import AS_SEED, DEVIATION, Claim, ClaimSpec, Verdict, cite, evaluate, every, yes
 
 __all__ = ["SEED_SPECS", "seed_memory_claims"]
 

@@ -32,10 +32,7 @@ from harness.memory import (
     format_instant,
 )
 from harness.model import ChatRequest
-from lab.claims import AS_SEED, cite
-from lab.claims.specs import ClaimSpec, Verdict
-from lab.experiment import ARTICLE_METER
-from lab.views import to_data
+from lab import ARTICLE_METER, AS_SEED, ClaimSpec, Verdict, cite, to_data
 
 __all__ = ["FAILURE_SPECS", "measure_failures"]
 

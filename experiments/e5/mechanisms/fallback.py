@@ -10,8 +10,7 @@ from experiments.e5.view import E5View, FallbackProfile
 from harness import CompactionConfig
 from harness.compaction.agentscope import resolve_thresholds
 from harness.meter.windows import AGENTSCOPE_2_0_3_WINDOWS, CTXLAB_WINDOWS
-from lab.claims import AS_SEED, cite
-from lab.claims.specs import ClaimSpec, Verdict
+from lab import AS_SEED, ClaimSpec, Verdict, cite
 
 __all__ = ["FALLBACK_SPECS", "measure_fallback"]
 

@@ -15,8 +15,7 @@ from experiments.e5.view import E5View, FlushOutcome
 from harness import FunctionModel, HarnessAgent, MemoryConfig
 from harness.memory import BackgroundOrder, SteppingClock
 from harness.model import ChatRequest
-from lab.claims import AS_SEED, cite
-from lab.claims.specs import ClaimSpec, Verdict
+from lab import AS_SEED, ClaimSpec, Verdict, cite
 
 __all__ = ["ORDER_SPECS", "measure_flush_order"]
 

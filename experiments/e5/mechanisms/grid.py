@@ -14,9 +14,7 @@ from experiments.e5.common import qa_config
 from experiments.e5.view import E5View, GridCell
 from harness import Agent, FunctionModel, make_engine
 from harness.model import ChatRequest
-from lab.claims import AS_SEED, cite
-from lab.claims.reason_classes import FORMULA
-from lab.claims.specs import ClaimSpec, Verdict
+from lab import AS_SEED, FORMULA, ClaimSpec, Verdict, cite
 
 __all__ = ["GRID_SPECS", "cadence", "formula_interval", "measure_grid"]
 

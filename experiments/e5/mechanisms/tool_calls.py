@@ -20,9 +20,7 @@ from harness.errors import PairingError
 from harness.memory import MemoryTools, MemoryWorkspace, SteppingClock
 from harness.messages import validate_pairing
 from harness.model import ChatRequest
-from lab.claims import AS_SEED, cite
-from lab.claims.specs import ClaimSpec, Verdict
-from lab.views import to_data
+from lab import AS_SEED, ClaimSpec, Verdict, cite, to_data
 
 __all__ = ["TOOL_SPECS", "measure_large_result", "measure_tool_round"]
 
