@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from unittest import mock
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.memory import index_build
@@ -76,6 +76,9 @@ def test_any_split_into_indexed_and_scanned_lines_answers_as_rank_lines(
 
 
 @given(st.lists(line_text, max_size=8), st.booleans(), st.sampled_from(QUERIES))
+@example(["上上上 上上", "上上上上", "  ", "x"], False, "上上")  # a pair overlapping itself
+@example(["booking booking", "booking_booking booking-booking", "\t"], True, "booking")
+@example(["İstanbul K é", "ＡＢＣ \u3400\uf900，上"], True, "i")  # lowered out of ASCII
 def test_a_scanned_part_holds_what_tokenize_finds(
     lines: list[str], newline_at_end: bool, query: str
 ) -> None:
