@@ -20,7 +20,9 @@ non-blank lines of some files, from an index it keeps current:
   a file's last newline is scanned, never stored.
 - **A query** costs the postings of its terms, read batch by batch
   (:mod:`harness.memory.index_query`), plus one read of the memory files for the lines that
-  hold the query literally; its memory is a batch's scores and the hits it returns.
+  hold the query literally (:mod:`harness.memory.index_literal`), plus the scan of the lines
+  not indexed yet; its memory is a batch's scores, the scanned postings of its terms and the
+  hits it returns.
 - **Storage** (:mod:`harness.memory.index_store`): an SQLite database, in a workspace
   ``<user>/.memory_index/index.sqlite`` (:class:`harness.memory.tools.WorkspaceIndexStore`:
   WAL, one search at a time across processes under an OS file lock, never opened through a

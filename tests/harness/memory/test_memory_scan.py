@@ -20,7 +20,7 @@ from harness.text_search import SearchLine, rank_lines, tokenize
 
 PIECES = ["夜莺", "暗号", "上海港", "上上上", "海", "ALPHA", "alpha", "booking", "booking booking",
           "BK-7", "的", "USD 2800", "  ", "-", "\t", "İstanbul", "K", "é", "，", "\u3400", "\uf900",
-          "ＡＢＣ", "x_1", ""]  # fmt: skip
+          "ＡＢＣ", "x_1", "ΑΣ", "ΑΣ σ", ""]  # fmt: skip
 line_text = st.lists(st.sampled_from(PIECES), max_size=6).map(" ".join) | st.text(
     alphabet=st.sampled_from("aZ_9 -\t\r上海港莺莺é，\u3000\u3400\uf900İK"), max_size=10
 )
@@ -78,7 +78,7 @@ def test_any_split_into_indexed_and_scanned_lines_answers_as_rank_lines(
 @given(st.lists(line_text, max_size=8), st.booleans(), st.sampled_from(QUERIES))
 @example(["上上上 上上", "上上上上", "  ", "x"], False, "上上")  # a pair overlapping itself
 @example(["booking booking", "booking_booking booking-booking", "\t"], True, "booking")
-@example(["İstanbul K é", "ＡＢＣ \u3400\uf900，上"], True, "i")  # lowered out of ASCII
+@example(["İstanbul K é", "ＡＢＣ \u3400\uf900，上", "ΑΣ\nΣ"], True, "i")  # lowered out of ASCII
 def test_a_scanned_part_holds_what_tokenize_finds(
     lines: list[str], newline_at_end: bool, query: str
 ) -> None:
