@@ -20,12 +20,18 @@ the lines holding the query literally. All from the block's lower-cased UTF-8 by
 - **A term's count in a line**: a Latin term is counted as `` term `` in the line with every
   non-word byte made a doubled space (so two adjacent occurrences are both counted); a CJK
   character or pair as its UTF-8 bytes (a pair of one character twice may overlap itself, and
-  is counted with a lookahead).
+  is counted with a lookahead). A CJK character and a pair holding it that the block holds
+  equally often are in the same lines as often: counted once.
 - **Blank lines** (not lines to ``rank_lines``): only lines without a token are looked at.
 
 The postings a block gives are kept until the query scores them (the statistics need every
-part first): per term, the lines holding it and their codes, one shared array for the terms
-every line holds once; on a ledger, 12 bytes a line whatever the query.
+part first): per term, the lines holding it and their codes, the same arrays for terms with
+the same counts in every line (``上海港 booking`` on the benchmark's ledger: 12 bytes a line).
+
+Measured and not kept: the block's token count and its token-less lines from ``bytes.count``
+of class pairs, with line lengths only for the lines holding a term (``tokenize`` per line
+when few do) cost more than the passes above (1M lines, CPU, alternated in one process:
+``夜莺`` 1.56 s against 1.33 s, ``上海港 booking`` 3.07 s against 2.28 s).
 """
 
 from __future__ import annotations
