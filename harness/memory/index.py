@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harness.errors import PathEscapeError
+from harness.memory import index_scan
 from harness.memory.index_build import batches
 from harness.memory.index_db import DatabaseFile, IndexStore, MemoryStore, connect
 from harness.memory.index_literal import literal_hits
@@ -266,8 +267,10 @@ class MemoryIndex:
         entries = self._refresh(db, files)
         order = list(set(tokenize(query)))  # the order rank_lines adds the terms in
         needle = query.strip().lower()
+        hold = index_scan.HOLD_BYTES  # the scans' postings, across the files
         for entry in entries:
-            entry.rest = self._scan_rest(entry, order, needle)
+            entry.rest = self._scan_rest(entry, order, needle, hold)
+            hold -= entry.rest.kept
         held, frequencies = self._held(db, entries, order)
         count = sum(e.row.nonblank + e.rest.nonblank for e in entries if e.rest)
         total = sum(e.row.total + e.rest.total for e in entries if e.rest)
@@ -293,14 +296,15 @@ class MemoryIndex:
         hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
         return hits[: max(limit, literal_count)]
 
-    def _scan_rest(self, entry: _Entry, order: list[str], needle: str) -> Scanned:
-        """The lines of ``entry`` the index does not hold (after ``row.covered``), scanned."""
+    def _scan_rest(self, entry: _Entry, order: list[str], needle: str, hold: int) -> Scanned:
+        """The lines of ``entry`` the index does not hold (after ``row.covered``), scanned,
+        keeping at most ``hold`` bytes of postings."""
         row = entry.row
         if entry.size <= row.covered:
             return Scanned([0] * len(order))
         try:
             with self._open(entry.path) as handle:
-                rest = scan_part(handle, row.covered, row.lines, entry.size, order, needle)
+                rest = scan_part(handle, row.covered, row.lines, entry.size, order, needle, hold)
         except _MISSING:
             return Scanned([0] * len(order))
         self.unindexed += rest.lines
@@ -341,20 +345,26 @@ class MemoryIndex:
                 scores[line - first] = 0.0  # literal lines are not ranked a second time
             ranked.offer(scores, first, entry.name, position)
 
-    @staticmethod
     def _parts(
-        db: sqlite3.Connection,
-        entry: _Entry,
-        order: list[str],
+        self, db: sqlite3.Connection, entry: _Entry, order: list[str],
         held: dict[tuple[int, int], set[str]],
-    ) -> Iterator[tuple[int, int, Held]]:
+    ) -> Iterator[tuple[int, int, Held]]:  # fmt: skip
         """Per batch holding a query term (then per scanned block holding one): its first
         line, its line count and its postings of the query terms, one batch at a time."""
         for first, count in sorted(held):
             postings = batch_postings(db, entry.row.id, first, count, held[first, count])
             yield first, count, [(k, *postings[t]) for k, t in enumerate(order) if t in postings]
-        for block in entry.rest.blocks if entry.rest else []:
-            yield block.first, block.count, block.held
+        rest = entry.rest
+        if rest is None or not rest.dropped:
+            for block in rest.blocks if rest else []:
+                yield block.first, block.count, block.held
+            return
+        try:  # the postings outgrew the scan's budget: each block read again to score it
+            with self._open(entry.path) as handle:
+                for block in rest.scored(handle, order):
+                    yield block.first, block.count, block.held
+        except _MISSING:
+            return
 
     def _line_text(self, db: sqlite3.Connection, entry: _Entry, index: int) -> str:
         row = entry.row

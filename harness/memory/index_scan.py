@@ -26,7 +26,9 @@ the lines holding the query literally. All from the block's lower-cased UTF-8 by
 
 The postings a block gives are kept until the query scores them (the statistics need every
 part first): per term, the lines holding it and their codes, the same arrays for terms with
-the same counts in every line (``上海港 booking`` on the benchmark's ledger: 12 bytes a line).
+the same counts in every line (``上海港 booking`` on the benchmark's ledger: 12 bytes a line),
+at most :data:`HOLD_BYTES` across a query's files; beyond, they are let go and each block is
+read again when the query scores it (:meth:`Scanned.scored`).
 
 Measured and not kept: the block's token count and its token-less lines from ``bytes.count``
 of class pairs, with line lengths only for the lines holding a term (``tokenize`` per line
@@ -40,14 +42,19 @@ import itertools
 import operator
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from harness.memory.index_build import TF_SHIFT, line_blocks
 from harness.memory.index_query import _lowers_as_ascii, _matches
 
-__all__ = ["Scanned", "ScannedBlock", "lowered_bytes", "scan_part"]
+__all__ = ["HOLD_BYTES", "Scanned", "ScannedBlock", "lowered_bytes", "scan_part"]
+
+HOLD_BYTES = 64 << 20
+"""The most bytes of postings a scan keeps until the query scores them (5M lines of a ledger
+for terms every line holds once); beyond, it keeps none and the query reads the part again
+to score it a block at a time: memory stays bounded whatever the corpus, for a second read."""
 
 _WORD = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 _CJK_LEADS = range(0xE4, 0xEA)  # U+4000 .. U+9FFF; U+3400 .. and U+F900 .. are rewritten first
@@ -120,16 +127,37 @@ class Scanned:
     nonblank: int = 0
     total: int = 0
     blocks: list[ScannedBlock] = field(default_factory=list)
+    """The blocks holding a query term, with their postings (none when ``dropped``)."""
     literal: list[tuple[int, str]] = field(default_factory=list)
+    spans: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """Every block: its first line, line count, start and size."""
+    dropped: bool = False
+    """Whether the postings outgrew their budget and were let go (scored by a rescan)."""
+    kept: int = 0
+    """The bytes of postings kept."""
 
     def text(self, handle: BinaryIO, line: int) -> str:
         """The text of a scanned line (read again from its block)."""
-        for block in self.blocks:
-            if block.first <= line < block.first + block.count:
-                handle.seek(block.start)
-                data = handle.read(block.size).split(b"\n")
-                return data[line - block.first].decode("utf-8", errors="replace")
+        for first, count, start, size in self.spans:
+            if first <= line < first + count:
+                handle.seek(start)
+                data = handle.read(size).split(b"\n")
+                return data[line - first].decode("utf-8", errors="replace")
         raise ValueError(f"line {line} was not scanned")
+
+    def scored(self, handle: BinaryIO, order: Sequence[str]) -> Iterator[ScannedBlock]:
+        """The blocks holding a query term with their postings: those kept, or, when they
+        were let go, each block read and its postings computed again, one at a time."""
+        if not self.dropped:
+            yield from self.blocks
+            return
+        for first, count, start, size in self.spans:
+            handle.seek(start)
+            block = handle.read(size)
+            low = lowered_bytes(block)
+            held = _held(order, low, first, _lengths(low, count), [0] * len(order))
+            if held:
+                yield ScannedBlock(first, count, start, size, held)
 
 
 def _occurrences(term: str, text: bytes) -> int:
@@ -219,17 +247,20 @@ def _blank(block: bytes, lengths: list[int]) -> int:
 
 
 def scan_part(
-    handle: BinaryIO, start: int, first: int, size: int, order: Sequence[str], needle: str
-) -> Scanned:
+    handle: BinaryIO, start: int, first: int, size: int, order: Sequence[str], needle: str,
+    hold: int | None = None,
+) -> Scanned:  # fmt: skip
     """The lines of ``handle`` from byte ``start`` (a line start; line ``first``) to ``size``
     (the last one may lack its newline), scanned for the query terms ``order`` and the
-    lower-cased ``needle``."""
+    lower-cased ``needle``, keeping at most ``hold`` bytes of postings (None:
+    :data:`HOLD_BYTES`; a query shares it among its files)."""
+    limit = HOLD_BYTES if hold is None else hold
     part = Scanned([0] * len(order))
     try:
         wanted = needle.encode("utf-8") if needle and "\n" not in needle else b""
     except UnicodeEncodeError:
         wanted = b""  # a lone surrogate: no decoded text holds one
-    line, offset = first, start
+    line, offset, kept = first, start, 0
     for block in line_blocks(handle, start, size, tail=True):
         count = block.count(b"\n") + (not block.endswith(b"\n"))
         low = lowered_bytes(block)
@@ -239,10 +270,16 @@ def scan_part(
         part.nonblank += count - blank
         part.total += sum(lengths)
         held = _held(order, low, line, lengths, part.frequencies) if order else []
-        if held:
+        part.spans.append((line, count, offset, len(block)))
+        kept += 12 * sum(map(len, {id(lines): lines for _, lines, _ in held}.values()))
+        if held and not part.dropped:
             part.blocks.append(ScannedBlock(line, count, offset, len(block), held))
+            if kept > limit:
+                part.dropped = True
+                part.blocks.clear()
         if wanted:
             part.literal.extend(_matches(block, low, wanted, line))
         line += count
         offset += len(block)
+    part.kept = 0 if part.dropped else kept
     return part

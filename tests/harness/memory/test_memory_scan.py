@@ -12,7 +12,7 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from harness.memory import index_build
+from harness.memory import index_build, index_scan
 from harness.memory.index import MemoryIndex
 from harness.memory.index_build import TF_SHIFT
 from harness.memory.index_scan import scan_part
@@ -54,13 +54,16 @@ def _fresh(files: list[tuple[Path, str]], query: str, limit: int) -> list[tuple[
     st.sampled_from([2, 3, 5]),
     st.sampled_from([1, 3, 8, 20]),
     st.sampled_from([16, 64, 1 << 18]),
+    st.sampled_from([0, 30, 1 << 30]),
 )
 def test_any_split_into_indexed_and_scanned_lines_answers_as_rank_lines(
     contents: list[tuple[list[str], bool]], queries: list[str], budget: int, batch: int,
-    limit: int, block: int,
+    limit: int, block: int, hold: int,
 ) -> None:  # fmt: skip
-    """Whatever the budget (0: one batch a query), the batch and block sizes, each query's
-    hits, scores and order are rank_lines', while the index grows query by query."""
+    """Whatever the budget (0: one batch a query), the batch and block sizes and the bytes
+    of postings a scan keeps (0: it lets them go and reads its blocks again to score them),
+    each query's hits, scores and order are rank_lines', while the index grows query by
+    query."""
     with tempfile.TemporaryDirectory() as tmp:
         files = [(Path(tmp) / f"f{i}.md", f"f{i}.md") for i in range(len(contents))]
         for (path, _), (lines, newline_at_end) in zip(files, contents, strict=True):
@@ -68,6 +71,7 @@ def test_any_split_into_indexed_and_scanned_lines_answers_as_rank_lines(
         with (
             mock.patch.object(index_build, "BATCH_LINES", batch),
             mock.patch.object(index_build, "BLOCK_BYTES", block),
+            mock.patch.object(index_scan, "HOLD_BYTES", hold),
         ):
             index = MemoryIndex(build_lines=budget)
             for query in queries:
