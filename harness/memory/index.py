@@ -12,10 +12,17 @@ non-blank lines of some files, from an index it keeps current:
 - **Building** reads a file a block at a time and stores a batch of lines in one transaction
   (:mod:`harness.memory.index_build`): memory holds a block and a batch whatever the size of
   the memory files, and a build cut short (a killed process) keeps what it committed and goes
-  on from there. The line after a file's last newline is tokenised in memory, never stored.
+  on from there. A query grows the index by at most :data:`BUILD_LINES` lines (whole batches;
+  the first batch always, so every query makes progress) and answers for the lines not
+  indexed yet by a scan (:mod:`harness.memory.index_scan`: the same statistics and codes,
+  computed with C-level bytes operations): the first query over a large corpus answers in
+  the time of a scan, later ones find more of it indexed until every file is. The line after
+  a file's last newline is scanned, never stored.
 - **A query** costs the postings of its terms, read batch by batch
   (:mod:`harness.memory.index_query`), plus one read of the memory files for the lines that
-  hold the query literally; its memory is a batch's scores and the hits it returns.
+  hold the query literally (:mod:`harness.memory.index_literal`), plus the scan of the lines
+  not indexed yet; its memory is a batch's scores, the scanned postings of its terms and the
+  hits it returns.
 - **Storage** (:mod:`harness.memory.index_store`): an SQLite database, in a workspace
   ``<user>/.memory_index/index.sqlite`` (:class:`harness.memory.tools.WorkspaceIndexStore`:
   WAL, one search at a time across processes under an OS file lock, never opened through a
@@ -30,6 +37,7 @@ import bisect
 import contextlib
 import hashlib
 import logging
+import operator
 import os
 import sqlite3
 import threading
@@ -41,17 +49,19 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harness.errors import PathEscapeError
-from harness.memory.index_build import TF_SHIFT, TailLine, batches, tail_line
+from harness.memory import index_scan
+from harness.memory.index_build import batches
 from harness.memory.index_db import DatabaseFile, IndexStore, MemoryStore, connect
+from harness.memory.index_literal import literal_hits
 from harness.memory.index_merge import merge_tail
-from harness.memory.index_query import Ranked, Tables, batch_scores, literal_lines, needle_terms
+from harness.memory.index_query import Ranked, Tables, batch_scores
+from harness.memory.index_scan import Scanned, scan_part
 from harness.memory.index_store import (
     DamagedError,
     FileRow,
     Stamp,
     add_batch,
     batch_postings,
-    batch_starts,
     clear_file,
     drop_file,
     file_row,
@@ -62,7 +72,15 @@ from harness.memory.index_store import (
 )
 from harness.text_search import SearchHit, tokenize
 
-__all__ = ["DatabaseFile", "IndexStore", "MemoryIndex", "MemoryStore", "connect", "stamp_of"]
+__all__ = [
+    "BUILD_LINES",
+    "DatabaseFile",
+    "IndexStore",
+    "MemoryIndex",
+    "MemoryStore",
+    "connect",
+    "stamp_of",
+]
 
 logger = logging.getLogger("harness.memory")
 
@@ -73,6 +91,9 @@ TAIL_BYTES = 4_096
 """The bytes before a file's indexed end whose digest tells an append from a rewrite."""
 Held = list[tuple[int, "array[int]", "array[int]"]]
 """Postings of the query terms a batch holds: (term's position in the query, lines, codes)."""
+BUILD_LINES = 65_536
+"""The most lines a query adds to the index (it stops starting batches there; about 1 s of
+tokenising on the benchmark's ledger): the rest of the files is answered by a scan."""
 _MISSING = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PathEscapeError)
 
 
@@ -90,7 +111,10 @@ class _Entry:
     path: Path
     name: str
     row: FileRow
-    tail: TailLine | None
+    size: int
+    """The file's size now (the index covers ``row.covered`` bytes of it)."""
+    rest: Scanned | None = None
+    """Its lines after ``row.covered``, scanned for this query."""
 
 
 def _digest(data: bytes) -> bytes:
@@ -105,19 +129,27 @@ def _tail_digest(handle: BinaryIO, end: int) -> bytes:
 class MemoryIndex:
     """BM25 plus literal line matches over a set of files, indexed by what changed."""
 
-    def __init__(self, open_file: Opener = _open, store: IndexStore | None = None) -> None:
+    def __init__(
+        self, open_file: Opener = _open, store: IndexStore | None = None,
+        build_lines: int = BUILD_LINES,
+    ) -> None:  # fmt: skip
         """``open_file`` opens a memory file for reading (a workspace passes its
-        symlink-refusing opener, :class:`harness.fs.root.SafeRoot`) and ``store`` keeps the
-        database (None: in this process's memory)."""
+        symlink-refusing opener, :class:`harness.fs.root.SafeRoot`), ``store`` keeps the
+        database (None: in this process's memory) and ``build_lines`` is the most lines a
+        query adds to the index (:data:`BUILD_LINES`)."""
         self._open = open_file
         self._store: IndexStore = store if store is not None else MemoryStore()
         self._lock = threading.Lock()  # the memory tools may run on a background thread too
         self._seen: set[str] = set()
-        self._tails: dict[str, tuple[Stamp, TailLine]] = {}
+        self.build_lines = build_lines
+        self._budget = 0
+        """Lines this query may still add to the index."""
         self.reindexed = 0
         """How many times a changed or new file was read."""
         self.tokenised = 0
-        """How many lines were tokenised (what an append or an index on disk saves)."""
+        """How many lines were tokenised into the index (what an index on disk saves)."""
+        self.unindexed = 0
+        """How many lines were scanned by queries because the index did not hold them yet."""
         self.loaded = 0
         """How many files this index found indexed and current on disk (by another process)."""
         self.recovered = 0
@@ -159,12 +191,12 @@ class MemoryIndex:
         """Start over on ``store`` (the one in use when it is the same)."""
         self._store = store
         self._seen.clear()
-        self._tails.clear()
 
     # --- keeping the index current ----------------------------------------------------------
 
     def _refresh(self, db: sqlite3.Connection, files: Sequence[tuple[Path, str]]) -> list[_Entry]:
         entries = []
+        self._budget = max(self.build_lines, 1)
         for path, name in files:
             try:
                 with self._open(path) as handle:
@@ -175,29 +207,33 @@ class MemoryIndex:
                             self.loaded += 1
                     else:
                         row = self._index(db, row, name, handle, stamp)
-                    tail = self._tail(row, handle)
             except _MISSING:
-                self._tails.pop(name, None)
                 if file_row(db, name) is not None:
                     with _transaction(db):
                         drop_file(db, name)
                 continue
             self._seen.add(name)
-            entries.append(_Entry(path, name, row, tail))
+            entries.append(_Entry(path, name, row, stamp[1]))
         return entries
 
     def _index(
         self, db: sqlite3.Connection, row: FileRow | None, name: str, handle: BinaryIO,
         stamp: Stamp,
     ) -> FileRow:  # fmt: skip
-        """Index what ``handle`` holds beyond what ``row`` covers, a batch per transaction."""
+        """Index what ``handle`` holds beyond what ``row`` covers, a batch per transaction,
+        while this query's budget lasts (the file's stamp is saved once it is whole)."""
         self.reindexed += 1
         with _transaction(db):
             if row is None:
                 row = new_file(db, name)
             elif not self._appended(row, handle, stamp):
                 clear_file(db, row)
-        for batch in batches(handle, row.covered, row.lines, stamp[1]):
+        source = batches(handle, row.covered, row.lines, stamp[1])
+        while self._budget > 0:
+            batch = next(source, None)
+            if batch is None:
+                break
+            self._budget -= batch.count
             with _transaction(db):
                 add_batch(db, row, batch)
                 row.covered = batch.end
@@ -205,6 +241,8 @@ class MemoryIndex:
                 row.stamp = (stamp[0], 0, 0, 0)  # not whole yet: a later search goes on
                 save_file(db, row)
             self.tokenised += batch.count
+        else:
+            return row  # the budget is spent: the rest of the file is scanned
         with _transaction(db):
             merge_tail(db, row.id)
             row.stamp = stamp
@@ -221,20 +259,6 @@ class MemoryIndex:
             and _tail_digest(handle, row.covered) == row.tail
         )
 
-    def _tail(self, row: FileRow, handle: BinaryIO) -> TailLine | None:
-        """The line after the file's last newline, tokenised once per change of the file."""
-        size = row.stamp[1]
-        if size <= row.covered:
-            self._tails.pop(row.name, None)
-            return None
-        cached = self._tails.get(row.name)
-        if cached is not None and cached[0] == row.stamp:
-            return cached[1]
-        tail = tail_line(os.pread(handle.fileno(), size - row.covered, row.covered))
-        self.tokenised += 1
-        self._tails[row.name] = (row.stamp, tail)
-        return tail
-
     # --- queries ----------------------------------------------------------------------------
 
     def _search(
@@ -243,22 +267,16 @@ class MemoryIndex:
         entries = self._refresh(db, files)
         order = list(set(tokenize(query)))  # the order rank_lines adds the terms in
         needle = query.strip().lower()
-        count = sum(e.row.nonblank + (e.tail.nonblank if e.tail else 0) for e in entries)
-        total = sum(e.row.total + (e.tail.length if e.tail and e.tail.nonblank else 0)
-                    for e in entries)  # fmt: skip
-        held: list[dict[tuple[int, int], set[str]]] = []
-        frequencies = [0] * len(order)
+        hold = index_scan.HOLD_BYTES  # the scans' postings, across the files
         for entry in entries:
-            per_batch: dict[tuple[int, int], set[str]] = {}
-            if count and order:
-                for term, first, n, lines in term_batches(db, entry.row.id, order):
-                    per_batch.setdefault((first, lines), set()).add(term)
-                    frequencies[order.index(term)] += n
-                if entry.tail is not None:
-                    for k, term in enumerate(order):
-                        frequencies[k] += bool(entry.tail.counts[term])
-            held.append(per_batch)
-        literal = self._literals(db, entries, needle, order, frequencies, held)
+            entry.rest = self._scan_rest(entry, order, needle, hold)
+            hold -= entry.rest.kept
+        held, frequencies = self._held(db, entries, order)
+        count = sum(e.row.nonblank + e.rest.nonblank for e in entries if e.rest)
+        total = sum(e.row.total + e.rest.total for e in entries if e.rest)
+        literal, read = literal_hits(db, self._open, [(e.path, e.row, e.rest) for e in entries],
+                                     needle, (order, frequencies), held)  # fmt: skip
+        self.scanned += read
         literal_count = sum(map(len, literal))
         tables = Tables(frequencies, count, total / count if count else 1.0)
         ranked = Ranked(limit - literal_count)
@@ -278,69 +296,46 @@ class MemoryIndex:
         hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
         return hits[: max(limit, literal_count)]
 
-    def _literals(
-        self, db: sqlite3.Connection, entries: list[_Entry], needle: str, order: list[str],
-        frequencies: list[int], held: list[dict[tuple[int, int], set[str]]],
-    ) -> list[list[tuple[int, str]]]:  # fmt: skip
-        """Per entry, its lines that hold ``needle`` literally: read from the lines that hold
-        the rarest of :func:`~harness.memory.index_query.needle_terms` (query terms all, so
-        their counts are known) when it is in at most an eighth of the lines, otherwise by a
-        scan of each file."""
-        if not needle:
-            return [[] for _ in entries]
-        keys = [order.index(t) for t in needle_terms(needle) if t in order]
-        lines = sum(e.row.lines + (e.tail is not None) for e in entries)
-        rarest = min(keys, key=frequencies.__getitem__, default=None)
-        if rarest is None or frequencies[rarest] * 8 > lines:
-            return [self._scan(entry, needle) for entry in entries]
-        term = order[rarest]
-        return [
-            self._read_lines(db, e, needle, term, [b for b, ts in held[p].items() if term in ts])
-            for p, e in enumerate(entries)
-        ]
-
-    def _scan(self, entry: _Entry, needle: str) -> list[tuple[int, str]]:
-        self.scanned += entry.row.stamp[1]
+    def _scan_rest(self, entry: _Entry, order: list[str], needle: str, hold: int) -> Scanned:
+        """The lines of ``entry`` the index does not hold (after ``row.covered``), scanned,
+        keeping at most ``hold`` bytes of postings."""
+        row = entry.row
+        if entry.size <= row.covered:
+            return Scanned([0] * len(order))
         try:
             with self._open(entry.path) as handle:
-                return literal_lines(handle, entry.row.stamp[1], needle)
+                rest = scan_part(handle, row.covered, row.lines, entry.size, order, needle, hold)
         except _MISSING:
-            return []
+            return Scanned([0] * len(order))
+        self.unindexed += rest.lines
+        return rest
 
-    def _read_lines(
-        self, db: sqlite3.Connection, entry: _Entry, needle: str, term: str,
-        batches: list[tuple[int, int]],
-    ) -> list[tuple[int, str]]:  # fmt: skip
-        """The lines of ``entry`` holding ``term`` (and its line after the last newline)
-        whose lower-cased text holds ``needle``, each read by its offset."""
-        row, found = entry.row, []
-        wanted: list[tuple[int, int]] = []  # (line, where it starts)
-        for first, count in sorted(batches):
-            starts = batch_starts(db, row.id, first, count)
-            for line in batch_postings(db, row.id, first, count, [term])[term][0]:
-                wanted.append((line, starts[line - first]))
-        if entry.tail is not None and entry.tail.counts[term]:
-            wanted.append((row.lines, row.covered))
-        try:
-            with self._open(entry.path) as handle:
-                for line, start in wanted:
-                    handle.seek(start)
-                    raw = handle.readline(max(row.stamp[1] - start, 0))
-                    self.scanned += len(raw)
-                    text = raw.removesuffix(b"\n").decode("utf-8", errors="replace")
-                    if needle in text.lower():
-                        found.append((line, text))
-        except _MISSING:
-            return []
-        return found
+    @staticmethod
+    def _held(
+        db: sqlite3.Connection, entries: list[_Entry], order: list[str]
+    ) -> tuple[list[dict[tuple[int, int], set[str]]], list[int]]:
+        """Per entry, its indexed batches holding a query term (and which); per term, the
+        lines holding it (indexed and scanned)."""
+        held: list[dict[tuple[int, int], set[str]]] = []
+        frequencies = [0] * len(order)
+        for entry in entries:
+            per_batch: dict[tuple[int, int], set[str]] = {}
+            if order and entry.row.lines:
+                for term, first, n, lines in term_batches(db, entry.row.id, order):
+                    per_batch.setdefault((first, lines), set()).add(term)
+                    frequencies[order.index(term)] += n
+            if entry.rest is not None:
+                frequencies[:] = map(operator.add, frequencies, entry.rest.frequencies)
+            held.append(per_batch)
+        return held, frequencies
 
     def _score(
         self, db: sqlite3.Connection, entry: _Entry, position: int, order: list[str],
         held: dict[tuple[int, int], set[str]], literal: list[tuple[int, str]], tables: Tables,
         ranked: Ranked, literal_scores: dict[tuple[int, int], float],
     ) -> None:  # fmt: skip
-        """Score ``entry``'s batches that hold a query term (and its line after the last
-        newline): record its literal lines' scores, offer the others to ``ranked``."""
+        """Score ``entry``'s batches that hold a query term (then its scanned blocks that
+        do): record its literal lines' scores, offer the others to ``ranked``."""
         lines = [index for index, _ in literal]
         for first, count, found in self._parts(db, entry, order, held):
             scores = batch_scores(first, count, found, tables)
@@ -350,32 +345,35 @@ class MemoryIndex:
                 scores[line - first] = 0.0  # literal lines are not ranked a second time
             ranked.offer(scores, first, entry.name, position)
 
-    @staticmethod
     def _parts(
-        db: sqlite3.Connection,
-        entry: _Entry,
-        order: list[str],
+        self, db: sqlite3.Connection, entry: _Entry, order: list[str],
         held: dict[tuple[int, int], set[str]],
-    ) -> Iterator[tuple[int, int, Held]]:
-        """Per batch holding a query term (then the line after the last newline): its first
-        line, its line count and its postings of the query terms, read one batch at a time."""
+    ) -> Iterator[tuple[int, int, Held]]:  # fmt: skip
+        """Per batch holding a query term (then per scanned block holding one): its first
+        line, its line count and its postings of the query terms, one batch at a time."""
         for first, count in sorted(held):
             postings = batch_postings(db, entry.row.id, first, count, held[first, count])
             yield first, count, [(k, *postings[t]) for k, t in enumerate(order) if t in postings]
-        tail, index = entry.tail, entry.row.lines
-        if tail is not None and any(tail.counts[t] for t in order):
-            yield index, 1, [
-                (k, array("I", [index]), array("Q", [tail.counts[t] << TF_SHIFT | tail.length]))
-                for k, t in enumerate(order) if tail.counts[t]
-            ]  # fmt: skip
+        rest = entry.rest
+        if rest is None or not rest.dropped:
+            for block in rest.blocks if rest else []:
+                yield block.first, block.count, block.held
+            return
+        try:  # the postings outgrew the scan's budget: each block read again to score it
+            with self._open(entry.path) as handle:
+                for block in rest.scored(handle, order):
+                    yield block.first, block.count, block.held
+        except _MISSING:
+            return
 
     def _line_text(self, db: sqlite3.Connection, entry: _Entry, index: int) -> str:
         row = entry.row
-        start = row.covered if index == row.lines else line_start(db, row.id, index)
         try:
             with self._open(entry.path) as handle:
-                handle.seek(start)
-                raw = handle.readline(max(row.stamp[1] - start, 0))
+                if index >= row.lines and entry.rest is not None:
+                    return entry.rest.text(handle, index)
+                handle.seek(line_start(db, row.id, index))
+                raw = handle.readline(max(row.covered - handle.tell(), 0))
         except _MISSING:
             return ""
         return raw.removesuffix(b"\n").decode("utf-8", errors="replace")

@@ -6,8 +6,8 @@ length are made of), each line's token count, and per term the lines holding it 
 for the lines holding it more than once). :func:`batches` reads the file in blocks of
 :data:`BLOCK_BYTES` and yields a batch once it holds :data:`BATCH_LINES` lines (or at the end),
 so memory holds one block and one batch, whatever the file's size. The line after the last
-newline (a write cut short, or a file edited by hand) is no batch: :func:`tail_line` gives it,
-and the index keeps it out of the database.
+newline (a write cut short, or a file edited by hand) is no batch: the index scans it
+(:mod:`harness.memory.index_scan`) and keeps it out of the database.
 """
 
 from __future__ import annotations
@@ -16,22 +16,18 @@ import functools
 import itertools
 import re
 from array import array
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
-
-from harness.text_search import tokenize
 
 __all__ = [
     "BATCH_LINES",
     "BLOCK_BYTES",
     "TF_SHIFT",
     "Batch",
-    "TailLine",
     "batches",
     "line_blocks",
-    "tail_line",
 ]
 
 TF_SHIFT = 32
@@ -156,18 +152,3 @@ def batches(handle: BinaryIO, start: int, first: int, size: int) -> Iterator[Bat
             batch = Batch(batch.first + batch.count, end=offset)
     if batch.count:
         yield batch
-
-
-@dataclass(frozen=True)
-class TailLine:
-    """The text after a file's last newline: one line that may still grow."""
-
-    counts: Counter[str]
-    length: int
-    nonblank: bool
-
-
-def tail_line(data: bytes) -> TailLine:
-    text = data.decode("utf-8", errors="replace")
-    tokens = tokenize(text)
-    return TailLine(Counter(tokens), len(tokens), bool(text.strip()))
