@@ -207,6 +207,7 @@ def suite_imports(sources: Mapping[str, str]) -> list[str]:
 CLAIM_ID = re.compile(r"\b(?:E\d+-|X-[A-Z]+-|AS-|DSH-)")
 """A claim id: ``E3-…``, ``X-BENCH-…``, ``AS-…``, ``DSH-…`` (an experiment id alone is not one)."""
 
+
 def claim_id_literals(sources: Mapping[str, str]) -> list[str]:
     """``<file>:<line> <id>`` for every claim id written in ``sources`` (code, strings, docstrings
     and comments alike)."""
