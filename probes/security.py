@@ -54,6 +54,7 @@ def _outside_code(markdown: str) -> str:
 def html_in_reports(folder: Path, variant: str) -> None:
     import pandas as pd
 
+    import experiments  # noqa: F401  (importing the suite hands it to lab, which builds its pages)
     from lab.claims import Claim, claims_frame, read_claims, write_claims
     from lab.report import build_reports
 
