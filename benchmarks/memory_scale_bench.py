@@ -109,15 +109,18 @@ def rows(quick: bool) -> list[Row]:
     big, little = _measure(large, 1), _measure(small, 1 if quick else 3)
     name = f"{large:,} lines"
     raw, first = big["raw"], big["first"]
+    # at 100K lines (quick) the first query's budget indexes 70 % of the corpus against a 10 ms
+    # read, so the ratio says little: the gate is for the 1M lines the issue names
+    quick_note = "; quick: report only (the budget is most of a 100K corpus)" if quick else ""
     return [
         Row("memory scale", f"{name}: raw read + split", raw, "s",
             note=f"{big['bytes'] / 1e6:.1f} MB of memory files"),
         Row("memory scale", f"{name}: first memory_search (no index on disk) / raw read",
-            first / raw, gate=100.0,
+            first / raw, gate=100.0, enforced=not quick,
             note=f"{first:.2f} s; {big['indexed']:,.0f} lines indexed (BUILD_LINES), "
-            f"{big['scanned']:,.0f} scanned"),
+            f"{big['scanned']:,.0f} scanned{quick_note}"),
         Row("memory scale", f"{name}: slowest later memory_search while the index grows / raw "
-            "read", big["slowest"] / raw, gate=100.0,
+            "read", big["slowest"] / raw, gate=100.0, enforced=not quick,
             note=f"{big['slowest']:.2f} s; {big['growing']:.0f} more queries until the index is "
             f"whole; index {big['index'] / 1e6:.1f} MB on disk "
             f"({big['index'] / big['bytes']:.2f}× the memory files)"),
