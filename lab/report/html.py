@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import jinja2
 import pandas as pd
 
 from lab.claims import REASON_CLASSES
@@ -53,6 +52,7 @@ from lab.report.tables import (
     model_order,
     recorded_models,
 )
+from lab.report.templating import ENVIRONMENT
 from lab.report.verdicts import Verdict, plural, verdicts
 
 __all__ = ["MATRIX_ID", "SEEDS_MODEL", "TITLE", "render_index"]
@@ -68,14 +68,7 @@ INTRO = (
     "value measured here and marked match or differs."
 )
 
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("lab.report", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_ENVIRONMENT = ENVIRONMENT
 
 
 @dataclass(frozen=True)

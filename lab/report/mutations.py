@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
+from lab.report.templating import ENVIRONMENT
 
 __all__ = ["CELL_MEANINGS", "FIXED_COLUMNS", "PAGE", "mutations_page", "read_matrix"]
 
@@ -30,14 +30,7 @@ CELL_MEANINGS = {
     "value": "its value changed but not its status",
 }
 
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("lab.report", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_ENVIRONMENT = ENVIRONMENT
 
 
 def read_matrix(folder: Path) -> list[dict[str, str]] | None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import pandas as pd
 from markupsafe import Markup
 
@@ -36,20 +35,14 @@ from lab.report.experiments import experiment_pages
 from lab.report.glossary import gloss_html
 from lab.report.piece import Evidence
 from lab.report.tables import SCRIPTED_MODEL, ReportInputs, experiment_title
+from lab.report.templating import ENVIRONMENT
 
 __all__ = ["FOLDER", "evidence_href", "evidence_pages"]
 
 FOLDER = "evidence"
 """The pages' folder, beside ``index.html``."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("lab.report", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_ENVIRONMENT = ENVIRONMENT
 _ENVIRONMENT.filters["gloss"] = lambda text: Markup(gloss_html(str(text)))
 """``text`` escaped, each known Chinese run glossed in English (:func:`.glossary.gloss_html`);
 the recorded messages are shown as recorded, unglossed."""
