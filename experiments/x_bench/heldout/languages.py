@@ -14,6 +14,8 @@ _EN = Language(
     joiner=" ",
     system="You help a small product team with its launch and its offsite. Keep answers short; "
     "the lookup tool searches tickets and the asset inventory.",
+    chat_system="You help a small product team with its launch and its offsite. Keep answers "
+    "short.",
     tool_description="Look up tickets or inventory records by a free-text query.",
     abstain_markers=("not known", "unknown", "not mentioned", "never mentioned", "not given",
                      "not stated", "not provided", "no information", "don't know",
@@ -44,6 +46,7 @@ _EN = Language(
 _ZH = Language(
     joiner="",
     system="你协助一个小产品团队筹备上线和团建。回答尽量简短；lookup 工具可以查工单和资产台账。",
+    chat_system="你协助一个小产品团队筹备上线和团建。回答尽量简短。",
     tool_description="按任意查询词查找工单或资产台账记录。",
     abstain_markers=("不知道", "未知", "没有提到", "没提到", "未提及", "没有提供", "未提供",
                      "不清楚", "无法确定", "没说过"),

@@ -74,6 +74,8 @@ class Language:
 
     joiner: str
     system: str
+    chat_system: str
+    """The system prompt of a ``chat`` conversation (no tool to name)."""
     tool_description: str
     abstain_markers: tuple[str, ...]
     facts: Mapping[str, tuple[Phrasing, ...]]

@@ -100,7 +100,7 @@ class HeldoutWriter:
             lang=self.lang,  # type: ignore[arg-type]
             size=self.size,
             seed=self.seed,
-            system=self.t.system,
+            system=self.t.system if self.shape == "tools" else self.t.chat_system,
             tool_description=self.t.tool_description if self.shape == "tools" else "",
             turns=turns,
             facts=place_facts(facts, turns, planted),
