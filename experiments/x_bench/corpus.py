@@ -14,6 +14,10 @@ planted, so a compaction's summary is carried on before the probe.
 
 ``python -m experiments.x_bench.generate --seed S --size 2k|8k|24k --lang zh|en --out FILE`` writes
 one conversation as JSON (:mod:`experiments.x_bench.schema`, documented in ``docs/bench.md``).
+
+This module writes the ``tune`` split (the phrasing ctxlab's profile was written against; its
+bytes are pinned, the cassettes replay them). :func:`generate` with ``split="heldout"`` hands over
+to :mod:`experiments.x_bench.heldout` (the one import of that package outside it and its tests).
 """
 
 from __future__ import annotations
