@@ -80,5 +80,9 @@ FILLER = Filler(
         ("Thanks, that helps.", "Happy to help."),
         ("Remind me what's next?", "Reviewing the feedback from the pilot group."),
         ("Are we on track for the end of the week?", "Yes, if the feedback comes in on time."),
+        ("Who's taking notes tomorrow?", "Whoever joins last, as usual."),
+        ("Did anyone reply to the survey yet?", "Four people so far, all positive."),
+        ("Can you move the sync to the afternoon?", "Moved, and the invite is updated."),
+        ("Ok, I'm off for lunch.", "Enjoy, I'll keep an eye on the thread."),
     ),
 )  # fmt: skip

@@ -64,8 +64,9 @@ class HeldoutPlanter:
         self.facts.append(replace(fact, band=BANDS[band]))
         self.plants.append(Plant(fact.id, turn, fraction))
 
-    def said(self, phrasing: Phrasing, **slots: str) -> Turn:
-        """A turn saying ``phrasing`` in passing, by its speaker."""
+    def said(self, phrasing: Phrasing, first: bool = False, **slots: str) -> Turn:
+        """A turn saying ``phrasing`` in passing, by its speaker; ``first``: before the user's ask
+        (a correction, which would read as taking the ask back after it)."""
         r, f, joiner = self.rng, self.lang.filler, self.lang.joiner
         sentence = phrasing.text.format(**slots)
         ask = r.choice(f.asks).format(topic=r.choice(f.topics))
@@ -74,7 +75,7 @@ class HeldoutPlanter:
             answer.insert(r.randint(1, len(answer)), sentence)
             return Turn(0, ask, joiner.join(answer))
         opener = r.choice(f.openers)
-        layouts = ([ask, sentence], [sentence, ask], [opener, sentence, ask])
+        layouts = [[sentence, ask], [opener, sentence, ask]] + ([] if first else [[ask, sentence]])
         ack = r.choice(f.acks)
         return Turn(
             0, joiner.join(r.choice(layouts)), joiner.join([ack, *answer] if ack else answer)
@@ -138,7 +139,7 @@ class HeldoutPlanter:
         phrasing = r.choice(self.lang.facts["update"])
         fact = _fact("update", "update", phrasing.question, [new], reject=[old],
                      where=phrasing.speaker)  # fmt: skip
-        self._plant(fact, self.said(phrasing, value=new, old=old))
+        self._plant(fact, self.said(phrasing, first=True, value=new, old=old))
         fraction = round(self.plants[-1].fraction * (0.2 + 0.4 * r.random()), 4)
         first = self.said(r.choice(self.lang.facts["update_old"]), value=old)
         self.plants.append(Plant("update-old", first, fraction))

@@ -76,7 +76,7 @@ class HeldoutWriter:
         return self._chat_turn()
 
     def continuation(self) -> list[Turn]:
-        pairs = [self.rng.choice(self.t.filler.continuation) for _ in range(CONTINUATION_TURNS)]
+        pairs = self.rng.sample(self.t.filler.continuation, CONTINUATION_TURNS)
         return [Turn(0, user, reply, phase="continuation") for user, reply in pairs]
 
     def conversation(self) -> Conversation:
