@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -250,3 +251,30 @@ def test_a_bad_split_choice_is_one_sentence(
     assert main(["bench", *extra, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0]
+
+
+def _fragments(template: str, shortest: int) -> set[str]:
+    """The fixed text of a tune template between its ``{slots}``, pieces of ``shortest`` or more
+    characters."""
+    pieces = re.split(r"\{[a-z_]+\}", template)
+    return {p.strip(" .;:,。；：，") for p in pieces if len(p.strip(" .;:,。；：，")) >= shortest}
+
+
+@pytest.mark.parametrize(("lang", "shortest"), [("en", 12), ("zh", 4)])
+def test_no_heldout_phrasing_reuses_the_tune_splits_wording(lang: str, shortest: int) -> None:
+    from experiments.x_bench.texts import TEXTS
+
+    tune = TEXTS[lang]
+    templates = [t for pair in tune["facts"].values() for t in pair if isinstance(t, str)]
+    templates += [t for pair in tune["facts"].values() if isinstance(pair, tuple) for t in pair]
+    templates += [c[0] for c in tune["constraints"]]
+    fragments = set().union(*(_fragments(t, shortest) for t in templates))
+    assert fragments
+    heldout = [p.text for family in LANGUAGES[lang].facts.values() for p in family]
+    assert _reused(fragments, heldout) == set()
+    planted = tune["facts"]["code_word"][0]  # the tune split's own phrasing is found
+    assert _reused(fragments, [*heldout, planted])
+
+
+def _reused(fragments: set[str], texts: list[str]) -> set[str]:
+    return {f for f in fragments for text in texts if f in text}
