@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.x_bench.cli_grid import Grid, grid_options, play
+from experiments.x_bench.cli_split import generated, split_options
 
 if TYPE_CHECKING:
     from experiments.x_bench.journal import RunJournal
@@ -71,6 +72,7 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
         action="store_true",
         help="play every run again, discarding the runs an earlier bench left in --out",
     )
+    split_options(parser)
     grid_options(parser)
 
 
@@ -104,24 +106,20 @@ def _choices(text: str, known: Sequence[str], option: str) -> list[str]:
 
 
 def _conversations(args: argparse.Namespace) -> list[Conversation]:
-    from experiments.x_bench.corpus import LANGS, SIZES, generate
+    from experiments.x_bench.corpus import LANGS, SIZES
     from experiments.x_bench.schema import load_conversations
     from experiments.x_bench.turns import priced
 
-    generated = {"--sizes": args.sizes, "--seeds": args.seeds, "--langs": args.langs}
+    chosen = {"--sizes": args.sizes, "--seeds": args.seeds, "--langs": args.langs}
+    chosen |= {"--split": args.split, "--shapes": args.shapes}
     if args.conversations is not None:
-        if given := [option for option, value in generated.items() if value is not None]:
+        if given := [option for option, value in chosen.items() if value is not None]:
             raise _bad(f"{', '.join(given)} choose generated conversations; --conversations "
                        "plays the file's own, so leave them out.")  # fmt: skip
         return [priced(c) for c in load_conversations(args.conversations)]
     sizes = _choices(args.sizes or "2k", list(SIZES), "--sizes")
     langs = _choices(args.langs or "zh,en", list(LANGS), "--langs")
-    return [
-        generate(seed, size, lang)
-        for size in sizes
-        for seed in parse_seeds(args.seeds or "1-2")
-        for lang in langs
-    ]
+    return generated(args, sizes, parse_seeds(args.seeds or "1-2"), langs, _choices)
 
 
 def _preflight(model: ChatModel, where: str) -> None:

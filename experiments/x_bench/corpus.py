@@ -14,6 +14,10 @@ planted, so a compaction's summary is carried on before the probe.
 
 ``python -m experiments.x_bench.generate --seed S --size 2k|8k|24k --lang zh|en --out FILE`` writes
 one conversation as JSON (:mod:`experiments.x_bench.schema`, documented in ``docs/bench.md``).
+
+This module writes the ``tune`` split (the phrasing ctxlab's profile was written against; its
+bytes are pinned, the cassettes replay them). :func:`generate` with ``split="heldout"`` hands over
+to :mod:`experiments.x_bench.heldout` (the one import of that package outside it and its tests).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
+from experiments.x_bench.corpus_check import LANGS, SIZES, CorpusError, check_conversation
 from experiments.x_bench.planting import TOOL_NAME, FactPlanter
 from experiments.x_bench.schema import Conversation, Fact, ToolStep, Turn
 from experiments.x_bench.texts import TEXTS
@@ -36,36 +41,38 @@ from experiments.x_bench.turns import (
     turn_messages,
     turn_tokens,
 )
-from lab import ExperimentError
 
 __all__ = [
     "CONTINUATION_TURNS",
     "GENERATOR_VERSION",
     "LANGS",
     "SEEDS",
+    "SHAPES",
     "SIZES",
+    "SPLITS",
     "TOOL_NAME",
     "CorpusError",
     "call_id",
     "conversation_id",
     "conversation_text",
     "generate",
+    "split_seeds",
+    "split_shapes",
     "turn_messages",
 ]
 
 GENERATOR_VERSION = 1
 """Bumped whenever the same seed would give other bytes."""
-SIZES: dict[str, int] = {"2k": 2_000, "8k": 8_000, "24k": 24_000}
-"""Target tokens of a conversation, per size (the generated one lands within 10 %)."""
-LANGS: tuple[str, ...] = ("zh", "en")
 SEEDS = range(1, 13)
 """The committed seed range: every seed here generates (the planted values collide with
 nothing) and X-BENCH draws its conversations from it; a test pins it."""
 CONTINUATION_TURNS = 10
-
-
-class CorpusError(ExperimentError):
-    """A conversation that cannot be generated as asked (an unknown size, a collision)."""
+SPLITS: tuple[str, ...] = ("tune", "heldout")
+"""``tune``: this module's phrasing, the one ctxlab's profile was written against (its seeds'
+bytes are pinned: the cassettes replay them); ``heldout``: phrasing families written apart from
+the profile (:mod:`experiments.x_bench.heldout`), never read by its tests or tuning."""
+SHAPES: tuple[str, ...] = ("tools", "chat")
+"""``tools``: filler with tool calls and a fact only in a tool result; ``chat``: no tool output."""
 
 
 def conversation_id(seed: int, size: str, lang: str) -> str:
@@ -167,27 +174,40 @@ class _Writer:
             abstain_markers=list(self.t["abstain_markers"]),
             generator={"module": "experiments.x_bench.corpus", "version": GENERATOR_VERSION},
         )
-        _check(conversation)
+        check_conversation(conversation)
         return conversation
 
 
-def _check(conversation: Conversation) -> None:
-    """Every planted value occurs in its own turn(s) only; the size is within 10 %."""
-    texts = conversation_text(conversation.turns)
-    for fact in conversation.facts:
-        own = {fact.turn, fact.earlier_turn} - {None}
-        for value in [*fact.values, *fact.reject]:
-            at = {n for n, text in enumerate(texts) if value in text}
-            if not at or not at <= own:
-                raise CorpusError(
-                    f"{conversation.id}: the value {value!r} of {fact.id} occurs in turns "
-                    f"{sorted(at)}, not only in its own {sorted(own)}."  # type: ignore[type-var]
-                )
-    target = SIZES[conversation.size]
-    if abs(conversation.tokens - target) > target / 10:
-        raise CorpusError(f"{conversation.id}: {conversation.tokens} tokens, not about {target}.")
+def generate(
+    seed: int, size: str, lang: str, split: str = "tune", shape: str = "tools"
+) -> Conversation:
+    """The conversation of ``seed`` at ``size`` in ``lang`` (the same every time) from ``split``:
+    ``tune`` (this module's phrasing, tool outputs always: ``shape`` must be ``tools``) or
+    ``heldout`` (:mod:`experiments.x_bench.heldout`, ``shape`` ``tools`` or ``chat``)."""
+    if split not in SPLITS:
+        raise CorpusError(f"Unknown split {split!r}; the splits are {', '.join(SPLITS)}.")
+    if shape not in SHAPES:
+        raise CorpusError(f"Unknown shape {shape!r}; the shapes are {', '.join(SHAPES)}.")
+    if split == "heldout":
+        from experiments.x_bench.heldout import generate_heldout
 
-
-def generate(seed: int, size: str, lang: str) -> Conversation:
-    """The conversation of ``seed`` at ``size`` in ``lang`` (the same every time)."""
+        return generate_heldout(seed, size, lang, shape)
+    if shape != "tools":
+        raise CorpusError("The tune split has tool outputs in every conversation: shape tools.")
     return _Writer(seed, size, lang).conversation()
+
+
+def split_seeds(split: str) -> range:
+    """The committed seed range of ``split`` (every seed in it generates)."""
+    if split == "heldout":
+        from experiments.x_bench.heldout import HELDOUT_SEEDS
+
+        return HELDOUT_SEEDS
+    if split != "tune":
+        raise CorpusError(f"Unknown split {split!r}; the splits are {', '.join(SPLITS)}.")
+    return SEEDS
+
+
+def split_shapes(split: str) -> tuple[str, ...]:
+    """The shapes ``split`` writes: tune only ``tools``; heldout ``tools`` and ``chat``."""
+    return SHAPES if split == "heldout" else ("tools",)
