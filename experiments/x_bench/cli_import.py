@@ -26,7 +26,7 @@ def import_options(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMAT_CHOICES,
         default="auto",
-        help="the --conversations file's format (default auto: detected where unambiguous)",
+        help="the --conversations file's format (auto: detected where unambiguous)",
     )
     parser.add_argument(
         "--limit",
@@ -39,13 +39,13 @@ def import_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="CompactBench: cases generated per template (slots 0..N-1, default 1)",
+        help="CompactBench: cases generated per template (slots 0..N-1)",
     )
     parser.add_argument(
         "--difficulty",
         choices=("easy", "medium", "hard", "elite"),
         default="medium",
-        help="CompactBench: the difficulty its engine generates the cases at (default medium)",
+        help="CompactBench: the difficulty its engine generates the cases at",
     )
 
 

@@ -1,7 +1,7 @@
 """The first items of a JSON array, read one at a time (``ctxlab bench --limit N``).
 
-LongMemEval's haystack files are one array of large items (``longmemeval_s`` is about 265 MB,
-four times what :data:`~experiments.x_bench.limits.MAX_FILE_BYTES` lets ``ctxlab bench`` read).
+LongMemEval's haystack files are one array of large items, and may be larger than
+:data:`~experiments.x_bench.limits.MAX_FILE_BYTES` lets ``ctxlab bench`` read.
 With ``--limit N`` only the first N items are parsed: the file is read in chunks, each item
 decoded as soon as it is whole, and reading stops after the N-th, so the limits still hold on
 what is read (at most ``MAX_FILE_BYTES`` of it, each item nested at most ``MAX_JSON_DEPTH``
