@@ -263,6 +263,16 @@ NO_PAIRS = (
     "None: each condition is paired against `truncation` and `masking` on the same "
     "conversations, and this run played neither (add them to `--conditions`).\n"
 )
+NO_PAIRS_AT_BUDGET = (
+    "None at equal budget: every pair had a run that never compacted (listed above), which is "
+    "no comparison at one budget.\n"
+)
+
+
+def _no_pairs(view: XBenchView) -> str:
+    """Why there is no paired difference: no baseline played, or none compacted."""
+    baselines = {"truncation", "masking"} & {r.condition for r in view.runs}
+    return NO_PAIRS_AT_BUDGET if baselines and any(map(never_compacted, view.runs)) else NO_PAIRS
 
 
 def _tables(view: XBenchView) -> list[str]:
@@ -283,7 +293,7 @@ def _tables(view: XBenchView) -> list[str]:
         "### Survival by depth band (where in the conversation the fact was planted)\n",
         markdown_table(_grid(view.by_band, ["early", "middle", "late"])),
         "### Paired differences (per-conversation survival)\n",
-        markdown_table(_pairs(view)) if view.pairs else NO_PAIRS,
+        markdown_table(_pairs(view)) if view.pairs else _no_pairs(view),
         "### Cost (estimator tokens)\n",
         markdown_table(_cost(view)),
     ]

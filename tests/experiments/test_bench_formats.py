@@ -179,6 +179,8 @@ def test_bench_on_locomo_counts_the_unanchored_and_marks_never_compacted(
     markdown = (out / "bench.md").read_text()
     assert "### Facts left unanchored" in markdown and "1 of 4 fact(s)" in markdown
     assert "Never compacted" in markdown and "`locomo-own-1` under `masking` @ none" in markdown
+    # every condition paired with truncation or masking never compacted: no pair at one budget
+    assert "None at equal budget: every pair had a run that never compacted" in markdown
 
 
 def test_import_options_without_conversations_are_refused(
@@ -186,3 +188,30 @@ def test_import_options_without_conversations_are_refused(
 ) -> None:
     assert main(["bench", "--limit", "2", "--format", "locomo"]) == 2
     assert "--format, --limit choose how --conversations is read" in capsys.readouterr().err
+
+
+def test_ctxlab_s_own_format_takes_an_unanchored_fact_only_without_values(
+    tmp_path: Path,
+) -> None:
+    (talk,) = read_conversations(LOCOMO).conversations
+    data = json.loads(dump_conversation(talk))
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(data))
+    assert read_conversations(mine, "ctxlab").unanchored == 1
+    data["facts"][2]["values"] = ["April"]  # an unanchored fact with a value: which is it?
+    mine.write_text(json.dumps(data))
+    with pytest.raises(BenchFileError, match="an unanchored fact is not scored"):
+        read_conversations(mine, "ctxlab")
+
+
+def test_the_ray_executor_is_sent_the_file_read_here_in_ctxlab_s_format() -> None:
+    import argparse
+
+    from experiments.x_bench.cli_import import imported_json
+
+    args = argparse.Namespace(conversations=LOCOMO, format="auto", limit=1, cases=1,
+                              difficulty="medium")  # fmt: skip
+    sent = imported_json(args)
+    assert sent is not None and (args.format, args.limit) == ("ctxlab", None)
+    (talk,) = read_conversations(LOCOMO).conversations
+    assert json.loads(sent) == [json.loads(dump_conversation(talk))]
