@@ -5,9 +5,9 @@ A sample: ``sample_id``, ``conversation`` (``speaker_a``, ``speaker_b``, ``sessi
 of ``{speaker, dia_id, text}``, ``session_N_date_time``) and ``qa`` (``{question, answer,
 evidence: [dia_id], category}``). ``speaker_a`` plays the user, ``speaker_b`` the assistant;
 each message is ``Speaker: text`` and each session opens with ``[date time]``. A QA's evidence
-is its ``dia_id``s; a QA with no ``answer`` (LoCoMo's adversarial category 5 carries an
-``adversarial_answer`` instead: the premise is not in the conversation) is an abstention;
-every other one is ``recall``.
+is its ``dia_id``s; a QA of LoCoMo's adversarial category 5 (or with no ``answer``: such a QA
+carries an ``adversarial_answer`` instead; its premise is not in the conversation) is an
+abstention; every other one is ``recall``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from experiments.x_bench.schema import BenchFileError, Conversation
 __all__ = ["FORMAT", "conversation", "looks_like"]
 
 FORMAT = "locomo"
+ADVERSARIAL = 5
+"""LoCoMo's category of questions whose premise is not in the conversation."""
 _SESSION = re.compile(r"^session_(\d+)$")
 
 
@@ -62,7 +64,7 @@ def _asked(qa: Any, n: int, where: str) -> Asked:
     evidence = qa.get("evidence") or []
     if not isinstance(evidence, list):
         raise BenchFileError(f"{where}: qa {n}'s evidence is not a list.")
-    if qa.get("answer") is None:
+    if qa.get("answer") is None or qa.get("category") == ADVERSARIAL:
         return Asked(f"qa-{n}", "abstention", qa["question"], [], None)
     # an evidence entry may name several dia_ids ("D8:6; D9:17"), as a few of LoCoMo's do
     keys = [k.strip() for e in evidence for k in re.split(r"[;,]", str(e)) if k.strip()]
