@@ -69,6 +69,14 @@ def test_an_answer_only_outside_its_evidence_is_unanchored() -> None:
     asked = [Asked("q", "recall", "Which code?", ["41"], ["m2"])]
     (fact,) = assemble("c", said, asked, {}, "here").facts
     assert fact.values == [] and "(m2)" in fact.unanchored  # said, but not where it points
+    # one value of two found is not the fact: unanchored, with no turn of its own
+    asked = [Asked("q", "recall", "Code and reply?", ["41", "Later."], None)]
+    (fact,) = assemble("c", said, asked, {}, "here").facts
+    assert (fact.values, fact.turn, fact.band) == ([], None, "none")
+    assert "'Later.'" in fact.unanchored
+    # an empty answer (a dataset's slip) is unanchored, not a refused file
+    (fact,) = assemble("c", said, [Asked("q", "recall", "?", [" "], None)], {}, "here").facts
+    assert fact.values == [] and "empty answer" in fact.unanchored
 
 
 def test_compactbench_cases_come_from_its_own_generator(tmp_path: Path) -> None:

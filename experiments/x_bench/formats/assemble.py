@@ -101,20 +101,19 @@ def _anchor(asked: Asked, said: Sequence[Said], landed: list[int], count: int) -
     }
     if not asked.answers:
         return fact
-    if not where:
-        fact["unanchored"] = "the dataset names no evidence message for it"
+    if not where or not all(a.strip() for a in asked.answers):
+        fact["unanchored"] = "the dataset names no evidence message for it, or an empty answer"
         return fact
-    for answer in asked.answers:
-        hit = next(((m, t, v) for m, t in where if (v := _find(answer, m.text))), None)
-        if hit is None:
-            fact["values"] = []
-            fact["unanchored"] = f"{answer!r} occurs verbatim in none of its evidence turns"
-            fact["unanchored"] += f" ({_named(asked.evidence)})" if asked.evidence else ""
-            return fact
-        message, turn, value = hit
-        fact["values"].append(value)
+    hits = [next(((m, t, v) for m, t in where if (v := _find(a, m.text))), None)
+            for a in asked.answers]  # fmt: skip
+    if missing := next((a for a, h in zip(asked.answers, hits, strict=True) if h is None), None):
+        fact["unanchored"] = f"{missing!r} occurs verbatim in none of its evidence turns"
+        fact["unanchored"] += f" ({_named(asked.evidence)})" if asked.evidence else ""
+        return fact
+    for message, turn, value in filter(None, hits):  # the fact's turn: its last value's
         depth = round(turn / count, 4)
         band = "early" if depth < 1 / 3 else "late" if depth >= 2 / 3 else "middle"
+        fact["values"].append(value)
         fact.update(turn=turn, where=message.role, depth=depth, band=band)
     return fact
 
