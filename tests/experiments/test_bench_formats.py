@@ -121,6 +121,8 @@ def test_a_file_fitting_two_formats_or_none_is_one_sentence_naming_it(tmp_path: 
         read_conversations(both)
     message = str(error.value)
     assert str(both) in message and "ctxlab and longmemeval" in message and "--format" in message
+    assert "tried (ctxlab, longmemeval, locomo, compactbench)" in message
+    assert "\n" not in message and message.count(". ") == 0
     odd = tmp_path / "odd.json"
     odd.write_text('[{"messages": []}]')
     with pytest.raises(BenchFileError) as error:
@@ -131,6 +133,15 @@ def test_a_file_fitting_two_formats_or_none_is_one_sentence_naming_it(tmp_path: 
     # said which, the file is read as that format, and what does not fit is named
     with pytest.raises(BenchFileError, match="not a LoCoMo sample"):
         read_conversations(LONGMEMEVAL, "locomo")
+
+
+def test_a_long_read_says_how_far_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    from experiments.x_bench.formats import reader
+
+    monkeypatch.setattr(reader, "PROGRESS_SECONDS", 0.0)
+    said: list[str] = []
+    read_conversations(LONGMEMEVAL, say=said.append)
+    assert said == [f"read {n} of 3 item(s) of {LONGMEMEVAL}" for n in (1, 2, 3)]
 
 
 def test_limit_reads_only_the_first_items_of_a_file_over_the_size_limit(

@@ -39,7 +39,8 @@ def detect(path: Path, items: Sequence[Any] | None) -> str:
         return fits[0]
     if fits:
         raise BenchFileError(
-            f"{path} fits more than one format ({' and '.join(fits)}); pass --format to say which."
+            f"{path} fits more than one of the formats tried ({tried}), {' and '.join(fits)}; "
+            "pass --format to say which."
         )
     raise BenchFileError(
         f"{path} is in none of the formats ctxlab bench reads (tried {tried}); pass --format."
