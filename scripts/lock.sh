@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refresh constraints.txt: every package ctxlab, its `suite`, `test`, `record`, `peers` and `ray` extras and CI
+# Refresh constraints.txt: every package ctxlab, its `suite`, `test`, `record`, `peers`, `ray` and `compactbench` extras and CI
 # install, pinned to one version (pip-tools' pip-compile). Run after changing a dependency in
 # pyproject.toml, then run `ctxlab run` and `pytest -q` on the new pins and commit both.
 # Pins already in constraints.txt are kept (only what is new is resolved); `scripts/lock.sh
@@ -17,6 +17,6 @@ python3 -m venv "$tools"
 "$tools/bin/pip" install --quiet --index-url https://pypi.org/simple pip-tools
 CUSTOM_COMPILE_COMMAND="scripts/lock.sh" "$tools/bin/pip-compile" --quiet "$@" --index-url https://pypi.org/simple \
     --no-emit-index-url --no-emit-find-links --strip-extras --allow-unsafe \
-    --extra suite --extra test --extra record --extra peers --extra ray \
+    --extra suite --extra test --extra record --extra peers --extra ray --extra compactbench \
     --output-file constraints.txt pyproject.toml
 echo "constraints.txt refreshed; now run: ctxlab run && pytest -q"

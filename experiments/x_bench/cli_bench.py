@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.x_bench.cli_grid import Grid, grid_options, play
+from experiments.x_bench.cli_import import import_options, imported, unanchored_markdown
 from experiments.x_bench.cli_split import generated, split_options
+from experiments.x_bench.equal_budget import NEVER_COMPACTED, never_compacted
 
 if TYPE_CHECKING:
     from experiments.x_bench.journal import RunJournal
@@ -58,8 +61,10 @@ def bench_options(parser: argparse.ArgumentParser, providers: Sequence[str]) -> 
     parser.add_argument(
         "--conversations",
         type=Path,
-        help="your own conversations (JSON, docs/bench.md) instead of generated ones",
+        help="your own conversations instead of generated ones: ctxlab's JSON (docs/bench.md), "
+        "LongMemEval or LoCoMo JSON, or CompactBench templates (a .yaml file or a folder)",
     )
+    import_options(parser)
     parser.add_argument(
         "--out",
         type=Path,
@@ -107,16 +112,16 @@ def _choices(text: str, known: Sequence[str], option: str) -> list[str]:
 
 def _conversations(args: argparse.Namespace) -> list[Conversation]:
     from experiments.x_bench.corpus import LANGS, SIZES
-    from experiments.x_bench.schema import load_conversations
     from experiments.x_bench.turns import priced
 
     chosen = {"--sizes": args.sizes, "--seeds": args.seeds, "--langs": args.langs}
     chosen |= {"--split": args.split, "--shapes": args.shapes}
-    if args.conversations is not None:
-        if given := [option for option, value in chosen.items() if value is not None]:
-            raise _bad(f"{', '.join(given)} choose generated conversations; --conversations "
-                       "plays the file's own, so leave them out.")  # fmt: skip
-        return [priced(c) for c in load_conversations(args.conversations)]
+    given = [option for option, value in chosen.items() if value is not None]
+    if args.conversations is not None and given:
+        raise _bad(f"{', '.join(given)} choose generated conversations; --conversations "
+                   "plays the file's own, so leave them out.")  # fmt: skip
+    if (own := imported(args)) is not None:
+        return [priced(c) for c in own]
     sizes = _choices(args.sizes or "2k", list(SIZES), "--sizes")
     langs = _choices(args.langs or "zh,en", list(LANGS), "--langs")
     return generated(args, sizes, parse_seeds(args.seeds or "1-2"), langs, _choices)
@@ -243,18 +248,14 @@ def _note(line: str) -> None:
     print(f"ctxlab: {line}", file=sys.stderr, flush=True)
 
 
-def _lines(
-    conditions: Sequence[ConditionRecord],
-    records: Sequence[RunRecord],
-    facts_of: dict[str, int],
-) -> Iterator[str]:
+def _lines(conditions: Sequence[ConditionRecord], records: Sequence[RunRecord]) -> Iterator[str]:
     yield f"{'condition':<16} {'conv.':>5} {'survival [95% CI]':>20} {'answers':>8} {'carried':>8}"
     for c in conditions:
         if c.status != "run":
             continue
         runs = [r for r in records if r.condition == c.name]
         answered = [r for r in runs if r.correct is not None]
-        facts = sum(facts_of[r.conversation] for r in answered)
+        facts = sum(r.questions for r in answered)  # an unanchored fact is no question judged
         answers = (
             f"{sum(r.correct or 0 for r in answered) / facts:.0%}" if answered and facts else "—"
         )
@@ -262,6 +263,15 @@ def _lines(
         # a condition that never compacted carried nothing forward: it kept everything
         carried = f"{c.mean_carried_tokens:.0f}" if c.compactions else "—"
         yield f"{c.name:<16} {c.conversations:>5} {share:>20} {answers:>8} {carried:>8}"
+    never = Counter(r.condition for r in records if never_compacted(r))
+    if never:
+        which = ", ".join(f"{name} on {n}" for name, n in never.items())
+        yield (f"{NEVER_COMPACTED}: {which} conversation(s); left out of the paired differences "
+               "(no comparison at equal budget)")  # fmt: skip
+
+
+def _run_note(run: RunRecord) -> str:
+    return NEVER_COMPACTED if never_compacted(run) else ""
 
 
 def write_report(
@@ -285,13 +295,13 @@ def write_report(
     used = [(c.size, budget_for(c.size, c.tokens)) for c in conversations]
     budgets = list(dict.fromkeys(BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in used))
     view = scored_view(conversations, records, names, budgets)
-    lines = list(_lines(view.conditions, records, {c.id: len(c.facts) for c in conversations}))
+    lines = list(_lines(view.conditions, records))
     print("\n".join(lines))
     out.mkdir(parents=True, exist_ok=True)
-    runs = pd.DataFrame([dataclasses.asdict(r) for r in records])
+    runs = pd.DataFrame([dataclasses.asdict(r) | {"note": _run_note(r)} for r in records])
     kinds = pd.DataFrame([dataclasses.asdict(c) for c in [*view.by_kind, *view.by_band]])
     # the user's text (ids, sizes, bands, the model's name) is never a spreadsheet formula
     write_atomic(out / "bench-runs.csv", safe_text_columns(runs).to_csv(index=False))
     write_atomic(out / "bench-kinds.csv", safe_text_columns(kinds).to_csv(index=False))
-    write_atomic(out / "bench.md", bench_markdown(view))
+    write_atomic(out / "bench.md", bench_markdown(view) + unanchored_markdown(conversations))
     print(f"wrote {out / 'bench-runs.csv'}, {out / 'bench-kinds.csv'} and {out / 'bench.md'}")

@@ -31,12 +31,14 @@ INSTALL = "pip install -c constraints.txt -e '.[ray]'"
 def bench_on_ray(args: argparse.Namespace) -> int:
     """Play the grid as ``args.ray_tasks`` Ray tasks and write the merged tables to ``args.out``;
     the status is 2 when a shard's runs failed (the tables are then not written)."""
+    from experiments.x_bench.cli_import import imported_json
+
     ray = _ray()
     if args.shard:
         raise ConfigError("--executor ray plays every shard itself (--ray-tasks N): drop --shard.")
     if not ray.is_initialized():
         ray.init(include_dashboard=False)
-    text = args.conversations.read_bytes() if args.conversations is not None else None
+    text = imported_json(args)  # read (any format) here; the tasks read ctxlab's JSON
     task = ray.remote(num_cpus=1, max_retries=0)(play_shard)
     shards = args.ray_tasks
     refs = [task.remote(_shard_args(args, i, shards), text) for i in range(1, shards + 1)]

@@ -11,11 +11,13 @@ the model's probe of it, where recorded on every one of those conversations).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.equal_budget import at_equal_budget
 from experiments.x_bench.scoring import bootstrap, paired
 from experiments.x_bench.view import RunRecord, XBenchView
 
@@ -54,6 +56,9 @@ class HeadlineRow:
     difference: tuple[float, float, float] | None
     """ctxlab's survival minus this condition's, paired by conversation, with its interval
     (None on ctxlab's own row)."""
+    never_compacted: int = 0
+    """The headline conversations on which this condition never compacted: left out of the row
+    (not a comparison at equal budget, :mod:`experiments.x_bench.equal_budget`)."""
 
 
 def answer_share(probes: Sequence[RunRecord]) -> float | None:
@@ -93,16 +98,21 @@ def headline_models(view: XBenchView) -> list[tuple[str, str]]:
 
 
 def headline(view: XBenchView, model: str, size: str) -> list[HeadlineRow]:
-    """Every condition of :data:`HEADLINE` on ``model``'s headline conversations of ``size``."""
+    """Every condition of :data:`HEADLINE` on ``model``'s headline conversations of ``size``,
+    each without the runs that never compacted (and ctxlab's differences paired only over the
+    conversations on which both compacted)."""
     ids = _conversations(view.runs, model, size)
     if not ids:
         return []
-    ours = _runs(view.runs, "ctxlab", model, ids)
+    ours = at_equal_budget(_runs(view.runs, "ctxlab", model, ids))
     rows = []
     for name in HEADLINE:
-        runs = _runs(view.runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
-        probes = _runs(view.runs, name, model, ids)
-        rows.append(_row(model, name, runs, probes, None if name == "ctxlab" else ours))
+        every = _runs(view.runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
+        runs = at_equal_budget(every)
+        kept = {r.conversation for r in runs}
+        probes = [p for p in _runs(view.runs, name, model, ids) if p.conversation in kept]
+        row = _row(model, name, runs, probes, None if name == "ctxlab" else ours)
+        rows.append(dataclasses.replace(row, never_compacted=len(every) - len(runs)))
     return rows
 
 

@@ -16,6 +16,10 @@ model, as every replayed experiment's do).
   tokens", read strictly: more facts for no more tokens), with no invented identifier and no
   session stopped.
 
+Every comparison pairs only conversations on which both runs compacted: a run that never did is
+no comparison at equal budget (:mod:`experiments.x_bench.equal_budget`); how many were left
+out is said in the claim's value or note.
+
 A claim is judged for a model only where its cassettes hold what it compares (both conditions of
 a pair, or an AgentScope run with a compaction); until then the model has no row. The claims are
 a table of specs (:data:`MODEL_SPECS`) over one model's runs, judged per recorded model by
@@ -27,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiments.x_bench.equal_budget import NEVER_COMPACTED, at_equal_budget, never_compacted
 from experiments.x_bench.headline import carried
 from experiments.x_bench.scoring import paired
 from experiments.x_bench.view import RunRecord, XBenchView
@@ -64,16 +69,27 @@ def _of_set(runs: Sequence[RunRecord], cassette_set: str) -> tuple[Claim, ...]:
     return evaluate("X-BENCH", MODEL_SPECS, mine, source, model)
 
 
-def _pairs(runs: Sequence[RunRecord], engine: str) -> list[Pair]:
+def _pairs(runs: Sequence[RunRecord], engine: str, *, equal_budget: bool = True) -> list[Pair]:
     """(engine alone, engine + gate) per conversation recorded under both."""
-    return _paired(runs, engine, f"{engine}+gate")
+    return _paired(runs, engine, f"{engine}+gate", equal_budget=equal_budget)
 
 
-def _paired(runs: Sequence[RunRecord], first: str, second: str) -> list[Pair]:
-    """(``first``'s run, ``second``'s run) per conversation run under both."""
+def _paired(
+    runs: Sequence[RunRecord], first: str, second: str, *, equal_budget: bool = True
+) -> list[Pair]:
+    """(``first``'s run, ``second``'s run) per conversation run under both, each of which
+    compacted (a run that never did is no comparison at equal budget) unless ``equal_budget``
+    is False (whether the model has the runs at all)."""
+    runs = at_equal_budget(runs) if equal_budget else runs
     one = {r.conversation: r for r in runs if r.condition == first}
     other = {r.conversation: r for r in runs if r.condition == second}
     return [(one[c], other[c]) for c in one if c in other]
+
+
+def _left_out(runs: Sequence[RunRecord], *names: str) -> str:
+    """``; N run(s) never compacted, left out`` for ``names``' runs (nothing when none)."""
+    left = sum(never_compacted(r) for r in runs if r.condition in names)
+    return f"; {left} run(s) {NEVER_COMPACTED}, left out" if left else ""
 
 
 def _difference(pairs: Sequence[Pair]) -> tuple[float, float, float]:
@@ -82,15 +98,18 @@ def _difference(pairs: Sequence[Pair]) -> tuple[float, float, float]:
 
 
 def _gate_adds(mine: ModelRuns) -> Verdict | None:
-    pairs = {name: _pairs(mine.runs, name) for name, _ in ENGINES}
-    if not all(pairs.values()):
+    if not all(_pairs(mine.runs, name, equal_budget=False) for name, _ in ENGINES):
         return None
+    pairs = {name: _pairs(mine.runs, name) for name, _ in ENGINES}
     parts, worse, flat = [], [], []
     for name, title in ENGINES:
-        engine = pairs[name]
-        before = sum(p.survival for p, _ in engine) / len(engine)
-        after = sum(g.survival for _, g in engine) / len(engine)
-        parts.append(f"{title} {before:.0%} → {after:.0%} on {len(engine)}")
+        engine = pairs[name]  # empty when every run of a pair never compacted: no more facts
+        before = sum(p.survival for p, _ in engine) / max(len(engine), 1)
+        after = sum(g.survival for _, g in engine) / max(len(engine), 1)
+        parts.append(
+            f"{title} {before:.0%} → {after:.0%} on {len(engine)}"
+            + _left_out(mine.runs, name, f"{name}+gate")
+        )
         worse += [f"{name} {p.conversation}" for p, g in engine if g.survival < p.survival]
         if after <= before:
             flat.append(title)
@@ -119,15 +138,15 @@ def _as_oversize(mine: ModelRuns) -> Verdict | None:
 
 
 def _dsh_over_as(mine: ModelRuns) -> Verdict | None:
-    pairs = _paired(mine.runs, "dsh", "agentscope")
-    if not pairs:
+    if not _paired(mine.runs, "dsh", "agentscope", equal_budget=False):
         return None
+    pairs = _paired(mine.runs, "dsh", "agentscope")
     mean, low, high = _difference(pairs)
-    dsh, agentscope = (sum(p[i].survival for p in pairs) / len(pairs) for i in (0, 1))
+    dsh, agentscope = (sum(p[i].survival for p in pairs) / max(len(pairs), 1) for i in (0, 1))
     few = len(pairs) < MIN_PAIRS
     return Verdict(
         f"DSH {dsh:.0%}, AgentScope {agentscope:.0%}: {mean:+.0%} [{low:+.0%}, {high:+.0%}] "
-        f"on {len(pairs)} conversations",
+        f"on {len(pairs)} conversations" + _left_out(mine.runs, "dsh", "agentscope"),
         low > 0 and not few,
         differs_note=f"too few conversations (under {MIN_PAIRS})"
         if few
@@ -136,9 +155,9 @@ def _dsh_over_as(mine: ModelRuns) -> Verdict | None:
 
 
 def _ctxlab_wins(mine: ModelRuns) -> Verdict | None:
-    rivals = {rival: _paired(mine.runs, "ctxlab", rival) for rival in RIVALS}
-    if not all(rivals.values()):
+    if not all(_paired(mine.runs, "ctxlab", r, equal_budget=False) for r in RIVALS):
         return None
+    rivals = {rival: _paired(mine.runs, "ctxlab", rival) for rival in RIVALS}
     ours = {r.conversation: r for pairs in rivals.values() for r, _ in pairs}.values()
     parts, short, counts = [], [], []
     for rival, pairs in rivals.items():
@@ -160,7 +179,8 @@ def _ctxlab_wins(mine: ModelRuns) -> Verdict | None:
         ", ".join(parts) + (f"; invented {invented}" if invented else "")
         + (f"; stopped {stopped}" if stopped else ""),
         not short,
-        note=f"{', '.join(counts)}, invented {invented}, stopped {stopped}; {WINS_RULE}",
+        note=f"{', '.join(counts)}, invented {invented}, stopped {stopped}"
+        + f"{_left_out(mine.runs, 'ctxlab', *RIVALS)}; {WINS_RULE}",
         differs_note="; ".join(short),
     )  # fmt: skip
 

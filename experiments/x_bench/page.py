@@ -12,6 +12,7 @@ from collections import Counter
 
 import pandas as pd
 
+from experiments.x_bench.equal_budget import NEVER_COMPACTED, never_compacted
 from experiments.x_bench.evidence import facts_by_condition
 from experiments.x_bench.headline import (
     HeadlineRow,
@@ -21,7 +22,7 @@ from experiments.x_bench.headline import (
     headline_models,
 )
 from experiments.x_bench.plot import x_bench_plot
-from experiments.x_bench.view import CellRecord, RunRecord, XBenchView
+from experiments.x_bench.view import CellRecord, ConditionRecord, RunRecord, XBenchView
 from lab import Evidence, Page, markdown_table
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
@@ -56,12 +57,31 @@ def _conditions(view: XBenchView) -> pd.DataFrame:
                 if run and c.compactions
                 else "—",
                 "final context tokens (mean)": c.mean_final_tokens if run else "—",
-                "compactions": c.compactions if run else "—",
+                "compactions": _compactions(view.runs, c) if run else "—",
                 "invented identifiers": c.invented if run else "—",
                 "probe answers correct": _answers(view.runs, c.name, c.model) if run else "—",
             }
         )
     return pd.DataFrame(rows)
+
+
+def _compactions(runs: list[RunRecord], c: ConditionRecord) -> str | int:
+    """The condition's compactions, and on how many conversations it never compacted."""
+    never = sum(never_compacted(r) for r in runs if (r.condition, r.model) == (c.name, c.model))
+    return f"{c.compactions} ({NEVER_COMPACTED} on {never})" if never else c.compactions
+
+
+def _never(view: XBenchView) -> list[str]:
+    """One paragraph naming every run that never compacted (none: nothing)."""
+    never = [r for r in view.runs if never_compacted(r)]
+    if not never:
+        return []
+    runs = "; ".join(f"`{r.conversation}` under `{r.condition}` @ {r.model}" for r in never)
+    return [
+        f"Never compacted (the history stayed under the trigger under the condition, so it kept "
+        f"everything by spending nothing: no comparison at equal budget, left out of the "
+        f"headline, the paired differences and the claims that compare conditions): {runs}.\n"
+    ]
 
 
 def _answers(runs: list[RunRecord], name: str, model: str) -> str:
@@ -168,7 +188,12 @@ def _headline_table(rows: list[HeadlineRow]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "condition": r.condition,
+                "condition": r.condition
+                + (
+                    f" ({NEVER_COMPACTED} on {r.never_compacted}: left out)"
+                    if r.never_compacted
+                    else ""
+                ),
                 "survival [95 % CI]": _share(r.survival, r.low, r.high),
                 "ctxlab minus this [95 % CI]": "—"
                 if r.difference is None
@@ -238,12 +263,22 @@ NO_PAIRS = (
     "None: each condition is paired against `truncation` and `masking` on the same "
     "conversations, and this run played neither (add them to `--conditions`).\n"
 )
+NO_PAIRS_AT_BUDGET = (
+    "None at equal budget: every pair had a run that never compacted (listed above), which is "
+    "no comparison at one budget.\n"
+)
+
+
+def _no_pairs(view: XBenchView) -> str:
+    """Why there is no paired difference: no baseline played, or none compacted."""
+    baselines = {"truncation", "masking"} & {r.condition for r in view.runs}
+    return NO_PAIRS_AT_BUDGET if baselines and any(map(never_compacted, view.runs)) else NO_PAIRS
 
 
 def _tables(view: XBenchView) -> list[str]:
     """The conditions, who was stopped, survival by kind and by band, pairs and cost."""
     kinds = list(dict.fromkeys(c.group for c in view.by_kind))
-    parts = ["### Conditions\n", markdown_table(_conditions(view)), *_stopped(view)]
+    parts = ["### Conditions\n", markdown_table(_conditions(view)), *_stopped(view), *_never(view)]
     if view.not_recorded:
         parts.append(
             "Not recorded yet (their summaries and the probe are calls to a recorded model; "
@@ -258,7 +293,7 @@ def _tables(view: XBenchView) -> list[str]:
         "### Survival by depth band (where in the conversation the fact was planted)\n",
         markdown_table(_grid(view.by_band, ["early", "middle", "late"])),
         "### Paired differences (per-conversation survival)\n",
-        markdown_table(_pairs(view)) if view.pairs else NO_PAIRS,
+        markdown_table(_pairs(view)) if view.pairs else _no_pairs(view),
         "### Cost (estimator tokens)\n",
         markdown_table(_cost(view)),
     ]

@@ -31,7 +31,10 @@ __all__ = [
     "Turn",
     "conversation_from_data",
     "dump_conversation",
+    "items_of",
     "load_conversations",
+    "read_json",
+    "unique_ids",
 ]
 
 SCHEMA = "ctxlab-bench-conversation/1"
@@ -47,9 +50,11 @@ FactKind = Literal[
     "near_duplicate",
     "tool_only",
     "abstention",
+    "recall",
 ]
 FACT_KINDS: tuple[str, ...] = get_args(FactKind)
-"""Every kind of planted fact, in report order."""
+"""Every kind of planted fact, in report order (``recall``: a question of an imported corpus,
+:mod:`experiments.x_bench.formats`; the generator plants none)."""
 
 Where = Literal["user", "assistant", "tool", "nowhere"]
 Phase = Literal["conversation", "continuation"]
@@ -110,6 +115,10 @@ class Fact:
     """For identifiers: ``id``, ``path``, ``url`` or ``amount``."""
     earlier_turn: int | None = None
     """An update's first (stale) value's turn."""
+    unanchored: str = ""
+    """Why an imported fact is not scored (its answer occurs verbatim in none of its evidence
+    turns); its ``values`` are then empty and it counts in no survival share nor answer share.
+    Empty for every fact that is scored."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +144,14 @@ class Conversation:
 
 
 def dump_conversation(conversation: Conversation) -> str:
-    """Deterministic JSON (UTF-8 kept, keys in field order, a final newline)."""
-    return json.dumps(asdict(conversation), ensure_ascii=False, indent=2) + "\n"
+    """Deterministic JSON (UTF-8 kept, keys in field order, a final newline); a fact's
+    ``unanchored`` only where it says something, so a conversation without one dumps as before
+    the field existed (the journal's keys and the corpus digests hold)."""
+    data = asdict(conversation)
+    for fact in data["facts"]:
+        if not fact["unanchored"]:
+            del fact["unanchored"]
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
 def _need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -214,7 +229,10 @@ def _fact(data: Any, turns: int, where: str) -> Fact:
     if kind not in FACT_KINDS:
         raise BenchFileError(f"{here}: kind {kind!r} is not one of {', '.join(FACT_KINDS)}.")
     values = _strings(_need(data, "values", list, here), "values", here)
-    if kind != "abstention" and (not values or not all(values)):  # all([]) is True
+    unanchored = _optional(data, "unanchored", str, "", here)
+    if unanchored and values:
+        raise BenchFileError(f"{here}: an unanchored fact is not scored, so it takes no values.")
+    if kind != "abstention" and not unanchored and (not values or not all(values)):
         raise BenchFileError(f"{here}: a fact needs at least one value, none of them empty.")
     turn = _index(data, "turn", turns, here)
     depth = data.get("depth")
@@ -238,6 +256,7 @@ def _fact(data: Any, turns: int, where: str) -> Fact:
         _optional(data, "band", str, "none", here),
         _optional(data, "shape", str, "", here),
         _index(data, "earlier_turn", turns, here),
+        unanchored,
     )
 
 
@@ -336,30 +355,45 @@ def _read_text(path: Path) -> str:
         raise BenchFileError(f"The conversations file {path} cannot be read ({exc}).") from None
 
 
-def load_conversations(path: Path) -> list[Conversation]:
-    """The conversations in ``path``: one conversation object, or a list of them."""
+def read_json(path: Path) -> Any:
+    """The JSON in ``path``; too large, not UTF-8, not JSON or too deep: one sentence."""
     text = _read_text(path)
     try:
-        data = json_depth.loads(text)
+        return json_depth.loads(text)
     except json.JSONDecodeError as exc:
         raise BenchFileError(
             f"The conversations file {path} is not JSON (line {exc.lineno}: {exc.msg})."
         ) from None
     except json_depth.JsonTooDeepError as exc:  # its parser would raise RecursionError
         raise BenchFileError(f"The conversations file {path} cannot be read: {exc}.") from None
+
+
+def items_of(data: Any, path: Path) -> Sequence[Any]:
+    """A file's items (one object, or a list of them), at most MAX_CONVERSATIONS."""
     items: Sequence[Any] = data if isinstance(data, list) else [data]
     if not items:
         raise BenchFileError(f"The conversations file {path} holds no conversation.")
     _at_most(len(items), MAX_CONVERSATIONS, "conversations", f"The conversations file {path}")
-    conversations = [
-        conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)
-    ]
+    return items
+
+
+def unique_ids(conversations: Sequence[Conversation], name: str) -> list[Conversation]:
+    """``conversations``, refused in one sentence when two share an id."""
     seen: dict[str, int] = {}
     for n, conversation in enumerate(conversations):
         if conversation.id in seen:
             raise BenchFileError(
-                f"{path.name} items {seen[conversation.id]} and {n} have the same id "
+                f"{name} items {seen[conversation.id]} and {n} have the same id "
                 f"{conversation.id!r}; each conversation needs its own."
             )
         seen[conversation.id] = n
-    return conversations
+    return list(conversations)
+
+
+def load_conversations(path: Path) -> list[Conversation]:
+    """The conversations in ``path``: one conversation object, or a list of them."""
+    items = items_of(read_json(path), path)
+    conversations = [
+        conversation_from_data(item, f"{path.name} item {n}") for n, item in enumerate(items)
+    ]
+    return unique_ids(conversations, path.name)

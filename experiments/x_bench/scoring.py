@@ -143,7 +143,7 @@ def _fact_scores(
     facts = []
     for number, fact in enumerate(conversation.facts, 1):
         right = None
-        if answers is not None:
+        if answers is not None and not fact.unanchored:  # an unanchored fact is not judged
             right = correct(fact, answers.get(number, ""), conversation.abstain_markers)
         facts.append(FactScore(fact.id, fact.kind, fact.band, survived(fact, context), right))
     return facts

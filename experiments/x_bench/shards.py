@@ -29,7 +29,14 @@ from harness import ConfigError
 from harness.fs.files import write_atomic
 from lab import ShapeError, ctxlab_version, from_data
 
-__all__ = ["CONVERSATIONS", "MANIFEST", "ShardManifest", "merge_shards", "write_shard"]
+__all__ = [
+    "CONVERSATIONS",
+    "MANIFEST",
+    "ShardManifest",
+    "conversations_json",
+    "merge_shards",
+    "write_shard",
+]
 
 MANIFEST = "bench-shard.json"
 CONVERSATIONS = "bench-conversations.json"
@@ -52,7 +59,7 @@ class ShardManifest:
     def of(
         cls, conversations: Sequence[Conversation], names: Sequence[str], model: str, shard: Shard
     ) -> ShardManifest:
-        digest = hashlib.sha256(_conversations_json(conversations).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(conversations_json(conversations).encode("utf-8")).hexdigest()
         return cls(ctxlab_version(), model, list(names), digest, shard)
 
     def differs(self, other: ShardManifest) -> str:
@@ -72,7 +79,7 @@ def _short(value: Any) -> str:
     return text[:12] if len(text) == 64 else text  # a digest: its head is enough
 
 
-def _conversations_json(conversations: Sequence[Conversation]) -> str:
+def conversations_json(conversations: Sequence[Conversation]) -> str:
     return "[\n" + ",\n".join(dump_conversation(c).rstrip("\n") for c in conversations) + "\n]\n"
 
 
@@ -87,7 +94,7 @@ def write_shard(
         **dataclasses.asdict(manifest),
         "runs": [dataclasses.asdict(r) for r in records],
     }
-    write_atomic(out / CONVERSATIONS, _conversations_json(conversations))
+    write_atomic(out / CONVERSATIONS, conversations_json(conversations))
     write_atomic(out / MANIFEST, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.corpus import generate
+from experiments.x_bench.equal_budget import at_equal_budget
 from experiments.x_bench.replay import ConversationRun
 from experiments.x_bench.schema import FACT_KINDS, Conversation
 from experiments.x_bench.scoring import RunScore, bootstrap, paired
@@ -118,8 +119,8 @@ def _probe(score: RunScore) -> dict[str, Any]:
     """Whether a model answered the probe, how many answers were correct, of how many."""
     if not score.answered:
         return {"answered": False, "correct": None, "questions": 0}
-    correct = sum(bool(f.correct) for f in score.facts)
-    return {"answered": True, "correct": correct, "questions": len(score.facts)}
+    judged = [f for f in score.facts if f.correct is not None]  # not the unanchored ones
+    return {"answered": True, "correct": sum(f.correct for f in judged), "questions": len(judged)}
 
 
 def _facts_of(conversations: Sequence[Conversation]) -> dict[str, dict[str, tuple[str, str]]]:
@@ -230,7 +231,8 @@ def _pairs(
 ) -> list[PairRecord]:
     """Each condition's survival minus truncation's and masking's, paired by conversation."""
     pairs = []
-    keyed = {(r.condition, r.model, r.conversation): r.survival for r in records}
+    # a run that never compacted is no comparison at equal budget (experiments.x_bench.equal_budget)
+    keyed = {(r.condition, r.model, r.conversation): r.survival for r in at_equal_budget(records)}
     models = sorted({r.model for r in records})
     for model in models:
         for baseline in ("truncation", "masking"):

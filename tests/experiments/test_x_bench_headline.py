@@ -67,3 +67,19 @@ def test_the_frontier_names_a_condition_that_keeps_as_much_for_less() -> None:
     rich = [dataclasses.replace(rows[0], survival=0.8, carried_tokens=900.0), *rows[1:]]
     assert dominating(rich) == ["masking"]
     assert "Not dominated" in x_bench_section(view, pd.DataFrame())
+
+
+def test_a_condition_that_never_compacted_is_left_out_of_the_headline() -> None:
+    # masking never compacted on "a" (it kept everything by spending nothing): no comparison
+    # at equal budget, so its row and ctxlab's difference with it stand on "b" alone
+    runs = [dataclasses.replace(r, compactions=0, carried_tokens=[], survival=1.0)
+            if (r.condition, r.conversation, r.model) == ("masking", "a", "none") else r
+            for r in _runs()]  # fmt: skip
+    rows = {r.condition: r for r in headline(_view(runs), SET, "2k")}
+    assert rows["masking"].conversations == 1 and rows["masking"].never_compacted == 1
+    assert rows["masking"].survival == 0.9
+    assert rows["masking"].difference == (0.1, 0.1, 0.1)
+    assert rows["ctxlab"].never_compacted == 0 and rows["ctxlab"].conversations == 2
+    section = x_bench_section(_view(runs), pd.DataFrame())
+    assert "| masking (never compacted on 1: left out) |" in section
+    assert "Never compacted (" in section and "`a` under `masking` @ none" in section

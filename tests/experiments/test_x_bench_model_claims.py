@@ -129,13 +129,28 @@ def test_ctxlab_winning_differs_on_tokens_facts_inventions_stops_and_too_few() -
     assert claim.note.startswith("401 tokens against reference's 400")
 
 
-def test_ctxlab_never_compacting_carries_its_whole_context() -> None:
+def test_ctxlab_never_compacting_is_no_comparison_at_equal_budget() -> None:
+    # it kept everything by spending nothing: its runs are left out, said, and the claim
+    # differs for want of conversations (before, it differed on its whole context's tokens)
     runs = [dataclasses.replace(r, carried_tokens=[], compactions=0, final_tokens=3_000)
             if r.condition == "ctxlab" else r for r in _rivals(1.0, 300)]  # fmt: skip
     status, _value, _ = _by_id(runs)["X-BENCH-CTXLAB-WINS"]
     assert status == "differs"
     claim = next(c for c in model_claims(_view(runs)) if "WINS" in c.claim_id)
-    assert claim.note.startswith("3000 tokens against reference's 400")
+    assert claim.note.startswith("too few conversations with reference")
+    assert "4 run(s) never compacted, left out" in claim.reproduced_value + claim.note
+
+
+def test_a_rival_that_never_compacted_is_left_out_of_the_pairs() -> None:
+    # masking never compacted on two of six conversations (chat with no tool output): those
+    # two are no comparison at equal budget, so the claim pairs four and says so
+    runs = _rivals(1.0, 300, n=6)
+    runs = [dataclasses.replace(r, compactions=0, survival=1.0) if r.condition == "masking"
+            and r.conversation in "ab" else r for r in runs]  # fmt: skip
+    claim = next(c for c in model_claims(_view(runs)) if "WINS" in c.claim_id)
+    assert claim.status == "match", claim.reproduced_value
+    assert "4 conversations with masking" in claim.note
+    assert "2 run(s) never compacted, left out" in claim.note
 
 
 def test_ctxlab_winning_weighs_each_conversation_once() -> None:
