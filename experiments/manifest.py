@@ -56,6 +56,12 @@ MANIFEST: tuple[Entry, ...] = (
             Command(
                 "bench", "run X-BENCH live or on your own conversations (docs/bench.md)", live=True
             ),
+            Command(
+                "compactbench",
+                "CompactBench's runner and scorer with ctxlab's engines beside its methods",
+                module="cli_compactbench",
+                live=True,
+            ),
         ),
     ),
 )
