@@ -17,7 +17,7 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``ctxlab`` — ctxlab's own profile (:func:`~harness.compaction.agentscope.ctxlab_profile`:
   gate and thrash guard) at the budget;
 * ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
-  ``hybrid-ledger`` extraction prompt (:data:`REFERENCE_PROMPT`, quoted from its source).
+  ``hybrid-ledger`` extraction prompt (:func:`reference_prompt`, read from the installed package).
 
 The first five need no model for their compactions (:attr:`Condition.needs_model` False); the
 others' summaries are calls to the recorded summary model.
@@ -41,12 +41,13 @@ __all__ = [
     "CONDITIONS",
     "GATE_ONLY_SUMMARY",
     "MODEL_FREE",
-    "REFERENCE_PROMPT",
+    "REFERENCE_PLACEHOLDER",
     "REFERENCE_SOURCE",
     "Budget",
     "Condition",
     "budget_for",
     "ctxlab_condition",
+    "reference_prompt",
 ]
 
 METER = "agentscope-2.0.3"
@@ -84,21 +85,37 @@ REFERENCE_SOURCE = (
     "CompactBench 0.1.0 (Apache-2.0, pypi.org/project/compactbench), "
     "compactbench/compactors/hybrid_ledger.py, _DELTA_PROMPT"
 )
-REFERENCE_PROMPT = (
-    "Extract NEW state that appears in this conversation segment as a strict "
-    "JSON object. Include only items stated or decided in these turns; do not "
-    "infer beyond the text. Return ONLY the JSON, no prose.\n\n"
-    "Required fields: immutable_facts, locked_decisions, deferred_items, "
-    "forbidden_behaviors, entity_map, unresolved_items.\n\n"
-    "CONVERSATION:\n{messages}\n\n"
-    "JSON:"
-)
-"""CompactBench's ``hybrid-ledger`` extraction prompt, verbatim but for its ``{transcript}``
-placeholder, which is our ``{messages}``. Used as one summary call per compaction through our
-own client: its second call (a 2–3 sentence header) and its ledger merge across cycles are left
-out (AgentScope's engine merges the earlier summary into the next span instead); the package
-itself is not a dependency (it needs pydantic, typer, tiktoken and an async provider of its
-own)."""
+REFERENCE_PLACEHOLDER = "{transcript}"
+"""Where CompactBench's prompt puts the conversation; ours is ``{messages}``."""
+
+
+def reference_prompt() -> str:
+    """CompactBench's ``hybrid-ledger`` extraction prompt, read from the installed package
+    (the ``compactbench`` extra; no copy of its text is in this repository), with its
+    ``{transcript}`` placeholder as our ``{messages}``. Used as one summary call per compaction
+    through our own client: its second call (a 2–3 sentence header) and its ledger merge across
+    cycles are left out (AgentScope's engine merges the earlier summary into the next span
+    instead). Without the package: one sentence, :class:`~harness.errors.ConfigError`."""
+    try:
+        from compactbench.compactors import hybrid_ledger
+    except ImportError as exc:
+        from harness import ConfigError
+
+        raise ConfigError(
+            "the reference condition reads CompactBench's prompt from the installed package: "
+            "pip install 'ctxlab[compactbench]'"
+        ) from exc
+    prompt: str = hybrid_ledger._DELTA_PROMPT
+    if prompt.count(REFERENCE_PLACEHOLDER) != 1:
+        from harness import ConfigError
+
+        raise ConfigError(
+            f"CompactBench's hybrid-ledger prompt has no single {REFERENCE_PLACEHOLDER} (a "
+            "version other than 0.1.0?)"
+        )
+    return prompt.replace(REFERENCE_PLACEHOLDER, "{messages}")
+
+
 REFERENCE_MAX_TOKENS = 2_048
 """The reference call's cap on its answer: CompactBench 0.1.0's ``CompletionRequest``
 default (``compactbench/providers/base.py``), which its hybrid-ledger call does not override.
@@ -235,7 +252,7 @@ CONDITIONS: dict[str, Condition] = {
             "state",
             _engine(
                 lambda b: agentscope_config(
-                    b, summary_prompt=REFERENCE_PROMPT, summary_max_tokens=REFERENCE_MAX_TOKENS
+                    b, summary_prompt=reference_prompt(), summary_max_tokens=REFERENCE_MAX_TOKENS
                 )
             ),
         ),
