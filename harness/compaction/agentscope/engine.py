@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
 from harness.compaction.agentscope.prune import PruneForecast
+from harness.compaction.guards.recall import RecallRecord, ShadowedSpans, recall, shadowed
 from harness.compaction.guards.thrash import ThrashRecord
 from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
@@ -49,6 +50,9 @@ class AgentScopeEngine:
         self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
         prune = compactor.config.prune
         self._forecast = PruneForecast(prune) if prune is not None else None
+        self.spans = ShadowedSpans()
+        """The originals of the spans this engine compacted (the recall's source when the store
+        keeps none; kept only with ``config.recall`` on)."""
 
     @property
     def meter(self) -> TokenMeter:
@@ -107,7 +111,20 @@ class AgentScopeEngine:
         if self._too_large(plan, compaction):
             return []
         history.apply_compaction(compaction)
+        if self.compactor.config.recall is not None:
+            self.spans.keep(plan.prefix)
         return [compaction.event]
+
+    def recall(self, history: History, query: str) -> tuple[Message | None, RecallRecord | None]:
+        """ctxlab's recall (``config.recall``) for a request whose newest user message is
+        ``query``: the reference message of the shadowed originals that best match it, and the
+        record of what was recalled; ``(None, None)`` when the recall is off."""
+        config = self.compactor.config.recall
+        if config is None:
+            return None, None
+        originals = [o.message for o in history.originals()]
+        candidates = shadowed([*originals, *self.spans.messages], history.messages())
+        return recall(config, candidates, query, self.meter.price)
 
     def _too_large(self, plan: Plan, compaction: Compaction) -> bool:
         """ctxlab's size check (``refuse_larger_summary``): the summary message is not smaller
