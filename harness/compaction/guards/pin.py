@@ -14,10 +14,10 @@ summary message, within a share of the compaction's room (:func:`pin_budget`):
   tokens less those found in at least half of the user turns seen (the conversation's own
   function words, counted, not listed);
 * **ranking** — the live candidates, the most content words per token first (a short turn that
-  says something keeps more per token), then the newest; superseded ones are never pinned, nor
-  one with no content word, nor one longer than :attr:`PinConfig.max_item_tokens`. The chosen
-  ones are listed oldest first, each on its own ``- `` line (a turn's further lines indented by
-  two spaces), so the text is the user's.
+  says something keeps more per token), weighed up to twice for the newest; superseded ones
+  are never pinned, nor one with no content word, nor one longer than
+  :attr:`PinConfig.max_item_tokens`. The chosen ones are listed oldest first, each on its own
+  ``- `` line (a turn's further lines indented by two spaces), so the text is the user's.
 
 Off (None) in every seed profile and in :func:`~harness.compaction.agentscope.ctxlab_profile`
 (recorded cassettes carry summaries without it); X-BENCH measures it as ``ctxlab-pin``.
@@ -185,12 +185,18 @@ def pin_section(items: Sequence[Pinned]) -> str:
 def choose_pins(
     pins: Sequence[Pinned], config: PinConfig, budget: int, price: Callable[[str], int]
 ) -> list[Pinned]:
-    """The live pins that fit ``budget`` with the section's heading: the most content words per
-    token first (a short turn that says something), then the newest; listed oldest first."""
+    """The live pins that fit ``budget`` with the section's heading, best first: content words
+    per token (a short turn that says something), weighed up to twice for the newest; listed
+    oldest first."""
     live = [
         p for p in pins if not p.superseded and p.words and price(p.text) <= config.max_item_tokens
     ]
-    order = sorted(live, key=lambda p: (-p.words / max(price(p.text), 1), -p.position))
+    newest = max((p.position for p in pins), default=0) + 1
+
+    def value(pin: Pinned) -> float:  # content words per token, up to twice that for the newest
+        return pin.words / max(price(pin.text), 1) * (1 + pin.position / newest)
+
+    order = sorted(live, key=lambda p: (-value(p), -p.position))
     chosen: list[Pinned] = []
     for pin in order:
         trial = sorted([*chosen, pin], key=lambda p: p.position)
