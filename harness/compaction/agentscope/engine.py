@@ -122,8 +122,12 @@ class AgentScopeEngine:
         config = self.compactor.config.recall
         if config is None:
             return None, None
+        context = history.messages()
+        if not self.spans.messages and not any(m.summary_kind for m in context):
+            # nothing was ever compacted here: no original is shadowed (and none is read)
+            return recall(config, [], query, self.meter.price)
         originals = [o.message for o in history.originals()]
-        candidates = shadowed([*originals, *self.spans.messages], history.messages())
+        candidates = shadowed([*originals, *self.spans.messages], context)
         return recall(config, candidates, query, self.meter.price)
 
     def _too_large(self, plan: Plan, compaction: Compaction) -> bool:

@@ -188,3 +188,20 @@ def test_without_recall_the_request_is_unchanged() -> None:
     result = agent.call("What is the password again?")
     assert result.requests[0].recall is None
     assert not recalled_in(sent[-1])
+
+
+def test_before_any_compaction_the_originals_are_not_read(tmp_path: Path) -> None:
+    class Counting(StateHistory):
+        reads = 0
+
+        def originals(self):  # type: ignore[no-untyped-def]
+            Counting.reads += 1
+            return super().originals()
+
+    history = Counting("s", JsonStateStore(tmp_path / "state"), Transcript(tmp_path / "s.jsonl"))
+    agent = agent_on(history, [])
+    result = agent.call("The password is juniper.")
+    assert Counting.reads == 0
+    assert result.requests[0].recall is not None and result.requests[0].recall.shadowed == 0
+    play(agent)
+    assert Counting.reads > 0  # compacted: the transcript is the recall's source
