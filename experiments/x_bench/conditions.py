@@ -152,7 +152,7 @@ PIN_SHARE = 0.2
 """The model-free conditions' pin: a fifth of that room."""
 RECALL_SHARE = 0.15
 """The model-free conditions' recall budget, as a share of that room."""
-RECALL_TOP_K = 3
+RECALL_TOP_K = 5
 
 
 def _room(budget: Budget) -> int:
