@@ -227,12 +227,14 @@ class Compactor:
         self, text: str, plan: Plan, room: int | None
     ) -> tuple[str, dict[str, object] | None, int | None]:
         """``text`` with the user's own words pinned (``config.pin``), the pin's record and the
-        room it left the gate (None: the gate's own budget)."""
+        room it left the gate (None: the gate's own budget). With a summary budget the pin
+        takes no more than the room the text left, so the message stays within it."""
         config = self.config.pin
         if config is None:
             return text, None, room
         limits = self.thresholds
         budget = pin_budget(config, limits.trigger_tokens, limits.keep_tokens)
+        budget = budget if room is None else min(budget, room)
         empty = self.meter.price(Message.user(""))
 
         def price(part: str) -> int:

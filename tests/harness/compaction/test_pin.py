@@ -177,3 +177,16 @@ def test_the_event_log_records_what_the_pin_kept(tmp_path: Path) -> None:
     reopened = EventLog.open(tmp_path / "s.jsonl")
     data = thaw(next(e for e in reopened.events if e.type == "compaction/summary").data)
     assert "The password is juniper." in data["pin"]["pinned"]
+
+
+def test_with_a_summary_budget_the_pin_stays_within_the_room_the_text_left() -> None:
+    turns = [f"Remember item {n}: the crate {n} goes to bay {n}." for n in range(30)]
+    config = CompactionConfig.count_only(
+        40, 2, pin=PinConfig(share=1.0), trigger_tokens=600, summary_budget=0.2
+    )
+    summary = FunctionModel(lambda _: "(placeholder)", model_name="scripted")
+    compactor = Compactor(config, resolve_thresholds(config, "scripted"), summary, meter=METER)
+    compaction = compactor.compact_if_needed(chat(*turns))
+    assert compaction is not None and compactor.budget is not None
+    assert compaction.event.pin is not None and compaction.event.pin["pinned"]
+    assert METER.price(compaction.messages[0]) <= compactor.budget
