@@ -5,7 +5,8 @@ its definitions look for how a fact is worded; the pin looks at neither. It keep
 turns (rules, decisions, names: whatever they said), whole and verbatim, in a section of the
 summary message, within a share of the compaction's room (:func:`pin_budget`):
 
-* **candidates** — the user turns of the span (a summary message is not one) and the items of an
+* **candidates** — the user turns of the span (a summary message is not one; a turn longer than
+  :attr:`PinConfig.max_item_tokens`, as its sentences, split at punctuation) and the items of an
   earlier pinned section the span holds (a later compaction reads them back, so a pinned turn
   stays pinned while nothing replaces it);
 * **supersession** — mechanical, no model: a candidate is superseded when a later user turn
@@ -25,6 +26,7 @@ Off (None) in every seed profile and in :func:`~harness.compaction.agentscope.ct
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -60,8 +62,9 @@ class PinConfig:
     """The most the pinned section may cost, as a share of the compaction's room (the trigger
     less the kept tail, :func:`pin_budget`)."""
     max_item_tokens: int = 120
-    """A user turn costing more than this (a pasted log) is not pinned whole; the gate and the
-    recall see it instead."""
+    """A user turn costing more than this is not pinned whole: its sentences are the candidates
+    (each verbatim; one still longer, a pasted log's line, is left to the gate and the
+    recall)."""
     overlap: float = 0.5
     """A later user turn holding at least this share of a turn's content words replaces it."""
 
@@ -133,8 +136,13 @@ def pinned_items(text: str) -> list[str]:
     return items
 
 
-def _user_texts(span: Sequence[Message]) -> list[str]:
-    """The span's candidates in order: an earlier summary's pinned items, then user turns."""
+Fits = Callable[[str], bool]
+"""Whether a text may be pinned whole (it costs at most ``max_item_tokens``)."""
+
+
+def _user_texts(span: Sequence[Message], fits: Fits) -> list[str]:
+    """The span's candidates in order: an earlier summary's pinned items, then user turns (a
+    turn too long to pin whole, as its sentences)."""
     texts: list[str] = []
     for message in span:
         if message.role != "user" or not message.content.strip():
@@ -142,8 +150,19 @@ def _user_texts(span: Sequence[Message]) -> list[str]:
         if message.name in (SUMMARY_NAME, CHECKPOINT_NAME):
             texts += pinned_items(message.content)
         else:
-            texts.append(message.content)
+            texts += _units(message.content, fits)
     return texts
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+")
+"""Where a sentence ends: punctuation, not wording."""
+
+
+def _units(text: str, fits: Fits) -> list[str]:
+    """``text`` whole when it fits, else its sentences (each verbatim)."""
+    if fits(text):
+        return [text]
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
 
 
 def _content_words(texts: Sequence[str]) -> list[set[str]]:
@@ -154,12 +173,19 @@ def _content_words(texts: Sequence[str]) -> list[set[str]]:
     return [bag - common for bag in bags]
 
 
-def rank_pins(span: Sequence[Message], later: Sequence[Message], overlap: float) -> list[Pinned]:
-    """The span's user turns (and carried items) with their supersession marked: a later one,
-    or a user turn of ``later`` (the kept tail), holding ``overlap`` of its content words
-    replaces it; an identical text said again counts once, at its newest place."""
-    texts = _user_texts(span)
-    after = [m.content for m in later if m.role == "user" and m.name is None and m.content]
+def rank_pins(
+    span: Sequence[Message],
+    later: Sequence[Message],
+    overlap: float,
+    fits: Fits = lambda _: True,
+) -> list[Pinned]:
+    """The span's user turns (and carried items; a turn that does not ``fit`` as its sentences)
+    with their supersession marked: a later one, or a user turn of ``later`` (the kept tail),
+    holding ``overlap`` of its content words replaces it; an identical text said again counts
+    once, at its newest place."""
+    texts = _user_texts(span, fits)
+    users = [m.content for m in later if m.role == "user" and m.name is None]
+    after = [unit for text in users for unit in _units(text, fits)]
     words = _content_words([*texts, *after])
     pins = []
     for index, text in enumerate(texts):
@@ -214,7 +240,7 @@ def apply_pin(
     price: Callable[[str], int],
 ) -> PinResult:
     """``summary`` with the pinned section appended (unchanged when nothing fits)."""
-    pins = rank_pins(span, tail, config.overlap)
+    pins = rank_pins(span, tail, config.overlap, lambda text: price(text) <= config.max_item_tokens)
     chosen = choose_pins(pins, config, budget, price)
     superseded = sum(p.superseded for p in pins)
     if not chosen:

@@ -114,6 +114,16 @@ def test_a_turn_longer_than_the_item_cap_is_left_out() -> None:
     assert result.pinned == ("The password is juniper.",)
 
 
+def test_a_long_turn_gives_its_sentences_and_a_fact_said_in_passing_is_kept() -> None:
+    chatter = " ".join(f"We talked about the weather on day {n} at length." for n in range(20))
+    long = f"{chatter} By the way, the gate code is 4471! {chatter}"
+    assert price(long) > 120
+    result = apply_pin(PinConfig(), "", chat(long, *FILLER), [], 200, price)
+    assert "By the way, the gate code is 4471!" in result.pinned
+    assert long not in result.pinned
+    assert all(item in long or item in FILLER for item in result.pinned)  # verbatim
+
+
 def test_the_budget_is_a_share_of_the_room() -> None:
     assert pin_budget(PinConfig(share=0.2), 1_000, 300) == 140
     assert pin_budget(PinConfig(), None, 300) == 0
