@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
 from harness.compaction.agentscope.prune import PruneForecast
-from harness.compaction.guards.recall import RecallRecord, ShadowedSpans, recall, shadowed
+from harness.compaction.guards.recall import (
+    RecallRecord,
+    ShadowedSpans,
+    recall,
+    recall_message,
+    shadowed,
+)
 from harness.compaction.guards.thrash import ThrashRecord
 from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
@@ -127,7 +133,12 @@ class AgentScopeEngine:
             # nothing was ever compacted here: no original is shadowed (and none is read)
             return recall(config, [], query, self.meter.price)
         originals = [o.message for o in history.originals()]
-        candidates = shadowed([*originals, *self.spans.messages], context)
+        price = self.meter.price
+
+        def fits(text: str) -> bool:  # whole in the reference message; else in pieces
+            return price(recall_message([Message.user(text)])) <= config.budget_tokens
+
+        candidates = shadowed([*originals, *self.spans.messages], context, fits)
         return recall(config, candidates, query, self.meter.price)
 
     def _too_large(self, plan: Plan, compaction: Compaction) -> bool:

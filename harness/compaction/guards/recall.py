@@ -16,8 +16,9 @@ X-BENCH measures it as ``ctxlab-recall``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.errors import ConfigError
 from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message
@@ -36,10 +37,8 @@ __all__ = [
 
 RECALL_NAME = "__recall__"
 """The ``name`` of the reference message holding recalled turns."""
-RECALL_HEADING = (
-    "Reference material recalled from earlier in this conversation (verbatim messages that a "
-    "compaction replaced; the newest messages below take precedence):"
-)
+RECALL_HEADING = "Recalled verbatim from earlier in this conversation (newer messages win):"
+"""The reference message's first line (short: it is paid at every request that recalls)."""
 _ROLES = {"user": "User", "assistant": "Assistant", "tool": "Tool"}
 
 
@@ -105,14 +104,32 @@ def _said(message: Message) -> bool:
     )
 
 
-def shadowed(originals: Sequence[Message], context: Sequence[Message]) -> list[Message]:
-    """The originals whose text is nowhere in ``context`` any more, each text once, in order."""
+_PIECE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+")
+"""Where a too-long original is cut into pieces: sentence punctuation and line ends."""
+
+
+def shadowed(
+    originals: Sequence[Message],
+    context: Sequence[Message],
+    fits: Callable[[str], bool] = lambda _: True,
+) -> list[Message]:
+    """The originals whose text is nowhere in ``context`` any more, each text once, in order;
+    one that does not ``fit`` the recall's budget whole, as its sentences and lines (each
+    verbatim, those still in the context left out)."""
     seen = "\n".join(m.content for m in context)
     texts: dict[str, Message] = {}
     for message in originals:
-        if _said(message) and message.content not in seen:
-            texts.setdefault(message.content, message)
+        if not _said(message) or message.content in seen:
+            continue
+        pieces = [message.content] if fits(message.content) else _pieces(message.content)
+        for piece in pieces:
+            if piece not in seen:
+                texts.setdefault(piece, replace(message, content=piece))
     return list(texts.values())
+
+
+def _pieces(text: str) -> list[str]:
+    return [part.strip() for part in _PIECE_END.split(text) if part.strip()]
 
 
 def _shown(message: Message) -> str:

@@ -74,6 +74,19 @@ def test_shadowed_leaves_out_what_the_context_still_holds_and_summaries() -> Non
     assert [m.content for m in left] == [EARLY[0].content, EARLY[1].content, EARLY[3].content]
 
 
+def test_an_original_too_long_for_the_budget_is_recalled_in_verbatim_pieces() -> None:
+    log = "\n".join(f"worker-{n} exported item {n} in 5{n} ms" for n in range(60))
+    result = Message.tool("c1", f"{log}\nseal_no: SL-291623\n{log}", tool_name="lookup")
+    pinned = build_summary_message("worker-7 exported item 7 in 57 ms")
+    fits = lambda text: METER.price(Message.user(text)) <= 60  # noqa: E731
+    candidates = shadowed([result], [pinned], fits)
+    assert "seal_no: SL-291623" in [m.content for m in candidates]
+    assert "worker-7 exported item 7 in 57 ms" not in [m.content for m in candidates]
+    assert all(m.content in result.content and m.role == "tool" for m in candidates)
+    _, record = recall(RecallConfig(150, 1), candidates, "What is the seal_no?", METER.price)
+    assert record.recalled == ("seal_no: SL-291623",)
+
+
 WORDS = st.sampled_from(["booking", "juniper", "dock", "Valencia", "密码", "夜莺", "room", "x"])
 MESSAGES = st.lists(
     st.builds(
