@@ -48,9 +48,8 @@ __all__ = [
 ]
 
 PIN_HEADING = "## The user's own words"
-PIN_NOTE = (
-    "Verbatim from the compacted messages, oldest first; what a later turn replaced is left out."
-)
+PIN_NOTE = "(verbatim, oldest first; what a later turn replaced is left out)"
+"""Said on the heading's own line (short: it is paid in every summary that pins)."""
 _INDENT = "  "
 
 
@@ -205,7 +204,7 @@ def _shown(text: str) -> str:
 
 
 def pin_section(items: Sequence[Pinned]) -> str:
-    return "\n".join([PIN_HEADING, PIN_NOTE, *(_shown(p.text) for p in items)])
+    return "\n".join([f"{PIN_HEADING} {PIN_NOTE}", *(_shown(p.text) for p in items)])
 
 
 def choose_pins(
