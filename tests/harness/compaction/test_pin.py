@@ -80,7 +80,7 @@ def test_the_same_turn_said_twice_is_pinned_once() -> None:
     assert result.pinned == ("Keep the report in Parquet.",)
 
 
-def test_a_tight_budget_keeps_the_cheaper_turn() -> None:
+def test_a_tight_budget_keeps_the_turn_with_more_content_words_per_token() -> None:
     short = "Password: juniper."
     long = "Our contact at the warehouse is Tobias Lindqvist; call her for anything at the dock."
     span = chat(long, short)
