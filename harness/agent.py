@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.call_cap import DROPPED_KEY, cap_tool_calls
 from harness.compaction.agentscope import CompactionRecord
 from harness.compaction.engine import CompactionEngine, Turn
+from harness.compaction.guards.recall import RecallRecord
 from harness.disk_errors import on_disk
 from harness.errors import ContextLengthExceededError, StepLimitExceededError
 from harness.hooks import AgentHook, CallContext
@@ -184,7 +186,7 @@ class Agent:
         """One model call: the header is built once (after the hooks had their say), the
         engine checks the turn, and the full request is built once and sent as it is (twice
         with an overflow retry)."""
-        turn, events = self._check(call)
+        turn, events, recalled = self._check(call)
         # An event-log history keeps the head, so a later manual DSH compaction can rebuild
         # the same prefix; the state store ignores it.
         self.history.record_request(turn.header)
@@ -192,7 +194,7 @@ class Agent:
             response = self.model.complete(turn.request)
         except ContextLengthExceededError as exc:
             events.extend(self._recover_from_overflow(exc, call, turn))
-            turn, more = self._check(call)
+            turn, more, recalled = self._check(call)
             events.extend(more)
             response = self.model.complete(turn.request)
         reading = None
@@ -207,21 +209,28 @@ class Agent:
             compactions=tuple(events),
             meter=reading.meter if reading else "",
             metered_tokens=reading.tokens if reading else None,
+            recall=recalled,
         )
         return turn, response, record
 
-    def _check(self, call: CallContext) -> tuple[Turn, list[CompactionRecord]]:
+    def _check(self, call: CallContext) -> tuple[Turn, list[CompactionRecord], RecallRecord | None]:
         """The hooks, then the request's header, then the engine's check: the turn to send
-        (the checked one, or, when a compaction changed the history, the history as it is)."""
+        (the checked one, or, when a compaction changed the history, the history as it is),
+        with what an engine's recall (:mod:`harness.compaction.guards.recall`) put after the
+        header for this request."""
         for hook in self.hooks:
             hook.before_request(call)
         call.requests += 1
         header = self._header(call)
         turn = self._turn(header)
         if self.engine is None:
-            return turn, []
+            return turn, [], None
         events = self.engine.before_request(self.history, turn)
-        return (self._turn(header) if events else turn), events
+        recall = getattr(self.engine, "recall", None)  # an engine that has one (ctxlab's)
+        found, recalled = recall(self.history, call.user_text) if recall else (None, None)
+        if found is not None:
+            header = replace(header, messages=(*header.messages, found))
+        return (self._turn(header) if events or found else turn), events, recalled
 
     def _header(self, call: CallContext) -> ChatRequest:
         """The request without the history: system prompt, reference material, tools."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.compaction.guards.recall import RecallRecord
 from harness.compaction.record import CompactionRecord
 from harness.messages import Message
 from harness.model import Usage
@@ -37,6 +38,9 @@ class RequestRecord:
     metered_tokens: int | None = None
     """That meter's reading of this request, before its usage was known (None without
     compaction)."""
+    recall: RecallRecord | None = None
+    """What the engine's recall put in this request as reference material
+    (:mod:`harness.compaction.guards.recall`); None when its engine has no recall on."""
 
     @property
     def compaction(self) -> CompactionRecord | None:

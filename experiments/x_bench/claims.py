@@ -11,7 +11,8 @@ from the model-free conditions, each by a rule that fails when the measurement d
 * X-BENCH-GATE-KINDS: the gate alone keeps every regex-shaped fact (identifiers, the
   near-duplicate, the tool-only seal number) and adds none a regex cannot see (names, code
   words, decisions, constraints, updates survive only while their turn is verbatim in the tail);
-* X-BENCH-CTXLAB-GATE: ctxlab's profile's gate (definitions on), alone, keeps more of those.
+* X-BENCH-CTXLAB-GATE: ctxlab's model-free parts together (its profile's gate with
+  definitions, the pin and the recall) keep more of those.
 
 and, once per recorded model (each row carries the model; judged only where the model's
 cassettes hold the conditions a claim compares):
@@ -187,8 +188,9 @@ SPECS: tuple[ClaimSpec[XBenchView], ...] = (
     ),
     ClaimSpec(
         "X-BENCH-CTXLAB-GATE",
-        "ctxlab's gate (its profile's: definitions, reasons and rules too), alone, keeps more of "
-        "the facts no regex sees than the plain gate and still every regex-shaped one.",
+        "ctxlab's model-free parts together (its profile's gate with definitions, reasons and "
+        "rules, the pin of the user's own words and the recall from the log) keep more of the "
+        "facts no regex sees than the plain gate and still every regex-shaped one.",
         _ctxlab_gate,
         kind="ctxlab",
         note="our own check, judged by more names, code words, decisions, constraints and "
@@ -196,6 +198,6 @@ SPECS: tuple[ClaimSpec[XBenchView], ...] = (
         "lost; the gate's phrase patterns and this corpus's phrasing are both ours, so this is "
         "an upper bound, not evidence on other phrasings (ctxlab bench --conversations measures "
         "yours)",
-        differs_note="ctxlab's gate kept no more than the plain gate, or lost a regex-shaped fact",
+        differs_note="ctxlab-gate kept no more than the plain gate, or lost a regex-shaped fact",
     ),
 )

@@ -9,17 +9,24 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``masking`` — old tool outputs masked (JetBrains' baseline, :class:`~.baselines.MaskingEngine`);
 * ``gate`` — the gate alone: AgentScope's engine whose summary model is scripted (a fixed
   placeholder, no model call), so what survives is what ctxlab's identifier gate appends;
-* ``ctxlab-gate`` — the same with the gate as ctxlab's profile sets it (definitions, reasons
-  and rules too: :data:`~harness.compaction.agentscope.CTXLAB_GATE`);
+* ``ctxlab-pin`` — the pin alone on the same placeholder: the user's own turns verbatim
+  (:mod:`harness.compaction.guards.pin`);
+* ``ctxlab-recall`` — the recall alone on the same placeholder: replaced turns recalled from the
+  log before each request and the probe (:mod:`harness.compaction.guards.recall`);
+* ``ctxlab-gate`` — every model-free part of ctxlab's profile together: the gate as ctxlab's
+  profile sets it (definitions, reasons and rules too:
+  :data:`~harness.compaction.agentscope.CTXLAB_GATE`, its budget a share of the room), the pin
+  and the recall (:func:`model_free_config`);
+* ``ctxlab-gate-nodefs`` — the same with the gate's definition patterns off (the switch);
 * ``agentscope`` — AgentScope 2.0.3 (the article's profile: its prompt, no gate, no size check);
 * ``agentscope+gate`` — the same with the gate on;
 * ``dsh`` / ``dsh+gate`` — DeepSeek-Harness's engine (window = trigger / 0.8, retain = tail);
 * ``ctxlab`` — ctxlab's own profile (:func:`~harness.compaction.agentscope.ctxlab_profile`:
-  gate and thrash guard) at the budget;
+  gate and thrash guard) at the budget, as recorded (no pin, no recall);
 * ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
   ``hybrid-ledger`` extraction prompt (:func:`reference_prompt`, read from the installed package).
 
-The first five need no model for their compactions (:attr:`Condition.needs_model` False); the
+The first eight need no model for their compactions (:attr:`Condition.needs_model` False); the
 others' summaries are calls to the recorded summary model.
 """
 
@@ -33,6 +40,8 @@ from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
 from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
 from harness.compaction.agentscope import CTXLAB_GATE, ctxlab_profile
 from harness.compaction.guards.gate import GateConfig
+from harness.compaction.guards.pin import PinConfig
+from harness.compaction.guards.recall import RecallConfig
 from harness.model import ChatModel
 from harness.store.history import History
 
@@ -137,15 +146,59 @@ def agentscope_config(budget: Budget, **changes: object) -> CompactionConfig:
 
 
 def ctxlab_config(budget: Budget) -> CompactionConfig:
-    """ctxlab's own profile (gate and thrash guard on) at ``budget``."""
+    """ctxlab's own profile (gate and thrash guard on) at ``budget``, **as recorded**: without
+    the pin and the recall whatever ``ctxlab_profile()`` becomes, so its cassettes replay."""
     return replace(
         ctxlab_profile(),
+        pin=None,
+        recall=None,
         trigger_messages=0,
         trigger_tokens=budget.trigger_tokens,
         keep_tokens=budget.keep_tokens,
         flush_before_compact=False,
         offload_before_compact=False,
         meter=METER,
+    )
+
+
+GATE_SHARE = 0.3
+"""``ctxlab-gate``'s gate budget, as a share of the room between the tail and the trigger
+(:data:`~harness.compaction.agentscope.CTXLAB_GATE`'s fixed 320 tokens were 46 % of the 2K
+room); chosen with :data:`PIN_SHARE` and :data:`RECALL_SHARE` on the tune corpus only."""
+PIN_SHARE = 0.2
+"""The model-free conditions' pin: a fifth of that room."""
+RECALL_SHARE = 0.15
+"""The model-free conditions' recall budget, as a share of that room."""
+RECALL_TOP_K = 5
+
+
+def _room(budget: Budget) -> int:
+    return budget.trigger_tokens - budget.keep_tokens
+
+
+def pin_for(budget: Budget) -> PinConfig:
+    """The pin of the model-free conditions (:data:`PIN_SHARE`; it prices its own room)."""
+    return PinConfig(share=PIN_SHARE)
+
+
+def recall_for(budget: Budget) -> RecallConfig:
+    """The recall at ``budget``: :data:`RECALL_SHARE` of its room, :data:`RECALL_TOP_K` turns."""
+    return RecallConfig(budget_tokens=max(int(RECALL_SHARE * _room(budget)), 1), top_k=RECALL_TOP_K)
+
+
+def model_free_config(
+    budget: Budget, *, definitions: bool = True, pin: bool = True, recall: bool = True
+) -> CompactionConfig:
+    """``ctxlab-gate``: every part of ctxlab's profile that needs no model, at ``budget``: the
+    gate (:data:`GATE_SHARE` of the room; its definition patterns switched by
+    ``definitions``, the lead's measurement of whether they stay), the pin and the recall."""
+    gate_tokens = max(int(GATE_SHARE * _room(budget)), 1)
+    gate = replace(CTXLAB_GATE, budget_tokens=gate_tokens, definitions=definitions)
+    return agentscope_config(
+        budget,
+        gate=gate,
+        pin=pin_for(budget) if pin else None,
+        recall=recall_for(budget) if recall else None,
     )
 
 
@@ -176,6 +229,10 @@ class Condition:
     build: EngineBuilder
     scripted_summary: bool = False
     """Its summaries are :data:`GATE_ONLY_SUMMARY` (no model call): the gate-alone conditions."""
+    replays_recorded: bool = True
+    """False when the cassettes recorded under its name are of an earlier definition (what it
+    sends changed, so they cannot replay): ``ctxlab run`` plays it model-free only, until it
+    is re-recorded (``ctxlab record X-BENCH --conditions NAME``) and this is set back."""
 
 
 def _engine(config_of: Callable[[Budget], CompactionConfig | DshConfig]) -> EngineBuilder:
@@ -219,11 +276,36 @@ CONDITIONS: dict[str, Condition] = {
             scripted_summary=True,
         ),
         Condition(
-            "ctxlab-gate",
-            "ctxlab's gate alone (definitions on, no model)",
+            "ctxlab-pin",
+            "the pin alone on the gate's placeholder (no model)",
             False,
             "state",
-            _engine(lambda b: agentscope_config(b, gate=CTXLAB_GATE)),
+            _engine(lambda b: agentscope_config(b, pin=pin_for(b))),
+            scripted_summary=True,
+        ),
+        Condition(
+            "ctxlab-recall",
+            "the recall alone on the gate's placeholder (no model)",
+            False,
+            "state",
+            _engine(lambda b: agentscope_config(b, recall=recall_for(b))),
+            scripted_summary=True,
+        ),
+        Condition(
+            "ctxlab-gate",
+            "ctxlab's model-free parts: gate (definitions on), pin and recall (no model)",
+            False,
+            "state",
+            _engine(model_free_config),
+            scripted_summary=True,
+            replays_recorded=False,  # its probe cassettes are of the gate alone (before H3)
+        ),
+        Condition(
+            "ctxlab-gate-nodefs",
+            "ctxlab-gate with the gate's definition patterns off (no model)",
+            False,
+            "state",
+            _engine(lambda b: model_free_config(b, definitions=False)),
             scripted_summary=True,
         ),
         Condition(

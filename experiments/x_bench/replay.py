@@ -28,6 +28,7 @@ from experiments.x_bench.pricing import RunningPrice
 from experiments.x_bench.schema import Conversation, Turn
 from harness import Agent, CompactionEngine, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.engine import Turn as Request
+from harness.compaction.guards.recall import RecallRecord
 from harness.compaction.record import CompactionRecord
 from harness.errors import CompactionThrashError, ScriptError
 from harness.meter import Reading, TokenMeter
@@ -67,10 +68,15 @@ def probe_text(conversation: Conversation) -> str:
     return "\n".join([PROBE_INTRO[conversation.lang], *questions])
 
 
-def probe_request(conversation: Conversation, context: Sequence[Message]) -> ChatRequest:
+def probe_request(
+    conversation: Conversation, context: Sequence[Message], reference: Sequence[Message] = ()
+) -> ChatRequest:
+    """The probe as the model gets it: the system prompt, the reference material a recall put
+    in for it (after the system prompt, where the agent loop puts it), the context, the
+    questions."""
     head = (Message.system(conversation.system),) if conversation.system else ()
     user = Message.user(probe_text(conversation))
-    return ChatRequest(messages=(*head, *context, user), purpose="probe")
+    return ChatRequest(messages=(*head, *reference, *context, user), purpose="probe")
 
 
 def context_text(context: Sequence[Message]) -> str:
@@ -119,6 +125,11 @@ class ConversationRun:
     compactions: list[CompactionSeen] = field(default_factory=list)
     context: tuple[Message, ...] = ()
     """The context at the end, before the probe."""
+    reference: tuple[Message, ...] = ()
+    """What the condition's recall put in the probe's request (after the system prompt); empty
+    for a condition without one."""
+    recalled: tuple[str, ...] = ()
+    """The recalled texts of :attr:`reference`, verbatim (the recall's record)."""
     agent_prompt_tokens: list[int] = field(default_factory=list)
     """Per turn: the estimator tokens of that turn's agent requests."""
     summary_calls: list[SummaryCall] = field(default_factory=list)
@@ -131,12 +142,19 @@ class ConversationRun:
     """The guard's error message, when it stopped the session."""
 
     @property
+    def probe_context(self) -> tuple[Message, ...]:
+        """What the model sees for the probe request, the questions aside: the recalled
+        reference material and the context. Survival and the final tokens are measured on it, so
+        a value recalled for the probe counts and one left in the log does not."""
+        return (*self.reference, *self.context)
+
+    @property
     def final_tokens(self) -> int:
-        return estimate_tokens(self.context)
+        return estimate_tokens(self.probe_context)
 
     @property
     def text(self) -> str:
-        return context_text(self.context)
+        return context_text(self.probe_context)
 
     def turns_in_context(self, conversation: Conversation) -> set[int]:
         """The turns whose user message is in the final context verbatim."""
@@ -217,6 +235,11 @@ class _Witness:
     def observe(self, history: History, turn: Request, usage: Usage | None) -> Reading:
         return self.inner.observe(history, turn, usage)
 
+    def recall(self, history: History, query: str) -> tuple[Message | None, RecallRecord | None]:
+        """The engine's recall for ``query`` (``(None, None)`` for an engine without one)."""
+        own = getattr(self.inner, "recall", None)
+        return own(history, query) if own is not None else (None, None)
+
     @property
     def meter(self) -> TokenMeter:
         return self.inner.meter
@@ -273,10 +296,14 @@ def run_conversation(
     run = ConversationRun(conversation.id, condition.name, budget)
     _play_turns(conversation, agent, agent_model, script, witness, run)
     run.context = agent.context
+    if witness is not None:
+        found, record = witness.recall(agent.history, probe_text(conversation))
+        run.reference = (found,) if found is not None else ()
+        run.recalled = record.recalled if record is not None else ()
     if counting is not None and condition.needs_model:
         run.summary_calls = list(counting.calls)
     if summary_model is not None:
-        answer = summary_model.complete(probe_request(conversation, run.context))
+        answer = summary_model.complete(probe_request(conversation, run.context, run.reference))
         run.probe_answer = answer.message.content
     return run
 

@@ -62,6 +62,9 @@ class CompactionRecord:
     gate: dict[str, object] | None = None
     """What the identifier-survival gate added (:meth:`harness.compaction.guards.gate.GateResult.
     to_record`); None when the gate is off. ``summary`` already holds the added section."""
+    pin: dict[str, object] | None = None
+    """What the pin kept of the user's own words (:meth:`harness.compaction.guards.pin.PinResult.
+    to_record`); None when the pin is off. ``summary`` already holds the pinned section."""
 
     @property
     def cut(self) -> int:
@@ -87,4 +90,6 @@ class CompactionRecord:
         }
         if self.gate is not None:
             data["gate"] = self.gate
+        if self.pin is not None:
+            data["pin"] = self.pin
         return data

@@ -92,9 +92,9 @@ def test_bench_without_a_provider_runs_the_model_free_conditions(
 ) -> None:
     assert main(["bench", *SMALL, "--out", str(tmp_path)]) == 0
     conditions = [r["condition"] for r in _rows(tmp_path / "bench-runs.csv")]
-    assert (
-        conditions == list(MODEL_FREE) == ["full", "truncation", "masking", "gate", "ctxlab-gate"]
-    )
+    assert conditions == list(MODEL_FREE)
+    assert MODEL_FREE == ("full", "truncation", "masking", "gate", "ctxlab-pin", "ctxlab-recall",
+                          "ctxlab-gate", "ctxlab-gate-nodefs")  # fmt: skip
     assert "wrote " in capsys.readouterr().out
 
 

@@ -43,6 +43,7 @@ from harness.compaction.guards.budget import (
 )
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import gated_summary
+from harness.compaction.guards.pin import apply_pin, pin_budget
 from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.guards.unsourced import UNSOURCED_ONLY, drop_unsourced, source_text
 from harness.compaction.record import CompactionRecord
@@ -197,6 +198,7 @@ class Compactor:
         text, echoed = self._unechoed(text, summary.failed)
         text, room, cut = self._within_budget(text)
         cut = (*unsourced, *echoed, *cut)
+        text, pin, room = self._pinned(text, plan, room)
         text, gate = gated_summary(self.config.gate, text, plan.prefix, self.meter, room)
         compacted = (build_summary_message(text), *plan.tail)
         done = f"Compacted to {len(compacted)} messages before reasoning"
@@ -217,8 +219,30 @@ class Compactor:
             meter=self.meter.name,
             provider=provider_of(self.summary_model),
             gate=gate,
+            pin=pin,
         )
         return Compaction(messages=compacted, event=event)
+
+    def _pinned(
+        self, text: str, plan: Plan, room: int | None
+    ) -> tuple[str, dict[str, object] | None, int | None]:
+        """``text`` with the user's own words pinned (``config.pin``), the pin's record and the
+        room it left the gate (None: the gate's own budget). With a summary budget the pin
+        takes no more than the room the text left, so the message stays within it."""
+        config = self.config.pin
+        if config is None:
+            return text, None, room
+        limits = self.thresholds
+        budget = pin_budget(config, limits.trigger_tokens, limits.keep_tokens)
+        budget = budget if room is None else min(budget, room)
+        empty = self.meter.price(Message.user(""))
+
+        def price(part: str) -> int:
+            return max(self.meter.price(Message.user(part)) - empty, 0)
+
+        result = apply_pin(config, text, plan.prefix, plan.tail, budget, price)
+        left = None if room is None else max(room - result.tokens, 0)
+        return result.text, result.to_record(), left
 
     def _sourced(self, summary: SummaryOutcome, plan: Plan) -> tuple[str, tuple[str, ...]]:
         """The model's text without the lines naming an identifier found nowhere in the

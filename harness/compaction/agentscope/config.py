@@ -13,6 +13,8 @@ from typing import Any, Literal, get_args
 
 from harness.compaction.guards.budget import check_share
 from harness.compaction.guards.gate import GateConfig
+from harness.compaction.guards.pin import PinConfig
+from harness.compaction.guards.recall import RecallConfig
 from harness.compaction.guards.thrash import ThrashConfig
 from harness.errors import ConfigError
 from harness.meter import METERS
@@ -156,6 +158,12 @@ class CompactionConfig:
     """ctxlab's backlog chunking (:mod:`harness.compaction.agentscope.chunked`): a prefix whose
     transcript is longer than this many estimated tokens is summarised in chunks that fit, and
     a failed chunk keeps the history as it was. None (the seed's behaviour): one call."""
+    pin: PinConfig | None = None
+    """ctxlab's pin (:mod:`harness.compaction.guards.pin`): the user's own turns of the span,
+    verbatim, within a share of the room, what a later turn replaced left out. None: off."""
+    recall: RecallConfig | None = None
+    """ctxlab's recall (:mod:`harness.compaction.guards.recall`): the replaced originals that best
+    match the newest user message, as reference material within a budget. None: off."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):

@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING
 
 from harness.compaction.agentscope.compactor import Compaction, Compactor, Plan, PrefixHook
 from harness.compaction.agentscope.prune import PruneForecast
+from harness.compaction.guards.recall import (
+    RecallRecord,
+    ShadowedSpans,
+    recall,
+    recall_message,
+    shadowed,
+)
 from harness.compaction.guards.thrash import ThrashRecord
 from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
@@ -49,6 +56,9 @@ class AgentScopeEngine:
         self._ledger: Ledger[Message] = Ledger(compactor.meter.price, same_message)
         prune = compactor.config.prune
         self._forecast = PruneForecast(prune) if prune is not None else None
+        self.spans = ShadowedSpans()
+        """The originals of the spans this engine compacted (the recall's source when the store
+        keeps none; kept only with ``config.recall`` on)."""
 
     @property
     def meter(self) -> TokenMeter:
@@ -107,7 +117,29 @@ class AgentScopeEngine:
         if self._too_large(plan, compaction):
             return []
         history.apply_compaction(compaction)
+        if self.compactor.config.recall is not None:
+            self.spans.keep(plan.prefix)
         return [compaction.event]
+
+    def recall(self, history: History, query: str) -> tuple[Message | None, RecallRecord | None]:
+        """ctxlab's recall (``config.recall``) for a request whose newest user message is
+        ``query``: the reference message of the shadowed originals that best match it, and the
+        record of what was recalled; ``(None, None)`` when the recall is off."""
+        config = self.compactor.config.recall
+        if config is None:
+            return None, None
+        context = history.messages()
+        if not self.spans.messages and not any(m.summary_kind for m in context):
+            # nothing was ever compacted here: no original is shadowed (and none is read)
+            return recall(config, [], query, self.meter.price)
+        originals = [o.message for o in history.originals()]
+        price = self.meter.price
+
+        def fits(text: str) -> bool:  # whole in the reference message; else in pieces
+            return price(recall_message([Message.user(text)])) <= config.budget_tokens
+
+        candidates = shadowed([*originals, *self.spans.messages], context, fits)
+        return recall(config, candidates, query, self.meter.price)
 
     def _too_large(self, plan: Plan, compaction: Compaction) -> bool:
         """ctxlab's size check (``refuse_larger_summary``): the summary message is not smaller

@@ -206,6 +206,8 @@ def _summary_data(
     }
     if event.gate is not None:
         data["gate"] = event.gate  # what the identifier-survival gate appended to "summary"
+    if event.pin is not None:
+        data["pin"] = event.pin  # the user's turns the pin kept in "summary"
     return data
 
 
