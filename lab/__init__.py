@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from lab.mutations.mutation import Catalogue, Mutation
     from lab.mutations.patching import Patch, attr, many, nothing, wrap
     from lab.record_pool import RecordPlan, record_all
+    from lab.recorder import cassette_client, provider_spec
     from lab.recorder.order_replay import OrderPart
     from lab.recorder.provenance import Provenance
     from lab.recorder.textcalls import TextToolCalls
@@ -114,6 +115,8 @@ _SOURCES = {
     "main": "lab.cli",
     "sigterm_as_interrupt": "lab.cli",
     "live_model": "lab.cli.models",
+    "cassette_client": "lab.recorder",
+    "provider_spec": "lab.recorder",
     "timeout_options": "lab.cli.options",
     "PROVIDERS": "lab.cli.subcommands",
     "safe_text_columns": "lab.csv_cells",
@@ -234,6 +237,7 @@ __all__ = [
     "attr",
     "call_attempts",
     "carries_previous",
+    "cassette_client",
     "cite",
     "copied_messages",
     "ctxlab_version",
@@ -259,6 +263,7 @@ __all__ = [
     "nothing",
     "plot_of",
     "png",
+    "provider_spec",
     "recall_route",
     "record_all",
     "recorded_result",

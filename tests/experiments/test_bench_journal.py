@@ -20,6 +20,7 @@ import pytest
 from support.loopback import Reply, ScriptedHTTPServer, completion, json_reply
 from support.paths import ROOT
 
+from experiments.x_bench.conditions import MODEL_FREE
 from experiments.x_bench.journal import JOURNAL_NAME
 from lab.cli import main
 
@@ -118,19 +119,20 @@ def test_a_torn_last_line_is_skipped_and_fresh_starts_over(
     assert main(["bench", *SMALL, "--out", str(out)]) == 0
     journal = out / JOURNAL_NAME
     lines = journal.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 5  # the five model-free conditions
+    assert len(lines) == len(MODEL_FREE)  # one line per model-free condition
     # a kill in the middle of the last line's write: the run is played again, the torn text
     # stays on a line of its own (never truncated away) and the next line starts clean
     journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40], encoding="utf-8")
     capsys.readouterr()
     assert main(["bench", *SMALL, "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "1 line(s) of" in err and err.count("(kept: run before)") == 4
+    assert "1 line(s) of" in err and err.count("(kept: run before)") == len(MODEL_FREE) - 1
     again = journal.read_text(encoding="utf-8").splitlines()
     assert again[:-1] == [*lines[:-1], lines[-1][:40]] and again[-1] == lines[-1]
     assert main(["bench", *SMALL, "--out", str(out), "--fresh"]) == 0
     err = capsys.readouterr().err
-    assert "--fresh: 6 earlier line(s)" in err and "kept" not in err
+    # every run's line, and the torn line kept on its own
+    assert f"--fresh: {len(MODEL_FREE) + 1} earlier line(s)" in err and "kept" not in err
     assert journal.read_text(encoding="utf-8").splitlines() == lines
 
 

@@ -32,8 +32,7 @@ from experiments.x_bench.conditions import (
     ctxlab_config,
     dsh_config,
 )
-from harness import make_engine
-from harness.messages import Message
+from harness import Message, make_engine
 from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest
 from harness.store.eventlog import EventLog, EventLogHistory

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from harness.messages import Message
+from harness import Message
 from harness.model import ChatModel, ChatRequest
 
 __all__ = ["PROVIDER_KEY", "bound_provider", "chat_model_of", "registered"]
