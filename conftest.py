@@ -52,14 +52,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _plots_drawn_once() -> Iterator[None]:
-    """Each plot drawn once per process (tests/support/plot_memo.py): ``ctxlab run`` draws
-    its plots in this process, not in forked workers whose drawings the memo would never see
-    (the worker processes have tests of their own: tests/lab/test_parallel.py)."""
+def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each plot drawn once for its view and code (tests/support/plot_memo.py), the drawings
+    kept in pytest's cache folder for the other worker and the later sessions: ``ctxlab run``
+    draws its plots in this process, not in forked workers whose drawings the memo would never
+    see (the worker processes have tests of their own: tests/lab/test_parallel.py)."""
     from support.plot_memo import MEMO  # matplotlib: not in processes that run no test
 
     os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too
-    uninstall = MEMO.install()
+    cache = getattr(request.config, "cache", None)
+    uninstall = MEMO.install(cache.mkdir("ctxlab-plots") if cache is not None else None)
     yield
     uninstall()
 
