@@ -52,27 +52,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _plots_drawn_once() -> Iterator[None]:
-    """Each plot drawn once per process (tests/support/plot_memo.py): ``ctxlab run`` draws
-    its plots in this process, not in forked workers whose drawings the memo would never see
-    (the worker processes have tests of their own: tests/lab/test_parallel.py)."""
+def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each plot drawn once for its view and code (tests/support/plot_memo.py), the drawings
+    kept in pytest's cache folder for the other worker and the later sessions: ``ctxlab run``
+    draws its plots in this process, not in forked workers whose drawings the memo would never
+    see (the worker processes have tests of their own: tests/lab/test_parallel.py)."""
     from support.plot_memo import MEMO  # matplotlib: not in processes that run no test
 
     os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too
-    uninstall = MEMO.install()
+    cache = getattr(request.config, "cache", None)
+    uninstall = MEMO.install(cache.mkdir("ctxlab-plots") if cache is not None else None)
     yield
     uninstall()
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _x_bench_replayed_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """X-BENCH replayed once per session (tests/support/bench_memo.py): the claims table, the
-    X-BENCH tests and the order-replay test read the same views. The xdist workers share a
-    folder of the session's temporary tree."""
+def _x_bench_replayed_once(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """X-BENCH replayed once for its cassettes and code (tests/support/bench_memo.py): the
+    claims table, the X-BENCH tests and the order-replay test read the same views. They are
+    kept in pytest's cache folder, so the xdist workers and the later sessions of the same
+    cassettes and code share them; without the cache (``-p no:cacheprovider``), the xdist
+    workers share a folder of the session's temporary tree."""
     from support.bench_memo import MEMO
 
     shared = None
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        shared = cache.mkdir("ctxlab-x-bench")
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
         shared = tmp_path_factory.getbasetemp().parent / "x-bench-views"
     uninstall = MEMO.install(shared)
     yield

@@ -1,12 +1,14 @@
-"""X-BENCH replayed once per session (tests/support/bench_memo.py): a view is remembered only
-for an ordinary reproduction of the same cassettes and code, and xdist workers share it."""
+"""X-BENCH replayed once for its cassettes and code (tests/support/bench_memo.py): a view is
+remembered only for an ordinary reproduction of the same cassettes and code, and xdist workers
+and later sessions share it."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
-from support.bench_memo import BenchMemo, replay_key
+from support.bench_memo import KEEP, BenchMemo, code_digest, replay_key
 from support.bench_runs import bench_run, bench_view
 from support.paths import ROOT
 
@@ -68,3 +70,42 @@ def test_workers_sharing_a_folder_replay_once(tmp_path: Path) -> None:
     assert first.wrap(replays)(settings) == VIEW
     assert second.wrap(replays)(settings) == VIEW  # read back from the first one's file
     assert (first.replays, second.replays, len(replays.settings)) == (1, 0, 1)
+
+
+def _code_tree(root: Path) -> Path:
+    for folder in ("harness", "lab", "experiments"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "module.py").write_text("X = 1\n", encoding="utf-8")
+    return root
+
+
+def test_the_key_follows_every_code_folder_a_replay_runs(tmp_path: Path) -> None:
+    """lab/ replays the cassettes (its recorder, its runner), so its files are code of the
+    replay too: a stored view must not outlive a change to any of them."""
+    root = _code_tree(tmp_path / "tree")
+    before = code_digest(root)
+    for folder in ("harness", "lab", "experiments"):
+        (root / folder / "module.py").write_text(f"X = '{folder}'\n", encoding="utf-8")
+        code_digest.cache_clear()
+        assert code_digest(root) != before, folder
+        before = code_digest(root)
+
+
+def test_a_later_session_reads_the_stored_view_and_old_views_are_pruned(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "cache"
+    replays = Replays()
+    for old in range(KEEP + 2):  # views of other cassettes or code, stored before
+        shared.mkdir(exist_ok=True)
+        (shared / f"x-bench-{old:032d}.json").write_text("{}", encoding="utf-8")
+        os.utime(shared / f"x-bench-{old:032d}.json", (old, old))
+    earlier, later = BenchMemo(), BenchMemo()
+    earlier.shared = later.shared = shared
+    settings = RunSettings(tmp_path / "no-cassettes")
+    assert earlier.wrap(replays)(settings) == VIEW
+    assert later.wrap(replays)(settings) == VIEW  # a new session: read, not replayed
+    assert (earlier.replays, later.replays, len(replays.settings)) == (1, 0, 1)
+    stored = sorted(p.name for p in shared.glob("x-bench-*.json"))
+    assert len(stored) == KEEP and f"x-bench-{KEEP + 1:032d}.json" in stored
+    assert "x-bench-" + "0" * 32 + ".json" not in stored  # the oldest went first

@@ -5,8 +5,11 @@ tokens."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import runpy
 import subprocess
 import sys
 
@@ -16,19 +19,37 @@ from experiments.x_bench.headline import carried
 from experiments.x_bench.view import XBenchView
 from lab.views import from_data
 
+SCRIPT = ROOT / "scripts" / "xbench_whatif.py"
 LINE = re.compile(
     r"^  (?P<label>[^:]+): survival (?P<s>[\d.]+)%, carried (?P<c>\d+) tokens on (?P<n>\d+)$"
 )
 
 
-def _whatif(*args: str) -> dict[str, dict[str, tuple[float, int, int]]]:
+def _run_script(*args: str) -> str:
+    """The script's stdout, run as its own process (once: its start-up is under test too)."""
     done = subprocess.run(
         [sys.executable, "scripts/xbench_whatif.py", *args],
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
+    return done.stdout
+
+
+def _run_in_process(*args: str) -> str:
+    """The script's stdout, run as ``__main__`` in this process (no second start-up)."""
+    argv, out = sys.argv, io.StringIO()
+    sys.argv = [str(SCRIPT), *args]
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(SCRIPT), run_name="__main__")
+    finally:
+        sys.argv = argv
+    return out.getvalue()
+
+
+def _whatif(stdout: str) -> dict[str, dict[str, tuple[float, int, int]]]:
     found: dict[str, dict[str, tuple[float, int, int]]] = {}
     model = ""
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         if not line.startswith(" "):
             model = line.strip()
             found[model] = {}
@@ -43,7 +64,8 @@ def test_the_unchanged_profile_gives_the_recorded_figures_and_a_smaller_budget_c
     None
 ):
     view = from_data(XBenchView, json.loads((ROOT / "reports" / "X-BENCH.json").read_text()))
-    unchanged, smaller = _whatif(), _whatif("--summary-budget", "0.25")
+    unchanged = _whatif(_run_script())
+    smaller = _whatif(_run_in_process("--summary-budget", "0.25"))
     assert set(unchanged) == {r.model for r in view.runs if r.model != "none"}
     for model, rows in unchanged.items():
         ours = [r for r in view.runs if r.model == model and r.condition == "ctxlab"]

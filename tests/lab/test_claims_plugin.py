@@ -51,12 +51,18 @@ def edit_row(path: Path, claim_id: str, **values: str) -> dict[str, str]:
 
 @pytest.fixture
 def baseline(pytester: pytest.Pytester) -> Path:
-    """A copy of the committed claims.csv, alone in its folder (so the reports the runs write
-    there stay small); the test module is the project's own."""
+    """A copy of the committed claims.csv and the views beside it (``<ID>.json``, read by the
+    reports a run writes: an evidence page without its experiment's view shows every call of
+    its cassettes, X-BENCH's thousands), without the built pages; the test module is the
+    project's own."""
     folder = pytester.path / "base"
     folder.mkdir()
     mark(folder)  # a reports folder of ours, which `ctxlab run` may replace
     shutil.copy(REPORTS / "claims.csv", folder)
+    for view in REPORTS.glob("*.json"):
+        if view.name == "mutations.inputs.json":
+            continue
+        shutil.copy(view, folder)
     pytester.makepyfile(test_claims_copy=CLAIMS_TESTS.read_text(encoding="utf-8"))
     return folder / "claims.csv"
 

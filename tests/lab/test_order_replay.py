@@ -4,8 +4,6 @@ not matched; never a reproduction, so it never writes ``reports/`` and says so o
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,6 @@ from lab.recorder import cassette_client
 from lab.recorder.order_replay import NOT_A_REPRODUCTION
 
 PROJECT_ROOT = ROOT
-COMMAND = (sys.executable, "-m", "experiments")
 CASSETTE = next((PROJECT_ROOT / "cassettes" / "E3").glob("*/rounds.json"))
 
 
@@ -71,17 +68,15 @@ def test_run_in_order_refuses_reports(
     assert sorted(p.name for p in (PROJECT_ROOT / "reports").iterdir()) == before
 
 
-def test_run_in_order_marks_every_line_and_writes_a_scratch_folder(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*COMMAND, "run", "E1", "--cassette-match", "order", "--project", str(PROJECT_ROOT)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
+def test_run_in_order_marks_every_line_and_writes_a_scratch_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In process (``ctxlab``'s own start-up is tests/lab/test_cli.py's subprocess test)."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "E1", "--cassette-match", "order", "--project", str(PROJECT_ROOT)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.strip().splitlines()
     assert lines and all(NOT_A_REPRODUCTION in line for line in lines)
     scratch = Path(lines[0].rsplit("writing to ", 1)[1])
     try:
@@ -94,7 +89,7 @@ def test_run_in_order_marks_every_line_and_writes_a_scratch_folder(tmp_path: Pat
 
 
 def test_pytest_option_refuses_to_update_the_baseline(pytester: pytest.Pytester) -> None:
-    done = pytester.runpytest_subprocess(
+    done = pytester.runpytest(  # in process: the refusal is the plugin's, not the process's
         "-p", "experiments.pytest_plugin", "--cassette-match", "order", "--update-baseline"
     )
     assert done.ret == pytest.ExitCode.USAGE_ERROR

@@ -8,13 +8,18 @@ ordinary replay the order-replay test compares with. :data:`MEMO` wraps
 has made before in this session returns the same view.
 
 The key is a digest of the replay's inputs: every file of the cassette folder's ``X-BENCH/``,
-every file of ``harness/`` and ``experiments/`` (the code), the Python and the replay stack's
-versions. Only an ordinary reproduction is remembered (``replay`` mode, ``body`` matching, no
-other setting changed): an order replay (mutation testing) always runs, and so does any replay
-inside :meth:`BenchMemo.fresh` (a test that changes the code under it in process). Under
-pytest-xdist the workers share a folder of the session's temporary tree: the first worker to
-need a view replays it under a lock and writes it, the others read it
-(:func:`lab.views.from_data` of :func:`~lab.views.to_data`).
+every file of ``harness/``, ``lab/`` and ``experiments/`` (the code), the Python and the
+version of every installed distribution. Only an ordinary reproduction is remembered
+(``replay`` mode, ``body`` matching, no other setting changed): an order replay (mutation
+testing) always runs, and so does any replay inside :meth:`BenchMemo.fresh` (a test that
+changes the code under it in process).
+
+The views are kept in a folder (the root ``conftest.py`` gives pytest's cache folder,
+``.pytest_cache/d/ctxlab-x-bench``, so a session whose cassettes and code are those of an
+earlier one reads that session's view instead of replaying again). The first process to need a
+view replays it under a lock on the folder and writes it, the others (xdist workers, later
+sessions) read it (:func:`lab.views.from_data` of :func:`~lab.views.to_data`); the
+:data:`KEEP` views read or written last are kept, the older ones removed.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,9 +42,10 @@ from lab.experiment import RunSettings
 from lab.views import from_data, to_data
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
-CODE = ("harness", "experiments")
+CODE = ("harness", "lab", "experiments")
 """The folders whose files are the code of a replay."""
-STACK = ("vcrpy", "httpx")
+KEEP = 8
+"""How many stored views a shared folder keeps (the ones read or written last)."""
 
 Measure = Callable[[RunSettings], XBenchView]
 
@@ -51,14 +58,20 @@ def _files_digest(digest: hashlib._Hash, root: Path) -> None:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
+def _installed() -> list[str]:
+    """``name==version`` of every installed distribution, sorted."""
+    return sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+
+
 @functools.cache
-def code_digest() -> str:
-    """The digest of the code a replay runs (once per process)."""
+def code_digest(root: Path = SOURCE_ROOT) -> str:
+    """The digest of the code a replay runs (once per process): the files of :data:`CODE`
+    under ``root``, the Python and every installed distribution's version."""
     digest = hashlib.sha256(sys.version.encode())
-    for name in STACK:
-        digest.update(f"{name}=={metadata.version(name)}".encode())
+    for name in _installed():
+        digest.update(name.encode() + b"\0")
     for folder in CODE:
-        _files_digest(digest, SOURCE_ROOT / folder)
+        _files_digest(digest, root / folder)
     return digest.hexdigest()
 
 
@@ -74,6 +87,15 @@ def replay_key(settings: RunSettings) -> str | None:
     return digest.hexdigest()
 
 
+def prune(folder: Path, keep: int) -> None:
+    """Remove the stored views of ``folder`` but the ``keep`` read or written last (with their
+    lock files)."""
+    stored = sorted(folder.glob("x-bench-*.json"), key=lambda p: p.stat().st_mtime_ns)
+    for old in stored[: max(len(stored) - keep, 0)]:
+        old.unlink(missing_ok=True)
+        old.with_suffix(".lock").unlink(missing_ok=True)
+
+
 class BenchMemo:
     """The session's X-BENCH views, by :func:`replay_key`."""
 
@@ -81,7 +103,8 @@ class BenchMemo:
         self.enabled = True
         self.views: dict[str, XBenchView] = {}
         self.shared: Path | None = None
-        """The folder the xdist workers share (None: this process only)."""
+        """The folder the stored views are in, shared by xdist workers and later sessions
+        (None: this process only)."""
         self.replays = 0
         """Replays this process made (for the memo's own tests)."""
 
@@ -106,10 +129,12 @@ class BenchMemo:
         with open(self.shared / f"x-bench-{key[:32]}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one worker replays, the others wait and read
             if stored.is_file():
+                os.utime(stored)  # read last: kept by the pruning below
                 return from_data(XBenchView, json.loads(stored.read_text(encoding="utf-8")))
             self.replays += 1
             view = replay()
             write_atomic(stored, json.dumps(to_data(view), ensure_ascii=False))
+            prune(self.shared, KEEP)
             return view
 
     @contextmanager
@@ -145,4 +170,4 @@ def replayed_view(settings: RunSettings) -> XBenchView:
     return measure(settings)
 
 
-__all__ = ["MEMO", "BenchMemo", "code_digest", "replay_key", "replayed_view"]
+__all__ = ["KEEP", "MEMO", "BenchMemo", "code_digest", "prune", "replay_key", "replayed_view"]
