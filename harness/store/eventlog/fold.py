@@ -87,7 +87,13 @@ class LogFold:
             self._surface_generation = generation
         if len(cache) < len(nodes):
             new = nodes[len(cache) :]
-            self._manager.load(s for s in new if s not in self._messages)  # one pass
+            # those before a snapshot read straight from their lines, in one pass
+            for seq, message in self._manager.messages(
+                [s for s in new if s not in self._messages]
+            ).items():
+                if message is None:
+                    raise SurfaceError(f"event {seq} is not a surface event")
+                self._messages[seq] = message
             cache.extend(self.message(seq) for seq in new)
         return cache
 

@@ -2,6 +2,8 @@
 
 * :meth:`Event.from_json` builds an event without the dataclass ``__init__``: on any record,
   valid or not, it gives the event :meth:`Event.from_record` gives, or the same error;
+* :func:`message_of_line` reads a surface event's message from its line without the event: on
+  any record, the message ``parse_line`` gives, or the same error;
 * :meth:`Message.from_wire` reads a text (or null) ``content`` without the block reader: the
   same message as the block reader's on a one-text-block content;
 * :meth:`SafeRoot.parts` splits by hand: the components ``PurePosixPath`` gives, and the same
@@ -21,10 +23,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import PathEscapeError, SurfaceError
+from harness.errors import LogCorruptError, PathEscapeError, SurfaceError
 from harness.fs.root import SafeRoot
 from harness.messages import Message
 from harness.store.eventlog import Event
+from harness.store.eventlog.line_messages import message_of_line
+from harness.store.eventlog.scan import parse_line
 
 _TEXT = st.text(max_size=12)
 _MESSAGES = st.one_of(
@@ -92,6 +96,21 @@ def test_from_json_reads_as_from_record_does(record: Any) -> None:
     line = json.dumps(record)
     expected = _outcome(lambda: Event.from_record(json.loads(line), plain_json=True))
     assert _outcome(lambda: Event.from_json(line)) == expected
+
+
+@given(_records(), st.integers(0, 12))
+def test_a_message_read_from_its_line_is_the_events(record: Any, seq: int) -> None:
+    line, where = json.dumps(record).encode(), Path("log.jsonl")
+
+    def outcome(read: Any) -> Any:
+        try:
+            message = read()
+        except LogCorruptError as exc:
+            return str(exc)
+        return message if message is None else (message, message.metadata)
+
+    expected = outcome(lambda: parse_line(where, seq + 1, line).message)
+    assert outcome(lambda: message_of_line(where, seq, line)) == expected
 
 
 def test_from_json_events_are_frozen_like_the_others() -> None:
