@@ -77,6 +77,10 @@ class LogFold:
         """The surface as messages: the history the model sees."""
         return list(self._surface())
 
+    def message_view(self) -> Sequence[Message]:
+        """:meth:`messages` as kept, no copy (read it at once, never keep or change it)."""
+        return self._surface()
+
     def _surface(self) -> list[Message]:
         """The cached surface messages, brought up to date: O(new nodes) after appends."""
         nodes = self._manager.node_seqs
