@@ -186,6 +186,8 @@ class Event:
     def replace_range(self) -> tuple[int, int] | None:
         """``(start, end)`` of a replace op (event seqs on the surface), else None."""
         op = self.surface_op
+        if op is None or type(op) is str:  # the common cases, without the ABC isinstance
+            return None
         if isinstance(op, Mapping):
             return op["start"], op["end"]
         return None

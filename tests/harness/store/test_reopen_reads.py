@@ -11,6 +11,7 @@ before the snapshot is still refused.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import LogCorruptError
+from harness.errors import LogCorruptError, SurfaceError
 from harness.messages import Message, ToolCall
 from harness.store.eventlog import EventLog, events, line_messages, marks, prefix
+from harness.store.eventlog.events import Event
 from harness.store.eventlog.marks import Marks
+from harness.store.eventlog.surface import SurfaceManager
 
 TURNS = 60
 
@@ -125,3 +128,27 @@ def test_blocks_group_seqs_as_block_does(gaps: list[int], seqs: list[int]) -> No
     for seq in seqs:
         expected.setdefault(found.block(seq, 1_000), []).append(seq)
     assert found.blocks(seqs, 1_000) == expected
+
+
+@pytest.mark.parametrize(
+    ("nodes", "known"), [([0, 5], ()), ([-1, 2], ()), ([1, 2], (5,)), ([], (-1,))]
+)
+def test_a_restore_refuses_seqs_outside_the_snapshot(nodes: list[int], known: tuple[int]) -> None:
+    """The range check over the nodes (by their min and max) refuses what the check of each
+    seq refused: a node or a known event at or past ``count``, or below 0."""
+    manager = SurfaceManager()
+    events_known = {seq: Event(0, "session/start", "t", {}) for seq in known}
+    with pytest.raises(SurfaceError, match="outside its 5"):
+        manager.restore(5, nodes, 0, events_known, _NoPrefix())
+    SurfaceManager().restore(5, [0, 4], 0, {}, _NoPrefix())  # inside: fine
+
+
+class _NoPrefix:
+    def load(self, seqs: Iterable[int]) -> Mapping[int, Event]:
+        return {}
+
+    def all(self) -> list[Event]:
+        return []
+
+    def messages(self, seqs: Iterable[int]) -> Mapping[int, Message | None]:
+        return {}
