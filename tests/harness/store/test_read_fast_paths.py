@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from harness.errors import LogCorruptError, PathEscapeError, SurfaceError
 from harness.fs.root import SafeRoot
 from harness.messages import Message
 from harness.store.eventlog import Event
+from harness.store.eventlog.events import _has_frozen
 from harness.store.eventlog.line_messages import message_of_line
 from harness.store.eventlog.scan import parse_line
 
@@ -201,3 +203,29 @@ def test_a_lazily_frozen_event_reads_as_an_eagerly_frozen_one(data: dict[str, An
         if isinstance(value, (dict, list)):
             value.clear()  # the written copy is the caller's own
     assert lazy.to_record() == record
+
+
+def _has_frozen_by_isinstance(value: Any) -> bool:
+    """``events._has_frozen`` as it was, every value by isinstance."""
+    if isinstance(value, dict):
+        return any(_has_frozen_by_isinstance(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_frozen_by_isinstance(v) for v in value)
+    return isinstance(value, (MappingProxyType, tuple))
+
+
+_MIXED = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), _TEXT),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(_TEXT, inner, max_size=3),
+        st.dictionaries(_TEXT, inner, max_size=3).map(MappingProxyType),
+    ),
+    max_leaves=10,
+)
+
+
+@given(_MIXED)
+def test_has_frozen_by_exact_types_answers_as_by_isinstance(value: Any) -> None:
+    assert _has_frozen(value) == _has_frozen_by_isinstance(value)
