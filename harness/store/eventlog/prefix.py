@@ -15,7 +15,8 @@ promise is a :class:`~harness.errors.LogCorruptError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
+from contextlib import closing
 
 from harness.errors import LogCorruptError
 from harness.fs.path import WorkspacePath
@@ -41,8 +42,9 @@ class PrefixEvents:
     def load(self, seqs: Iterable[int]) -> dict[int, Event]:
         """The events ``seqs`` (each below ``count``), one read per stride holding some."""
         found: dict[int, Event] = {}
-        for (first, _, _), raw, wanted in self._strides(seqs):
-            found.update(self._decode(raw, first, wanted))
+        with closing(self._strides(seqs)) as strides:  # the file closed on an error too
+            for (first, _, _), raw, wanted in strides:
+                found.update(self._decode(raw, first, wanted))
         return found
 
     def messages(self, seqs: Iterable[int]) -> dict[int, Message | None]:
@@ -53,17 +55,18 @@ class PrefixEvents:
             return {seq: event.message for seq, event in self.load(seqs).items()}
         found: dict[int, Message | None] = {}
         path = self.file.path  # a Path made once, not per line
-        for (first, _, _), raw, wanted in self._strides(seqs):
-            lines = raw.split(b"\n")  # the last is the empty rest after the block's newline
-            if max(wanted) - first >= len(lines) - 1:
-                raise LogCorruptError(f"{path}: no line for event {max(wanted)}")
-            for seq in wanted:
-                found[seq] = message_of_line(path, seq, lines[seq - first])
+        with closing(self._strides(seqs)) as strides:  # the file closed on an error too
+            for (first, _, _), raw, wanted in strides:
+                lines = raw.split(b"\n")  # the last: the empty rest after the block's newline
+                if max(wanted) - first >= len(lines) - 1:
+                    raise LogCorruptError(f"{path}: no line for event {max(wanted)}")
+                for seq in wanted:
+                    found[seq] = message_of_line(path, seq, lines[seq - first])
         return found
 
     def _strides(
         self, seqs: Iterable[int]
-    ) -> Iterator[tuple[tuple[int, int, int], bytes, list[int]]]:
+    ) -> Generator[tuple[tuple[int, int, int], bytes, list[int]], None, None]:
         """Each block of lines holding some of ``seqs`` (:meth:`Marks.blocks`), its bytes and
         the seqs in it."""
         blocks = self.marks.blocks(seqs, self.offset)

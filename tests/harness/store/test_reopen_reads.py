@@ -10,6 +10,7 @@ before the snapshot is still refused.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -110,8 +111,10 @@ def test_a_bad_line_before_the_snapshot_is_refused(tmp_path: Path, small_stride:
     path.write_bytes(raw.replace(b'{"seq":21,', b'{"seq":12,'))  # same length: snapshot kept
     log = EventLog.open(path, clock, durability="os")
     assert log.opened_from_snapshot is not None
-    with pytest.raises(LogCorruptError, match=r":22: event seq 12, expected 21"):
+    open_files = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(LogCorruptError, match=r":22: event seq 12, expected 21") as raised:
         log.messages()
+    assert len(os.listdir("/proc/self/fd")) == open_files and raised  # the read closed its file
 
 
 @given(
