@@ -20,6 +20,7 @@ from benchmarks import (
     peers,
     record_bench,
     reopen_bench,
+    turn_growth,
     turns,
     wall,
 )
@@ -55,7 +56,7 @@ def _measures(quick: bool) -> dict[str, Callable[[], list[Row]]]:
     return {
         "meter": lambda: meter_error.rows(ROOT / "cassettes"),
         "check": lambda: check_cost.rows(quick),
-        "turns": lambda: turns.rows(quick),
+        "turns": lambda: turns.rows(quick) + turn_growth.rows(quick),
         "peers": lambda: peers.rows(quick),
         "eventlog": lambda: eventlog_bench.rows(quick),
         "reopen": lambda: reopen_bench.rows(quick),

@@ -58,11 +58,11 @@ def _agentscope(size: int) -> Step:
     thresholds = resolve_thresholds(CONFIG, "bench-model")
     engine = AgentScopeEngine(Compactor(CONFIG, thresholds, ScriptedModel([])))
     header = ChatRequest(messages=(SYSTEM,))
-    engine.before_request(history, Turn(header, tuple(history.messages())))
+    engine.before_request(history, Turn.of(header, history.messages()))
 
     def step() -> tuple[float, float]:
         history.append([Message.user("next")])
-        turn = Turn(header, tuple(history.messages()))
+        turn = Turn.of(header, history.messages())
         check = timed(lambda: engine.before_request(history, turn))
         return check, timed(lambda: estimate_tokens(turn.request.messages))
 

@@ -45,6 +45,8 @@ _SUMMARY_KINDS: dict[str | None, SummaryKind] = {SUMMARY_NAME: "agentscope", CHE
 
 _ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
 
+_new = object.__new__
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -79,9 +81,11 @@ class ToolCall:
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
-        return cls(
+        call = _new(cls)  # the frozen dataclass's __init__ is a setattr per field; no checks
+        call.__dict__.update(
             id=str(data.get("id", "")), name=str(function.get("name", "")), arguments=arguments
         )
+        return call
 
 
 @dataclass(frozen=True)
@@ -203,14 +207,19 @@ class Message:
             raise ValueError(f"unknown role {role!r} in {data!r}")
         content = data.get("content")
         if content is None or type(content) is str:  # no blocks: the common case, read directly
-            return cls(
+            calls = data.get("tool_calls")
+            message = _new(cls)  # what cls(...) builds, without a setattr per frozen field
+            message.__dict__.update(
                 role=role,
                 content=content or "",
-                tool_calls=tuple(ToolCall.from_wire(c) for c in data.get("tool_calls") or ()),
+                tool_calls=tuple(ToolCall.from_wire(c) for c in calls) if calls else (),
                 tool_call_id=data.get("tool_call_id"),
                 name=data.get("name"),
                 reasoning_content=data.get("reasoning_content"),
+                metadata={},
             )
+            message.__post_init__()  # the same checks
+            return message
         return cls._from_blocks(role, data, content)
 
     @classmethod

@@ -10,8 +10,8 @@ recovery step after a context-length error.
   transaction on the log; it implements :class:`CompactionEngine` itself.
 
 The loop gives an engine one :class:`Turn` per model call: the request's header (system prompt,
-reference material, tools), built once, and the history's messages. The full request is built
-from it once, to be sent (httpx's "build once, send as-is").
+reference material, tools), built once, and the full request, built from it and the history's
+messages once, to be sent (httpx's "build once, send as-is").
 
 Build either with :func:`harness.compaction.factory.make_engine`, which refuses the
 combinations an engine cannot honour. This module imports neither engine, so that importing
@@ -20,6 +20,7 @@ the protocol never loads one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Protocol
@@ -39,13 +40,25 @@ class Turn:
 
     header: ChatRequest
     """The request without the history: system prompt, reference material, tools, options."""
-    messages: tuple[Message, ...]
-    """The history's messages, in order (what follows the header)."""
+    request: ChatRequest
+    """The whole request (the header's messages, then the history's), sent as it is."""
+
+    @classmethod
+    def of(cls, header: ChatRequest, history: Iterable[Message]) -> Turn:
+        """The turn of ``history`` under ``header``: the history is copied once, into the
+        request (a long history's every copy touches each message, and again when freed)."""
+        return cls(header, replace(header, messages=(*header.messages, *history)))
+
+    @property
+    def start(self) -> int:
+        """Where the history starts in ``request.messages``."""
+        return len(self.header.messages)
 
     @cached_property
-    def request(self) -> ChatRequest:
-        """The whole request, built on first use and then sent as it is."""
-        return replace(self.header, messages=(*self.header.messages, *self.messages))
+    def messages(self) -> tuple[Message, ...]:
+        """The history's messages, in order (copied out of the request when first asked for:
+        an engine reads ``request.messages`` from :attr:`start` instead)."""
+        return self.request.messages[self.start :]
 
 
 class CompactionEngine(Protocol):

@@ -91,6 +91,10 @@ class StateHistory:
         """How many messages the context holds (no copy)."""
         return len(self.state.context)
 
+    def message_view(self) -> Sequence[Message]:
+        """The context as kept, no copy (read it at once, never keep or change it)."""
+        return self.state.context
+
     def append(self, messages: Sequence[Message]) -> None:
         self.state.context.extend(messages)
         # a full disk or a read-only mount is one sentence naming the file (StorageError)

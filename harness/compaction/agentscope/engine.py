@@ -73,9 +73,9 @@ class AgentScopeEngine:
 
     def read(self, turn: Turn) -> Reading:
         """The meter's reading of ``turn``; O(header + messages added since the last)."""
-        self._ledger.sync(turn.messages)
+        self._ledger.sync(turn.request.messages, turn.start)  # no copy of the history
         if self._forecast is not None:
-            self._forecast.sync(turn.messages)
+            self._forecast.sync(turn.request.messages, turn.start)
         header, envelope = self.meter.header(turn.header.messages, turn.header.tools)
         return self.meter.read(header + self._ledger.total, envelope)
 

@@ -186,6 +186,8 @@ class Event:
     def replace_range(self) -> tuple[int, int] | None:
         """``(start, end)`` of a replace op (event seqs on the surface), else None."""
         op = self.surface_op
+        if op is None or type(op) is str:  # the common cases, without the ABC isinstance
+            return None
         if isinstance(op, Mapping):
             return op["start"], op["end"]
         return None
@@ -366,10 +368,13 @@ def _check_message(event: Event, raw: Any, plain_json: bool) -> Message:
 
 def _has_frozen(value: Any) -> bool:
     """True when ``value`` holds a read-only mapping or tuple somewhere (thaw it first)."""
-    if isinstance(value, dict):
-        return any(_has_frozen(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_frozen(v) for v in value)
+    kind = type(value)
+    if kind in _SCALARS:  # the common cases by exact type, without isinstance
+        return False
+    if kind is dict or isinstance(value, dict):
+        return any(type(v) not in _SCALARS and _has_frozen(v) for v in value.values())
+    if kind is list or isinstance(value, list):
+        return any(type(v) not in _SCALARS and _has_frozen(v) for v in value)
     return isinstance(value, (MappingProxyType, tuple))
 
 

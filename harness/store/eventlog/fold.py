@@ -77,6 +77,10 @@ class LogFold:
         """The surface as messages: the history the model sees."""
         return list(self._surface())
 
+    def message_view(self) -> Sequence[Message]:
+        """:meth:`messages` as kept, no copy (read it at once, never keep or change it)."""
+        return self._surface()
+
     def _surface(self) -> list[Message]:
         """The cached surface messages, brought up to date: O(new nodes) after appends."""
         nodes = self._manager.node_seqs
@@ -87,7 +91,13 @@ class LogFold:
             self._surface_generation = generation
         if len(cache) < len(nodes):
             new = nodes[len(cache) :]
-            self._manager.load(s for s in new if s not in self._messages)  # one pass
+            # those before a snapshot read straight from their lines, in one pass
+            for seq, message in self._manager.messages(
+                [s for s in new if s not in self._messages]
+            ).items():
+                if message is None:
+                    raise SurfaceError(f"event {seq} is not a surface event")
+                self._messages[seq] = message
             cache.extend(self.message(seq) for seq in new)
         return cache
 

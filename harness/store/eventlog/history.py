@@ -68,6 +68,10 @@ class EventLogHistory:
         """How many nodes the surface holds (no copy)."""
         return len(self.log.node_seqs)
 
+    def message_view(self) -> Sequence[Message]:
+        """The surface's messages as kept, no copy (read it at once, never keep or change it)."""
+        return self.log.message_view()
+
     def append(self, messages: Sequence[Message]) -> None:
         """Append each message as a surface node (an OSError is a StorageError naming the log)."""
         batch = list(messages)

@@ -49,5 +49,19 @@ class Marks:
         stop = self.offsets[at + 1] if at + 1 < len(self.offsets) else end
         return self.seqs[at], self.offsets[at], stop
 
+    def blocks(self, seqs: Iterable[int], end: int) -> dict[tuple[int, int, int], list[int]]:
+        """``seqs`` grouped by their :meth:`block`, each group in the order given: one lookup
+        per run of seqs in the same block, not one per seq; ValueError as :meth:`block`."""
+        grouped: dict[tuple[int, int, int], list[int]] = {}
+        block: tuple[int, int, int] | None = None
+        low, high = 0, 0  # the current block holds seqs low..high - 1 (high -1: to the end)
+        for seq in seqs:
+            if block is None or seq < low or 0 <= high <= seq:
+                block = self.block(seq, end)
+                at = bisect.bisect_right(self.seqs, seq)
+                low, high = block[0], self.seqs[at] if at < len(self.seqs) else -1
+            grouped.setdefault(block, []).append(seq)
+        return grouped
+
     def __len__(self) -> int:
         return len(self.seqs)

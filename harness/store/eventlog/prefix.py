@@ -5,7 +5,9 @@ surface without reading the events the snapshot covers. :class:`PrefixEvents` re
 demand: :meth:`~PrefixEvents.load` finds each asked-for event's stride of lines by the log's
 marks (:mod:`~harness.store.eventlog.marks`) and reads those bytes once per stride (in ctxlab's
 format only the asked-for lines are parsed: one event a line); :meth:`~PrefixEvents.all` reads
-every one of them (for a walk over all events). The log is append-only, so the bytes before
+every one of them (for a walk over all events); :meth:`~PrefixEvents.messages` reads only the
+surface messages the next request needs, in ctxlab's format straight from their lines, no event
+built (:mod:`~harness.store.eventlog.line_messages`). The log is append-only, so the bytes before
 the snapshot's offset never change under it; a read that does not find the events the marks
 promise is a :class:`~harness.errors.LogCorruptError`.
 """
@@ -13,12 +15,14 @@ promise is a :class:`~harness.errors.LogCorruptError`.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
+from contextlib import closing
 
 from harness.errors import LogCorruptError
 from harness.fs.path import WorkspacePath
+from harness.messages import Message
 from harness.store.eventlog.events import Event
+from harness.store.eventlog.line_messages import message_of_line
 from harness.store.eventlog.marks import Marks
 from harness.store.eventlog.scan import Scan, parse_line, read_at
 
@@ -37,18 +41,41 @@ class PrefixEvents:
 
     def load(self, seqs: Iterable[int]) -> dict[int, Event]:
         """The events ``seqs`` (each below ``count``), one read per stride holding some."""
-        blocks: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-        for seq in seqs:
-            blocks[self.marks.block(seq, self.offset)].append(seq)
         found: dict[int, Event] = {}
+        with closing(self._strides(seqs)) as strides:  # the file closed on an error too
+            for (first, _, _), raw, wanted in strides:
+                found.update(self._decode(raw, first, wanted))
+        return found
+
+    def messages(self, seqs: Iterable[int]) -> dict[int, Message | None]:
+        """The messages of the surface events ``seqs`` (None for an event of another type),
+        one read per stride; in ctxlab's format each straight from its line, no event built
+        (:mod:`~harness.store.eventlog.line_messages`), in dsh's from the events read."""
+        if self.format != "ctxlab":
+            return {seq: event.message for seq, event in self.load(seqs).items()}
+        found: dict[int, Message | None] = {}
+        path = self.file.path  # a Path made once, not per line
+        with closing(self._strides(seqs)) as strides:  # the file closed on an error too
+            for (first, _, _), raw, wanted in strides:
+                lines = raw.split(b"\n")  # the last: the empty rest after the block's newline
+                if max(wanted) - first >= len(lines) - 1:
+                    raise LogCorruptError(f"{path}: no line for event {max(wanted)}")
+                for seq in wanted:
+                    found[seq] = message_of_line(path, seq, lines[seq - first])
+        return found
+
+    def _strides(
+        self, seqs: Iterable[int]
+    ) -> Generator[tuple[tuple[int, int, int], bytes, list[int]], None, None]:
+        """Each block of lines holding some of ``seqs`` (:meth:`Marks.blocks`), its bytes and
+        the seqs in it."""
+        blocks = self.marks.blocks(seqs, self.offset)
         fd = self.file.open_fd(os.O_RDONLY)
         try:
-            for (first, start, stop), wanted in blocks.items():
-                raw = read_at(fd, start, stop - start)
-                found.update(self._decode(raw, first, wanted))
+            for block, wanted in blocks.items():
+                yield block, read_at(fd, block[1], block[2] - block[1]), wanted
         finally:
             os.close(fd)
-        return found
 
     def stride(self, seq: int) -> tuple[int, bytes]:
         """The first seq and the bytes of the stride of lines holding event ``seq``

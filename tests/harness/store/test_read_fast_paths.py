@@ -2,6 +2,8 @@
 
 * :meth:`Event.from_json` builds an event without the dataclass ``__init__``: on any record,
   valid or not, it gives the event :meth:`Event.from_record` gives, or the same error;
+* :func:`message_of_line` reads a surface event's message from its line without the event: on
+  any record, the message ``parse_line`` gives, or the same error;
 * :meth:`Message.from_wire` reads a text (or null) ``content`` without the block reader: the
   same message as the block reader's on a one-text-block content;
 * :meth:`SafeRoot.parts` splits by hand: the components ``PurePosixPath`` gives, and the same
@@ -15,16 +17,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import PathEscapeError, SurfaceError
+from harness.errors import LogCorruptError, PathEscapeError, SurfaceError
 from harness.fs.root import SafeRoot
 from harness.messages import Message
 from harness.store.eventlog import Event
+from harness.store.eventlog.events import _has_frozen
+from harness.store.eventlog.line_messages import message_of_line
+from harness.store.eventlog.scan import parse_line
 
 _TEXT = st.text(max_size=12)
 _MESSAGES = st.one_of(
@@ -92,6 +98,21 @@ def test_from_json_reads_as_from_record_does(record: Any) -> None:
     line = json.dumps(record)
     expected = _outcome(lambda: Event.from_record(json.loads(line), plain_json=True))
     assert _outcome(lambda: Event.from_json(line)) == expected
+
+
+@given(_records(), st.integers(0, 12))
+def test_a_message_read_from_its_line_is_the_events(record: Any, seq: int) -> None:
+    line, where = json.dumps(record).encode(), Path("log.jsonl")
+
+    def outcome(read: Any) -> Any:
+        try:
+            message = read()
+        except LogCorruptError as exc:
+            return str(exc)
+        return message if message is None else (message, message.metadata)
+
+    expected = outcome(lambda: parse_line(where, seq + 1, line).message)
+    assert outcome(lambda: message_of_line(where, seq, line)) == expected
 
 
 def test_from_json_events_are_frozen_like_the_others() -> None:
@@ -182,3 +203,29 @@ def test_a_lazily_frozen_event_reads_as_an_eagerly_frozen_one(data: dict[str, An
         if isinstance(value, (dict, list)):
             value.clear()  # the written copy is the caller's own
     assert lazy.to_record() == record
+
+
+def _has_frozen_by_isinstance(value: Any) -> bool:
+    """``events._has_frozen`` as it was, every value by isinstance."""
+    if isinstance(value, dict):
+        return any(_has_frozen_by_isinstance(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_frozen_by_isinstance(v) for v in value)
+    return isinstance(value, (MappingProxyType, tuple))
+
+
+_MIXED = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), _TEXT),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(_TEXT, inner, max_size=3),
+        st.dictionaries(_TEXT, inner, max_size=3).map(MappingProxyType),
+    ),
+    max_leaves=10,
+)
+
+
+@given(_MIXED)
+def test_has_frozen_by_exact_types_answers_as_by_isinstance(value: Any) -> None:
+    assert _has_frozen(value) == _has_frozen_by_isinstance(value)
