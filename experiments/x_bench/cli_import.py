@@ -7,7 +7,6 @@ Nothing here imports the harness at import time: ``ctxlab --help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -114,4 +113,6 @@ def unanchored_markdown(conversations: Sequence[Conversation]) -> str:
 
 
 def _note(line: str) -> None:
-    print(f"ctxlab: {line}", file=sys.stderr, flush=True)
+    """What was read, on stdout beside the table: stderr keeps a refusal to one sentence (a
+    damaged journal refused right after the read said two lines there)."""
+    print(f"ctxlab: {line}", flush=True)

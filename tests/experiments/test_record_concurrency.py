@@ -14,6 +14,8 @@ import pytest
 from support.bench_server import BenchServer
 from support.paths import ROOT
 
+from experiments.x_bench.conditions import CONDITIONS
+
 
 def _record(base_url: str, folder: Path, concurrency: int) -> str:
     command = [
@@ -47,7 +49,8 @@ def test_cassettes_recorded_four_at_a_time_are_those_recorded_one_at_a_time(
         parallel = _record(server.base_url, tmp_path / "n4", 4)
         assert server.most_in_flight >= 2
     one, four = _cassettes(tmp_path / "n1"), _cassettes(tmp_path / "n4")
-    assert len(one) == 11 and one == four
+    assert len(one) == len(CONDITIONS) and one == four
     # progress names the cassettes in the plan's order either way
-    lines = [re.findall(r"X-BENCH \[(\d+)/11\]", text) for text in (serial, parallel)]
-    assert lines[0] == lines[1] == [str(n) for n in range(1, 12)]
+    n = len(CONDITIONS)
+    lines = [re.findall(rf"X-BENCH \[(\d+)/{n}\]", text) for text in (serial, parallel)]
+    assert lines[0] == lines[1] == [str(k) for k in range(1, n + 1)]
