@@ -38,23 +38,23 @@ def test_record_a_slice_then_replay_it(tmp_path: Path, capsys: pytest.CaptureFix
     cassettes, reports = tmp_path / "cassettes", tmp_path / "reports"
     with ScriptedHTTPServer(answer=_answer) as server:
         args = ["record", "X-BENCH", "--provider", "openai-compatible", "--model", "m"]
-        args += ["--base-url", server.base_url, "--slice", "1/18"]
+        args += ["--base-url", server.base_url, "--slice", "1/28"]
         args += ["--cassettes", str(cassettes), "--out", str(reports)]
         assert main(args) == 0
         first = capsys.readouterr().out
         calls = len(server.bodies)
         spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
         lines: list[str] = []
-        record(RunSettings(cassettes, "record", spec, progress=lines.append, slice=(1, 18)))
+        record(RunSettings(cassettes, "record", spec, progress=lines.append, slice=(1, 28)))
         assert len(server.bodies) == calls  # nothing re-recorded
-    part = plan_slice(recording_plan(), (1, 18))  # the first conversation, every condition
+    part = plan_slice(recording_plan(), (1, 28))  # the first conversation, up to agentscope
     named = [name for _, name in part]
     assert "agentscope" in named
     names = sorted(p.name for p in cassettes.rglob("*.json"))
     assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
     at = named.index("agentscope") + 1
     assert f"X-BENCH [{at}/{len(part)}] zh-2k-s01--agentscope: " in first
-    assert " s\n" in first and "X-BENCH slice 1/18 recorded in " in first
+    assert " s\n" in first and "X-BENCH slice 1/28 recorded in " in first
     assert sum("kept (already recorded)" in line for line in lines) == len(part)
     view = X_BENCH_PAGE.read(json.loads((reports / "X-BENCH.json").read_text(encoding="utf-8")))
     recorded = [r for r in view.runs if r.model != "none"]
