@@ -10,6 +10,7 @@ returned, first: the search finds at least what a literal line match finds.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -20,6 +21,8 @@ __all__ = ["SearchHit", "SearchLine", "rank_lines", "tokenize"]
 
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+DOC_CACHE = 8_192
+"""Distinct texts whose counted terms are kept (:func:`_doc`)."""
 K1 = 1.5
 B = 0.75
 
@@ -56,10 +59,27 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+@dataclass(frozen=True)
+class _Doc:
+    """A text's terms as BM25 reads them: its length and the count of each term."""
+
+    length: int
+    counts: Counter[str]
+
+
+@functools.lru_cache(maxsize=DOC_CACHE)
+def _doc(text: str) -> _Doc:
+    """The terms of ``text``, counted once per distinct text: the recall ranks the same
+    shadowed originals before every request, and tokenising them again each time made a
+    request's cost grow with everything compacted before it."""
+    tokens = tokenize(text)
+    return _Doc(len(tokens), Counter(tokens))
+
+
 def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list[SearchHit]:
     """The best ``limit`` lines for ``query``: literal matches first, then by BM25."""
     needle = query.strip().lower()
-    docs = [tokenize(line.text) for line in lines]
+    docs = [_doc(line.text) for line in lines]
     scores = _bm25(docs, tokenize(query))
     hits = []
     for line, score in zip(lines, scores, strict=True):
@@ -71,19 +91,20 @@ def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list
     return hits[: max(limit, literal_count)]
 
 
-def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
+def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:
     if not docs or not query:
         return [0.0] * len(docs)
-    average = sum(map(len, docs)) / len(docs) or 1.0
-    frequency = Counter(term for doc in docs for term in set(doc))
+    average = sum(doc.length for doc in docs) / len(docs) or 1.0
+    terms = set(query)
+    frequency = Counter(term for doc in docs for term in terms if doc.counts[term])
     scores = []
     for doc in docs:
-        counts = Counter(doc)
+        counts = doc.counts
         score = 0.0
-        for term in set(query):
+        for term in terms:
             if counts[term]:
                 idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                norm = counts[term] + K1 * (1 - B + B * len(doc) / average)
+                norm = counts[term] + K1 * (1 - B + B * doc.length / average)
                 score += idf * counts[term] * (K1 + 1) / norm
         scores.append(score)
     return scores
