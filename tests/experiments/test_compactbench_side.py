@@ -9,6 +9,7 @@ which tiktoken downloads; the tests give its scorer a whitespace tokenizer inste
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,46 @@ def test_without_a_model_or_a_suite_it_says_so(
     bad = ["compactbench", "--benchmarks-dir", str(tmp_path), "--suite", "none", "--cassette", "x"]
     assert main(bad) == 2
     assert "no suite folder" in capsys.readouterr().err
+
+
+def _earlier_run(path: Path, model: str, *, finished: bool) -> None:
+    """A results file as CompactBench's runner starts one (our own lines, no model output)."""
+    start = {
+        "event": "run_start",
+        "run_id": "r1",
+        "method_name": "ctxlab",
+        "method_version": "1",
+        "suite_key": "own",
+        "suite_version": "1",
+        "scorer_version": "1.0.0",
+        "target_provider": "ctxlab",
+        "target_model": model,
+        "difficulty": "medium",
+        "drift_cycles": 1,
+        "seed_group": "default",
+        "case_count_per_template": 1,
+        "started_at": "2026-12-01T00:00:00Z",
+    }
+    scores = dict.fromkeys(
+        ("overall_score", "drift_resistance", "constraint_retention", "contradiction_rate"), 0.5
+    )
+    end = {"event": "run_end", "completed_at": "2026-12-01T00:01:00Z", "compression_ratio": 2.0}
+    lines = [start] + ([end | scores] if finished else [])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+
+
+@pytest.mark.parametrize("finished", [True, False])
+def test_a_run_of_another_model_in_out_is_refused_not_read_or_resumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], finished: bool
+) -> None:
+    out = tmp_path / "out"
+    _earlier_run(out / "ctxlab.jsonl", "other-model", finished=finished)
+    with ScriptedHTTPServer(answer=reader) as server:
+        live = ["--provider", "openai-compatible", "--base-url", server.base_url, "--model", "m"]
+        assert main(args(out, *live)) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a run of another kind (target_model 'other-model' (asked: 'm'))" in err
+    assert len(err.splitlines()) == 1
+    assert not (out / "compactbench.md").exists()
+    assert not server.bodies, "nothing was asked of the model"

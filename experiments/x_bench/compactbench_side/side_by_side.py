@@ -4,7 +4,9 @@
 built-ins by key, ctxlab's engines by ``<path>:<ClassName>``, :data:`METHODS`), each writing
 CompactBench's own ``results.jsonl`` to ``OUT/<method>.jsonl``, then reads each run's
 ``run_end`` aggregates (CompactBench's scorer) into one table. A run already complete in
-``OUT`` is read, not run again; one cut short is resumed (CompactBench's ``--resume``).
+``OUT`` is read, not run again; one cut short is resumed (CompactBench's ``--resume``); either
+only when its ``run_start`` says the same method, suite, model, difficulty, drift cycles, seed
+group and cases per template, else one sentence refuses it (:func:`same_run`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from typing import Any
 
 from harness.model import ChatModel
 
-__all__ = ["BUILT_IN", "METHODS", "Scores", "SideBySide", "run_side_by_side", "table"]
+__all__ = [
+    "BUILT_IN",
+    "METHODS",
+    "Scores",
+    "SideBySide",
+    "run_side_by_side",
+    "same_run",
+    "table",
+]
 
 _METHODS_FILE = Path(__file__).with_name("methods.py")
 METHODS: dict[str, str] = {
@@ -83,6 +93,7 @@ def run_side_by_side(
     with registered(model) as provider_key:
         for method in plan.methods:
             path = out / f"{method}.jsonl"
+            same_run(path, plan, method, model.model_name)
             if _finished(path) is None:
                 progress(f"compactbench: {method} on {plan.suite} ({model.model_name})")
                 args = RunArgs(
@@ -132,6 +143,41 @@ def _finished(path: Path) -> dict[str, Any] | None:
         return None
     ends = [e for e in _events(path) if e.get("event") == "run_end"]
     return ends[-1] if ends else None
+
+
+def _planned(plan: SideBySide, method: str, model: str) -> dict[str, object]:
+    """What ``run_start`` says of a run of ``method`` under ``plan`` on ``model``."""
+    return {
+        "method_name": method,
+        "suite_key": plan.suite,
+        "target_model": model,
+        "difficulty": plan.difficulty,
+        "drift_cycles": plan.drift_cycles,
+        "seed_group": plan.seed_group,
+        "case_count_per_template": plan.cases_per_template,
+    }
+
+
+def same_run(path: Path, plan: SideBySide, method: str, model: str) -> None:
+    """Refuse, in one sentence, a results file in ``OUT`` that is not a run of ``method`` under
+    ``plan`` on ``model`` (another model, suite or cycle count would be read as this one's
+    score, or resumed into it); a missing file, or one with no events yet, passes."""
+    first = path.read_text("utf-8").split("\n", 1)[0] if path.exists() else ""
+    start = json.loads(first) if first.strip() else {}
+    if start.get("event") != "run_start":
+        return
+    differs = [
+        f"{key} {start.get(key)!r} (asked: {want!r})"
+        for key, want in _planned(plan, method, model).items()
+        if start.get(key) != want
+    ]
+    if differs:
+        from harness import ConfigError
+
+        raise ConfigError(
+            f"{path} is a run of another kind ({'; '.join(differs)}): use another --out, or "
+            "remove the file to run it again"
+        )
 
 
 def _scores(method: str, path: Path) -> Scores:
