@@ -20,13 +20,24 @@ from functools import cache
 from typing import TypeVar
 
 from experiments.x_bench.claims import claims
-from experiments.x_bench.conditions import BUDGETS, CONDITIONS, REFERENCE_SOURCE, budget_for
+from experiments.x_bench.conditions import (
+    BUDGETS,
+    CANDIDATE,
+    CONDITIONS,
+    REFERENCE_SOURCE,
+    budget_for,
+)
 from experiments.x_bench.corpus import GENERATOR_VERSION
 from experiments.x_bench.recorded import RecordedModels, cassette_name
 from experiments.x_bench.replay import run_conversation
 from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
-from experiments.x_bench.suite import bench_conversations, tabulate
+from experiments.x_bench.suite import (
+    HELDOUT_CONDITIONS,
+    bench_conversations,
+    heldout_conversations,
+    tabulate,
+)
 from experiments.x_bench.view import BudgetRecord, RunRecord, XBenchView
 from lab import Experiment, ExperimentResult, RecordPlan, RunSettings, list_sets, to_data
 
@@ -102,16 +113,29 @@ def scored_view(
 
 
 def recording_plan() -> list[tuple[Conversation, str]]:
-    """Every cassette X-BENCH can record, in order: each conversation under each condition (a
-    model-free condition's cassette holds its probe call only)."""
-    return [(c, name) for c in _corpus().values() for name in CONDITIONS]
+    """Every cassette X-BENCH can record, in order: each tune conversation under each condition
+    but the candidate profile, then each held-out conversation under
+    :data:`~experiments.x_bench.suite.HELDOUT_CONDITIONS` (the candidate is measured on the
+    held-out split first). A model-free condition's cassette holds its probe call only."""
+    tune = [c for c in _corpus().values() if c.id in _tune_ids()]
+    heldout = [c for c in _corpus().values() if c.id not in _tune_ids()]
+    names = [n for n in CONDITIONS if n != CANDIDATE]
+    return [(c, n) for c in tune for n in names] + [
+        (c, n) for c in heldout for n in HELDOUT_CONDITIONS
+    ]
+
+
+@cache
+def _tune_ids() -> frozenset[str]:
+    return frozenset(c.id for c in bench_conversations())
 
 
 @cache
 def _corpus() -> dict[str, Conversation]:
-    """X-BENCH's conversations by id, generated once per process (0.4 s; a recording's worker
-    processes are forked after its plan is made, so they inherit them)."""
-    return {c.id: c for c in bench_conversations()}
+    """X-BENCH's conversations by id, the held-out ones it records included, generated once per
+    process (0.5 s; a recording's worker processes are forked after its plan is made, so they
+    inherit them)."""
+    return {c.id: c for c in [*bench_conversations(), *heldout_conversations()]}
 
 
 def plan_slice(plan: list[T], part: tuple[int, int] | None) -> list[T]:

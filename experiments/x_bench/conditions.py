@@ -23,6 +23,9 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``dsh`` / ``dsh+gate`` — DeepSeek-Harness's engine (window = trigger / 0.8, retain = tail);
 * ``ctxlab`` — ctxlab's own profile (:func:`~harness.compaction.agentscope.ctxlab_profile`:
   gate and thrash guard) at the budget, as recorded (no pin, no recall);
+* ``ctxlab+pin+recall`` — ctxlab's profile with the pin and the recall of the model-free
+  conditions (:func:`candidate_config`): the candidate for ctxlab's profile, recorded on the
+  held-out split before it becomes the default;
 * ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
   ``hybrid-ledger`` extraction prompt (:func:`reference_prompt`, read from the installed package).
 
@@ -47,6 +50,7 @@ from harness.store.history import History
 
 __all__ = [
     "BUDGETS",
+    "CANDIDATE",
     "CONDITIONS",
     "GATE_ONLY_SUMMARY",
     "MODEL_FREE",
@@ -55,6 +59,7 @@ __all__ = [
     "Budget",
     "Condition",
     "budget_for",
+    "candidate_config",
     "ctxlab_condition",
     "reference_prompt",
 ]
@@ -159,6 +164,17 @@ def ctxlab_config(budget: Budget) -> CompactionConfig:
         offload_before_compact=False,
         meter=METER,
     )
+
+
+CANDIDATE = "ctxlab+pin+recall"
+"""The candidate for ctxlab's profile (:func:`candidate_config`)."""
+
+
+def candidate_config(budget: Budget) -> CompactionConfig:
+    """``ctxlab+pin+recall``: :func:`ctxlab_config` with the pin and the recall of the
+    model-free conditions (:func:`pin_for`, :func:`recall_for`; shares chosen on the tune split
+    only). Room: the summary (gate included) 40 %, the pin 20 %, the recall 15 %."""
+    return replace(ctxlab_config(budget), pin=pin_for(budget), recall=recall_for(budget))
 
 
 GATE_SHARE = 0.3
@@ -327,6 +343,13 @@ CONDITIONS: dict[str, Condition] = {
             _engine(lambda b: dsh_config(b, GateConfig())),
         ),
         Condition("ctxlab", "ctxlab's own profile", True, "state", _engine(ctxlab_config)),
+        Condition(
+            CANDIDATE,
+            "ctxlab's profile with the pin and the recall (the candidate)",
+            True,
+            "state",
+            _engine(candidate_config),
+        ),
         Condition(
             "reference",
             "reference prompt (CompactBench hybrid-ledger)",

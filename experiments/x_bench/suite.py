@@ -22,8 +22,11 @@ from experiments.x_bench.view import CellRecord, ConditionRecord, PairRecord, Ru
 
 __all__ = [
     "BENCH_SELECTION",
+    "HELDOUT_CONDITIONS",
+    "HELDOUT_SELECTION",
     "NO_MODEL",
     "bench_conversations",
+    "heldout_conversations",
     "run_record",
     "tabulate",
     "window_share",
@@ -37,6 +40,18 @@ BENCH_SELECTION: tuple[tuple[str, range], ...] = (
 )
 """X-BENCH's conversations: seeds per size, each in both languages (12 at 2K, 4 at 8K, 2 at
 24K)."""
+HELDOUT_SELECTION: tuple[tuple[str, range], ...] = (("2k", range(1, 4)),)
+"""The held-out conversations X-BENCH records (:func:`heldout_conversations`): seeds per size,
+each in both languages and both shapes (12 at 2K)."""
+HELDOUT_CONDITIONS: tuple[str, ...] = (
+    "ctxlab+pin+recall",
+    "reference",
+    "truncation",
+    "ctxlab-gate",
+    "ctxlab",
+)
+"""The conditions recorded on the held-out conversations, in the plan's order: the candidate
+profile, what it must beat (the reference prompt, truncation), then the rest of ctxlab's."""
 BANDS = ("early", "middle", "late")
 
 
@@ -47,6 +62,20 @@ def bench_conversations(
         generate(seed, size, lang)
         for size, seeds in selection
         for seed in seeds
+        for lang in ("zh", "en")
+    ]
+
+
+def heldout_conversations(
+    selection: Iterable[tuple[str, Iterable[int]]] = HELDOUT_SELECTION,
+) -> list[Conversation]:
+    """The held-out split's conversations X-BENCH records (phrasing the profile was not written
+    against: :mod:`experiments.x_bench.heldout`), with and without tool outputs."""
+    return [
+        generate(seed, size, lang, "heldout", shape)
+        for size, seeds in selection
+        for seed in seeds
+        for shape in ("tools", "chat")
         for lang in ("zh", "en")
     ]
 
