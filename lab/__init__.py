@@ -33,7 +33,15 @@ if TYPE_CHECKING:
         recall_route,
         verbatim_copy,
     )
-    from lab.claims.reason_classes import CAP, DEVIATION, ENDS, FORMULA, MODEL, OWN_INPUT
+    from lab.claims.reason_classes import (
+        CAP,
+        DEVIATION,
+        ENDS,
+        FORMULA,
+        MODEL,
+        OWN_INPUT,
+        TARGET,
+    )
     from lab.claims.specs import ClaimSpec, Verdict, evaluate, every, yes
     from lab.cli import main, sigterm_as_interrupt
     from lab.cli.models import live_model
@@ -107,6 +115,7 @@ _SOURCES = {
     "FORMULA": "lab.claims.reason_classes",
     "MODEL": "lab.claims.reason_classes",
     "OWN_INPUT": "lab.claims.reason_classes",
+    "TARGET": "lab.claims.reason_classes",
     "ClaimSpec": "lab.claims.specs",
     "Verdict": "lab.claims.specs",
     "evaluate": "lab.claims.specs",
@@ -202,6 +211,7 @@ __all__ = [
     "OURS_LIGHT",
     "OWN_INPUT",
     "PROVIDERS",
+    "TARGET",
     "CachedModel",
     "Call",
     "Catalogue",

@@ -14,6 +14,7 @@ reported as "not recorded yet" otherwise, never faked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import cache
@@ -64,9 +65,23 @@ SOURCE = "scripted"
 def measure(settings: RunSettings) -> XBenchView:
     """Every conversation under every condition that can run: the model-free ones without a
     cassette, the others once per recorded set where their cassette exists (a condition whose
-    cassettes are of an earlier definition, :attr:`Condition.replays_recorded` False, not)."""
+    cassettes are of an earlier definition, :attr:`Condition.replays_recorded` False, not);
+    and the held-out conversations under :data:`HELDOUT_CONDITIONS`, kept apart."""
     conversations = bench_conversations()
     names = list(CONDITIONS)
+    records, recorded = _played(settings, conversations, names)
+    heldout, _ = _played(settings, heldout_conversations(), list(HELDOUT_CONDITIONS))
+    not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
+    budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()]
+    view = scored_view(conversations, records, names, budgets, not_recorded)
+    return dataclasses.replace(view, heldout=heldout)
+
+
+def _played(
+    settings: RunSettings, conversations: Sequence[Conversation], names: list[str]
+) -> tuple[list[RunRecord], set[str]]:
+    """``conversations`` under ``names``: the model-free ones with no model, then every
+    condition whose cassettes replay under each recorded set; and the conditions recorded."""
     free = [n for n in names if not CONDITIONS[n].needs_model]
     replayed = [n for n in names if CONDITIONS[n].replays_recorded]
     records: list[RunRecord]
@@ -81,9 +96,7 @@ def measure(settings: RunSettings) -> XBenchView:
             found, _ = run_all(conversations, replayed, model_for, cassette_set)
         records += [r for r in found if r.model != "none"]
         recorded |= {r.condition for r in found if r.model != "none"}
-    not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
-    budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()]
-    return scored_view(conversations, records, names, budgets, not_recorded)
+    return records, recorded
 
 
 def scored_view(

@@ -22,6 +22,9 @@ cassettes hold the conditions a claim compares):
 * X-BENCH-AS-OVERSIZE: AgentScope 2.0.3 applies a summary that is not smaller than the span it
   replaces (it has no size check): how often, over every recorded AgentScope compaction.
 
+and, on the held-out split alone, X-BENCH-HELDOUT-GATE and, per recorded model,
+X-BENCH-HELDOUT-PROFILE (:mod:`experiments.x_bench.heldout_claims`).
+
 Each is a spec in a table (:data:`SPECS`; per recorded model,
 :data:`~experiments.x_bench.model_claims.MODEL_SPECS`), judged by
 :func:`lab.claims.specs.evaluate`. Order replay (the mutation matrix) plays the recorded runs too
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from experiments.x_bench.heldout_claims import heldout_claims
 from experiments.x_bench.model_claims import model_claims
 from experiments.x_bench.view import RunRecord, XBenchView
 from lab import Claim, ClaimSpec, Verdict, evaluate
@@ -53,7 +57,11 @@ def _kind_of(fact_id: str) -> str:
 
 def claims(view: XBenchView) -> tuple[Claim, ...]:
     """Judge X-BENCH's model-free measurements (:data:`SPECS`), then each recorded model's."""
-    return (*evaluate("X-BENCH", SPECS, view, "scripted"), *model_claims(view))
+    return (
+        *evaluate("X-BENCH", SPECS, view, "scripted"),
+        *model_claims(view),
+        *heldout_claims(view),
+    )
 
 
 def _mean(runs: Sequence[RunRecord]) -> float:

@@ -30,6 +30,8 @@ __all__ = [
     "dominating",
     "headline",
     "headline_models",
+    "headline_rows",
+    "models_of",
 ]
 
 HEADLINE = ("ctxlab", "reference", "masking", "truncation")
@@ -93,36 +95,57 @@ def headline_models(view: XBenchView) -> list[tuple[str, str]]:
     """``(model, size)`` of each recorded model and corpus size with at least one conversation
     under both ctxlab and reference (sizes apart: an 8K conversation compacts three times or
     more at another budget)."""
-    keys = dict.fromkeys((r.model, r.size) for r in view.runs if r.model != NO_MODEL)
-    return [(m, size) for m, size in keys if _conversations(view.runs, m, size)]
+    return models_of(view.runs)
+
+
+def models_of(runs: Sequence[RunRecord], ours: str = "ctxlab") -> list[tuple[str, str]]:
+    """``(model, size)`` of each recorded model and size of ``runs`` with at least one
+    conversation under both ``ours`` and reference."""
+    keys = dict.fromkeys((r.model, r.size) for r in runs if r.model != NO_MODEL)
+    return [(m, size) for m, size in keys if _conversations(runs, m, size, ours)]
 
 
 def headline(view: XBenchView, model: str, size: str) -> list[HeadlineRow]:
     """Every condition of :data:`HEADLINE` on ``model``'s headline conversations of ``size``,
     each without the runs that never compacted (and ctxlab's differences paired only over the
     conversations on which both compacted)."""
-    ids = _conversations(view.runs, model, size)
+    return headline_rows(view.runs, model, size)
+
+
+def headline_rows(
+    runs: Sequence[RunRecord],
+    model: str,
+    size: str,
+    ours: str = "ctxlab",
+    names: Sequence[str] = HEADLINE,
+) -> list[HeadlineRow]:
+    """Every condition of ``names`` (``ours`` first) on ``model``'s conversations of ``size``
+    recorded under both ``ours`` and reference, as :func:`headline` (which is this over
+    X-BENCH's tune runs)."""
+    ids = _conversations(runs, model, size, ours)
     if not ids:
         return []
-    ours = at_equal_budget(_runs(view.runs, "ctxlab", model, ids))
+    mine = at_equal_budget(_runs(runs, ours, model, ids))
     rows = []
-    for name in HEADLINE:
-        every = _runs(view.runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
-        runs = at_equal_budget(every)
-        kept = {r.conversation for r in runs}
-        probes = [p for p in _runs(view.runs, name, model, ids) if p.conversation in kept]
-        row = _row(model, name, runs, probes, None if name == "ctxlab" else ours)
-        rows.append(dataclasses.replace(row, never_compacted=len(every) - len(runs)))
+    for name in names:
+        every = _runs(runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
+        kept_runs = at_equal_budget(every)
+        kept = {r.conversation for r in kept_runs}
+        probes = [p for p in _runs(runs, name, model, ids) if p.conversation in kept]
+        row = _row(model, name, kept_runs, probes, None if name == ours else mine)
+        rows.append(dataclasses.replace(row, never_compacted=len(every) - len(kept_runs)))
     return rows
 
 
-def _conversations(runs: Sequence[RunRecord], model: str, size: str) -> list[str]:
-    """The conversations of ``size`` recorded under both ctxlab and reference on ``model``, in
-    run order."""
+def _conversations(
+    runs: Sequence[RunRecord], model: str, size: str, ours: str = "ctxlab"
+) -> list[str]:
+    """The conversations of ``size`` recorded under both ``ours`` and reference on ``model``,
+    in run order."""
     of = {c: {r.conversation for r in runs if (r.condition, r.model, r.size) == (c, model, size)}
-          for c in ("ctxlab", "reference")}  # fmt: skip
+          for c in (ours, "reference")}  # fmt: skip
     order = dict.fromkeys(r.conversation for r in runs)
-    return [c for c in order if c in of["ctxlab"] and c in of["reference"]]
+    return [c for c in order if c in of[ours] and c in of["reference"]]
 
 
 def _runs(runs: Sequence[RunRecord], name: str, model: str, ids: list[str]) -> list[RunRecord]:

@@ -21,6 +21,8 @@ from experiments.x_bench.headline import (
     headline,
     headline_models,
 )
+from experiments.x_bench.headline_table import headline_table, share_cell
+from experiments.x_bench.heldout_page import heldout_section
 from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, ConditionRecord, RunRecord, XBenchView
 from lab import Evidence, Page, markdown_table
@@ -32,10 +34,6 @@ X_BENCH_ABOUT = (
     "decisions, updates, tool-only values) survive a compaction under each condition at one "
     "budget, and at what cost in tokens."
 )
-
-
-def _share(share: float, low: float, high: float) -> str:
-    return f"{share:.0%} [{low:.0%}, {high:.0%}]"
 
 
 def _no_model(needs_model: bool) -> str:
@@ -52,7 +50,7 @@ def _conditions(view: XBenchView) -> pd.DataFrame:
                 "what": c.title,
                 "model": c.model if c.model != "none" else _no_model(c.needs_model),
                 "conversations": c.conversations if run else c.status,
-                "survival [95 % CI]": _share(c.survival, c.low, c.high) if run else "—",
+                "survival [95 % CI]": share_cell(c.survival, c.low, c.high) if run else "—",
                 "carried tokens after a compaction (mean)": c.mean_carried_tokens
                 if run and c.compactions
                 else "—",
@@ -100,7 +98,7 @@ def _grid(cells: list[CellRecord], groups: list[str]) -> pd.DataFrame:
     table: dict[str, dict[str, str]] = {name: {} for name in conditions}
     for c in cells:
         name = c.condition + ("" if c.model == "none" else f" @ {c.model}")
-        table[name][c.group] = f"{c.survived}/{c.facts} ({_share(c.share, c.low, c.high)})"
+        table[name][c.group] = f"{c.survived}/{c.facts} ({share_cell(c.share, c.low, c.high)})"
     return pd.DataFrame(
         [{"condition": n, **{g: table[n].get(g, "—") for g in groups}} for n in conditions]
     )
@@ -184,30 +182,6 @@ def _stopped(view: XBenchView) -> list[str]:
     ]
 
 
-def _headline_table(rows: list[HeadlineRow]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "condition": r.condition
-                + (
-                    f" ({NEVER_COMPACTED} on {r.never_compacted}: left out)"
-                    if r.never_compacted
-                    else ""
-                ),
-                "survival [95 % CI]": _share(r.survival, r.low, r.high),
-                "ctxlab minus this [95 % CI]": "—"
-                if r.difference is None
-                else f"{r.difference[0]:+.0%} [{r.difference[1]:+.0%}, {r.difference[2]:+.0%}]",
-                "carried tokens (mean per conversation)": r.carried_tokens,
-                "final context tokens (mean)": r.final_tokens,
-                "probe answers correct": "—" if r.correct is None else f"{r.correct:.0%}",
-                "invented identifiers": r.invented,
-            }
-            for r in rows
-        ]
-    )
-
-
 def _frontier(rows: list[HeadlineRow]) -> str:
     """Whether another condition keeps as many facts for fewer carried tokens."""
     better = dominating(rows)
@@ -246,7 +220,7 @@ def _headline(view: XBenchView) -> list[str]:
             f"keeps {ours.survival:.0%} of the planted facts carrying {ours.carried_tokens:.0f} "
             f"tokens, the reference prompt {rival.survival:.0%} carrying "
             f"{rival.carried_tokens:.0f}.\n",
-            markdown_table(_headline_table(rows)),
+            markdown_table(headline_table(rows)),
             _frontier(rows),
         ]
     return parts
@@ -308,6 +282,7 @@ def x_bench_section(view: XBenchView, claims: pd.DataFrame) -> str:
         f"Budgets (AgentScope 2.0.3's estimator): {_budgets(view)}.\n",
         *_headline(view),
         *_tables(view),
+        *heldout_section(view),
     ]
     return "\n".join(parts)
 

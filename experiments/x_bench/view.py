@@ -7,7 +7,7 @@ claims (:mod:`experiments.x_bench.claims`) and its page
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "BudgetRecord",
@@ -141,3 +141,7 @@ class XBenchView:
     """Conditions that need a summary model and have no cassette yet (never faked)."""
     reference: str
     """Where the reference prompt comes from."""
+    heldout: list[RunRecord] = field(default_factory=list)
+    """The runs of the held-out conversations X-BENCH records (phrasing the profile was not
+    written against), kept apart: no table or claim of the tune split pools them
+    (:mod:`experiments.x_bench.heldout_claims`)."""

@@ -48,6 +48,7 @@ REASON_CLASSES: dict[str, str] = {
     "deliberate deviation": "ctxlab does otherwise on purpose; the note says why",
     "seed's formula wrong": "the seed's formula, run, gives another value than the harness",
     "own input": "the seed does not publish its input, so ours is our own",
+    "target missed": "ctxlab's own target was not met; the note gives the figure",
 }
 """The main cause of a ``differs`` row, in a few words, and what each class means."""
 

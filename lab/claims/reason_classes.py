@@ -27,6 +27,7 @@ __all__ = [
     "FORMULA",
     "MODEL",
     "OWN_INPUT",
+    "TARGET",
     "classified",
     "reason_class",
 ]
@@ -37,8 +38,9 @@ ENDS = "recording ends"
 DEVIATION = "deliberate deviation"
 FORMULA = "seed's formula wrong"
 OWN_INPUT = "own input"
+TARGET = "target missed"
 
-if not {MODEL, CAP, ENDS, DEVIATION, FORMULA, OWN_INPUT} <= set(REASON_CLASSES):
+if not {MODEL, CAP, ENDS, DEVIATION, FORMULA, OWN_INPUT, TARGET} <= set(REASON_CLASSES):
     raise AssertionError("reason_classes names a class that claims.REASON_CLASSES lacks")
 
 
