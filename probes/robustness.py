@@ -402,7 +402,7 @@ def reopened_backlog(folder: Path, case: str) -> None:
     import dataclasses
 
     from harness.compaction.agentscope import ctxlab_profile
-    from harness.compaction.agentscope.config import CTXLAB_SUMMARY_CHUNK_TOKENS
+    from harness.compaction.agentscope.profile import CTXLAB_SUMMARY_CHUNK_TOKENS
     from harness.errors import ServerError
     from harness.harness_agent import HarnessAgent
 

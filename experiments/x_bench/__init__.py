@@ -23,7 +23,6 @@ from typing import TypeVar
 from experiments.x_bench.claims import claims
 from experiments.x_bench.conditions import (
     BUDGETS,
-    CANDIDATE,
     CONDITIONS,
     REFERENCE_SOURCE,
     budget_for,
@@ -35,6 +34,7 @@ from experiments.x_bench.runs import run_all
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import (
     HELDOUT_CONDITIONS,
+    HELDOUT_FIRST,
     bench_conversations,
     heldout_conversations,
     tabulate,
@@ -127,12 +127,13 @@ def scored_view(
 
 def recording_plan() -> list[tuple[Conversation, str]]:
     """Every cassette X-BENCH can record, in order: each tune conversation under each condition
-    but the candidate profile, then each held-out conversation under
-    :data:`~experiments.x_bench.suite.HELDOUT_CONDITIONS` (the candidate is measured on the
-    held-out split first). A model-free condition's cassette holds its probe call only."""
+    but the candidates (:data:`~experiments.x_bench.suite.HELDOUT_FIRST`, measured on the
+    held-out split first), then each held-out conversation under
+    :data:`~experiments.x_bench.suite.HELDOUT_CONDITIONS`. A model-free condition's cassette
+    holds its probe call only."""
     tune = [c for c in _corpus().values() if c.id in _tune_ids()]
     heldout = [c for c in _corpus().values() if c.id not in _tune_ids()]
-    names = [n for n in CONDITIONS if n != CANDIDATE]
+    names = [n for n in CONDITIONS if n not in HELDOUT_FIRST]
     return [(c, n) for c in tune for n in names] + [
         (c, n) for c in heldout for n in HELDOUT_CONDITIONS
     ]

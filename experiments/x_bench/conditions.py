@@ -26,6 +26,8 @@ estimate (AgentScope 2.0.3's estimator, the meter of every condition here) reach
 * ``ctxlab+pin+recall`` — ctxlab's profile with the pin and the recall of the model-free
   conditions (:func:`candidate_config`): the candidate for ctxlab's profile, recorded on the
   held-out split before it becomes the default;
+* ``ctxlab+quotes`` — ctxlab's profile with verified quotes (:func:`quotes_config`), recorded on
+  the held-out split first;
 * ``reference`` — AgentScope's engine with a published structured prompt: CompactBench 0.1.0's
   ``hybrid-ledger`` extraction prompt (:func:`reference_prompt`, read from the installed package).
 
@@ -44,6 +46,7 @@ from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
 from harness.compaction.agentscope import CTXLAB_GATE, ctxlab_profile
 from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.pin import PinConfig
+from harness.compaction.guards.quotes import QuoteConfig
 from harness.compaction.guards.recall import RecallConfig
 from harness.model import ChatModel
 from harness.store.history import History
@@ -54,6 +57,7 @@ __all__ = [
     "CONDITIONS",
     "GATE_ONLY_SUMMARY",
     "MODEL_FREE",
+    "QUOTES",
     "REFERENCE_PLACEHOLDER",
     "REFERENCE_SOURCE",
     "Budget",
@@ -175,6 +179,17 @@ def candidate_config(budget: Budget) -> CompactionConfig:
     model-free conditions (:func:`pin_for`, :func:`recall_for`; shares chosen on the tune split
     only). Room: the summary (gate included) 40 %, the pin 20 %, the recall 15 %."""
     return replace(ctxlab_config(budget), pin=pin_for(budget), recall=recall_for(budget))
+
+
+QUOTES = "ctxlab+quotes"
+"""ctxlab's profile with verified quotes (:func:`quotes_config`)."""
+
+
+def quotes_config(budget: Budget) -> CompactionConfig:
+    """``ctxlab+quotes``: :func:`ctxlab_config` with verified quotes
+    (:mod:`harness.compaction.guards.quotes`): the summary proposes lines of its span, and only
+    those found there verbatim are kept, within the room the summary budget left."""
+    return replace(ctxlab_config(budget), quotes=QuoteConfig())
 
 
 GATE_SHARE = 0.3
@@ -349,6 +364,13 @@ CONDITIONS: dict[str, Condition] = {
             True,
             "state",
             _engine(candidate_config),
+        ),
+        Condition(
+            QUOTES,
+            "ctxlab's profile with verified quotes",
+            True,
+            "state",
+            _engine(quotes_config),
         ),
         Condition(
             "reference",

@@ -129,6 +129,8 @@ def headline_rows(
     rows = []
     for name in names:
         every = _runs(runs, name, model if CONDITIONS[name].needs_model else NO_MODEL, ids)
+        if not every and name not in (ours, "reference", "truncation"):
+            continue  # not recorded on these conversations yet: no row
         kept_runs = at_equal_budget(every)
         kept = {r.conversation for r in kept_runs}
         probes = [p for p in _runs(runs, name, model, ids) if p.conversation in kept]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from experiments.x_bench.conditions import CANDIDATE
+from experiments.x_bench.conditions import CANDIDATE, QUOTES
 from experiments.x_bench.headline import HeadlineRow, headline_rows, models_of
 from experiments.x_bench.model_claims import MIN_PAIRS
 from experiments.x_bench.scoring import bootstrap
@@ -39,8 +39,9 @@ __all__ = [
 GATE_FLOOR = 0.75
 GATE_FINAL_RATIO = 1.25
 PROFILE_FLOOR = 0.80
-HELDOUT_HEADLINE = (CANDIDATE, "reference", "truncation", "ctxlab-gate", "ctxlab")
-"""The held-out headline's conditions, the candidate first."""
+HELDOUT_HEADLINE = (CANDIDATE, "reference", "truncation", "ctxlab-gate", "ctxlab", QUOTES)
+"""The held-out headline's conditions, the candidate first (a condition not recorded on the
+conversations has no row)."""
 
 
 def heldout_claims(view: XBenchView) -> tuple[Claim, ...]:

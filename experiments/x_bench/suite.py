@@ -23,6 +23,7 @@ from experiments.x_bench.view import CellRecord, ConditionRecord, PairRecord, Ru
 __all__ = [
     "BENCH_SELECTION",
     "HELDOUT_CONDITIONS",
+    "HELDOUT_FIRST",
     "HELDOUT_SELECTION",
     "NO_MODEL",
     "bench_conversations",
@@ -49,9 +50,13 @@ HELDOUT_CONDITIONS: tuple[str, ...] = (
     "truncation",
     "ctxlab-gate",
     "ctxlab",
+    "ctxlab+quotes",
 )
 """The conditions recorded on the held-out conversations, in the plan's order: the candidate
-profile, what it must beat (the reference prompt, truncation), then the rest of ctxlab's."""
+profile, what it must beat (the reference prompt, truncation), then the rest of ctxlab's.
+:data:`HELDOUT_FIRST` are recorded here before the tune split."""
+HELDOUT_FIRST: tuple[str, ...] = ("ctxlab+pin+recall", "ctxlab+quotes")
+"""The candidates measured on the held-out split first (not in the tune split's plan yet)."""
 BANDS = ("early", "middle", "late")
 
 

@@ -18,6 +18,7 @@ from experiments.x_bench.conditions import (
     CANDIDATE,
     CONDITIONS,
     METER,
+    QUOTES,
     Budget,
     ctxlab_config,
 )
@@ -175,10 +176,11 @@ def test_every_model_condition_compacts_by_its_own_rules_and_is_probed(name: str
     assert score.summary_calls == sum(r.purpose == "summary" for r in model.requests) >= 3
     assert model.requests[-1].purpose == "probe" and score.answered
     # ctxlab's source check drops the line naming the id the span never had
-    assert score.invented == ([] if name in ("ctxlab", CANDIDATE) else ["SO-2026-0000"])
+    ctxlab_profiles = ("ctxlab", CANDIDATE, QUOTES)  # the source check drops the made-up id
+    assert score.invented == ([] if name in ctxlab_profiles else ["SO-2026-0000"])
     right = {f.kind: f.correct for f in score.facts}
     assert right["abstention"] is True and right["name"] is False
-    gated = name in ("agentscope+gate", "dsh+gate", "ctxlab", CANDIDATE)
+    gated = name in ("agentscope+gate", "dsh+gate", *ctxlab_profiles)
     if gated:  # the gate appends every identifier the scripted summary dropped
         assert all(f.survived for f in score.facts if f.kind == "identifier")
 
@@ -362,7 +364,7 @@ def test_unmutated_order_replay_plays_every_recorded_run_as_recorded() -> None:
     assert sorted(ordered, key=repr) == sorted(expected, key=repr)
     # recorded on the tune split: not the model-free conditions added since, nor the candidate
     # (recorded on the held-out split first)
-    added = ("ctxlab-pin", "ctxlab-recall", "ctxlab-gate-nodefs", CANDIDATE)
+    added = ("ctxlab-pin", "ctxlab-recall", "ctxlab-gate-nodefs", CANDIDATE, QUOTES)
     recorded = [n for n in names if n not in added]
     assert len(ordered) == len(sets) * len(subset) * len(recorded)
 

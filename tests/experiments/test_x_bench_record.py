@@ -18,7 +18,7 @@ from test_bench_cli import _answer
 from experiments.x_bench import plan_slice, record, recording_plan
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.page import PAGE as X_BENCH_PAGE
-from experiments.x_bench.suite import HELDOUT_CONDITIONS
+from experiments.x_bench.suite import HELDOUT_CONDITIONS, HELDOUT_FIRST
 from harness.timeouts import Timeouts
 from lab.cli import main
 from lab.errors import RecordingIncompleteError
@@ -28,7 +28,7 @@ from lab.recorder import provider_spec
 
 def test_the_plan_is_sliced_contiguously_and_completely() -> None:
     plan = recording_plan()
-    assert len(plan) == 18 * (len(CONDITIONS) - 1) + 12 * len(HELDOUT_CONDITIONS)
+    assert len(plan) == 18 * (len(CONDITIONS) - len(HELDOUT_FIRST)) + 12 * len(HELDOUT_CONDITIONS)
     parts = [plan_slice(plan, (k, 7)) for k in range(1, 8)]
     assert [item for part in parts for item in part] == plan
     assert plan_slice(plan, (1, 36)) == plan[: -(-len(plan) // 36)]

@@ -2,6 +2,8 @@
 
 * :mod:`~harness.compaction.agentscope.config` — :class:`CompactionConfig`, the trigger and
   keep thresholds (messages or tokens, ``dynamic`` keep) and how they resolve;
+* :mod:`~harness.compaction.agentscope.profile` — :func:`ctxlab_profile`, ctxlab's own
+  default on top of AgentScope's;
 * :mod:`~harness.compaction.agentscope.prune` — tool-result pruning and argument truncation;
 * :mod:`~harness.compaction.agentscope.cutoff` — the **safe cutoff** that never splits a tool
   call from its results;
@@ -19,18 +21,16 @@ from harness.compaction.agentscope.compactor import (
     PrefixHook,
 )
 from harness.compaction.agentscope.config import (
-    CTXLAB_GATE,
-    CTXLAB_SUMMARY_BUDGET,
     DYNAMIC,
     FALLBACK_TRIGGER_TOKENS,
     CompactionConfig,
     PruneConfig,
     Thresholds,
     TruncateArgsConfig,
-    ctxlab_profile,
     resolve_thresholds,
 )
 from harness.compaction.agentscope.cutoff import Cutoff, find_safe_cutoff
+from harness.compaction.agentscope.profile import CTXLAB_GATE, CTXLAB_SUMMARY_BUDGET, ctxlab_profile
 from harness.compaction.agentscope.prune import prune_tool_results, truncate_tool_arguments
 from harness.compaction.agentscope.summary import (
     DEFAULT_SUMMARY_PROMPT,

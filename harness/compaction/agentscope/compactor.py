@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.compaction.agentscope.chunked import needs_chunks, summarize_in_chunks
 from harness.compaction.agentscope.config import CompactionConfig, Thresholds
@@ -44,6 +44,7 @@ from harness.compaction.guards.budget import (
 from harness.compaction.guards.echo import ECHO_ONLY, strip_echo
 from harness.compaction.guards.gate import gated_summary
 from harness.compaction.guards.pin import apply_pin, pin_budget
+from harness.compaction.guards.quotes import Quotes, quote_request, verified, with_quotes
 from harness.compaction.guards.thrash import ThrashGuard, allows
 from harness.compaction.guards.unsourced import UNSOURCED_ONLY, drop_unsourced, source_text
 from harness.compaction.record import CompactionRecord
@@ -184,6 +185,8 @@ class Compactor:
             self.config.summary_max_tokens,
             self.budget,
         )
+        if self.config.quotes is not None:
+            prompt = (prompt or DEFAULT_SUMMARY_PROMPT) + quote_request(self.config.quotes)
         if budget is None:
             return prompt, cap
         gate = self.config.gate.budget_tokens if self.config.gate is not None else None
@@ -194,10 +197,13 @@ class Compactor:
         """Step 7: ``[summary] + tail`` and the event recording how it came about. The
         identifier-survival gate (``config.gate``) appends the exact values the summary
         dropped first (deterministic, no model call)."""
+        quotes = self._proposed(summary, plan)
+        summary = summary if quotes is None else replace(summary, text=quotes.text)
         text, unsourced = self._sourced(summary, plan)
         text, echoed = self._unechoed(text, summary.failed)
         text, room, cut = self._within_budget(text)
-        cut = (*unsourced, *echoed, *cut)
+        text, quoted, room = with_quotes(text, quotes, room, self._message_price)
+        cut = (*unsourced, *echoed, *cut, *quoted)
         text, pin, room = self._pinned(text, plan, room)
         text, gate = gated_summary(self.config.gate, text, plan.prefix, self.meter, room)
         compacted = (build_summary_message(text), *plan.tail)
@@ -222,6 +228,12 @@ class Compactor:
             pin=pin,
         )
         return Compaction(messages=compacted, event=event)
+
+    def _proposed(self, summary: SummaryOutcome, plan: Plan) -> Quotes | None:
+        """The summary's proposed quotes checked against the span (``config.quotes``)."""
+        if self.config.quotes is None or summary.failed:
+            return None
+        return verified(summary.text, source_text(plan.prefix), self.config.quotes)
 
     def _pinned(
         self, text: str, plan: Plan, room: int | None

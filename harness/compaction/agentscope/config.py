@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 from harness.compaction.guards.budget import check_share
 from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.pin import PinConfig
+from harness.compaction.guards.quotes import QuoteConfig
 from harness.compaction.guards.recall import RecallConfig
 from harness.compaction.guards.thrash import ThrashConfig
 from harness.errors import ConfigError
@@ -22,15 +23,12 @@ from harness.meter.windows import CTXLAB_WINDOWS, RESERVED_TOKENS, lookup_window
 from harness.summary_outcome import SummaryPolicy
 
 __all__ = [
-    "CTXLAB_GATE",
-    "CTXLAB_SUMMARY_BUDGET",
     "DYNAMIC",
     "FALLBACK_TRIGGER_TOKENS",
     "CompactionConfig",
     "PruneConfig",
     "Thresholds",
     "TruncateArgsConfig",
-    "ctxlab_profile",
     "resolve_thresholds",
 ]
 
@@ -164,6 +162,9 @@ class CompactionConfig:
     recall: RecallConfig | None = None
     """ctxlab's recall (:mod:`harness.compaction.guards.recall`): the replaced originals that best
     match the newest user message, as reference material within a budget. None: off."""
+    quotes: QuoteConfig | None = None
+    """ctxlab's verified quotes (:mod:`harness.compaction.guards.quotes`): the summary model
+    proposes the span's lines that matter; only those found verbatim in it are kept. None: off."""
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
@@ -189,41 +190,6 @@ class CompactionConfig:
     def count_mode(self) -> bool:
         """True when the tail is measured in messages (``keep_tokens == 0``)."""
         return self.keep_tokens == 0
-
-
-CTXLAB_GATE = GateConfig(definitions=True, budget_tokens=320, max_family=3)
-"""The gate of ctxlab's profile: definitions, reasons and rules too, ranked by who said them,
-with a larger budget; an identifier that shares its shape with more than three others in one
-message (``worker-1`` … ``worker-8`` of a tool's listing) is a table's row, not a fact."""
-
-
-CTXLAB_SUMMARY_CHUNK_TOKENS = 16_000
-"""ctxlab's profile: the largest transcript one summary call carries (estimated tokens), well
-inside every window of the table; a longer backlog is summarised in chunks."""
-
-
-CTXLAB_SUMMARY_BUDGET = 0.4
-"""ctxlab's profile: a summary may take 40 % of the room between the tail and the token trigger,
-so a compaction leaves the rest for the conversation to go on in. X-BENCH chose it: at half, its
-summaries carried more tokens than the reference prompt's for the facts they kept; at 40 %, with
-the gate reserved two thirds (:data:`~harness.compaction.guards.budget.GATE_RESERVE`), a
-summary text that keeps no fact still let the gate keep every planted fact of the 2K and 8K
-conversations."""
-
-
-def ctxlab_profile() -> CompactionConfig:
-    """ctxlab's own default (``HarnessAgent``'s): AgentScope 2.0.3's triggers and tail, plus
-    what neither seed has: the identifier-survival gate (with definitions, :data:`CTXLAB_GATE`),
-    the size check (a summary not smaller than its span is refused), the summary budget
-    (:data:`CTXLAB_SUMMARY_BUDGET`), the echo filter, the source check, backlog chunking and
-    the thrash guard.
-    Experiments that
-    reproduce the article use ``CompactionConfig()`` (all off) instead."""
-    return CompactionConfig(
-        gate=CTXLAB_GATE, thrash=ThrashConfig(), refuse_larger_summary=True,
-        summary_budget=CTXLAB_SUMMARY_BUDGET, summary_chunk_tokens=CTXLAB_SUMMARY_CHUNK_TOKENS,
-        strip_echo=True, drop_unsourced=True,
-    )  # fmt: skip
 
 
 def _check_fields(

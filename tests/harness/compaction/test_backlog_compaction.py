@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
-from harness.compaction.agentscope.config import CTXLAB_SUMMARY_CHUNK_TOKENS
+from harness.compaction.agentscope.profile import CTXLAB_SUMMARY_CHUNK_TOKENS
 from harness.errors import ContextLengthExceededError, ServerError
 from harness.harness_agent import HarnessAgent
 from harness.memory.runtime import MemoryConfig
