@@ -1,16 +1,17 @@
-"""Python sources parsed and walked once per test process.
+"""Python sources parsed once per test process.
 
 The layout tests (tests/project) read the same ~570 modules of ``harness/``, ``lab/``,
 ``experiments/`` and ``tests/`` again and again, each test parsing every file anew: about 3,100
-``ast.parse`` calls and their walks, most of those tests' CPU. A source text is parsed (and its
-nodes listed) once here and shared; the trees handed out are read, never changed, by their
-callers.
+``ast.parse`` calls, most of those tests' CPU. A source text is parsed once here and its tree
+shared: callers read it, never change it. (Keeping each tree's list of nodes as well cost more
+than walking it again: the first test paid for lists the others never read.)
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Iterator
 
 CACHED = 2048
 """How many distinct sources are kept (more than the tree holds)."""
@@ -22,11 +23,10 @@ def parsed(source: str) -> ast.Module:
     return ast.parse(source)
 
 
-@functools.lru_cache(maxsize=CACHED)
-def walked(source: str) -> tuple[ast.AST, ...]:
+def walked(source: str) -> Iterator[ast.AST]:
     """Every node of ``source``'s tree, in :func:`ast.walk`'s order (shared: do not change
     them)."""
-    return tuple(ast.walk(parsed(source)))
+    return ast.walk(parsed(source))
 
 
 __all__ = ["parsed", "walked"]
