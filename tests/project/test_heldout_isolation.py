@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from support.paths import ROOT
+from support.syntax import walked
 from test_suite_layout import _loaded_name
 
 HELDOUT = "experiments.x_bench.heldout"
@@ -49,7 +50,7 @@ def heldout_imports(sources: Mapping[str, str]) -> list[str]:
     names handed to ``import_module`` or ``__import__``."""
     found = []
     for name, source in sources.items():
-        for node in ast.walk(ast.parse(source)):
+        for node in walked(source):
             hits = [t for t in _targets(node) if t == HELDOUT or t.startswith(f"{HELDOUT}.")]
             found += [f"{name}:{node.lineno}"] if hits else []
     return sorted(set(found))

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from support.paths import ROOT
+from support.syntax import walked
 
 import lab
 
@@ -18,7 +19,7 @@ def lab_imports(root: Path) -> Iterator[tuple[str, str, str]]:
     """(where, module, name) for every ``from lab… import name`` under ``root``, at the top or
     inside a function."""
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in walked(path.read_text(encoding="utf-8")):
             if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
                 continue
             if node.module == "lab" or node.module.startswith("lab."):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.syntax import parsed, walked
 
 HARNESS = ROOT / "harness"
 MAX_MODULE_LINES = 400
@@ -57,7 +58,7 @@ def test_no_function_is_over_40_lines() -> None:
     long = {
         f"{where(p)}:{name}": n
         for p in modules()
-        for name, n in functions(ast.parse(p.read_text(encoding="utf-8")))
+        for name, n in functions(parsed(p.read_text(encoding="utf-8")))
         if n > MAX_FUNCTION_LINES
     }
     assert {k: v for k, v in long.items() if k not in KNOWN_LONG_FUNCTIONS} == {}
@@ -100,7 +101,7 @@ def import_graph(typing: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         targets = set()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path.read_text(encoding="utf-8"))
         for target in imports_at_import_time(tree, typing):
             parts = target.split(".")
             # importing a.b.c runs a, a.b and a.b.c
@@ -172,7 +173,7 @@ def test_the_records_and_hooks_need_neither_the_loop_nor_memory(lower: str) -> N
 
 def test_harness_never_imports_the_suite() -> None:
     for path in modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in walked(path.read_text(encoding="utf-8")):
             names = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.syntax import parsed, walked
 from test_layering import MAX_FUNCTION_LINES, cycles, functions
 
 from experiments.manifest import MANIFEST
@@ -58,7 +59,7 @@ def runtime_graph(sources: dict[str, str]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, source in sources.items():
         targets: set[str] = set()
-        for target in runtime_imports(ast.parse(source)):
+        for target in runtime_imports(parsed(source)):
             parts = target.split(".")
             targets |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)} & set(sources)
         graph[name] = {t for t in targets - {name} if not name.startswith(t + ".")}
@@ -86,7 +87,7 @@ def test_no_function_of_the_suite_is_over_40_lines() -> None:
     long = {
         f"{path.relative_to(ROOT).as_posix()}:{name}": n
         for path in sorted((ROOT / "experiments").rglob("*.py"))
-        for name, n in functions(ast.parse(path.read_text(encoding="utf-8")))
+        for name, n in functions(parsed(path.read_text(encoding="utf-8")))
         if n > MAX_FUNCTION_LINES
     }
     assert long == {}
@@ -104,7 +105,7 @@ def test_no_experiment_reaches_into_another_experiments_claims() -> None:
     reaching = []
     for name, path in _modules().items():
         own = _experiment_of(name)
-        for target in runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for target in runtime_imports(parsed(path.read_text(encoding="utf-8"))):
             other = _experiment_of(target)
             if own and other and other != own and target.split(".")[2:3] == ["claims"]:
                 reaching.append(f"{name} -> {'.'.join(target.split('.')[:3])}")
@@ -149,7 +150,7 @@ def test_the_suite_reaches_the_harness_through_its_public_names() -> None:
     ``harness.memory`` …), not from the module inside that defines it."""
     deep = []
     for path in sorted((ROOT / "experiments").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in walked(path.read_text(encoding="utf-8")):
             if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
                 continue
             if not node.module.startswith("harness."):
@@ -192,7 +193,7 @@ def suite_imports(sources: Mapping[str, str]) -> list[str]:
     handed to ``import_module`` or ``__import__``."""
     found = []
     for name, source in sources.items():
-        for node in ast.walk(ast.parse(source)):
+        for node in walked(source):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
