@@ -65,6 +65,9 @@ class _Doc:
 
     length: int
     counts: Counter[str]
+    terms: frozenset[str]
+    lowered: str
+    """The text lower-cased (a literal match is found in it)."""
 
 
 @functools.lru_cache(maxsize=DOC_CACHE)
@@ -73,7 +76,8 @@ def _doc(text: str) -> _Doc:
     shadowed originals before every request, and tokenising them again each time made a
     request's cost grow with everything compacted before it."""
     tokens = tokenize(text)
-    return _Doc(len(tokens), Counter(tokens))
+    counts = Counter(tokens)
+    return _Doc(len(tokens), counts, frozenset(counts), text.lower())
 
 
 def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list[SearchHit]:
@@ -82,8 +86,8 @@ def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list
     docs = [_doc(line.text) for line in lines]
     scores = _bm25(docs, tokenize(query))
     hits = []
-    for line, score in zip(lines, scores, strict=True):
-        literal = bool(needle) and needle in line.text.lower()
+    for line, doc, score in zip(lines, docs, scores, strict=True):
+        literal = bool(needle) and needle in doc.lowered
         if literal or score > 0:
             hits.append(SearchHit(line.file, line.line, line.text, score, literal))
     hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
@@ -92,19 +96,26 @@ def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list
 
 
 def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:
+    """Each doc's BM25 score; a doc that shares no term with the query is not looked into (its
+    score is 0.0), and the terms are added in the query set's order, as they always were."""
     if not docs or not query:
         return [0.0] * len(docs)
     average = sum(doc.length for doc in docs) / len(docs) or 1.0
     terms = set(query)
-    frequency = Counter(term for doc in docs for term in terms if doc.counts[term])
+    shared = [terms.intersection(doc.terms) for doc in docs]
+    frequency = Counter(term for found in shared for term in found)
+    idf = {
+        term: math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+        for term in frequency
+    }
     scores = []
-    for doc in docs:
-        counts = doc.counts
+    for doc, found in zip(docs, shared, strict=True):
         score = 0.0
-        for term in terms:
-            if counts[term]:
-                idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                norm = counts[term] + K1 * (1 - B + B * doc.length / average)
-                score += idf * counts[term] * (K1 + 1) / norm
+        if found:
+            counts = doc.counts
+            for term in terms:
+                if term in found:
+                    norm = counts[term] + K1 * (1 - B + B * doc.length / average)
+                    score += idf[term] * counts[term] * (K1 + 1) / norm
         scores.append(score)
     return scores

@@ -30,8 +30,10 @@ __all__ = [
     "RecallConfig",
     "RecallRecord",
     "ShadowedSpans",
+    "pieces_of",
     "recall",
     "recall_message",
+    "said",
     "shadowed",
 ]
 
@@ -95,7 +97,7 @@ class ShadowedSpans:
         self.messages += [m for m in span if m.content and m.name is None]
 
 
-def _said(message: Message) -> bool:
+def said(message: Message) -> bool:
     """A message of the conversation (not a summary, a checkpoint or reference material)."""
     return bool(message.content.strip()) and message.name not in (
         SUMMARY_NAME,
@@ -119,16 +121,17 @@ def shadowed(
     seen = "\n".join(m.content for m in context)
     texts: dict[str, Message] = {}
     for message in originals:
-        if not _said(message) or message.content in seen:
+        if not said(message) or message.content in seen:
             continue
-        pieces = [message.content] if fits(message.content) else _pieces(message.content)
+        pieces = [message.content] if fits(message.content) else pieces_of(message.content)
         for piece in pieces:
             if piece not in seen:
                 texts.setdefault(piece, replace(message, content=piece))
     return list(texts.values())
 
 
-def _pieces(text: str) -> list[str]:
+def pieces_of(text: str) -> list[str]:
+    """The sentences and lines of ``text``, each stripped (a too-long original's pieces)."""
     return [part.strip() for part in _PIECE_END.split(text) if part.strip()]
 
 
