@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["SearchHit", "SearchLine", "rank_lines", "tokenize"]
+__all__ = ["LineIndex", "SearchHit", "SearchLine", "rank_lines", "tokenize"]
 
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -82,9 +82,14 @@ def _doc(text: str) -> _Doc:
 
 def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list[SearchHit]:
     """The best ``limit`` lines for ``query``: literal matches first, then by BM25."""
-    needle = query.strip().lower()
     docs = [_doc(line.text) for line in lines]
-    scores = _bm25(docs, tokenize(query))
+    return _hits(lines, docs, _bm25(docs, tokenize(query)), query, limit)
+
+
+def _hits(
+    lines: Sequence[SearchLine], docs: Sequence[_Doc], scores: list[float], query: str, limit: int
+) -> list[SearchHit]:
+    needle = query.strip().lower()
     hits = []
     for line, doc, score in zip(lines, docs, scores, strict=True):
         literal = bool(needle) and needle in doc.lowered
@@ -93,6 +98,42 @@ def rank_lines(lines: Sequence[SearchLine], query: str, limit: int = 20) -> list
     hits.sort(key=lambda h: (not h.literal, -h.score, h.file, h.line))
     literal_count = sum(h.literal for h in hits)
     return hits[: max(limit, literal_count)]
+
+
+class LineIndex:
+    """:func:`rank_lines` over the same lines for one query after another: the lines' terms
+    are posted once, so a query's BM25 reads only the lines that hold one of its terms (the
+    recall ranks the same shadowed originals before every request until the next compaction).
+    Its hits are :func:`rank_lines`'s, score for score."""
+
+    def __init__(self, lines: Sequence[SearchLine]) -> None:
+        self.lines = tuple(lines)
+        self._docs = [_doc(line.text) for line in self.lines]
+        self._average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
+        self._postings: dict[str, list[int]] = {}
+        for n, doc in enumerate(self._docs):
+            for term in doc.terms:
+                self._postings.setdefault(term, []).append(n)
+
+    def rank(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """The best ``limit`` lines for ``query``, as :func:`rank_lines` gives them."""
+        return _hits(self.lines, self._docs, self._scores(tokenize(query)), query, limit)
+
+    def _scores(self, query: list[str]) -> list[float]:
+        """:func:`_bm25`'s scores: each line's terms added in the query set's order."""
+        count = len(self._docs)
+        scores = [0.0] * count
+        if not count or not query:
+            return scores
+        for term in set(query):
+            posted = self._postings.get(term, ())
+            idf = math.log(1 + (count - len(posted) + 0.5) / (len(posted) + 0.5))
+            for n in posted:
+                doc = self._docs[n]
+                counts = doc.counts[term]
+                norm = counts + K1 * (1 - B + B * doc.length / self._average)
+                scores[n] += idf * counts * (K1 + 1) / norm
+        return scores
 
 
 def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import text_search
-from harness.text_search import SearchLine, rank_lines
+from harness.text_search import LineIndex, SearchLine, rank_lines
 
 
 def test_a_second_ranking_of_the_same_lines_tokenises_only_its_query(
@@ -76,3 +76,20 @@ def test_the_scores_are_bit_for_bit_those_of_every_term_on_every_doc(
     want = _bm25_reference(texts, query)
     for n, score in enumerate(want):
         assert hits.get(n, 0.0) == score or (score == 0.0 and hits[n] == 0.0)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    texts=st.lists(TEXT.map(" ".join), max_size=10),
+    queries=st.lists(TEXT.map(" ".join), min_size=1, max_size=3),
+    limit=st.integers(1, 12),
+)
+def test_a_line_index_ranks_as_rank_lines_does(
+    texts: list[str], queries: list[str], limit: int
+) -> None:
+    """The recall's index (postings built once, only the lines holding a query term scored)
+    gives rank_lines's hits, scores bit for bit, query after query."""
+    lines = [SearchLine("f", n, t) for n, t in enumerate(texts)]
+    index = LineIndex(lines)
+    for query in queries:
+        assert index.rank(query, limit) == rank_lines(lines, query, limit)

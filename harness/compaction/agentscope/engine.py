@@ -137,7 +137,8 @@ class AgentScopeEngine:
             return recall(config, [], query, self.meter.price)
         originals = [o.message for o in history.originals()]
         candidates = self._shadow.shadowed([originals, self.spans.messages], context)
-        return recall(config, candidates, query, self._reference_price)
+        index = self._shadow.index_of(candidates)
+        return recall(config, candidates, query, self._reference_price, index)
 
     def _fits_whole(self, text: str) -> bool:
         """Whether an original fits the recall's reference message whole (else: in pieces)."""

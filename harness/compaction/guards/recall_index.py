@@ -1,4 +1,4 @@
-"""The recall's originals, derived once each and kept across requests.
+"""The recall's originals, derived once each and kept across requests, and their search index.
 
 :func:`~harness.compaction.guards.recall.shadowed` decides from scratch which originals are
 shadowed: for every original it prices whether the text fits the recall's budget whole and, when
@@ -7,7 +7,8 @@ compacted before (the same originals priced and cut again each time). :class:`Sh
 each original's pieces from the first request that needs them, so a request derives only the
 originals that are new to it; what is left per request is one substring test per original against
 the context (C-level, the context bounded by the budget). Its answer is ``shadowed()``'s, element
-for element (a property test checks it).
+for element (a property test checks it). The shadowed texts change at a compaction, not between
+two: :meth:`ShadowIndex.index_of` keeps their :class:`~harness.text_search.LineIndex` until they do.
 
 :class:`ReferencePrices` prices a reference message once per distinct text: the recall tries the
 same best matches against its budget before every request.
@@ -19,8 +20,9 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from harness.compaction.guards.recall import pieces_of, said
+from harness.compaction.guards.recall import candidate_lines, pieces_of, said
 from harness.messages import Message
+from harness.text_search import LineIndex
 
 __all__ = ["ReferencePrices", "ShadowIndex"]
 
@@ -90,6 +92,19 @@ class ShadowIndex:
         self._sources: list[_Source] = []
         self.derived = 0
         """How many originals were cut into their searched texts so far (each once)."""
+        self._texts: tuple[str, ...] | None = None
+        self._index: LineIndex | None = None
+        self.indexed = 0
+        """How many search indexes were built so far (one per change of the candidates)."""
+
+    def index_of(self, candidates: Sequence[Message]) -> LineIndex:
+        """The search index of ``candidates``: the last one again while they are the same
+        texts (between two compactions, as a rule)."""
+        texts = tuple(m.content for m in candidates)
+        if self._index is None or texts != self._texts:
+            self._texts, self._index = texts, LineIndex(candidate_lines(candidates))
+            self.indexed += 1
+        return self._index
 
     def shadowed(
         self, sources: Sequence[Sequence[Message]], context: Sequence[Message]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import Agent, make_engine
+from harness import Agent, make_engine, text_search
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.agentscope.summary import build_summary_message
 from harness.compaction.guards.recall import RECALL_NAME, RecallConfig, shadowed
@@ -140,3 +140,38 @@ def test_the_reference_message_is_priced_by_the_engines_meter_within_the_budget(
     assert "[User] The password is juniper." in found.content
     record = result.requests[0].recall
     assert record is not None and record.tokens == engine.meter.price(found) <= 60
+
+
+def test_the_search_index_is_built_again_only_when_the_shadowed_texts_change() -> None:
+    index = ShadowIndex(lambda _: True)
+    first = [Message.user("alpha"), Message.user("beta")]
+    built = index.index_of(first)
+    assert index.index_of([Message.user("alpha"), Message.user("beta")]) is built
+    assert index.index_of(first[:1]) is not built
+    assert index.indexed == 2
+
+
+def test_requests_between_two_compactions_share_one_search_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shadowed texts change at a compaction: the recall's index is built at most once
+    per compaction, and a request between two reads no line's terms again (ranking read every
+    shadowed original's terms before every request)."""
+    read: list[str] = []
+    real = text_search._doc
+    monkeypatch.setattr(text_search, "_doc", lambda text: read.append(text) or real(text))
+    sent: list[ChatRequest] = []
+    config = CompactionConfig.count_only(12, 4, recall=RecallConfig(budget_tokens=60, top_k=2))
+    model = FunctionModel(lambda r: sent.append(r) or "Noted.", model_name="scripted")
+    summary = FunctionModel(lambda _: "(placeholder)", model_name="scripted")
+    history = StateHistory("s")
+    engine = make_engine(config, model, history=history, summary_model=summary)
+    agent = Agent(model, "sys", engine=engine, history=history)
+    compactions, shadowed = 0, 0
+    for n in range(40):
+        result = agent.call(f"Turn {n}: pallet {n} goes to dock {n % 3}.")
+        compactions += len(result.compactions)
+        shadowed = max([shadowed, *(r.recall.shadowed for r in result.requests if r.recall)])
+    assert 3 < compactions < len(sent) / 2 and shadowed > 10
+    assert engine._shadow.indexed <= compactions + 1  # type: ignore[attr-defined]
+    assert len(read) <= (compactions + 1) * shadowed
