@@ -101,19 +101,44 @@ def _hits(
 
 
 class LineIndex:
-    """:func:`rank_lines` over the same lines for one query after another: the lines' terms
-    are posted once, so a query's BM25 reads only the lines that hold one of its terms (the
-    recall ranks the same shadowed originals before every request until the next compaction).
-    Its hits are :func:`rank_lines`'s, score for score."""
+    """:func:`rank_lines` over the same lines for one query after another: each distinct
+    text's terms are posted once, so a query's BM25 reads only the lines that hold one of its
+    terms, and :meth:`update` to other lines posts only the texts that came and unposts those
+    that went (the recall ranks the shadowed originals before every request; a compaction adds
+    a span's). Its hits are :func:`rank_lines`'s, score for score."""
 
-    def __init__(self, lines: Sequence[SearchLine]) -> None:
+    def __init__(self, lines: Sequence[SearchLine] = ()) -> None:
+        self.lines: tuple[SearchLine, ...] = ()
+        self._docs: list[_Doc] = []
+        self._times: Counter[str] = Counter()
+        """How many of the lines hold each text."""
+        self._held: dict[str, _Doc] = {}
+        self._postings: dict[str, dict[str, None]] = {}
+        self._length = 0
+        self.posted = 0
+        """How many texts were posted so far (each once while it stays)."""
+        self.update(lines)
+
+    def update(self, lines: Sequence[SearchLine]) -> None:
+        """Rank ``lines`` from now on."""
         self.lines = tuple(lines)
         self._docs = [_doc(line.text) for line in self.lines]
-        self._average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
-        self._postings: dict[str, list[int]] = {}
-        for n, doc in enumerate(self._docs):
+        times = Counter(line.text for line in self.lines)
+        for text in [t for t in self._held if t not in times]:
+            doc = self._held.pop(text)
             for term in doc.terms:
-                self._postings.setdefault(term, []).append(n)
+                posted = self._postings[term]
+                del posted[text]
+                if not posted:
+                    del self._postings[term]
+        for line, doc in zip(self.lines, self._docs, strict=True):
+            if line.text not in self._held:
+                self._held[line.text] = doc
+                self.posted += 1
+                for term in doc.terms:
+                    self._postings.setdefault(term, {})[line.text] = None
+        self._times = times
+        self._length = sum(doc.length for doc in self._docs)
 
     def rank(self, query: str, limit: int = 20) -> list[SearchHit]:
         """The best ``limit`` lines for ``query``, as :func:`rank_lines` gives them."""
@@ -122,18 +147,23 @@ class LineIndex:
     def _scores(self, query: list[str]) -> list[float]:
         """:func:`_bm25`'s scores: each line's terms added in the query set's order."""
         count = len(self._docs)
-        scores = [0.0] * count
         if not count or not query:
-            return scores
+            return [0.0] * count
+        average = self._length / count or 1.0
+        distinct = len(self._times) == count
+        by_text: dict[str, float] = {}
         for term in set(query):
-            posted = self._postings.get(term, ())
-            idf = math.log(1 + (count - len(posted) + 0.5) / (len(posted) + 0.5))
-            for n in posted:
-                doc = self._docs[n]
+            posted = self._postings.get(term)
+            if not posted:
+                continue
+            frequency = len(posted) if distinct else sum(self._times[t] for t in posted)
+            idf = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+            for text in posted:
+                doc = self._held[text]
                 counts = doc.counts[term]
-                norm = counts + K1 * (1 - B + B * doc.length / self._average)
-                scores[n] += idf * counts * (K1 + 1) / norm
-        return scores
+                norm = counts + K1 * (1 - B + B * doc.length / average)
+                by_text[text] = by_text.get(text, 0.0) + idf * counts * (K1 + 1) / norm
+        return [by_text.get(line.text, 0.0) for line in self.lines]
 
 
 def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:

@@ -95,14 +95,17 @@ class ShadowIndex:
         self._texts: tuple[str, ...] | None = None
         self._index: LineIndex | None = None
         self.indexed = 0
-        """How many search indexes were built so far (one per change of the candidates)."""
+        """How many times the search index was updated (once per change of the candidates)."""
 
     def index_of(self, candidates: Sequence[Message]) -> LineIndex:
         """The search index of ``candidates``: the last one again while they are the same
         texts (between two compactions, as a rule)."""
         texts = tuple(m.content for m in candidates)
-        if self._index is None or texts != self._texts:
-            self._texts, self._index = texts, LineIndex(candidate_lines(candidates))
+        if self._index is None:
+            self._index = LineIndex()
+        if texts != self._texts:
+            self._texts = texts
+            self._index.update(candidate_lines(candidates))  # posts only the texts new to it
             self.indexed += 1
         return self._index
 

@@ -142,12 +142,13 @@ def test_the_reference_message_is_priced_by_the_engines_meter_within_the_budget(
     assert record is not None and record.tokens == engine.meter.price(found) <= 60
 
 
-def test_the_search_index_is_built_again_only_when_the_shadowed_texts_change() -> None:
+def test_the_search_index_is_updated_only_when_the_shadowed_texts_change() -> None:
     index = ShadowIndex(lambda _: True)
-    first = [Message.user("alpha"), Message.user("beta")]
+    first = [Message.user("alpha dock"), Message.user("beta dock")]
     built = index.index_of(first)
-    assert index.index_of([Message.user("alpha"), Message.user("beta")]) is built
-    assert index.index_of(first[:1]) is not built
+    assert index.index_of([Message.user("alpha dock"), Message.user("beta dock")]) is built
+    assert index.indexed == 1
+    assert [h.text for h in index.index_of(first[1:]).rank("dock")] == ["beta dock"]
     assert index.indexed == 2
 
 
