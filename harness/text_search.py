@@ -113,8 +113,10 @@ class LineIndex:
         self._times: Counter[str] = Counter()
         """How many of the lines hold each text."""
         self._held: dict[str, _Doc] = {}
-        self._postings: dict[str, dict[str, None]] = {}
-        self._length = 0
+        self._postings: dict[str, dict[str, int]] = {}
+        """Each term's texts, with how often the text holds it."""
+        self._spread: dict[str, float] = {}
+        """Each held text's BM25 length normalisation at the lines' average length."""
         self.posted = 0
         """How many texts were posted so far (each once while it stays)."""
         self.update(lines)
@@ -135,10 +137,11 @@ class LineIndex:
             if line.text not in self._held:
                 self._held[line.text] = doc
                 self.posted += 1
-                for term in doc.terms:
-                    self._postings.setdefault(term, {})[line.text] = None
+                for term, held in doc.counts.items():
+                    self._postings.setdefault(term, {})[line.text] = held
         self._times = times
-        self._length = sum(doc.length for doc in self._docs)
+        average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
+        self._spread = {t: K1 * (1 - B + B * d.length / average) for t, d in self._held.items()}
 
     def rank(self, query: str, limit: int = 20) -> list[SearchHit]:
         """The best ``limit`` lines for ``query``, as :func:`rank_lines` gives them."""
@@ -149,8 +152,8 @@ class LineIndex:
         count = len(self._docs)
         if not count or not query:
             return [0.0] * count
-        average = self._length / count or 1.0
         distinct = len(self._times) == count
+        spread, factor = self._spread, K1 + 1
         by_text: dict[str, float] = {}
         for term in set(query):
             posted = self._postings.get(term)
@@ -158,11 +161,8 @@ class LineIndex:
                 continue
             frequency = len(posted) if distinct else sum(self._times[t] for t in posted)
             idf = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
-            for text in posted:
-                doc = self._held[text]
-                counts = doc.counts[term]
-                norm = counts + K1 * (1 - B + B * doc.length / average)
-                by_text[text] = by_text.get(text, 0.0) + idf * counts * (K1 + 1) / norm
+            for text, held in posted.items():  # _bm25's arithmetic, in its order
+                by_text[text] = by_text.get(text, 0.0) + idf * held * factor / (held + spread[text])
         return [by_text.get(line.text, 0.0) for line in self.lines]
 
 
