@@ -30,7 +30,7 @@ from experiments.x_bench.conditions import (
 from experiments.x_bench.corpus import GENERATOR_VERSION
 from experiments.x_bench.recorded import RecordedModels, cassette_name
 from experiments.x_bench.replay import run_conversation
-from experiments.x_bench.runs import run_all
+from experiments.x_bench.runs import FreeRuns, GridHooks, run_all
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.suite import (
     HELDOUT_CONDITIONS,
@@ -84,8 +84,11 @@ def _played(
     condition whose cassettes replay under each recorded set; and the conditions recorded."""
     free = [n for n in names if not CONDITIONS[n].needs_model]
     replayed = [n for n in names if CONDITIONS[n].replays_recorded]
+    free_runs = FreeRuns()  # a model-free condition's turns are played once, then only probed
     records: list[RunRecord]
-    records, _ = run_all(conversations, free, lambda *_: None, "none")
+    records, _ = run_all(
+        conversations, free, lambda *_: None, "none", GridHooks(free_runs=free_runs)
+    )
     recorded: set[str] = set()
     # Under order replay (mutation testing, never a reproduction) the recorded runs are played
     # too, their summary answers and probe served apart (experiments.x_bench.recorded), so
@@ -93,7 +96,11 @@ def _played(
     for cassette_set in list_sets(settings.cassette_root, ID):
         with ExitStack() as stack:
             model_for = RecordedModels(settings, cassette_set, stack)
-            found, _ = run_all(conversations, replayed, model_for, cassette_set)
+            hooks = GridHooks(  # a run with no cassette in this set is not kept: not played
+                select=model_for.holds,
+                free_runs=free_runs,
+            )
+            found, _ = run_all(conversations, replayed, model_for, cassette_set, hooks)
         records += [r for r in found if r.model != "none"]
         recorded |= {r.condition for r in found if r.model != "none"}
     return records, recorded

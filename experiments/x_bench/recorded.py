@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
+from experiments.x_bench.grid import Cell
 from experiments.x_bench.schema import Conversation
 from harness.model import ChatModel, ChatRequest, ChatResponse
 from lab import OrderPart, RunSettings
@@ -54,9 +55,17 @@ class RecordedModels:
         self.folder = Path(settings.cassette_root) / ID / cassette_set
         self.stack = stack
 
+    def recorded(self, conversation: Conversation, condition: str) -> bool:
+        """Whether the set holds the cassette of ``conversation`` under ``condition``."""
+        return (self.folder / f"{cassette_name(conversation, condition)}.json").is_file()
+
+    def holds(self, cell: Cell) -> bool:
+        """Whether the set holds ``cell``'s cassette (a grid's ``select``)."""
+        return self.recorded(cell.conversation, cell.condition)
+
     def __call__(self, conversation: Conversation, condition: str) -> ChatModel | None:
         name = cassette_name(conversation, condition)
-        if not (self.folder / f"{name}.json").is_file():
+        if not self.recorded(conversation, condition):
             return None
         if self.settings.cassette_match != "order":
             return self._client(name, None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
@@ -44,6 +44,7 @@ __all__ = [
     "context_text",
     "probe_request",
     "probe_text",
+    "probed",
     "run_conversation",
 ]
 
@@ -302,10 +303,18 @@ def run_conversation(
         run.recalled = record.recalled if record is not None else ()
     if counting is not None and condition.needs_model:
         run.summary_calls = list(counting.calls)
-    if summary_model is not None:
-        answer = summary_model.complete(probe_request(conversation, run.context, run.reference))
-        run.probe_answer = answer.message.content
-    return run
+    return probed(conversation, run, summary_model)
+
+
+def probed(
+    conversation: Conversation, run: ConversationRun, model: ChatModel | None
+) -> ConversationRun:
+    """``run`` with ``model``'s answer to the probe (``run`` itself when no model is given; a
+    copy otherwise, so a model-free play can be probed by several models)."""
+    if model is None:
+        return run
+    answer = model.complete(probe_request(conversation, run.context, run.reference))
+    return replace(run, probe_answer=answer.message.content)
 
 
 def _counting_summarizer(

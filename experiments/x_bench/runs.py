@@ -12,6 +12,11 @@ connection, a timeout, an error status that may pass) is played again from its s
 Every run's net tokens are counted against ``full``'s agent turns: those need no model (the
 probe is not an agent turn), so a run of another condition gets them from a model-free ``full``
 of its conversation, played once per conversation when no ``full`` run gave them first.
+
+A condition that needs no model plays the same turns whatever model answers its probe (the model
+is asked the probe only), so grids given the same :class:`FreeRuns` (``hooks.free_runs``: X-BENCH's
+passes, model-free and once per recorded set) play each conversation under it once and ask each
+pass's model only the probe.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from dataclasses import dataclass, field
 
 from experiments.x_bench.conditions import CONDITIONS, budget_for
 from experiments.x_bench.grid import Cell, grid_cells
-from experiments.x_bench.replay import run_conversation
+from experiments.x_bench.replay import ConversationRun, probed, run_conversation
 from experiments.x_bench.schema import Conversation
 from experiments.x_bench.scoring import score_run
 from experiments.x_bench.suite import NO_MODEL, run_record
@@ -33,7 +38,15 @@ from harness import ModelError
 from harness.errors import APIConnectionError, APIStatusError, ResponseFormatError
 from harness.model import ChatModel
 
-__all__ = ["ATTEMPTS", "Failure", "GridHooks", "GridOutcome", "play_grid", "run_all"]
+__all__ = [
+    "ATTEMPTS",
+    "Failure",
+    "FreeRuns",
+    "GridHooks",
+    "GridOutcome",
+    "play_grid",
+    "run_all",
+]
 
 ATTEMPTS = 3
 """How often a run whose model calls failed is played, in all, before it is reported."""
@@ -47,6 +60,30 @@ Status = Callable[[int, int, int], None]
 """Called after each run ends with the runs done, running and in all."""
 
 
+class FreeRuns:
+    """Each conversation played once under each condition that needs no model, without a
+    probe, shared by the grids that are given it (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[str, str], ConversationRun] = {}
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._lock = threading.Lock()
+        self.played = 0
+        """How many conversations were played (each key once)."""
+
+    def run(self, conversation: Conversation, name: str) -> ConversationRun:
+        """``conversation`` under the model-free condition ``name``, as played the first time."""
+        key = (conversation.id, name)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._runs:
+                budget = budget_for(conversation.size, conversation.tokens)
+                self._runs[key] = run_conversation(conversation, CONDITIONS[name], budget)
+                self.played += 1
+            return self._runs[key]
+
+
 @dataclass(frozen=True)
 class GridHooks:
     progress: Callable[[str], None] | None = None
@@ -56,6 +93,8 @@ class GridHooks:
     concurrency: int = 1
     select: Callable[[Cell], bool] | None = None
     """Which runs of the grid to play (``--shard``); None: all."""
+    free_runs: FreeRuns | None = None
+    """Model-free plays shared with other grids; None: each run plays its own."""
 
     def say(self, line: str) -> None:
         if self.progress is not None:
@@ -146,7 +185,8 @@ class _FullTurns:
     """Each conversation's agent-turn tokens under ``full``, played without a model at most once
     per conversation (thread-safe)."""
 
-    def __init__(self) -> None:
+    def __init__(self, free_runs: FreeRuns | None = None) -> None:
+        self.free_runs = free_runs
         self._turns: dict[str, list[int]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -156,8 +196,11 @@ class _FullTurns:
             lock = self._locks.setdefault(conversation.id, threading.Lock())
         with lock:
             if conversation.id not in self._turns:
-                budget = budget_for(conversation.size, conversation.tokens)
-                run = run_conversation(conversation, CONDITIONS["full"], budget)
+                if self.free_runs is not None:
+                    run = self.free_runs.run(conversation, "full")
+                else:
+                    budget = budget_for(conversation.size, conversation.tokens)
+                    run = run_conversation(conversation, CONDITIONS["full"], budget)
                 self._turns[conversation.id] = run.agent_prompt_tokens
             return self._turns[conversation.id]
 
@@ -189,7 +232,7 @@ class _Pool:
 
     def __init__(self, hooks: GridHooks, model_for: ModelFor, label: str, kept: int) -> None:
         self.hooks, self.model_for, self.label = hooks, model_for, label
-        self.full = _FullTurns()
+        self.full = _FullTurns(hooks.free_runs)
         self.finished = self.total = kept
         self.skipped: set[str] = set()
 
@@ -265,8 +308,7 @@ class _Pool:
     def _play(self, cell: Cell, model: ChatModel | None) -> tuple[RunRecord, float]:
         conversation, name = cell.conversation, cell.condition
         started = time.perf_counter()
-        budget = budget_for(conversation.size, conversation.tokens)
-        run = run_conversation(conversation, CONDITIONS[name], budget, model)
+        run = self._conversation_run(conversation, name, model)
         if name == "full":
             self.full.put(conversation, run.agent_prompt_tokens)
             full_turns = run.agent_prompt_tokens
@@ -276,3 +318,14 @@ class _Pool:
         label = self.label if model is not None else NO_MODEL
         record = run_record(conversation, name, label, run, score, full_turns)
         return record, time.perf_counter() - started
+
+    def _conversation_run(
+        self, conversation: Conversation, name: str, model: ChatModel | None
+    ) -> ConversationRun:
+        """The run: played here, or a model-free one's shared play with the probe asked of
+        ``model``."""
+        free_runs = self.hooks.free_runs
+        if free_runs is None or CONDITIONS[name].needs_model:
+            budget = budget_for(conversation.size, conversation.tokens)
+            return run_conversation(conversation, CONDITIONS[name], budget, model)
+        return probed(conversation, free_runs.run(conversation, name), model)

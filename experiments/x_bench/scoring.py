@@ -84,9 +84,28 @@ def correct(fact: Fact, answer: str, markers: Sequence[str]) -> bool:
 
 def invented_identifiers(summary: str, conversation: Conversation) -> list[str]:
     """Identifier-shaped values in ``summary`` found nowhere in the conversation."""
-    known = "\n".join([conversation.system, *conversation_text(conversation.turns)])
+    known = _known_text(conversation)
     found = extract_identifiers([(summary, True)])
     return [i.text for i in found if i.text not in known]
+
+
+KNOWN_REMEMBERED = 64
+"""Conversations whose whole text :func:`_known_text` keeps (then it starts over)."""
+_KNOWN: dict[int, tuple[Conversation, str]] = {}
+
+
+def _known_text(conversation: Conversation) -> str:
+    """Every text of ``conversation`` as one string, built once per conversation object: every
+    compaction of every run of it is checked against it (X-BENCH joined it 1,890 times, each
+    turn's tool arguments serialised again each time)."""
+    kept = _KNOWN.get(id(conversation))
+    if kept is not None and kept[0] is conversation:
+        return kept[1]
+    if len(_KNOWN) >= KNOWN_REMEMBERED:
+        _KNOWN.clear()
+    known = "\n".join([conversation.system, *conversation_text(conversation.turns)])
+    _KNOWN[id(conversation)] = (conversation, known)
+    return known
 
 
 @dataclass(frozen=True)
@@ -156,9 +175,8 @@ def score_run(conversation: Conversation, run: ConversationRun) -> RunScore:
         else None
     )
     facts = _fact_scores(conversation, run.text, answers)
-    invented = sorted(
-        {i for c in run.compactions for i in invented_identifiers(c.summary, conversation)}
-    )
+    summaries = {c.summary for c in run.compactions}  # a placeholder summary, read once
+    invented = sorted({i for s in summaries for i in invented_identifiers(s, conversation)})
     played = len(run.agent_prompt_tokens)  # fewer than the turns when a guard stopped it
     continuation = [
         t.index for t in conversation.turns if t.phase == "continuation" and t.index < played

@@ -19,8 +19,8 @@ from harness.compaction.guards.recall import (
     ShadowedSpans,
     recall,
     recall_message,
-    shadowed,
 )
+from harness.compaction.guards.recall_index import ReferencePrices, ShadowIndex
 from harness.compaction.guards.thrash import ThrashRecord
 from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
@@ -59,6 +59,9 @@ class AgentScopeEngine:
         self.spans = ShadowedSpans()
         """The originals of the spans this engine compacted (the recall's source when the store
         keeps none; kept only with ``config.recall`` on)."""
+        self._reference_price = ReferencePrices(compactor.meter.price)
+        self._shadow = ShadowIndex(self._fits_whole)
+        """The originals as the recall searches them, each derived once (not every request)."""
 
     @property
     def meter(self) -> TokenMeter:
@@ -133,13 +136,15 @@ class AgentScopeEngine:
             # nothing was ever compacted here: no original is shadowed (and none is read)
             return recall(config, [], query, self.meter.price)
         originals = [o.message for o in history.originals()]
-        price = self.meter.price
+        candidates = self._shadow.shadowed([originals, self.spans.messages], context)
+        index = self._shadow.index_of(candidates)
+        return recall(config, candidates, query, self._reference_price, index)
 
-        def fits(text: str) -> bool:  # whole in the reference message; else in pieces
-            return price(recall_message([Message.user(text)])) <= config.budget_tokens
-
-        candidates = shadowed([*originals, *self.spans.messages], context, fits)
-        return recall(config, candidates, query, self.meter.price)
+    def _fits_whole(self, text: str) -> bool:
+        """Whether an original fits the recall's reference message whole (else: in pieces)."""
+        config = self.compactor.config.recall
+        budget = 0 if config is None else config.budget_tokens
+        return self._reference_price(recall_message([Message.user(text)])) <= budget
 
     def _too_large(self, plan: Plan, compaction: Compaction) -> bool:
         """ctxlab's size check (``refuse_larger_summary``): the summary message is not smaller

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from harness.errors import ConfigError
 from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message
-from harness.text_search import SearchLine, rank_lines
+from harness.text_search import LineIndex, SearchLine, rank_lines
 
 __all__ = [
     "RECALL_HEADING",
@@ -30,8 +30,11 @@ __all__ = [
     "RecallConfig",
     "RecallRecord",
     "ShadowedSpans",
+    "candidate_lines",
+    "pieces_of",
     "recall",
     "recall_message",
+    "said",
     "shadowed",
 ]
 
@@ -95,7 +98,7 @@ class ShadowedSpans:
         self.messages += [m for m in span if m.content and m.name is None]
 
 
-def _said(message: Message) -> bool:
+def said(message: Message) -> bool:
     """A message of the conversation (not a summary, a checkpoint or reference material)."""
     return bool(message.content.strip()) and message.name not in (
         SUMMARY_NAME,
@@ -119,16 +122,17 @@ def shadowed(
     seen = "\n".join(m.content for m in context)
     texts: dict[str, Message] = {}
     for message in originals:
-        if not _said(message) or message.content in seen:
+        if not said(message) or message.content in seen:
             continue
-        pieces = [message.content] if fits(message.content) else _pieces(message.content)
+        pieces = [message.content] if fits(message.content) else pieces_of(message.content)
         for piece in pieces:
             if piece not in seen:
                 texts.setdefault(piece, replace(message, content=piece))
     return list(texts.values())
 
 
-def _pieces(text: str) -> list[str]:
+def pieces_of(text: str) -> list[str]:
+    """The sentences and lines of ``text``, each stripped (a too-long original's pieces)."""
     return [part.strip() for part in _PIECE_END.split(text) if part.strip()]
 
 
@@ -141,16 +145,28 @@ def recall_message(items: Sequence[Message]) -> Message:
     return Message.user("\n\n".join([RECALL_HEADING, *map(_shown, items)]), name=RECALL_NAME)
 
 
+def candidate_lines(candidates: Sequence[Message]) -> list[SearchLine]:
+    """The candidates as the search ranks them."""
+    return [SearchLine("shadowed", n, m.content) for n, m in enumerate(candidates)]
+
+
 def recall(
     config: RecallConfig,
     candidates: Sequence[Message],
     query: str,
     price: Callable[[Message], int],
+    index: LineIndex | None = None,
 ) -> tuple[Message | None, RecallRecord]:
     """The best ``top_k`` of ``candidates`` (shadowed originals) for ``query`` that fit the
-    budget together, as one reference message (None: nothing matched or fitted)."""
-    lines = [SearchLine("shadowed", n, m.content) for n, m in enumerate(candidates)]
-    hits = rank_lines(lines, query, limit=len(lines)) if query.strip() else []
+    budget together, as one reference message (None: nothing matched or fitted); ``index``,
+    when given, holds the candidates' texts as :func:`candidate_lines` gives them."""
+    if not query.strip():
+        hits = []
+    elif index is not None:
+        hits = index.rank(query, limit=len(candidates))
+    else:
+        lines = candidate_lines(candidates)
+        hits = rank_lines(lines, query, limit=len(lines))
     chosen: list[Message] = []
     for hit in hits:
         if len(chosen) == config.top_k:
