@@ -182,10 +182,11 @@ def compute_matrix(
         else:
             baseline, reach = _traced(pool, cassettes, order)
         progress("mutation (none): done")
-        known: Reach = reach or {}
+        known: Reach = {m.name: [e for e in order if e in (reach or {}).get(m.name, order)]
+                        for m in chosen}  # fmt: skip
 
         def one(mutation: Mutation) -> Outcome:
-            within = [e for e in order if e in known.get(mutation.name, order)]
+            within = known[mutation.name]
             outcome = _claims_outside(baseline, within)
             if within:
                 outcome |= _run_in_subprocess(mutation.name, cassettes, within)
@@ -193,7 +194,7 @@ def compute_matrix(
             return outcome
 
         results = dict(zip([m.name for m in chosen], pool.map(one, chosen), strict=True))
-    return Matrix(baseline, results, chosen, catalogue, {m.name: known[m.name] for m in chosen})
+    return Matrix(baseline, results, chosen, catalogue, known)
 
 
 def _traced(pool: ThreadPoolExecutor, cassettes: Path, order: list[str]) -> tuple[Outcome, Reach]:

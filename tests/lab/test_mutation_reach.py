@@ -170,3 +170,27 @@ def test_no_committed_cell_lies_outside_the_recorded_reach() -> None:
         if row.get(name) and row["experiment"] not in within
     ]
     assert outside == []
+
+
+def test_the_matrix_runs_a_mutation_only_where_it_reaches_and_everywhere_when_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from experiments.mutations.catalogue import MUTATIONS
+    from lab.mutations import matrix
+
+    first, second = MUTATIONS[0], MUTATIONS[1]
+    asked: dict[str, list[str]] = {}
+
+    def fake(mutation: str, _cassettes: object, experiments: list[str]) -> dict[str, list[str]]:
+        asked[mutation] = list(experiments)
+        status = "differs" if mutation else "match"
+        return {f"{e}-A@s": [status, "1", "article", e] for e in experiments}
+
+    monkeypatch.setattr(matrix, "_run_in_subprocess", fake)
+    monkeypatch.setattr("lab.runner.select", lambda _ids: ["E1", "E2"])
+    found = matrix.compute_matrix(
+        ROOT / "cassettes", mutations=[first, second], reach={first.name: ["E2"]}
+    )
+    assert asked == {"": ["E1", "E2"], first.name: ["E2"], second.name: ["E1", "E2"]}
+    assert found.cell(first.name, "E1-A@s") == "" and found.cell(first.name, "E2-A@s") == "flip"
+    assert found.reach == {first.name: ["E2"], second.name: ["E1", "E2"]}
