@@ -52,11 +52,18 @@ def mutations(args: argparse.Namespace) -> int:
         print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
 
     before = None if args.experiments else inputs_digest(SOURCE_ROOT, cassettes)
-    matrix = compute_matrix(cassettes, experiments=args.experiments, jobs=args.jobs, progress=say)
+    every = getattr(args, "every_experiment", False)
+    matrix = compute_matrix(
+        cassettes,
+        experiments=args.experiments,
+        jobs=args.jobs,
+        progress=say,
+        every_experiment=every,
+    )
     path = write_matrix(matrix, out, only=select(args.experiments) if args.experiments else ())
     # a digest vouches for the whole matrix, computed from one unchanged tree; else none
     unchanged = before is not None and inputs_digest(SOURCE_ROOT, cassettes) == before
-    write_inputs(out, before if unchanged else None)
+    write_inputs(out, before if unchanged else None, None if every else matrix.reach)
     if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
         from lab.report import build_reports
 

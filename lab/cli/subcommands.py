@@ -79,6 +79,11 @@ def mutations_parser(commands: Commands) -> None:
     )
     mutations.add_argument("experiments", nargs="*", help="experiment ids (default: all)")
     mutations.add_argument("--jobs", type=at_least_one, default=2, help="runs side by side")
+    mutations.add_argument(
+        "--every-experiment",
+        action="store_true",
+        help="run each mutation over every experiment, not only those it can reach (a check)",
+    )
     folder_options(mutations, "the folder mutations.csv is written to")
 
 

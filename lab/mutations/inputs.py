@@ -17,7 +17,7 @@ import datetime
 import hashlib
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from harness.fs.files import write_atomic
@@ -28,6 +28,7 @@ __all__ = [
     "INPUT_FOLDERS",
     "inputs_digest",
     "recorded_digest",
+    "recorded_reach",
     "sample_of",
     "write_inputs",
 ]
@@ -72,23 +73,45 @@ def inputs_digest(source_root: Path, cassettes: Path) -> str:
     return digest.hexdigest()
 
 
-def write_inputs(out_dir: Path, digest: str | None) -> Path:
+def write_inputs(
+    out_dir: Path, digest: str | None, reach: Mapping[str, Sequence[str]] | None = None
+) -> Path:
     """Record ``digest`` beside the matrix in ``out_dir``; None (a matrix of some experiments
-    only, whose other rows may be older) records that no digest vouches for it."""
+    only, whose other rows may be older) records that no digest vouches for it. With it, the
+    experiments each mutation could reach in that tree (:mod:`lab.mutations.reach`), which a
+    check of the same tree reuses rather than tracing the runs again."""
     path = Path(out_dir) / INPUTS_FILE
-    write_atomic(path, json.dumps({"inputs_sha256": digest}, indent=2) + "\n")
+    data: dict[str, object] = {"inputs_sha256": digest}
+    if digest is not None and reach is not None:
+        data["reach"] = {name: list(reach[name]) for name in sorted(reach)}
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
     return path
+
+
+def _recorded(out_dir: Path) -> dict[str, object]:
+    try:
+        data = json.loads((Path(out_dir) / INPUTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def recorded_digest(out_dir: Path) -> str | None:
     """The digest recorded beside the matrix in ``out_dir``; None when there is none or it
     cannot be read (the check then recomputes everything)."""
-    try:
-        data = json.loads((Path(out_dir) / INPUTS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    value = data.get("inputs_sha256") if isinstance(data, dict) else None
+    value = _recorded(out_dir).get("inputs_sha256")
     return value if isinstance(value, str) else None
+
+
+def recorded_reach(out_dir: Path) -> dict[str, list[str]] | None:
+    """The experiments each mutation could reach, recorded with the digest; None when absent
+    or malformed (the check then traces the runs again). Valid only while the digest is the
+    tree's."""
+    value = _recorded(out_dir).get("reach")
+    if not isinstance(value, dict):
+        return None
+    fine = all(isinstance(v, list) and all(isinstance(e, str) for e in v) for v in value.values())
+    return {str(k): list(v) for k, v in value.items()} if fine else None
 
 
 def sample_of(names: Sequence[str], size: int, day: datetime.date | None = None) -> list[str]:

@@ -7,6 +7,8 @@ never leaks into another run and the runs can go side by side (``jobs``). Every 
 with the recorded answers served in order (:mod:`lab.recorder.order_replay`): a mutated harness
 asks for other things than the recording holds, and the ordinary replay would stop it at the first
 request. An experiment that raises under a mutation is ``aborted``: its claims are not judged.
+A mutation replays only the experiments it can reach (:mod:`lab.mutations.reach`: most never
+run X-BENCH's code, and X-BENCH is most of a replay); the others keep their unmutated claims.
 
 A cell of the matrix says what became of one claim (``<id>@<model>``) under one mutation:
 ``flip`` (its status changed), ``abort`` (its experiment raised), ``value`` (the reproduced value
@@ -24,10 +26,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness import ConfigError
 from lab.errors import ExperimentError
 from lab.mutations.mutation import Catalogue, Mutation, suite_catalogue
+from lab.mutations.reach import reaches
 
 __all__ = [
     "MATRIX_FILE",
@@ -40,6 +44,8 @@ __all__ = [
 
 MATRIX_FILE = "mutations.csv"
 Outcome = dict[str, list[str]]
+Reach = dict[str, list[str]]
+"""Mutation name → the experiments it can reach, in run order (:mod:`lab.mutations.reach`)."""
 """``{"<id>@<model>": [status, reproduced value, kind, experiment]}``, or
 ``{"!<experiment>": [why]}`` for an experiment that raised."""
 
@@ -76,30 +82,25 @@ def run_in_process(mutation: str, cassettes: Path, experiments: Sequence[str] = 
     return outcome
 
 
-def _run_in_subprocess(mutation: str, cassettes: Path, experiments: Sequence[str]) -> Outcome:
+def _worker(flags: Sequence[str], cassettes: Path, what: str) -> Any:
+    """The JSON a worker process (:mod:`lab.mutations.worker`) prints, run with ``flags``."""
     from lab.suite import current
 
     with tempfile.TemporaryDirectory(prefix="ctxlab-mutation-") as scratch:
-        command = [
-            sys.executable,
-            "-m",
-            "lab.mutations.worker",
-            "--suite",
-            current().home,
-            "--cassettes",
-            str(cassettes.resolve()),
-            *(["--mutation", mutation] if mutation else []),
-            *experiments,
-        ]
+        command = [sys.executable, "-m", "lab.mutations.worker", "--suite", current().home]
+        command += ["--cassettes", str(cassettes.resolve()), *flags]
         env = {**os.environ, "TMPDIR": scratch, "PYTHONHASHSEED": "0"}
         done = subprocess.run(
             command, cwd=scratch, env=env, capture_output=True, text=True, check=False
         )
     if done.returncode != 0:
-        raise ExperimentError(
-            f"the mutation run {mutation or '(none)'} failed: {done.stderr.strip()[-500:]}"
-        )
-    outcome: Outcome = json.loads(done.stdout)
+        raise ExperimentError(f"the mutation run {what} failed: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def _run_in_subprocess(mutation: str, cassettes: Path, experiments: Sequence[str]) -> Outcome:
+    flags = [*(["--mutation", mutation] if mutation else []), *experiments]
+    outcome: Outcome = _worker(flags, cassettes, mutation or "(none)")
     return outcome
 
 
@@ -112,6 +113,8 @@ class Matrix:
     mutations: tuple[Mutation, ...]
     catalogue: Catalogue | None = None
     """Where the guards come from (None: the current suite's catalogue)."""
+    reach: Reach | None = None
+    """The experiments each mutation was run over (the others cannot move)."""
 
     def claims(self) -> list[str]:
         return [key for key in self.baseline if not key.startswith("!")]
@@ -159,22 +162,62 @@ def compute_matrix(
     experiments: Sequence[str] = (),
     jobs: int = 2,
     progress: Callable[[str], None] = lambda _line: None,
+    reach: Reach | None = None,
+    every_experiment: bool = False,
 ) -> Matrix:
     """Run the unmutated harness and every mutation (default: the suite's catalogue), ``jobs``
-    processes at a time."""
+    processes at a time, each mutation over the experiments it can reach (the others keep the
+    unmutated claims): ``reach`` when given (recorded for this very tree), else derived from
+    traced unmutated runs (:mod:`lab.mutations.reach`); ``every_experiment`` runs each
+    mutation over every experiment instead, the check of that derivation."""
+    from lab.runner import select
+
     catalogue = suite_catalogue()
     chosen = catalogue.mutations if mutations is None else tuple(mutations)
-    names = ["", *(m.name for m in chosen)]
-
-    def one(name: str) -> Outcome:
-        outcome = _run_in_subprocess(name, cassettes, experiments)
-        progress(f"mutation {name or '(none)'}: done")
-        return outcome
-
+    order = select(experiments)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = dict(zip(names, pool.map(one, names), strict=True))
-    baseline = results.pop("")
-    return Matrix(baseline, results, chosen, catalogue)
+        if every_experiment or reach is not None:
+            baseline = _run_in_subprocess("", cassettes, order)
+            reach = {m.name: order for m in chosen} if every_experiment else reach
+        else:
+            baseline, reach = _traced(pool, cassettes, order)
+        progress("mutation (none): done")
+        known: Reach = {m.name: [e for e in order if e in (reach or {}).get(m.name, order)]
+                        for m in chosen}  # fmt: skip
+
+        def one(mutation: Mutation) -> Outcome:
+            within = known[mutation.name]
+            outcome = _claims_outside(baseline, within)
+            if within:
+                outcome |= _run_in_subprocess(mutation.name, cassettes, within)
+            progress(f"mutation {mutation.name} ({len(within)} experiments): done")
+            return outcome
+
+        results = dict(zip([m.name for m in chosen], pool.map(one, chosen), strict=True))
+    return Matrix(baseline, results, chosen, catalogue, known)
+
+
+def _traced(pool: ThreadPoolExecutor, cassettes: Path, order: list[str]) -> tuple[Outcome, Reach]:
+    """The unmutated claims, each experiment alone in a traced process, and what each mutation
+    of the catalogue can reach (:mod:`lab.mutations.reach`)."""
+    patched = pool.submit(_worker, ["--reach"], cassettes, "--reach")
+    runs: list[dict[str, Any]] = list(
+        pool.map(lambda e: _worker(["--trace", e], cassettes, f"(none) of {e}"), order)
+    )
+    baseline: Outcome = dict(sorted(kv for run in runs for kv in run["outcome"].items()))
+    ran = {e: run["ran"] for e, run in zip(order, runs, strict=True)}
+    codes: dict[str, list[str] | None] = patched.result()
+    reach = {name: reaches(None if c is None else set(c), ran, order) for name, c in codes.items()}
+    return baseline, reach
+
+
+def _claims_outside(baseline: Outcome, within: Sequence[str]) -> Outcome:
+    """The unmutated claims (and aborts) of the experiments not in ``within``."""
+    return {
+        key: value
+        for key, value in baseline.items()
+        if (key[1:] if key.startswith("!") else value[3]) not in within
+    }
 
 
 def write_matrix(matrix: Matrix, out_dir: Path, only: Sequence[str] = ()) -> Path:

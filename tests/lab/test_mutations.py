@@ -25,7 +25,7 @@ from experiments.mutations.catalogue import CATALOGUE, MUTATIONS, Mutation, by_n
 from experiments.mutations.guards import GUARDS, UNCOVERED
 from harness.errors import ConfigError
 from lab.mutations.committed import committed_matrix
-from lab.mutations.inputs import inputs_digest, recorded_digest, sample_of
+from lab.mutations.inputs import inputs_digest, recorded_digest, recorded_reach, sample_of
 from lab.mutations.matrix import (
     MATRIX_FILE,
     Matrix,
@@ -64,7 +64,8 @@ def checked(request: pytest.FixtureRequest) -> Checked:
     """The whole matrix computed again, or, when ``reports/mutations.inputs.json`` records
     this very tree (:mod:`lab.mutations.inputs`) and CTXLAB_MUTATIONS is not ``full``, the
     committed matrix with the unmutated run and a sample of the day's mutations computed
-    again (their cells must be the committed ones)."""
+    again (their cells must be the committed ones). Either way each mutation replays only
+    the experiments it can reach (:mod:`lab.mutations.reach`)."""
     if "mutations" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("the mutation matrix takes minutes: run it with `pytest -m mutations`")
     jobs = int(os.environ.get("CTXLAB_MUTATION_JOBS", "2"))
@@ -74,7 +75,13 @@ def checked(request: pytest.FixtureRequest) -> Checked:
         full = compute_matrix(cassettes, jobs=jobs)
         return Checked(full, full)
     sample = sample_of([m.name for m in MUTATIONS], SAMPLE)
-    fresh = compute_matrix(cassettes, mutations=[by_name(n) for n in sample], jobs=jobs)
+    # the reach recorded with this very tree's matrix: each sampled mutation replays only the
+    # experiments it can reach; without one, every experiment (tracing would cost more)
+    reach = recorded_reach(REPORTS)
+    chosen = [by_name(n) for n in sample]
+    fresh = compute_matrix(
+        cassettes, mutations=chosen, jobs=jobs, reach=reach, every_experiment=reach is None
+    )
     return Checked(committed_matrix(REPORTS, MUTATIONS, fresh.baseline), fresh)
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from support.paths import ROOT
 
-from probes.__main__ import Outcome, table
+from probes.__main__ import Outcome, run, table
 from probes.catalogue import load
 from probes.registry import CLASSES, Probe
 
@@ -38,3 +39,22 @@ def test_every_probe_holds() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "| **all** |" in done.stdout and "defects showing: 0" in done.stdout
+
+
+def _leaks(folder: Path) -> None:
+    (folder / "secret").write_text("x", encoding="utf-8")
+    raise AssertionError("leaked the secret")
+
+
+def test_a_probe_run_in_its_forked_process_fails_with_its_reason_and_others_hold() -> None:
+    # the runner forks one process per probe: a failure there must reach the table, and a
+    # probe that kills its own process fails rather than stopping the runner
+    probes = [
+        Probe("leaks", "security", 9, _leaks),
+        Probe("holds", "robustness", 1, lambda folder: None),
+        Probe("dies", "robustness", 2, lambda folder: os._exit(3)),
+    ]
+    outcomes = {o.probe.name: o for o in run(probes, jobs=2, keep=False)}
+    assert outcomes["leaks"].failed and "leaked the secret" in outcomes["leaks"].reason
+    assert not outcomes["holds"].failed
+    assert outcomes["dies"].failed
