@@ -160,7 +160,7 @@ SPECS: tuple[ClaimSpec[XBenchView], ...] = (
         _gate,
         kind="ctxlab",
         reason_class=TARGET,
-        note=f"our own targets (issue 42), judged on the held-out conversations only: mean "
+        note=f"our own check (issue 42's targets), judged on the held-out conversations only: mean "
         f"survival ≥ {GATE_FLOOR:.0%}, no conversation below truncation's, and the mean of the "
         f"per-conversation final-context ratio ≤ {GATE_FINAL_RATIO}",
     ),
@@ -175,8 +175,8 @@ MODEL_SPECS: tuple[ClaimSpec[_Of], ...] = (
         _profile,
         kind="ctxlab",
         reason_class=TARGET,
-        note=f"our own targets (issue 42), judged on the held-out conversations recorded under "
-        f"both the candidate and the reference (at least {MIN_PAIRS} pairs each), runs that never "
-        "compacted left out",
+        note="our own check (issue 42's targets), judged on the held-out conversations recorded "
+        f"under both the candidate and the reference (at least {MIN_PAIRS} pairs each), runs "
+        "that never compacted left out",
     ),
 )

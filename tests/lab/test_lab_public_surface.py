@@ -32,6 +32,7 @@ PUBLIC = [
     "OURS_LIGHT",
     "OWN_INPUT",
     "PROVIDERS",
+    "TARGET",
     "CachedModel",
     "Call",
     "Catalogue",
