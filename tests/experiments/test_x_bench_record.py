@@ -39,23 +39,23 @@ def test_record_a_slice_then_replay_it(tmp_path: Path, capsys: pytest.CaptureFix
     cassettes, reports = tmp_path / "cassettes", tmp_path / "reports"
     with ScriptedHTTPServer(answer=_answer) as server:
         args = ["record", "X-BENCH", "--provider", "openai-compatible", "--model", "m"]
-        args += ["--base-url", server.base_url, "--slice", "1/28"]
+        args += ["--base-url", server.base_url, "--slice", "1/40"]
         args += ["--cassettes", str(cassettes), "--out", str(reports)]
         assert main(args) == 0
         first = capsys.readouterr().out
         calls = len(server.bodies)
         spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
         lines: list[str] = []
-        record(RunSettings(cassettes, "record", spec, progress=lines.append, slice=(1, 28)))
+        record(RunSettings(cassettes, "record", spec, progress=lines.append, slice=(1, 40)))
         assert len(server.bodies) == calls  # nothing re-recorded
-    part = plan_slice(recording_plan(), (1, 28))  # the first conversation, up to agentscope
+    part = plan_slice(recording_plan(), (1, 40))  # the first conversation, up to agentscope
     named = [name for _, name in part]
     assert "agentscope" in named
     names = sorted(p.name for p in cassettes.rglob("*.json"))
     assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
     at = named.index("agentscope") + 1
     assert f"X-BENCH [{at}/{len(part)}] zh-2k-s01--agentscope: " in first
-    assert " s\n" in first and "X-BENCH slice 1/28 recorded in " in first
+    assert " s\n" in first and "X-BENCH slice 1/40 recorded in " in first
     assert sum("kept (already recorded)" in line for line in lines) == len(part)
     view = X_BENCH_PAGE.read(json.loads((reports / "X-BENCH.json").read_text(encoding="utf-8")))
     recorded = [r for r in view.runs if r.model != "none"]
@@ -84,14 +84,14 @@ def test_record_only_the_conditions_asked_for(tmp_path: Path) -> None:
             "--conditions",
             "full,truncation",
             "--slice",
-            "1/12",
+            "1/16",
             "--out",
             str(tmp_path / "reports"),
         ]
         assert main(args) == 0
     wanted = [(c, n) for c, n in recording_plan() if n in ("full", "truncation")]
-    part = plan_slice(wanted, (1, 12))
-    assert len(part) == 3  # 36 cassettes of the two conditions, in 12 slices
+    part = plan_slice(wanted, (1, 16))
+    assert len(part) == 3  # 48 cassettes of the two conditions (12 held-out), in 16 slices
     names = sorted(p.name for p in cassettes.rglob("*.json"))
     assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
 
@@ -142,7 +142,7 @@ def test_a_cassette_that_fails_does_not_stop_the_slice(
             "--conditions",
             "full,truncation",
             "--slice",
-            "1/9",
+            "1/12",
             "--out",
             str(tmp_path / "reports"),
         ]
@@ -169,7 +169,7 @@ def test_a_timeout_on_a_local_server_stops_the_slice(tmp_path: Path) -> None:
         settings = RunSettings(
             tmp_path, "record", spec, server_info={"server": "llama-cpp-python"},
             progress=lines.append, timeouts=Timeouts(connect=1.0, read=0.2, total=0.5),
-            slice=(1, 9), conditions=("full", "truncation"),
+            slice=(1, 12), conditions=("full", "truncation"),
         )  # fmt: skip
         with pytest.raises(RecordingIncompleteError, match="the slice stopped there"):
             record(settings)
@@ -185,7 +185,7 @@ def test_a_cassette_another_recorder_holds_is_left_to_it(tmp_path: Path) -> None
     with ScriptedHTTPServer(answer=_answer) as server:
         spec = provider_spec("openai-compatible", model="m", base_url=server.base_url)
         settings = RunSettings(
-            tmp_path, "record", spec, progress=lines.append, slice=(1, 9),
+            tmp_path, "record", spec, progress=lines.append, slice=(1, 12),
             conditions=("full", "truncation"),
         )  # fmt: skip
         held = settings.cassette_path("X-BENCH", "zh-2k-s01--truncation")
