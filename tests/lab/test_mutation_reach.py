@@ -17,6 +17,7 @@ from unittest import mock
 
 import pytest
 from support.paths import ROOT
+from support.reach_probe import Base, Child, called, never
 
 from lab.mutations.inputs import recorded_digest, recorded_reach, write_inputs
 from lab.mutations.matrix import _claims_outside
@@ -25,34 +26,13 @@ from lab.mutations.reach import code_key, patched_code, reaches, traced
 MODULE = "ctxlab_reach_probe"
 
 
-def _called() -> int:
-    return 1
-
-
-def _never() -> int:
-    return 2
-
-
-class _Base:
-    def step(self) -> int:
-        return 1
-
-    @property
-    def size(self) -> int:
-        return 3
-
-
-class _Child(_Base):
-    pass
-
-
 @pytest.fixture
 def probe(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     module = types.ModuleType(MODULE)
     module.LIMIT = 5  # type: ignore[attr-defined]
     module.TABLE = {"a": 1}  # type: ignore[attr-defined]
-    module.run = _called  # type: ignore[attr-defined]
-    module.Base, module.Child = _Base, _Child  # type: ignore[attr-defined]
+    module.run = called  # type: ignore[attr-defined]
+    module.Base, module.Child = Base, Child  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, MODULE, module)
     return module
 
@@ -95,7 +75,7 @@ def test_a_replaced_constant_or_a_dict_changed_in_place_reaches_everything(
 
 
 def _both(probe: types.ModuleType) -> object:
-    stack = mock.patch.multiple(probe, run=_never, LIMIT=6)
+    stack = mock.patch.multiple(probe, run=never, LIMIT=6)
     return stack
 
 
@@ -109,12 +89,12 @@ def test_a_patch_that_replaces_nothing_visible_reaches_everything() -> None:
 
 def test_the_trace_holds_what_ran_on_any_thread_and_nothing_else() -> None:
     with traced() as ran:
-        _called()
-        worker = threading.Thread(target=_Base().step)
+        called()
+        worker = threading.Thread(target=Base().step)
         worker.start()
         worker.join()
-    assert {_key(_called), _key(_Base.step)} <= ran
-    assert _key(_never) not in ran
+    assert {_key(called), _key(Base.step)} <= ran
+    assert _key(never) not in ran
 
 
 def test_a_mutation_reaches_the_experiments_that_ran_its_code() -> None:

@@ -15,15 +15,15 @@ from unittest import mock
 from lab.mutations.reach import code_key, patched_code
 
 
-def _called() -> int:
+def called() -> int:
     return 1
 
 
-def _never() -> int:
+def never() -> int:
     return 2
 
 
-class _Base:
+class Base:
     def step(self) -> int:
         return 1
 
@@ -32,19 +32,19 @@ class _Base:
         return 3
 
 
-class _Child(_Base):
+class Child(Base):
     pass
 
 
 PROBE = types.ModuleType("ctxlab_reach_probe")
-PROBE.run = _called  # type: ignore[attr-defined]
+PROBE.run = called  # type: ignore[attr-defined]
 sys.modules[PROBE.__name__] = PROBE
 
 
 @contextmanager
 def _by_hand() -> Iterator[None]:
     original = PROBE.run  # type: ignore[attr-defined]
-    PROBE.run = _never  # type: ignore[attr-defined]
+    PROBE.run = never  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -52,13 +52,13 @@ def _by_hand() -> Iterator[None]:
 
 
 CASES = {
-    "function": (lambda: mock.patch.object(PROBE, "run", _never), _called.__code__),
-    "inherited": (lambda: mock.patch.object(_Child, "step", lambda self: 2), _Base.step.__code__),
+    "function": (lambda: mock.patch.object(PROBE, "run", never), called.__code__),
+    "inherited": (lambda: mock.patch.object(Child, "step", lambda self: 2), Base.step.__code__),
     "property": (
-        lambda: mock.patch.object(_Base, "size", property(lambda s: 4)),
-        _Base.size.fget.__code__,  # type: ignore[attr-defined]
+        lambda: mock.patch.object(Base, "size", property(lambda s: 4)),
+        Base.size.fget.__code__,  # type: ignore[attr-defined]
     ),
-    "by-hand": (_by_hand, _called.__code__),
+    "by-hand": (_by_hand, called.__code__),
 }
 
 
