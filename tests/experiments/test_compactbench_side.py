@@ -46,7 +46,7 @@ def reader(body: dict[str, Any]) -> Reply:
     return say("ok")
 
 
-def args(out: Path, *extra: str) -> list[str]:
+def args(out: Path, *extra: str, methods: tuple[str, ...] = METHODS) -> list[str]:
     return [
         "compactbench",
         "--benchmarks-dir",
@@ -54,7 +54,7 @@ def args(out: Path, *extra: str) -> list[str]:
         "--suite",
         "own",
         "--methods",
-        ",".join(METHODS),
+        ",".join(methods),
         "--out",
         str(out),
         *extra,
@@ -157,3 +157,27 @@ def test_a_run_of_another_model_in_out_is_refused_not_read_or_resumed(
     assert len(err.splitlines()) == 1
     assert not (out / "compactbench.md").exists()
     assert not server.bodies, "nothing was asked of the model"
+
+
+def wordy_summarizer(body: dict[str, Any]) -> Reply:
+    """A summary longer than anything it replaces (a small model's habit); the reader as above."""
+    if body["messages"][-1]["content"].startswith("You have the following summary"):
+        return reader(body)
+    return say(" ".join(f"note{i} restated at length" for i in range(400)))
+
+
+def test_a_refused_compaction_hands_over_the_context_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DSH refuses a summary not smaller than its span (fails closed): the context stands, so
+    the method hands it over as it is and says why, instead of ending CompactBench's run."""
+    out = tmp_path / "out"
+    with ScriptedHTTPServer(answer=wordy_summarizer) as server:
+        live = ["--provider", "openai-compatible", "--base-url", server.base_url, "--model", "m"]
+        assert main(args(out, *live, methods=("dsh",))) == 0
+    err = capsys.readouterr().err
+    assert "dsh refused a compaction: summary is not smaller than the shadowed content" in err
+    table = rows((out / "compactbench.md").read_text("utf-8"))
+    assert list(table) == ["dsh"] and table["dsh"][0] == "1"  # the case finished
+    # the context handed over is the transcript itself: the reader still finds its constraints
+    assert table["dsh"][3] == "1.000"

@@ -13,12 +13,19 @@ CompactBench caps ``summaryText`` at 8,000 characters: a longer context keeps it
 and says so in the artifact's ``warnings`` (the scores then count what a user of the engine
 would not lose; the table reports how many artifacts were cut).
 
+An engine that refuses a compaction (:class:`~harness.errors.SummaryError`: DSH's summary not
+smaller than the span it would replace, a summary cut at ``max_tokens`` or empty) leaves its
+context as it stood, as it does for a user: that context is handed over, the artifact's
+``warnings`` and ``methodMetadata["refused"]`` say why, and one line on stderr says so. The run
+goes on; before, the refusal ended the whole CompactBench run.
+
 The runner loads a method by ``<path>:<ClassName>`` (:data:`METHODS` gives each), so this module
 imports CompactBench at the top and is imported only when a CompactBench run asks for it.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 from compactbench.compactors import Compactor
@@ -33,6 +40,7 @@ from experiments.x_bench.conditions import (
     dsh_config,
 )
 from harness import Message, make_engine
+from harness.errors import SummaryError
 from harness.meter.pricers import estimate_tokens
 from harness.model import ChatModel, ChatRequest
 from harness.store.eventlog import EventLog, EventLogHistory
@@ -82,6 +90,7 @@ class EngineMethod(Compactor):
         super().__init__(provider, model)
         self._context: list[Message] = []
         self._seen: set[int] = set()
+        self._refused = ""
 
     def engine_config(self, budget: Budget) -> Any:
         raise NotImplementedError
@@ -108,7 +117,13 @@ class EngineMethod(Compactor):
         history = self._history()
         history.append(messages)
         engine = make_engine(self.engine_config(budget), chat, history=history, summary_model=chat)
-        records = self._force(engine, history, budget)
+        self._refused = ""
+        try:
+            records = self._force(engine, history, budget)
+        except SummaryError as refusal:  # failed closed: the context stands as it was
+            self._refused = str(refusal)
+            print(f"compactbench: {self.name} refused a compaction: {refusal}", file=sys.stderr)
+            return messages, False
         return history.messages(), bool(records)
 
     def _history(self) -> History:
@@ -122,7 +137,7 @@ class EngineMethod(Compactor):
 
     def _artifact(self, transcript: Transcript, compacted: bool) -> CompactionArtifact:
         text = render_context(self._context)
-        warnings = []
+        warnings = [f"the engine refused to compact: {self._refused}"] if self._refused else []
         if len(text) > SUMMARY_TEXT_LIMIT:
             text = text[-SUMMARY_TEXT_LIMIT:]
             warnings.append(f"context cut to its newest {SUMMARY_TEXT_LIMIT} characters")
@@ -138,6 +153,7 @@ class EngineMethod(Compactor):
                 "provider": self.provider.key,
                 "compacted": compacted,
                 "context_messages": len(self._context),
+                "refused": self._refused,
             },
         )
 
