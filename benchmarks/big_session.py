@@ -14,7 +14,11 @@ CPU time and as the growth of the process's peak RSS (``VmHWM``, reset through
 ``/proc/self/clear_refs`` after the imports) over what it held then. At the full size the reopen
 is gated against the raw read: it must cost less than reading the file, in time and in memory,
 however many events come before the snapshot (quick: report only; at 20,000 events the 999-event
-tail is a good part of the file)."""
+tail is a good part of the file). At 100,000 events only the memory is gated (issue 48 asks at
+most 1.2× the raw lines'; the gate is 1×): there the reopen and the raw read both take 25–40 ms,
+and four idle runs read the CPU ratio between 0.83× and 1.10×, the machine's noise the size of
+the margin, so that row is reported, and the CPU is gated at 1,000,000 events, where the file's
+size, not a process's fixed cost, decides it."""
 
 from __future__ import annotations
 
@@ -96,7 +100,7 @@ def _child(path: Path, mode: str) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
-def _rows(path: Path, format: str, events: int, gate: bool) -> list[Row]:
+def _rows(path: Path, format: str, events: int, gate: bool, gate_cpu: bool) -> list[Row]:
     replay = _child(path, "replay")  # the first open: no snapshot yet; it writes one
     reopen: list[dict[str, float]] = []
     raw: list[dict[str, float]] = []
@@ -113,7 +117,7 @@ def _rows(path: Path, format: str, events: int, gate: bool) -> list[Row]:
     mb = 1 << 20
     return [
         Row("big session", f"{what}: reopen / raw read of its lines, CPU", cpu / raw_cpu,
-            gate=1.0 if gate else None,
+            gate=1.0 if gate and gate_cpu else None,
             note=f"reopen {cpu * 1e3:.0f} ms, raw read {raw_cpu * 1e3:.0f} ms "
             f"({path.stat().st_size / mb:.0f} MB); median of {ROUNDS}, alternated"),
         Row("big session", f"{what}: reopen / raw read of its lines, peak RSS growth",
@@ -135,6 +139,6 @@ def rows(quick: bool) -> list[Row]:
             for format in ("ctxlab", "dsh"):
                 path = Path(tmp) / f"{format}.jsonl"
                 write_session(path, events, format)
-                out += _rows(path, format, events, gate=not quick)
+                out += _rows(path, format, events, gate=not quick, gate_cpu=events >= 1_000_000)
                 path.unlink()
     return out
