@@ -18,6 +18,7 @@ from benchmarks import (
     memory_scale_bench,
     meter_error,
     peers,
+    recall_bench,
     record_bench,
     reopen_bench,
     turn_growth,
@@ -30,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 SECTIONS = (
-    "meter", "check", "turns", "peers", "eventlog", "reopen", "big", "memory", "grid", "wall",
+    "meter", "check", "turns", "recall", "peers", "eventlog", "reopen", "big", "memory", "grid",
+    "wall",
 )  # fmt: skip
 
 
@@ -57,6 +59,7 @@ def _measures(quick: bool) -> dict[str, Callable[[], list[Row]]]:
         "meter": lambda: meter_error.rows(ROOT / "cassettes"),
         "check": lambda: check_cost.rows(quick),
         "turns": lambda: turns.rows(quick) + turn_growth.rows(quick),
+        "recall": lambda: recall_bench.rows(quick),
         "peers": lambda: peers.rows(quick),
         "eventlog": lambda: eventlog_bench.rows(quick),
         "reopen": lambda: reopen_bench.rows(quick),

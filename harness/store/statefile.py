@@ -34,6 +34,7 @@ from harness.errors import ConfigError, StateStoreError
 from harness.fs.files import append_text, write_atomic
 from harness.fs.path import WorkspacePath
 from harness.messages import Message
+from harness.store.appended_lines import AppendedLines
 from harness.store.durability import Durability, check_durability, syncs_each_append
 from harness.store.torn import set_aside, torn_tail
 
@@ -251,6 +252,7 @@ class Transcript:
         """When appends reach the disk (:mod:`harness.store.durability`)."""
         self._seq: int | None = None  # read from the file's last line at the first append
         self._unsynced = False
+        self._read: AppendedLines[Message] = AppendedLines(_message_of)
 
     def commit(self) -> None:
         """Flush the appends since the last commit to the disk (``per-turn`` only)."""
@@ -282,17 +284,10 @@ class Transcript:
 
     def numbered_messages(self) -> list[tuple[int, Message]]:
         """``(line number, message)`` of each message line, lines numbered as editors do
-        (split at ``\n`` only); a line a crash tore or left unreadable is skipped."""
-        try:
-            raw = self.file.read_bytes()
-        except FileNotFoundError:
-            return []
-        found = []
-        for number, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
-            message = _message_of(line)
-            if message is not None:
-                found.append((number, message))
-        return found
+        (split at ``\n`` only); a line a crash tore or left unreadable is skipped. Only what
+        was appended since the last call is parsed (:mod:`harness.store.appended_lines`):
+        the messages are shared between calls, read-only."""
+        return self._read.read(lambda: self.file.root.open_read(self.file.relative))
 
     def _append(self, record: dict[str, Any]) -> None:
         if self._seq is None:

@@ -53,6 +53,8 @@ class EventLogHistory:
     def __init__(self, log: EventLog) -> None:
         self.log = log
         self._turns = _turn_marks(log)  # dsh's turn/* and step/* events, in its format only
+        self._originals: list[Original] = []  # of the events read so far (:meth:`originals`)
+        self._originals_of: tuple[EventLog, int] = (log, 0)
 
     def catch_up(self) -> bool:
         """Fold in what another writer appended since this log last read the file (call it
@@ -95,10 +97,21 @@ class EventLogHistory:
 
     def originals(self) -> list[Original]:
         """Every message event of the log, in order (line = seq + 1): the shadowed originals,
-        summaries, pruned replacements and restored copies alike."""
+        summaries, pruned replacements and restored copies alike. Events are never changed, so
+        only those appended since the last call are read (the recall asks before every
+        request): the messages are shared between calls, read-only."""
+        log, read = self._originals_of
+        events = self.log.events
+        if log is not self.log or read > len(events):
+            self._originals, read = [], 0
         file = self.log.origin
         name = "(memory)" if file is None else file.relative
-        return [Original(name, e.seq + 1, e.message) for e in self.log.events if e.message]
+        for seq in range(read, len(events)):
+            message = events[seq].message
+            if message is not None:
+                self._originals.append(Original(name, seq + 1, message))
+        self._originals_of = (self.log, len(events))
+        return list(self._originals)
 
     def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         return search_histories([self], query, limit)

@@ -1,0 +1,121 @@
+"""The recall's cost per request (``CompactionConfig.recall``) early and late in a session that
+compacts, on the hard case: tool-calling turns whose questions share common terms.
+
+Each session is the agent-turn workload (:func:`~benchmarks.turns.tool_turns`: a question that
+says ``上海港 booking``, a tool call, its result, the answer) played through :class:`Agent` on the
+event log with an AgentScope engine that compacts whenever the context passes 1,500 tokens,
+keeping a 400-token tail, and recalls (``RecallConfig``: 200 tokens, 3 turns): every compaction
+shadows more originals, and every request searches them all for its newest user message. A
+scripted model answers instantly and writes a one-line summary, so what is timed is the harness.
+One session is played to turn 50, the other to the late turn (1,000; quick: 200); then the
+recall of a request (:meth:`AgentScopeEngine.recall`, what the agent asks before each request)
+is timed 15 times per session, the sessions alternating, as CPU time, and then whole turns the
+same way. Report only: the recall searches every shadowed original, so its cost grows with
+what was compacted before (the rows say by how much); a gate waits for an index that does not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+from benchmarks.check_cost import CONFIG
+from benchmarks.common import Row, cpu_and_wall, spread
+from benchmarks.turns import tool_turns
+from harness.agent import Agent
+from harness.compaction.agentscope.engine import AgentScopeEngine
+from harness.compaction.factory import make_engine
+from harness.compaction.guards.recall import RecallConfig, RecallRecord
+from harness.messages import Message, ToolCall
+from harness.model import ChatRequest
+from harness.store.eventlog import EventLog, EventLogHistory
+from harness.testing import FunctionModel
+from harness.tools import Tool
+
+__all__ = ["rows"]
+
+TIMED = 15
+_CALLS = itertools.count()
+RECALLING = replace(
+    CONFIG,
+    trigger_messages=0,
+    trigger_tokens=1_500,
+    keep_messages=0,
+    keep_tokens=400,
+    recall=RecallConfig(budget_tokens=200, top_k=3),
+)
+
+
+def _reply(request: ChatRequest) -> Message:
+    if request.purpose == "summary":
+        return Message.assistant("bookings confirmed so far; prices as quoted")
+    last = request.messages[-1]
+    if last.role == "user":
+        call = ToolCall(f"call_{next(_CALLS)}", "lookup", '{"booking": "BK-1"}')
+        return Message.assistant("", [call])
+    return Message.assistant("confirmed, 已确认")
+
+
+def _question(turn: int) -> str:
+    return tool_turns(turn + 1)[-4].content
+
+
+def _session(folder: Path, turns: int) -> tuple[Agent, AgentScopeEngine]:
+    history = EventLogHistory(EventLog.open(folder / "s.jsonl", durability="per-turn"))
+    model = FunctionModel(_reply)
+    lookup = Tool.from_function(lambda booking: f"{booking}: 每柜 USD 2000", name="lookup")
+    engine = make_engine(RECALLING, model, history=history, summary_model=model)
+    assert isinstance(engine, AgentScopeEngine)
+    agent = Agent(model, "system", [lookup], engine=engine, history=history)
+    for turn in range(turns):
+        agent.call(_question(turn))
+    return agent, engine
+
+
+Session = tuple[Agent, AgentScopeEngine]
+
+
+def _timed(sessions: list[Session], call: Callable[[Session, int], object]) -> list[list[float]]:
+    """CPU seconds of ``call(session, i)`` for i < :data:`TIMED`, the sessions alternating."""
+    taken: list[list[float]] = [[] for _ in sessions]
+    for i in range(TIMED):
+        for session, samples in zip(sessions, taken, strict=True):
+            samples.append(cpu_and_wall(partial(call, session, i))[0])
+    return taken
+
+
+def _recall(session: Session, i: int) -> RecallRecord | None:
+    agent, engine = session
+    return engine.recall(agent.history, _question(i))[1]
+
+
+def _turn(session: Session, i: int) -> None:
+    session[0].call(_question(i))
+
+
+def rows(quick: bool) -> list[Row]:
+    late = 200 if quick else 1_000
+    with tempfile.TemporaryDirectory() as tmp:
+        sessions = []
+        for turns in (50, late):
+            (Path(tmp) / str(turns)).mkdir()
+            sessions.append(_session(Path(tmp) / str(turns), turns))
+        shadowed = [getattr(_recall(s, 0), "shadowed", 0) for s in sessions]
+        early_r, late_r = map(spread, _timed(sessions, _recall))
+        early_t, late_t = map(spread, _timed(sessions, _turn))
+    what = f"turn {late} / turn 50, CPU median"
+    return [
+        Row("recall", "recall per request at turn 50, CPU median", early_r.median * 1e3, "ms",
+            note=f"{shadowed[0]:,} shadowed texts searched; p95 {early_r.p95 * 1e3:.2f} ms"),
+        Row("recall", f"recall per request at turn {late}, CPU median", late_r.median * 1e3, "ms",
+            note=f"{shadowed[1]:,} shadowed texts searched; p95 {late_r.p95 * 1e3:.2f} ms"),
+        Row("recall", f"recall per request, {what}", late_r.median / early_r.median,
+            note="report only: the recall searches every shadowed original"),
+        Row("recall", f"agent turn with the recall, {what}", late_t.median / early_t.median,
+            note=f"turn 50 {early_t.median * 1e3:.2f} ms, turn {late} "
+            f"{late_t.median * 1e3:.2f} ms; report only"),
+    ]  # fmt: skip
