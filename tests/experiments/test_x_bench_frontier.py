@@ -4,16 +4,13 @@ end with a smaller context; a malformed variant is refused in one sentence."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
-import runpy
 import statistics
-import sys
 
 import pytest
 from support.paths import ROOT
+from support.scripts import run_in_process
 
 SCRIPT = ROOT / "scripts" / "xbench_frontier.py"
 ROW = re.compile(
@@ -24,14 +21,8 @@ ROW = re.compile(
 
 
 def _run(*args: str) -> list[dict[str, str]]:
-    argv, out = sys.argv, io.StringIO()
-    sys.argv = [str(SCRIPT), *args]
-    try:
-        with contextlib.redirect_stdout(out):
-            runpy.run_path(str(SCRIPT), run_name="__main__")
-    finally:
-        sys.argv = argv
-    return [m.groupdict() for line in out.getvalue().splitlines() if (m := ROW.match(line))]
+    out = run_in_process(SCRIPT, *args)
+    return [m.groupdict() for line in out.splitlines() if (m := ROW.match(line))]
 
 
 def test_the_shipped_row_is_the_reports_and_smaller_budgets_end_smaller() -> None:

@@ -5,15 +5,13 @@ tokens."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
-import runpy
 import subprocess
 import sys
 
 from support.paths import ROOT
+from support.scripts import run_in_process
 
 from experiments.x_bench.headline import carried
 from experiments.x_bench.view import XBenchView
@@ -32,18 +30,6 @@ def _run_script(*args: str) -> str:
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     return done.stdout
-
-
-def _run_in_process(*args: str) -> str:
-    """The script's stdout, run as ``__main__`` in this process (no second start-up)."""
-    argv, out = sys.argv, io.StringIO()
-    sys.argv = [str(SCRIPT), *args]
-    try:
-        with contextlib.redirect_stdout(out):
-            runpy.run_path(str(SCRIPT), run_name="__main__")
-    finally:
-        sys.argv = argv
-    return out.getvalue()
 
 
 def _whatif(stdout: str) -> dict[str, dict[str, tuple[float, int, int]]]:
@@ -65,7 +51,7 @@ def test_the_unchanged_profile_gives_the_recorded_figures_and_a_smaller_budget_c
 ):
     view = from_data(XBenchView, json.loads((ROOT / "reports" / "X-BENCH.json").read_text()))
     unchanged = _whatif(_run_script())
-    smaller = _whatif(_run_in_process("--summary-budget", "0.25"))
+    smaller = _whatif(run_in_process(SCRIPT, "--summary-budget", "0.25"))
     assert set(unchanged) == {r.model for r in view.runs if r.model != "none"}
     for model, rows in unchanged.items():
         ours = [r for r in view.runs if r.model == model and r.condition == "ctxlab"]
