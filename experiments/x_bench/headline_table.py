@@ -17,7 +17,9 @@ def share_cell(share: float, low: float, high: float) -> str:
 
 
 def headline_table(rows: list[HeadlineRow], ours: str = "ctxlab") -> pd.DataFrame:
-    """One row per condition; the differences are ``ours`` minus each."""
+    """One row per condition, with the conversations it was measured on (a set recorded in
+    part has fewer); the differences are ``ours`` minus each, paired on the conversations both
+    have."""
     return pd.DataFrame(
         [
             {
@@ -27,6 +29,7 @@ def headline_table(rows: list[HeadlineRow], ours: str = "ctxlab") -> pd.DataFram
                     if r.never_compacted
                     else ""
                 ),
+                "conversations": r.conversations,
                 "survival [95 % CI]": share_cell(r.survival, r.low, r.high),
                 f"{ours} minus this [95 % CI]": "—"
                 if r.difference is None
