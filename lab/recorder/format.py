@@ -23,6 +23,7 @@ from vcr.serializers.compat import convert_to_bytes
 from harness import json_depth
 from harness.fs.files import write_atomic
 from lab.errors import CassetteError
+from lab.recorder.matching import remember_canonical
 
 __all__ = [
     "PROVENANCE_KEY",
@@ -166,6 +167,10 @@ class LoadedPersister:
         try:  # what vcrpy's deserialize makes of the file's text, from the parsed file
             data = CassetteSerializer.decoded(self._data)
             requests = [VcrRequest._from_dict(i["request"]) for i in data["interactions"]]
+            for request, stored in zip(requests, self._data["interactions"], strict=True):
+                body = stored["request"].get("body")
+                if isinstance(body, dict) and "json" in body:
+                    remember_canonical(request, body["json"])
             responses = [convert_to_bytes(i["response"]) for i in data["interactions"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise CassetteError(
