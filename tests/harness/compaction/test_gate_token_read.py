@@ -1,13 +1,16 @@
-"""The gate's token reading (``_token``), read with C-level string methods, answers as the
-character-by-character definition does for every token its patterns can give."""
+"""The gate's token reading (``_token``) and survival test (``survives``), read with C-level
+string methods, answer as their definitions (a generator per character, a pattern per
+identifier) do."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.compaction.guards import gate_identifiers
-from harness.compaction.guards.gate_identifiers import extract_identifiers
+from harness.compaction.guards.gate_identifiers import Identifier, extract_identifiers, survives
 
 TOKEN_ALPHABET = "abcXYZ0123456789_.:#-,"
 
@@ -36,3 +39,30 @@ def test_ids_and_numbers_are_found_and_words_are_not() -> None:
         ("v1.2.3", "id"),
         ("1,234.5", "number"),
     ]
+
+
+def _survives_by_pattern(text: str, summary: str) -> bool:
+    """The definition: the text, with no ASCII letter or digit glued to an end that is one."""
+    alnum = "A-Za-z0-9"
+    head = rf"(?<![{alnum}])" if text[0].isascii() and text[0].isalnum() else ""
+    tail = rf"(?![{alnum}])" if text[-1].isascii() and text[-1].isalnum() else ""
+    return re.search(head + re.escape(text) + tail, summary) is not None
+
+
+SURVIVAL_ALPHABET = "ab1-9 .“”中"
+
+
+@given(
+    st.text(alphabet=SURVIVAL_ALPHABET, min_size=1, max_size=4),
+    st.text(alphabet=SURVIVAL_ALPHABET, max_size=30),
+)
+def test_survival_is_found_as_the_pattern_finds_it(text: str, summary: str) -> None:
+    identifier = Identifier(text, text, "id", 0)
+    assert survives(identifier, summary) == _survives_by_pattern(text, summary)
+
+
+def test_a_number_inside_a_longer_one_does_not_survive() -> None:
+    number = Identifier("183", "183", "number", 0)
+    assert not survives(number, "we shipped 1830 boxes")
+    assert survives(number, "1830 boxes, then 183 more")
+    assert survives(Identifier("-a", "-a", "id", 0), "x-a")  # an end that is no letter: open
