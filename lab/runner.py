@@ -82,7 +82,9 @@ def run_experiments(
     with staged(out_dir, force=force) as stage:
         results, failures = _run_each(chosen, settings, jobs)
         if results:
-            summary = write_results(results, stage.folder, jobs, settings.cassette_root)
+            summary = write_results(  # the commit syncs the staged files: written plainly
+                results, stage.folder, jobs, settings.cassette_root, durable=False
+            )
         else:
             stage.discard()
             summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
@@ -174,11 +176,13 @@ def write_results(
     out_dir: Path,
     jobs: int = 1,
     cassettes: Path | None = None,
+    durable: bool = True,
 ) -> RunSummary:
     """Write each result's ``<id>.json``, merge its claims into ``out_dir/claims.csv`` (rows
     of the other experiments are kept, with the version they were measured at) and rebuild the
     reports of ``out_dir`` (its plots rendered by ``jobs`` workers, its evidence pages read from
-    ``cassettes``, the project's by default). Each file and row carries the version of the
+    ``cassettes``, the project's by default; written plainly, not synced, unless ``durable``:
+    :func:`~lab.report.build_reports`). Each file and row carries the version of the
     experiment that measured it."""
     for result in results:
         write_json(out_dir / f"{result.experiment}.json", versioned(result.data, result.version))
@@ -191,7 +195,7 @@ def write_results(
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
-    build_reports(out_dir, jobs, cassettes)
+    build_reports(out_dir, jobs, cassettes, durable=durable)
     return RunSummary(tuple(results), count_claims(merged))
 
 

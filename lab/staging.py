@@ -345,11 +345,16 @@ def _commit(folder: Path, out_dir: Path) -> None:
 
 
 def _sync_tree(folder: Path) -> None:
-    for path in folder.iterdir():
-        if path.is_file():
-            with open(path, "rb") as handle:
-                os.fsync(handle.fileno())
-    _sync(folder)
+    """Every file under ``folder`` and every folder in it on the disk, before the swap: the
+    reports are written into the staging folder plainly (:func:`lab.report.build_reports`),
+    the evidence pages in their subfolder too."""
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = Path(root, name)
+            if path.is_file() and not path.is_symlink():
+                with open(path, "rb") as handle:
+                    os.fsync(handle.fileno())
+        _sync(Path(root))
 
 
 def _sync(folder: Path) -> None:

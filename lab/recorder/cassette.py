@@ -47,6 +47,7 @@ from lab.errors import (
 from lab.recorder.attempts import AttemptLog
 from lab.recorder.format import (
     CassetteSerializer,
+    LoadedPersister,
     Utf8Persister,
     decode_body,
     encode_body,
@@ -163,22 +164,31 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 
 @contextmanager
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
+    loaded: dict[str, Any] = {}
     with _client_over(
-        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint
+        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, loaded
     ) as handle:
         recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
-        with recorder.use_cassette(str(path), allow_playback_repeats=False) as cassette:
-            _compare_as_made(cassette)
+        _compare_as_made(recorder)
+        persister = LoadedPersister(loaded)  # the file as _client_over read it: parsed once
+        with recorder.use_cassette(
+            str(path), allow_playback_repeats=False, persister=persister
+        ) as cassette:
             yield handle
     check_all_played(cassette, path, _hint(rerecord_hint))
 
 
-def _compare_as_made(cassette: Any) -> None:
-    """Compare each request with the recordings as it was made: vcrpy deep-copies a request
-    before every lookup (three per request) so that its filters may edit the copy, and a replay
-    has no filters. The matchers only read the request; the same object each time also lets
+def _compare_as_made(recorder: vcr.VCR) -> None:
+    """Keep each request as it was made, and each recorded one as it was loaded: vcrpy
+    deep-copies a request before every lookup (three per request) and every recorded request
+    as the cassette loads, so that its filters may edit the copy, and a replay has no filters.
+    The matchers only read the request; the same object each time also lets
     :func:`~lab.recorder.matching.canonical_body` canonicalise its body once."""
-    cassette._before_record_request = _as_made
+    recorder._build_before_record_request = _no_filters
+
+
+def _no_filters(options: Mapping[str, Any]) -> Callable[[Any], Any]:
+    return _as_made
 
 
 def _as_made(request: Any) -> Any:
@@ -197,14 +207,20 @@ def _replay_in_order(
 
 @contextmanager
 def _client_over(
-    path: Path, transport: Callable[[], httpx.BaseTransport], rerecord_hint: str
+    path: Path,
+    transport: Callable[[], httpx.BaseTransport],
+    rerecord_hint: str,
+    loaded: dict[str, Any] | None = None,
 ) -> Iterator[CassetteClient]:
-    """A chat client for the cassette at ``path`` whose requests go to ``transport()``."""
+    """A chat client for the cassette at ``path`` whose requests go to ``transport()``; the
+    file as read (and checked) is put into ``loaded``."""
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
-    data = load_cassette_json(path)  # read once for both
+    data = load_cassette_json(path)  # read once for the seal, the provenance and the replay
     check_cassette(path, data)  # whole, counted right, and not edited since it was recorded
     provenance = read_provenance(path, data)
+    if loaded is not None:
+        loaded.update(data)
     with httpx.Client(transport=transport(), trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,

@@ -72,10 +72,16 @@ def _linked_pages(out_dir: Path, inputs: ReportInputs, cassettes: Path) -> dict[
     return pages
 
 
-def build_reports(out_dir: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
+def build_reports(
+    out_dir: Path, jobs: int = 1, cassettes: Path | None = None, *, durable: bool = True
+) -> list[Path]:
     """Build every report file from ``out_dir``'s ``claims.csv`` and ``E*.json`` (the plots
     rendered by ``jobs`` worker processes; the evidence pages read the cassettes under
     ``cassettes``, the project's ``cassettes/`` by default).
+
+    Each file is written atomically and synced (``durable``), unless ``out_dir`` is a staging
+    folder whose commit syncs every file before it swaps the folder in
+    (:func:`lab.staging.staged`): there ``durable=False`` writes each file once, plainly.
 
     Returns the files written, in the order written: ``claims.md``, the experiment pages, the
     plots, ``mutations.html`` (with a ``mutations.csv``), the evidence pages, then
@@ -104,13 +110,14 @@ def build_reports(out_dir: Path, jobs: int = 1, cassettes: Path | None = None) -
     files |= _linked_pages(out_dir, inputs, cassettes or SOURCE_ROOT / "cassettes")
     mutations = PAGE if out_dir / PAGE in files else ""
     files[out_dir / "index.html"] = render_index(inputs, plots, provenance, generic, mutations)
-    _write(files, out_dir / FOLDER)
+    _write(files, out_dir / FOLDER, durable)
     return list(files)
 
 
-def _write(files: dict[Path, str | bytes], evidence: Path) -> None:
-    """Write ``files`` once none holds a secret, and remove the pages of ``evidence`` that are
-    not among them (the evidence of a claim that is gone)."""
+def _write(files: dict[Path, str | bytes], evidence: Path, durable: bool = True) -> None:
+    """Write ``files`` once none holds a secret (atomically and synced when ``durable``), and
+    remove the pages of ``evidence`` that are not among them (the evidence of a claim that is
+    gone)."""
     for path, data in files.items():
         if isinstance(data, str):
             refuse_secrets(path, data)
@@ -119,4 +126,7 @@ def _write(files: dict[Path, str | bytes], evidence: Path) -> None:
             stale.unlink()
     for path, data in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data)
+        if durable:
+            write_atomic(path, data)
+        else:
+            path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
