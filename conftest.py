@@ -89,6 +89,19 @@ def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _reports_built_once() -> Iterator[None]:
+    """Each report build the runner makes (``ctxlab run`` in process, the claims plugin's inner
+    runs) made once per process for its inputs: folder, cassettes, jobs, suite and code
+    (tests/support/report_memo.py); a repeat writes the same files through the report's own
+    writer."""
+    from support.report_memo import MEMO
+
+    uninstall = MEMO.install()
+    yield
+    uninstall()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _x_bench_replayed_once(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
