@@ -274,6 +274,7 @@ def _with(place: tuple[object, ...], value: object) -> dict[str, Any]:
 _DROP = object()
 
 
+@pytest.mark.quick_examples(20)  # costly examples: [full] under -m slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=_JSON | st.just(_DROP))
 def test_a_hostile_conversation_is_read_or_refused_in_one_sentence(value: object) -> None:
