@@ -47,7 +47,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 # The suite handed to lab's plugin: one test per claim of reports/claims.csv, record modes,
 # reports (see the plugins' docstrings).
-pytest_plugins = ["experiments.pytest_plugin", "pytester"]
+pytest_plugins = ["experiments.pytest_plugin", "pytester", "support.quick_examples"]
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(
@@ -84,6 +84,19 @@ def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
     os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too
     cache = getattr(request.config, "cache", None)
     uninstall = MEMO.install(cache.mkdir("ctxlab-plots") if cache is not None else None)
+    yield
+    uninstall()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _reports_built_once() -> Iterator[None]:
+    """Each report build the runner makes (``ctxlab run`` in process, the claims plugin's inner
+    runs) made once per process for its inputs: folder, cassettes, jobs, suite and code
+    (tests/support/report_memo.py); a repeat writes the same files through the report's own
+    writer."""
+    from support.report_memo import MEMO
+
+    uninstall = MEMO.install()
     yield
     uninstall()
 

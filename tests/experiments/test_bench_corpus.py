@@ -3,7 +3,6 @@ planted fact where the fact list says, and the conversation format round-trips."
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import json
@@ -19,6 +18,7 @@ from support.paths import ROOT
 
 from experiments.x_bench import corpus
 from experiments.x_bench.corpus import SEEDS, SIZES, conversation_text, generate, turn_messages
+from experiments.x_bench.generate import main as generate_main
 from experiments.x_bench.schema import (
     FACT_KINDS,
     BenchFileError,
@@ -62,30 +62,24 @@ def test_seed_one_gives_the_committed_bytes() -> None:
 
 
 def test_two_runs_of_the_module_with_one_seed_write_identical_bytes(tmp_path: Path) -> None:
-    outs = []
-    for n in (1, 2):
-        out = tmp_path / f"c{n}.json"
-        command = [
-            sys.executable,
-            "-m",
-            "experiments.x_bench.generate",
-            "--seed",
-            "7",
-            "--size",
-            "2k",
-        ]
-        subprocess.run([*command, "--lang", "zh", "--out", str(out)], check=True, cwd=ROOT)
-        outs.append(out.read_bytes())
+    # One run in a process of its own (another hash seed), one through main(argv) in this one:
+    # a second process would only pay the start-up again.
+    args = ["--seed", "7", "--size", "2k", "--lang", "zh"]
+    command = [sys.executable, "-m", "experiments.x_bench.generate", *args]
+    subprocess.run([*command, "--out", str(tmp_path / "c1.json")], check=True, cwd=ROOT)
+    assert generate_main([*args, "--out", str(tmp_path / "c2.json")]) == 0
+    outs = [(tmp_path / f"c{n}.json").read_bytes() for n in (1, 2)]
     assert outs[0] == outs[1]
     assert outs[0] == dump_conversation(generate(7, "2k", "zh")).encode()
     assert generate(8, "2k", "zh") != generate(7, "2k", "zh")
 
 
-def test_the_module_refuses_an_unknown_size_in_one_line(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "experiments.x_bench.generate", "--seed", "1", "--size", "3k"]
-    done = subprocess.run([*command, "--lang", "zh"], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 2
-    assert "invalid choice: '3k'" in done.stderr
+def test_the_module_refuses_an_unknown_size_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # Through main(argv) in this process: the module as a process is run by the test above.
+    with pytest.raises(SystemExit) as exited:
+        generate_main(["--seed", "1", "--size", "3k", "--lang", "zh"])
+    assert exited.value.code == 2
+    assert "invalid choice: '3k'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -239,7 +233,8 @@ _JSON = st.recursive(
     ),
     max_leaves=6,
 )
-_GOOD = json.loads(dump_conversation(generate(1, "2k", "en")))
+_GOOD_TEXT = dump_conversation(generate(1, "2k", "en"))
+_GOOD = json.loads(_GOOD_TEXT)
 
 
 def _paths(data: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
@@ -255,13 +250,19 @@ def _paths(data: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, 
 
 
 _PLACES = _paths(_GOOD)
+_GOOD_DUMPED = json.dumps(_GOOD, ensure_ascii=False)
 
 
 def _with(place: tuple[object, ...], value: object) -> dict[str, Any]:
-    """The good conversation with ``value`` at ``place`` (``_DROP``: the field taken away)."""
-    data = copy.deepcopy(_GOOD)
-    parent: Any = data
+    """The good conversation with ``value`` at ``place`` (``_DROP``: the field taken away): the
+    objects and lists on the way to ``place`` are copies, the rest is shared with ``_GOOD``
+    (a whole deep copy per place was most of the test's CPU; the test checks that the reader
+    left ``_GOOD`` as it was)."""
+    data: Any = dict(_GOOD)
+    parent = data
     for step in place[:-1]:
+        child = parent[step]
+        parent[step] = dict(child) if isinstance(child, dict) else list(child)
         parent = parent[step]
     if value is _DROP and isinstance(parent, dict):
         del parent[place[-1]]
@@ -273,6 +274,7 @@ def _with(place: tuple[object, ...], value: object) -> dict[str, Any]:
 _DROP = object()
 
 
+@pytest.mark.quick_examples(20)  # costly examples: [full] under -m slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=_JSON | st.just(_DROP))
 def test_a_hostile_conversation_is_read_or_refused_in_one_sentence(value: object) -> None:
@@ -285,3 +287,4 @@ def test_a_hostile_conversation_is_read_or_refused_in_one_sentence(value: object
             assert "\n" not in str(error)
         else:
             assert conversation.tokens >= 0
+    assert json.dumps(_GOOD, ensure_ascii=False) == _GOOD_DUMPED  # the shared parts unchanged

@@ -6,6 +6,7 @@ shard of another recording is refused in one sentence."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -17,10 +18,16 @@ from support.bench_server import BenchServer
 from support.paths import ROOT
 
 from experiments.x_bench import plan_slice, recording_plan
+from experiments.x_bench.schema import Conversation
 from lab.cli import main
 
-FIRST_SLICE = plan_slice(recording_plan(), (1, 18))
-"""What ``--slice 1/18`` records."""
+
+@functools.cache
+def first_slice() -> list[tuple[Conversation, str]]:
+    """What ``--slice 1/18`` records (computed when a test asks: the plan generates the corpus,
+    about 0.4 s of CPU that every worker paid at collection, for slow tests only)."""
+    return plan_slice(recording_plan(), (1, 18))
+
 
 EVERY = ["E2", "E3", "E4", "X-BENCH"]
 
@@ -62,7 +69,7 @@ def test_two_shards_recorded_side_by_side_and_merged_are_one_serial_recording(
         other = tmp_path / "other" / "cassettes"
         _record(server.base_url, other, "--shard", "2/2", experiments=["E3"])
     one = cassettes(tmp_path / "one" / "cassettes")
-    assert len(one) == 3 + len(FIRST_SLICE) and "E4  recorded in" in serial
+    assert len(one) == 3 + len(first_slice()) and "E4  recorded in" in serial
     shards = [tmp_path / f"s{i}" / "cassettes" for i in (1, 2)]
     halves = [cassettes(s) for s in shards]
     assert halves[0] and halves[1] and not set(halves[0]) & set(halves[1])

@@ -78,6 +78,7 @@ def test_the_scores_are_bit_for_bit_those_of_every_term_on_every_doc(
         assert hits.get(n, 0.0) == score or (score == 0.0 and hits[n] == 0.0)
 
 
+@pytest.mark.quick_examples(50)  # costly examples: [full] under -m slow
 @settings(max_examples=150, deadline=None)
 @given(
     sets=st.lists(st.lists(TEXT.map(" ".join), max_size=10), min_size=1, max_size=4),

@@ -11,9 +11,12 @@ import ast
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 from support.paths import ROOT
-from support.syntax import walked
+from support.syntax import XDIST_GROUP, walked
 from test_suite_layout import _loaded_name
+
+pytestmark = pytest.mark.xdist_group(XDIST_GROUP)  # the tree parsed once per session
 
 HELDOUT = "experiments.x_bench.heldout"
 TREES = ("harness", "lab", "experiments", "tests", "benchmarks", "probes", "scripts")

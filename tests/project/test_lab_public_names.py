@@ -9,10 +9,13 @@ import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from support.paths import ROOT
-from support.syntax import walked
+from support.syntax import XDIST_GROUP, walked
 
 import lab
+
+pytestmark = pytest.mark.xdist_group(XDIST_GROUP)  # the tree parsed once per session
 
 
 def lab_imports(root: Path) -> Iterator[tuple[str, str, str]]:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
-from support.syntax import parsed, walked
+from support.syntax import XDIST_GROUP, parsed, walked
+
+pytestmark = pytest.mark.xdist_group(XDIST_GROUP)  # the tree parsed once per session
 
 HARNESS = ROOT / "harness"
 MAX_MODULE_LINES = 400

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
-from support.syntax import parsed, walked
+from support.syntax import XDIST_GROUP, parsed, walked
 from test_layering import MAX_FUNCTION_LINES, cycles, functions
 
 from experiments.manifest import MANIFEST
 from lab.registry import EXPERIMENTS
 from lab.report.experiments import experiment_pages
+
+pytestmark = pytest.mark.xdist_group(XDIST_GROUP)  # the tree parsed once per session
 
 TREES = ("harness", "lab", "experiments")
 SUITE_PACKAGE = "experiments"

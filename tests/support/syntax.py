@@ -16,6 +16,11 @@ from collections.abc import Iterator
 CACHED = 2048
 """How many distinct sources are kept (more than the tree holds)."""
 
+XDIST_GROUP = "parsed-sources"
+"""The pytest-xdist group of every test module that parses the whole tree: under ``pytest -n 2``
+they run on one worker, so the tree is parsed once per session, not once per worker (about 4 s of
+CPU each time: the held-out isolation test ran on one worker, the layout tests on the other)."""
+
 
 @functools.lru_cache(maxsize=CACHED)
 def parsed(source: str) -> ast.Module:
@@ -29,4 +34,4 @@ def walked(source: str) -> Iterator[ast.AST]:
     return ast.walk(parsed(source))
 
 
-__all__ = ["parsed", "walked"]
+__all__ = ["XDIST_GROUP", "parsed", "walked"]

@@ -205,6 +205,7 @@ def build_span(pairs: list[tuple[str, str]]) -> list[Message]:
     return span
 
 
+@pytest.mark.quick_examples(50)  # costly examples: [full] under -m slow
 @settings(max_examples=150, deadline=None)
 @given(summary=TEXT, pairs=SPAN, budget=st.integers(min_value=1, max_value=120))
 def test_gate_never_removes_text_and_keeps_its_budget(
@@ -222,6 +223,7 @@ def test_gate_never_removes_text_and_keeps_its_budget(
         assert apply_gate(GateConfig(budget_tokens=budget), summary, span, meter) == result
 
 
+@pytest.mark.quick_examples(50)  # costly examples: [full] under -m slow
 @settings(max_examples=150, deadline=None)
 @given(extra=TEXT, pairs=SPAN)
 def test_gate_adds_nothing_when_every_identifier_survived(
@@ -243,6 +245,7 @@ def test_a_url_glued_to_a_word_is_no_identifier_the_verbatim_summary_lacks() -> 
     assert result.added == () and result.text == everything + "\n"
 
 
+@pytest.mark.quick_examples(35)  # costly examples: [full] under -m slow
 @settings(max_examples=100, deadline=None)
 @given(summary=TEXT, pairs=SPAN)
 def test_gate_adds_only_what_the_summary_lacked(summary: str, pairs: list[tuple[str, str]]) -> None:

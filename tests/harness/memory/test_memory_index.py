@@ -116,6 +116,7 @@ def raw_write(path: Path, lines: list[str], newline_at_end: bool, mode: str = "w
         handle.write(text)
 
 
+@pytest.mark.quick_examples(20)  # costly examples: [full] under -m slow
 @given(
     st.lists(st.lists(line_piece, max_size=8), min_size=1, max_size=3),
     st.lists(st.tuples(step, st.sampled_from([*TEXTS, "夜莺 暗号", "上海港 booking"]),
@@ -235,6 +236,7 @@ def test_a_damaged_index_is_moved_aside_and_built_anew(tmp_path: Path) -> None:
 # --- batches, appends at scale ------------------------------------------------------------------
 
 
+@pytest.mark.quick_examples(20)  # costly examples: [full] under -m slow
 @given(
     st.lists(st.lists(line_piece, max_size=12), min_size=1, max_size=2),
     st.lists(st.tuples(st.integers(0, 1), st.lists(line_piece, max_size=5), st.booleans(),

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,7 @@ def _fresh(files: list[tuple[Path, str]], query: str, limit: int) -> list[tuple[
     return [tuple(vars(h).values()) for h in rank_lines(lines, query, limit)]
 
 
+@pytest.mark.quick_examples(50)  # costly examples: [full] under -m slow
 @settings(max_examples=150, deadline=None)
 @given(
     files_content,

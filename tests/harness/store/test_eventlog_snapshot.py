@@ -113,6 +113,7 @@ def _compare(path: Path, tmp: Path) -> EventLog:
     return reopened
 
 
+@pytest.mark.quick_examples(10)  # costly examples: [full] under -m slow
 @SETTINGS
 @given(data=st.data(), every=st.integers(1, 8))
 def test_snapshot_and_tail_equal_the_full_replay(
@@ -126,6 +127,7 @@ def test_snapshot_and_tail_equal_the_full_replay(
         assert reopened.opened_from_snapshot is not None
 
 
+@pytest.mark.quick_examples(10)  # costly examples: [full] under -m slow
 @SETTINGS
 @given(data=st.data(), cut=st.floats(0, 1, exclude_max=True))
 def test_a_torn_snapshot_is_ignored(
@@ -143,6 +145,7 @@ def test_a_torn_snapshot_is_ignored(
     assert reopened.opened_from_snapshot is None
 
 
+@pytest.mark.quick_examples(10)  # costly examples: [full] under -m slow
 @SETTINGS
 @given(data=st.data(), flip=st.floats(0, 1, exclude_max=True))
 def test_a_snapshot_with_a_flipped_byte_is_ignored(
