@@ -30,8 +30,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from experiments.x_bench.view import XBenchView
 from harness.fs.files import write_atomic
 from lab.experiment import RunSettings
 from lab.views import from_data, to_data
+from support.memo_switch import MemoSwitch
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 CODE = ("harness", "lab", "experiments")
@@ -96,11 +96,10 @@ def prune(folder: Path, keep: int) -> None:
         old.with_suffix(".lock").unlink(missing_ok=True)
 
 
-class BenchMemo:
+class BenchMemo(MemoSwitch):
     """The session's X-BENCH views, by :func:`replay_key`."""
 
     def __init__(self) -> None:
-        self.enabled = True
         self.views: dict[str, XBenchView] = {}
         self.shared: Path | None = None
         """The folder the stored views are in, shared by xdist workers and later sessions
@@ -136,15 +135,6 @@ class BenchMemo:
             write_atomic(stored, json.dumps(to_data(view), ensure_ascii=False))
             prune(self.shared, KEEP)
             return view
-
-    @contextmanager
-    def fresh(self) -> Iterator[None]:
-        """Every replay inside is made again, whatever was replayed before."""
-        self.enabled = False
-        try:
-            yield
-        finally:
-            self.enabled = True
 
     def install(self, shared: Path | None = None) -> Callable[[], None]:
         """Wrap :func:`experiments.x_bench.measure`; the function returned unwraps it."""

@@ -24,14 +24,14 @@ import fcntl
 import hashlib
 import os
 import pickle
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from harness.fs.files import write_atomic
 from lab.report.experiments import experiment_pages
 from lab.report.plots import Plot
+from support.memo_switch import MemoSwitch
 
 Render = Callable[[Any], Plot]
 KEEP = 64
@@ -46,11 +46,10 @@ def prune(folder: Path, keep: int) -> None:
         old.with_suffix(".lock").unlink(missing_ok=True)
 
 
-class PlotMemo:
+class PlotMemo(MemoSwitch):
     """The memo of every experiment page's plot."""
 
     def __init__(self) -> None:
-        self.enabled = True
         self.drawn: dict[tuple[str, bytes], Plot] = {}
         self.hits = 0
         self.stored: Path | None = None
@@ -100,15 +99,6 @@ class PlotMemo:
         write_atomic(path, pickle.dumps(plot))
         prune(self.stored, KEEP)
         return plot
-
-    @contextmanager
-    def fresh(self) -> Iterator[None]:
-        """Every plot drawn inside is drawn again, whatever was drawn before."""
-        self.enabled = False
-        try:
-            yield
-        finally:
-            self.enabled = True
 
     def install(self, stored: Path | None = None) -> Callable[[], None]:
         """Wrap the renderers (storing the drawings in ``stored``, when given); the function

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import lab.report
@@ -33,6 +32,7 @@ from lab.project import SOURCE_ROOT
 from lab.report.evidence import FOLDER
 from lab.suite import current
 from support.bench_memo import code_digest
+from support.memo_switch import MemoSwitch
 
 Build = Callable[..., list[Path]]
 KEEP = 8
@@ -45,11 +45,10 @@ def _folder_digest(digest: hashlib._Hash, folder: Path) -> None:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-class ReportMemo:
+class ReportMemo(MemoSwitch):
     """The builds of this process, by :meth:`key`: each build's files (relative names, bytes)."""
 
     def __init__(self) -> None:
-        self.enabled = True
         self.builds: dict[str, list[tuple[str, bytes]]] = {}
         self.owner = os.getpid()
         self.built = 0
@@ -95,15 +94,6 @@ class ReportMemo:
 
         build_once.__wrapped__ = build  # type: ignore[attr-defined]
         return build_once
-
-    @contextmanager
-    def fresh(self) -> Iterator[None]:
-        """Every build inside is made again, whatever was built before."""
-        self.enabled = False
-        try:
-            yield
-        finally:
-            self.enabled = True
 
     def install(self) -> Callable[[], None]:
         """Wrap the runner's ``build_reports``; the function returned unwraps it."""
