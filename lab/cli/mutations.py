@@ -39,8 +39,9 @@ def run_in_order(args: argparse.Namespace) -> int:
 
 def mutations(args: argparse.Namespace) -> int:
     """``ctxlab mutations``: the matrix of :mod:`lab.mutations.matrix`."""
-    from lab.mutations.inputs import inputs_digest, write_inputs
+    from lab.mutations import inputs
     from lab.mutations.matrix import compute_matrix, write_matrix
+    from lab.mutations.reads import files_read
     from lab.project import SOURCE_ROOT
     from lab.recorder.order_replay import NOT_A_REPRODUCTION
     from lab.runner import select
@@ -51,19 +52,26 @@ def mutations(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"[{NOT_A_REPRODUCTION}] {line}", flush=True)
 
-    before = None if args.experiments else inputs_digest(SOURCE_ROOT, cassettes)
+    files = None if args.experiments else inputs.input_hashes(SOURCE_ROOT, cassettes)
+    before = None if files is None else inputs.digest_of(files)
     every = getattr(args, "every_experiment", False)
+    reads: set[str] = set()
     matrix = compute_matrix(
         cassettes,
         experiments=args.experiments,
         jobs=args.jobs,
         progress=say,
         every_experiment=every,
+        reads=reads,
     )
     path = write_matrix(matrix, out, only=select(args.experiments) if args.experiments else ())
-    # a digest vouches for the whole matrix, computed from one unchanged tree; else none
-    unchanged = before is not None and inputs_digest(SOURCE_ROOT, cassettes) == before
-    write_inputs(out, before if unchanged else None, None if every else matrix.reach)
+    # a digest vouches for the whole matrix, computed from one unchanged tree; else none. The
+    # files read: every run's, and this process's modules (it computed the cells from them)
+    unchanged = before is not None and inputs.inputs_digest(SOURCE_ROOT, cassettes) == before
+    read = inputs.read_names(reads | set(files_read()), SOURCE_ROOT, cassettes)
+    inputs.write_inputs(
+        out, before if unchanged else None, None if every else matrix.reach, files, read
+    )
     if (out / "claims.csv").is_file():  # the page shows the matrix: build it again
         from lab.report import build_reports
 

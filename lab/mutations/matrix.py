@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ __all__ = [
 ]
 
 MATRIX_FILE = "mutations.csv"
+_READS_LOCK = threading.Lock()
 Outcome = dict[str, list[str]]
 Reach = dict[str, list[str]]
 """Mutation name → the experiments it can reach, in run order (:mod:`lab.mutations.reach`)."""
@@ -82,25 +84,34 @@ def run_in_process(mutation: str, cassettes: Path, experiments: Sequence[str] = 
     return outcome
 
 
-def _worker(flags: Sequence[str], cassettes: Path, what: str) -> Any:
-    """The JSON a worker process (:mod:`lab.mutations.worker`) prints, run with ``flags``."""
+def _worker(flags: Sequence[str], cassettes: Path, what: str, reads: set[str] | None) -> Any:
+    """The JSON a worker process (:mod:`lab.mutations.worker`) prints, run with ``flags``;
+    the files it read added to ``reads`` (:mod:`lab.mutations.reads`) unless that is None."""
     from lab.suite import current
 
     with tempfile.TemporaryDirectory(prefix="ctxlab-mutation-") as scratch:
         command = [sys.executable, "-m", "lab.mutations.worker", "--suite", current().home]
         command += ["--cassettes", str(cassettes.resolve()), *flags]
+        log = Path(scratch) / "reads.json"
+        command += [] if reads is None else ["--reads", str(log)]
         env = {**os.environ, "TMPDIR": scratch, "PYTHONHASHSEED": "0"}
         done = subprocess.run(
             command, cwd=scratch, env=env, capture_output=True, text=True, check=False
         )
+        if done.returncode == 0 and reads is not None:
+            read = json.loads(log.read_text(encoding="utf-8"))
+            with _READS_LOCK:  # the pool's threads share the set
+                reads.update(read)
     if done.returncode != 0:
         raise ExperimentError(f"the mutation run {what} failed: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout)
 
 
-def _run_in_subprocess(mutation: str, cassettes: Path, experiments: Sequence[str]) -> Outcome:
+def _run_in_subprocess(
+    mutation: str, cassettes: Path, experiments: Sequence[str], reads: set[str] | None = None
+) -> Outcome:
     flags = [*(["--mutation", mutation] if mutation else []), *experiments]
-    outcome: Outcome = _worker(flags, cassettes, mutation or "(none)")
+    outcome: Outcome = _worker(flags, cassettes, mutation or "(none)", reads)
     return outcome
 
 
@@ -164,12 +175,14 @@ def compute_matrix(
     progress: Callable[[str], None] = lambda _line: None,
     reach: Reach | None = None,
     every_experiment: bool = False,
+    reads: set[str] | None = None,
 ) -> Matrix:
     """Run the unmutated harness and every mutation (default: the suite's catalogue), ``jobs``
     processes at a time, each mutation over the experiments it can reach (the others keep the
     unmutated claims): ``reach`` when given (recorded for this very tree), else derived from
     traced unmutated runs (:mod:`lab.mutations.reach`); ``every_experiment`` runs each
-    mutation over every experiment instead, the check of that derivation."""
+    mutation over every experiment instead, the check of that derivation. Every file any of
+    the runs read is added to ``reads`` unless that is None (:mod:`lab.mutations.reads`)."""
     from lab.runner import select
 
     catalogue = suite_catalogue()
@@ -177,10 +190,10 @@ def compute_matrix(
     order = select(experiments)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         if every_experiment or reach is not None:
-            baseline = _run_in_subprocess("", cassettes, order)
+            baseline = _run_in_subprocess("", cassettes, order, reads)
             reach = {m.name: order for m in chosen} if every_experiment else reach
         else:
-            baseline, reach = _traced(pool, cassettes, order)
+            baseline, reach = _traced(pool, cassettes, order, reads)
         progress("mutation (none): done")
         known: Reach = {m.name: [e for e in order if e in (reach or {}).get(m.name, order)]
                         for m in chosen}  # fmt: skip
@@ -189,7 +202,7 @@ def compute_matrix(
             within = known[mutation.name]
             outcome = _claims_outside(baseline, within)
             if within:
-                outcome |= _run_in_subprocess(mutation.name, cassettes, within)
+                outcome |= _run_in_subprocess(mutation.name, cassettes, within, reads)
             progress(f"mutation {mutation.name} ({len(within)} experiments): done")
             return outcome
 
@@ -197,12 +210,14 @@ def compute_matrix(
     return Matrix(baseline, results, chosen, catalogue, known)
 
 
-def _traced(pool: ThreadPoolExecutor, cassettes: Path, order: list[str]) -> tuple[Outcome, Reach]:
+def _traced(
+    pool: ThreadPoolExecutor, cassettes: Path, order: list[str], reads: set[str] | None
+) -> tuple[Outcome, Reach]:
     """The unmutated claims, each experiment alone in a traced process, and what each mutation
     of the catalogue can reach (:mod:`lab.mutations.reach`)."""
-    patched = pool.submit(_worker, ["--reach"], cassettes, "--reach")
+    patched = pool.submit(_worker, ["--reach"], cassettes, "--reach", reads)
     runs: list[dict[str, Any]] = list(
-        pool.map(lambda e: _worker(["--trace", e], cassettes, f"(none) of {e}"), order)
+        pool.map(lambda e: _worker(["--trace", e], cassettes, f"(none) of {e}", reads), order)
     )
     baseline: Outcome = dict(sorted(kv for run in runs for kv in run["outcome"].items()))
     ran = {e: run["ran"] for e, run in zip(order, runs, strict=True)}

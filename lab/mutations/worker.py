@@ -6,7 +6,8 @@ reproduction.
 ``--trace`` (unmutated only) prints ``{"outcome": ..., "ran": [...]}``: the claims and every code
 object the process ran (:func:`lab.mutations.reach.traced`). ``--reach`` runs nothing and prints,
 for each mutation of the catalogue, the code objects its patch replaces, or null
-(:func:`lab.mutations.reach.patched_code`)."""
+(:func:`lab.mutations.reach.patched_code`). ``--reads PATH`` also writes to ``PATH`` the files
+the process read (:mod:`lab.mutations.reads`) as a JSON list."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from lab.mutations.reach import traced
+from lab.mutations.reads import files_read, record_reads
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cassettes", type=Path, required=True)
     parser.add_argument("--trace", action="store_true", help="also print the code that ran")
     parser.add_argument("--reach", action="store_true", help="what each mutation replaces")
+    parser.add_argument("--reads", type=Path, help="write the files the run read here")
     parser.add_argument("experiments", nargs="*")
     return parser
 
@@ -44,6 +47,16 @@ def _reach() -> dict[str, list[str] | None]:
 
 def main() -> int:
     args = _parser().parse_args()
+    if args.reads is not None:
+        record_reads()
+    try:
+        return _main(args)
+    finally:
+        if args.reads is not None:
+            args.reads.write_text(json.dumps(files_read()), encoding="utf-8")
+
+
+def _main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.CRITICAL)
     with traced() if args.trace else nullcontext(set[str]()) as ran:
         from lab.mutations.matrix import run_in_process

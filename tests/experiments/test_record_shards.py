@@ -1,8 +1,10 @@
 """``ctxlab record --shard i/n`` and ``ctxlab record merge`` against a real OpenAI-compatible
 server on 127.0.0.1 that serves requests concurrently: every recordable experiment recorded in
 two shards, four cassettes at a time, then merged, gives byte for byte the cassettes of one
-recording one at a time (but for the time stamp of the recording); merging is idempotent, and a
-shard of another recording is refused in one sentence."""
+recording one at a time (but for the time stamp of the recording), and so does X-BENCH recorded
+four at a time without shards (``--concurrency 4``, each cassette in a worker process; its
+progress in the plan's order); merging is idempotent, and a shard of another recording is
+refused in one sentence."""
 
 from __future__ import annotations
 
@@ -54,13 +56,24 @@ def cassettes(folder: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.slow  # four recordings in subprocesses, each replayed
+def _progress(output: str) -> list[str]:
+    """The numbers of X-BENCH's cassettes in the order a recording's progress names them."""
+    return re.findall(rf"X-BENCH \[(\d+)/{len(first_slice())}\]", output)
+
+
+@pytest.mark.slow  # five recordings in subprocesses, each replayed
 def test_two_shards_recorded_side_by_side_and_merged_are_one_serial_recording(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with BenchServer(latency=0.05) as server:
         serial = _record(server.base_url, tmp_path / "one" / "cassettes")
         assert server.most_in_flight == 1
+        server.reset()
+        # the cassettes recorded four at a time (each in a worker process) are those recorded
+        # one at a time, and progress names them in the plan's order either way
+        four = tmp_path / "four" / "cassettes"
+        parallel = _record(server.base_url, four, "--concurrency", "4", experiments=["X-BENCH"])
+        assert server.most_in_flight >= 2
         server.reset()
         for i in (1, 2):
             _record(server.base_url, tmp_path / f"s{i}" / "cassettes", "--shard", f"{i}/2",
@@ -70,6 +83,10 @@ def test_two_shards_recorded_side_by_side_and_merged_are_one_serial_recording(
         _record(server.base_url, other, "--shard", "2/2", experiments=["E3"])
     one = cassettes(tmp_path / "one" / "cassettes")
     assert len(one) == 3 + len(first_slice()) and "E4  recorded in" in serial
+    x_bench = {name: text for name, text in one.items() if name.startswith("X-BENCH/")}
+    assert len(x_bench) == len(first_slice()) and cassettes(four) == x_bench
+    numbers = [str(k) for k in range(1, len(first_slice()) + 1)]
+    assert _progress(serial) == _progress(parallel) == numbers
     shards = [tmp_path / f"s{i}" / "cassettes" for i in (1, 2)]
     halves = [cassettes(s) for s in shards]
     assert halves[0] and halves[1] and not set(halves[0]) & set(halves[1])

@@ -153,7 +153,9 @@ def test_the_matrix_runs_a_mutation_only_where_it_reaches_and_everywhere_when_un
     first, second = MUTATIONS[0], MUTATIONS[1]
     asked: dict[str, list[str]] = {}
 
-    def fake(mutation: str, _cassettes: object, experiments: list[str]) -> dict[str, list[str]]:
+    def fake(
+        mutation: str, _cassettes: object, experiments: list[str], *_reads: object
+    ) -> dict[str, list[str]]:
         asked[mutation] = list(experiments)
         status = "differs" if mutation else "match"
         return {f"{e}-A@s": [status, "1", "article", e] for e in experiments}

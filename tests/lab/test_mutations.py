@@ -25,7 +25,13 @@ from experiments.mutations.catalogue import CATALOGUE, MUTATIONS, Mutation, by_n
 from experiments.mutations.guards import GUARDS, UNCOVERED
 from harness.errors import ConfigError
 from lab.mutations.committed import committed_matrix
-from lab.mutations.inputs import inputs_digest, recorded_digest, recorded_reach, sample_of
+from lab.mutations.inputs import (
+    matrix_is_current,
+    read_names,
+    recorded_reach,
+    recorded_read,
+    sample_of,
+)
 from lab.mutations.matrix import (
     MATRIX_FILE,
     Matrix,
@@ -57,12 +63,15 @@ class Checked:
     matrix: Matrix
     fresh: Matrix
     """The unmutated run and the mutations computed in this session."""
+    reads: frozenset[str] | None = None
+    """The files the runs of this session read, when the committed matrix was kept."""
 
 
 @pytest.fixture(scope="module")
 def checked(request: pytest.FixtureRequest) -> Checked:
     """The whole matrix computed again, or, when ``reports/mutations.inputs.json`` records
-    this very tree (:mod:`lab.mutations.inputs`) and CTXLAB_MUTATIONS is not ``full``, the
+    this very tree, or one that differs only in files none of the matrix's runs read
+    (:func:`lab.mutations.inputs.matrix_is_current`), and CTXLAB_MUTATIONS is not ``full``, the
     committed matrix with the unmutated run and a sample of the day's mutations computed
     again (their cells must be the committed ones). Either way each mutation replays only
     the experiments it can reach (:mod:`lab.mutations.reach`)."""
@@ -70,7 +79,8 @@ def checked(request: pytest.FixtureRequest) -> Checked:
         pytest.skip("the mutation matrix takes minutes: run it with `pytest -m mutations`")
     jobs = int(os.environ.get("CTXLAB_MUTATION_JOBS", "2"))
     cassettes = PROJECT_ROOT / "cassettes"
-    current = recorded_digest(REPORTS) == inputs_digest(SOURCE_ROOT, cassettes)
+    # current: this very tree's, or one where only files none of its runs read changed
+    current = matrix_is_current(REPORTS, SOURCE_ROOT, cassettes)
     if os.environ.get("CTXLAB_MUTATIONS") == "full" or not current:
         full = compute_matrix(cassettes, jobs=jobs)
         return Checked(full, full)
@@ -79,10 +89,16 @@ def checked(request: pytest.FixtureRequest) -> Checked:
     # experiments it can reach; without one, every experiment (tracing would cost more)
     reach = recorded_reach(REPORTS)
     chosen = [by_name(n) for n in sample]
+    reads: set[str] = set()
     fresh = compute_matrix(
-        cassettes, mutations=chosen, jobs=jobs, reach=reach, every_experiment=reach is None
+        cassettes,
+        mutations=chosen,
+        jobs=jobs,
+        reach=reach,
+        every_experiment=reach is None,
+        reads=reads,
     )
-    return Checked(committed_matrix(REPORTS, MUTATIONS, fresh.baseline), fresh)
+    return Checked(committed_matrix(REPORTS, MUTATIONS, fresh.baseline), fresh, frozenset(reads))
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +183,20 @@ def test_the_committed_matrix_is_what_the_code_produces(checked: Checked, tmp_pa
         for mutation in checked.fresh.mutations:
             cell = fresh[claim][mutation.name]
             assert row[mutation.name] == cell, f"{mutation.name} × {claim}: computed {cell!r}"
+
+
+@pytest.mark.mutations
+def test_the_runs_read_only_files_the_committed_matrix_records_as_read(checked: Checked) -> None:
+    # the committed matrix is kept while only files its runs never read change: a run of
+    # this session that read a file the record calls unread would make that unsound
+    if checked.reads is None:
+        pytest.skip("the whole matrix was computed again: no committed record to hold it to")
+    recorded = recorded_read(REPORTS)
+    if recorded is None:
+        pytest.skip("reports/mutations.inputs.json records no files read (an older record)")
+    read = read_names(checked.reads, SOURCE_ROOT, PROJECT_ROOT / "cassettes")
+    assert "lab/mutations/worker.py" in read  # the runs' reads were recorded at all
+    assert sorted(set(read) - recorded) == []
 
 
 # --- quick checks of the catalogue (always run) --------------------------------------------

@@ -44,7 +44,7 @@ def _chromium() -> str | None:
 
 CHROMIUM = _chromium()
 pytestmark = [
-    pytest.mark.slow,  # a real browser, twice: `pytest -m slow` (.ci/run and CI run it)
+    pytest.mark.slow,  # a real browser: `pytest -m slow` (.ci/run and CI run it)
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="no chromium: install Debian's package (apt-get install chromium) to run the "
@@ -186,9 +186,22 @@ def assert_answer_first(results: dict[str, dict[str, Any]]) -> None:
         )
 
 
-def test_the_report_fits_phone_and_desktop_widths(tmp_path: Path) -> None:
-    folder = built_copy(ROOT / "reports", tmp_path / "reports")
-    results = measure(folder)
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The committed report built once for the tests that only read it."""
+    return built_copy(ROOT / "reports", tmp_path_factory.mktemp("browser") / "reports")
+
+
+@pytest.fixture(scope="module")
+def index(built: Path) -> dict[str, dict[str, Any]]:
+    """``index.html`` of :func:`built` measured once, for the tests that read the measurement."""
+    return measure(built)
+
+
+def test_the_report_fits_phone_and_desktop_widths(
+    built: Path, index: dict[str, dict[str, Any]]
+) -> None:
+    folder, results = built, index
     assert_fits(results)
     assert_answer_first(results)
     phone = results["390"]
@@ -244,9 +257,10 @@ def height_bound(folder: Path, width: int) -> int:
     return int(HEIGHT_PER_CLAIM[width] * claims)
 
 
-def test_the_page_is_short_and_its_filter_on_top(tmp_path: Path) -> None:
-    folder = built_copy(ROOT / "reports", tmp_path / "reports")
-    results = measure(folder)
+def test_the_page_is_short_and_its_filter_on_top(
+    built: Path, index: dict[str, dict[str, Any]]
+) -> None:
+    folder, results = built, index
     for width in WIDTHS:
         seen = results[str(width)]
         bound = height_bound(folder, width)
@@ -260,7 +274,6 @@ def test_the_page_is_short_and_its_filter_on_top(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "page", ["mutations.html", "evidence/E3-RECALL.html", "evidence/X-BENCH-GATE-ADDS.html"]
 )
-def test_the_pages_behind_the_links_read_on_a_phone(tmp_path: Path, page: str) -> None:
-    folder = built_copy(ROOT / "reports", tmp_path / "reports")
-    assert (folder / page).is_file(), f"{page} was not built"
-    assert_fits(measure(folder, page), plotted=False)
+def test_the_pages_behind_the_links_read_on_a_phone(built: Path, page: str) -> None:
+    assert (built / page).is_file(), f"{page} was not built"
+    assert_fits(measure(built, page), plotted=False)
