@@ -74,14 +74,16 @@ class ReportMemo(MemoSwitch):
         return digest.hexdigest()
 
     def wrap(self, build: Build) -> Build:
-        def build_once(out_dir: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
+        def build_once(
+            out_dir: Path, jobs: int = 1, cassettes: Path | None = None, *, durable: bool = True
+        ) -> list[Path]:
             if not self.enabled or os.getpid() != self.owner:
-                return build(out_dir, jobs, cassettes)
+                return build(out_dir, jobs, cassettes, durable=durable)
             key = self.key(out_dir, jobs, cassettes)
             stored = self.builds.get(key)
             if stored is None:
                 self.built += 1
-                written = build(out_dir, jobs, cassettes)
+                written = build(out_dir, jobs, cassettes, durable=durable)
                 self.builds[key] = [
                     (p.relative_to(out_dir).as_posix(), p.read_bytes()) for p in written
                 ]
@@ -89,7 +91,7 @@ class ReportMemo(MemoSwitch):
                     del self.builds[next(iter(self.builds))]
                 return written
             files: dict[Path, str | bytes] = {out_dir / name: data for name, data in stored}
-            lab.report._write(files, out_dir / FOLDER)
+            lab.report._write(files, out_dir / FOLDER, durable)  # as the build would write them
             return list(files)
 
         build_once.__wrapped__ = build  # type: ignore[attr-defined]
