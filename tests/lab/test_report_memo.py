@@ -21,7 +21,9 @@ class Builds:
         self.calls = 0
         self.fail = False
 
-    def __call__(self, out_dir: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
+    def __call__(
+        self, out_dir: Path, jobs: int = 1, cassettes: Path | None = None, *, durable: bool = True
+    ) -> list[Path]:
         self.calls += 1
         if self.fail:
             raise RuntimeError("the build failed")

@@ -91,7 +91,9 @@ def test_reports_are_written_all_or_nothing(
     assert main(["run", "E1", "--out", str(out)]) == 0
     before = {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
-    def broken(folder: Path, jobs: int = 1, cassettes: Path | None = None) -> list[Path]:
+    def broken(
+        folder: Path, jobs: int = 1, cassettes: Path | None = None, *, durable: bool = True
+    ) -> list[Path]:
         (folder / "index.html").write_text("half")
         raise OSError(28, "No space left on device")
 
