@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from experiments.x_bench.conditions import CANDIDATE
 from lab import ConditionRuns, FactsRow
 
-__all__ = ["CLAIM_CONDITIONS", "facts_by_condition"]
+__all__ = ["CLAIM_CONDITIONS", "HELDOUT_CLAIM_CONDITIONS", "facts_by_condition"]
 
 CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
     "X-BENCH-FULL": ("full",),
@@ -30,6 +31,12 @@ CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
 }
 """The conditions each X-BENCH claim compares; a claim not listed shows every condition."""
 
+HELDOUT_CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
+    "X-BENCH-HELDOUT-PROFILE": (CANDIDATE, "reference", "truncation"),
+    "X-BENCH-HELDOUT-GATE": ("ctxlab-gate", "truncation"),
+}
+"""The held-out claims: the conditions each compares, read from the held-out runs."""
+
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
@@ -41,13 +48,15 @@ def facts_by_condition(
     """The runs of ``claim_id``'s conditions for ``model_set`` (a cassette set's folder name,
     or ``none`` for the model-free runs), one table per condition, conversations in the
     JSON's order."""
-    runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
+    split = "heldout" if claim_id in HELDOUT_CLAIM_CONDITIONS else "runs"
+    runs = [r for r in data.get(split) or [] if isinstance(r, dict)]
     titles = {
         str(c.get("name")): str(c.get("title", ""))
         for c in data.get("conditions") or []
         if isinstance(c, dict)
     }
-    wanted: Sequence[str] = CLAIM_CONDITIONS.get(claim_id) or list(
+    named = {**CLAIM_CONDITIONS, **HELDOUT_CLAIM_CONDITIONS}
+    wanted: Sequence[str] = named.get(claim_id) or list(
         dict.fromkeys(str(r.get("condition")) for r in runs)
     )
     found = []
