@@ -1,7 +1,7 @@
 """The recall's cost per request (``CompactionConfig.recall``) early and late in a session that
 compacts, on the hard case: tool-calling turns whose questions share common terms.
 
-Each session is the agent-turn workload (:func:`~benchmarks.turns.tool_turns`: a question that
+Each session is the agent-turn workload (:func:`~benchmarks.turns.question`, a question that
 says ``上海港 booking``, a tool call, its result, the answer) played through :class:`Agent` on the
 event log with an AgentScope engine that compacts whenever the context passes 1,500 tokens,
 keeping a 400-token tail, and recalls (``RecallConfig``: 200 tokens, 3 turns): every compaction
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchmarks.check_cost import CONFIG
 from benchmarks.common import Row, cpu_and_wall, spread
-from benchmarks.turns import tool_turns
+from benchmarks.turns import question
 from harness.agent import Agent
 from harness.compaction.agentscope.engine import AgentScopeEngine
 from harness.compaction.factory import make_engine
@@ -60,10 +60,6 @@ def _reply(request: ChatRequest) -> Message:
     return Message.assistant("confirmed, 已确认")
 
 
-def _question(turn: int) -> str:
-    return tool_turns(turn + 1)[-4].content
-
-
 def _session(folder: Path, turns: int) -> tuple[Agent, AgentScopeEngine]:
     history = EventLogHistory(EventLog.open(folder / "s.jsonl", durability="per-turn"))
     model = FunctionModel(_reply)
@@ -72,7 +68,7 @@ def _session(folder: Path, turns: int) -> tuple[Agent, AgentScopeEngine]:
     assert isinstance(engine, AgentScopeEngine)
     agent = Agent(model, "system", [lookup], engine=engine, history=history)
     for turn in range(turns):
-        agent.call(_question(turn))
+        agent.call(question(turn))
     return agent, engine
 
 
@@ -90,11 +86,11 @@ def _timed(sessions: list[Session], call: Callable[[Session, int], object]) -> l
 
 def _recall(session: Session, i: int) -> RecallRecord | None:
     agent, engine = session
-    return engine.recall(agent.history, _question(i))[1]
+    return engine.recall(agent.history, question(i))[1]
 
 
 def _turn(session: Session, i: int) -> None:
-    session[0].call(_question(i))
+    session[0].call(question(i))
 
 
 def rows(quick: bool) -> list[Row]:

@@ -41,9 +41,14 @@ from harness.store.statefile import AgentState, JsonStateStore, Transcript
 from harness.testing import FunctionModel
 from harness.tools import Tool
 
-__all__ = ["rows", "tool_turns"]
+__all__ = ["question", "rows", "tool_turns"]
 
 TURNS_TIMED = 15
+
+
+def question(turn: int) -> str:
+    """The user's question of turn ``turn`` (0-based): common terms in every one."""
+    return f"question {turn}: 上海港 booking BK-{turn}"
 
 
 def tool_turns(turns: int) -> list[Message]:
@@ -52,7 +57,7 @@ def tool_turns(turns: int) -> list[Message]:
     for t in range(turns):
         call = ToolCall(f"seed_{t}", "lookup", f'{{"booking": "BK-{t}"}}')
         out += [
-            Message.user(f"question {t}: 上海港 booking BK-{t}"),
+            Message.user(question(t)),
             Message.assistant("", [call]),
             Message.tool(call.id, f"BK-{t}: 每柜 USD {2000 + t}", tool_name="lookup"),
             Message.assistant(f"answer {t}: confirmed, 每柜 USD {2000 + t}"),
