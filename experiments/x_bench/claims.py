@@ -23,7 +23,8 @@ cassettes hold the conditions a claim compares):
   replaces (it has no size check): how often, over every recorded AgentScope compaction.
 
 and, on the held-out split alone, X-BENCH-HELDOUT-GATE and, per recorded model,
-X-BENCH-HELDOUT-PROFILE (:mod:`experiments.x_bench.heldout_claims`).
+X-BENCH-HELDOUT-PROFILE (the candidate) and X-BENCH-HELDOUT-SHIPPED (the shipped profile)
+(:mod:`experiments.x_bench.heldout_claims`).
 
 Each is a spec in a table (:data:`SPECS`; per recorded model,
 :data:`~experiments.x_bench.model_claims.MODEL_SPECS`), judged by

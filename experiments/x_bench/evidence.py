@@ -33,6 +33,7 @@ CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
 
 HELDOUT_CLAIM_CONDITIONS: dict[str, tuple[str, ...]] = {
     "X-BENCH-HELDOUT-PROFILE": (CANDIDATE, "reference", "truncation"),
+    "X-BENCH-HELDOUT-SHIPPED": ("ctxlab", "reference", "truncation"),
     "X-BENCH-HELDOUT-GATE": ("ctxlab-gate", "truncation"),
 }
 """The held-out claims: the conditions each compares, read from the held-out runs."""

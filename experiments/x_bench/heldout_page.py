@@ -13,7 +13,7 @@ from experiments.x_bench.scoring import bootstrap
 from experiments.x_bench.view import RunRecord, XBenchView
 from lab import markdown_table
 
-__all__ = ["heldout_section"]
+__all__ = ["heldout_section", "kind_table"]
 
 HELDOUT_READING = (
     "The conversations below come from the held-out split (`experiments/x_bench/heldout/`): "
@@ -43,6 +43,40 @@ def _free_table(runs: list[RunRecord]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+KIND_READING = (
+    "survival by fact kind on the held-out split: facts kept of facts planted, summed over the "
+    "conversations each condition was played on (the model-free conditions on every held-out "
+    "conversation). This is where a shortfall against a target comes from; it is read, never "
+    "tuned on."
+)
+
+
+def _kept(runs: list[RunRecord], kind: str) -> str:
+    """``kept/planted`` of one fact kind over ``runs`` (a dash when none planted it)."""
+    kept = sum(kind in r.survived for r in runs)
+    planted = kept + sum(kind in r.lost for r in runs)
+    return f"{kept}/{planted} ({kept / planted:.0%})" if planted else "—"
+
+
+def kind_table(runs: list[RunRecord], model: str) -> pd.DataFrame:
+    """Fact kinds down; across, each condition recorded under ``model``, then each model-free
+    one; ``kept/planted (share)`` in each cell."""
+    mine = [r for r in runs if r.model in (model, "none")]
+    columns = list(dict.fromkeys((r.condition, r.model) for r in mine))
+    kinds = sorted({kind for r in mine for kind in (*r.survived, *r.lost)})
+    by_column = {c: [r for r in mine if (r.condition, r.model) == c] for c in columns}
+
+    def label(name: str, run_model: str) -> str:
+        return f"{name} (no model)" if run_model == "none" else name
+
+    return pd.DataFrame(
+        [
+            {"fact kind": kind} | {label(*c): _kept(by_column[c], kind) for c in columns}
+            for kind in kinds
+        ]
+    )
+
+
 def heldout_section(view: XBenchView) -> list[str]:
     """The held-out split's tables: the model-free conditions, then the candidate profile's
     headline per recorded model (or what is not recorded yet)."""
@@ -68,5 +102,7 @@ def heldout_section(view: XBenchView) -> list[str]:
             f"**{model}**, the candidate profile `{CANDIDATE}` on {rows[0].conversations} "
             "held-out conversations recorded under it and the reference prompt:\n",
             markdown_table(headline_table(rows, CANDIDATE)),
+            f"**{model}**, {KIND_READING}\n",
+            markdown_table(kind_table(view.heldout, model)),
         ]
     return parts

@@ -30,6 +30,7 @@ DATA = {
     "heldout": [
         *(_run("heldout-chat-en-2k-s01", c, "m") for c in (CANDIDATE, "reference", "truncation")),
         _run("heldout-chat-en-2k-s01", "ctxlab+quotes", "m"),
+        _run("heldout-chat-en-2k-s01", "ctxlab", "m"),
         _run("heldout-chat-en-2k-s01", "ctxlab-gate", "none"),
         _run("heldout-chat-en-2k-s01", "truncation", "none"),
     ],
@@ -43,6 +44,9 @@ def test_a_heldout_claim_shows_the_heldout_runs_of_its_conditions() -> None:
     assert profile[0].rows[0].cassette == (
         f"cassettes/X-BENCH/m/heldout-chat-en-2k-s01--{CANDIDATE}.json"
     )
+    shipped = facts_by_condition(DATA, "X-BENCH-HELDOUT-SHIPPED", "m")
+    assert [c.condition for c in shipped] == ["ctxlab", "reference", "truncation"]
+    assert all(r.conversation.startswith("heldout-") for c in shipped for r in c.rows)
     gate = facts_by_condition(DATA, "X-BENCH-HELDOUT-GATE", "none")
     assert [c.condition for c in gate] == ["ctxlab-gate", "truncation"]
 

@@ -10,8 +10,8 @@ import pytest
 from support.bench_runs import SMALL, bench_run, bench_view
 
 from experiments.x_bench.conditions import CANDIDATE
-from experiments.x_bench.heldout_claims import heldout_claims
-from experiments.x_bench.heldout_page import heldout_section
+from experiments.x_bench.heldout_claims import SHIPPED, heldout_claims
+from experiments.x_bench.heldout_page import heldout_section, kind_table
 from experiments.x_bench.view import RunRecord
 
 CONVERSATIONS = ("h1", "h2", "h3", "h4", "h5")
@@ -100,3 +100,41 @@ def test_the_page_shows_the_heldout_tables_apart() -> None:
     assert f"{CANDIDATE} minus this [95 % CI]" in text
     assert heldout_section(bench_view([])) == []
     assert SMALL in text
+
+
+def test_the_kind_table_counts_each_kind_per_condition_and_keeps_models_apart() -> None:
+    runs = [
+        bench_run(CANDIDATE, "h1", 0.5, survived=["name"], lost=["constraint"]),
+        bench_run(CANDIDATE, "h2", 1.0, survived=["name", "constraint"]),
+        bench_run(CANDIDATE, "h1", 0.0, "other-model", lost=["name", "constraint"]),
+        bench_run("ctxlab-gate", "h1", 0.5, "none", survived=["constraint"], lost=["name"]),
+        bench_run("truncation", "h1", 0.0, "none", lost=["update"]),
+    ]
+    table = kind_table(runs, SMALL).set_index("fact kind")
+    assert list(table.columns) == [CANDIDATE, "ctxlab-gate (no model)", "truncation (no model)"]
+    assert table.loc["name", CANDIDATE] == "2/2 (100%)"
+    assert table.loc["constraint", CANDIDATE] == "1/2 (50%)"
+    assert table.loc["name", "ctxlab-gate (no model)"] == "0/1 (0%)"
+    assert table.loc["update", CANDIDATE] == "—"
+    other = kind_table(runs, "other-model").set_index("fact kind")
+    assert other.loc["name", CANDIDATE] == "0/1 (0%)"
+
+
+def _shipped(rate: float, **fields: object) -> list[RunRecord]:
+    """The five conversations with the shipped profile recorded too, at ``rate``."""
+    shipped = [
+        bench_run(SHIPPED, c, rate + 0.01 * i, **fields) for i, c in enumerate(CONVERSATIONS)
+    ]
+    return [*_heldout(), *shipped]
+
+
+def test_the_shipped_profile_is_judged_by_the_same_targets_beside_the_candidate() -> None:
+    assert "X-BENCH-HELDOUT-SHIPPED" not in _judged(_heldout())  # not recorded: no row
+    status, value = _judged(_shipped(0.9))["X-BENCH-HELDOUT-SHIPPED"]
+    assert status == "match", value
+    assert value.startswith("92% [")
+    for weak in (_shipped(0.77), _shipped(0.9, invented=["INC-1"])):  # 79 %; one invented id
+        status, value = _judged(weak)["X-BENCH-HELDOUT-SHIPPED"]
+        assert status == "differs", value
+    # the candidate's row is untouched by the shipped profile's runs
+    assert _judged(_shipped(0.1))["X-BENCH-HELDOUT-PROFILE"][0] == "match"
