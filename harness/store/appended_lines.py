@@ -42,9 +42,6 @@ class AppendedLines(Generic[T]):
     def __init__(self, parse: Callable[[str], T | None]) -> None:
         self._parse = parse
         self._reset(None)
-        self.parsed = 0
-        """How many lines were parsed so far (each whole line once, the unfinished last one
-        at each read): what a read costs."""
 
     def _reset(self, identity: tuple[int, int] | None) -> None:
         self._identity = identity
@@ -70,7 +67,7 @@ class AppendedLines(Generic[T]):
             self._take(data[:end])
         found = list(self._found)
         if end < len(data):  # an unfinished last line: parsed now, kept once it is whole
-            tail = self._parse_one(data[end:].decode("utf-8", errors="replace"))
+            tail = self._parse(data[end:].decode("utf-8", errors="replace"))
             if tail is not None:
                 found.append((self._lines + 1, tail))
         return found
@@ -94,14 +91,10 @@ class AppendedLines(Generic[T]):
         """Parse and keep ``whole`` lines (each ending with a newline)."""
         for line in whole.decode("utf-8", errors="replace").split("\n")[:-1]:
             self._lines += 1
-            parsed = self._parse_one(line)
+            parsed = self._parse(line)
             if parsed is not None:
                 self._found.append((self._lines, parsed))
         if not self._offset:
             self._first = whole[: whole.find(b"\n") + 1]
         self._offset += len(whole)
         self._last = whole[whole.rfind(b"\n", 0, len(whole) - 1) + 1 :]
-
-    def _parse_one(self, line: str) -> T | None:
-        self.parsed += 1
-        return self._parse(line)
