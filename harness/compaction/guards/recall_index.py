@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from harness.compaction.guards.recall import candidate_lines, pieces_of, said
+from harness.compaction.guards.recall_ends import TextEnds
 from harness.messages import Message
 from harness.text_search import LineIndex
 
@@ -121,8 +122,8 @@ class ShadowIndex:
         """How many originals were cut into their searched texts so far (each once)."""
         self.tested = 0
         """How many originals were tested against the whole context so far."""
-        self.rechecked = 0
-        """How many shadowed texts were looked for in what the context gained so far."""
+        self._ends = TextEnds()
+        """The shadowed texts by how they end (those a gained message holds again)."""
         self._texts: tuple[str, ...] | None = None
         self._indexed: list[Message] | None = None
         self._index: LineIndex | None = None
@@ -133,7 +134,7 @@ class ShadowIndex:
         """The work counted so far: originals tested against the whole context, shadowed texts
         looked for in what the context gained, texts scored, texts checked literally."""
         scored, checked = (0, 0) if self._index is None else self._index.work()
-        return self.tested, self.rechecked, scored, checked
+        return self.tested, self._ends.looked, scored, checked
 
     def index_of(self, candidates: Sequence[Message]) -> LineIndex:
         """The search index of ``candidates``: the last one again while they are the same
@@ -204,6 +205,9 @@ class ShadowIndex:
                 for piece, message in self._shown(entry, seen):
                     if not any(piece in earlier for earlier in blocks):
                         block[piece] = message
+        looked = self._ends.looked
+        self._ends = TextEnds([text for block in blocks for text in block])
+        self._ends.looked = looked
         return self._keep(contents, seen, grown, blocks, changed=True)
 
     def _extend(self, contents: tuple[str, ...], grown: list[int]) -> list[Message]:
@@ -211,15 +215,17 @@ class ShadowIndex:
         for where the gain could hold it (ending past the old context), and only the
         originals new since are tested."""
         seen, old = "\n".join(contents), len(self._seen)
-        back = [
-            (block, text)
-            for block in self._blocks
-            for text in block
-            if seen.find(text, max(0, old - len(text) + 1)) >= 0
-        ]
-        self.rechecked += sum(map(len, self._blocks))
-        for block, text in back:
-            del block[text]
+        ends = self._ends
+        if ends.cost(len(seen) - old) < ends.size:  # look where the gain is
+            back = ends.ending_past(seen, old)
+        else:  # few texts: look for each
+            back = {
+                t for b in self._blocks for t in b if seen.find(t, max(0, old - len(t) + 1)) >= 0
+            }
+            ends.looked += ends.size
+        for text in back:
+            ends.remove(text)
+            del next(block for block in self._blocks if text in block)[text]
         changed = bool(back)
         for k, (source, start) in enumerate(zip(self._sources, self._done, strict=False)):
             for entry in source.entries[start:]:
@@ -229,6 +235,7 @@ class ShadowIndex:
                         return self._full(contents, grown)
                     if owner is None:
                         self._blocks[k][piece] = message
+                        ends.add(piece)
                         changed = True
         return self._keep(contents, seen, grown, self._blocks, changed)
 

@@ -81,7 +81,8 @@ def _session(turns: int) -> tuple[Agent, AgentScopeEngine]:
 
 def _request_work(turns: int) -> tuple[int, int, int, int]:
     """What one recall costs after another with the same common terms, counted: originals
-    tested against the whole context, texts rechecked, texts scored, texts checked literally."""
+    tested against the whole context, lookups for shadowed texts said again, texts scored, texts
+    checked literally."""
     agent, engine = _session(turns)
     engine.recall(agent.history, "question 3: 上海港 booking BK-3")
     before = engine._shadow.work()

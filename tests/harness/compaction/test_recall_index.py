@@ -5,6 +5,7 @@ answers exactly what ``shadowed()`` answers from scratch."""
 from __future__ import annotations
 
 from collections import Counter
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from harness import Agent, make_engine, text_search
 from harness.compaction.agentscope import CompactionConfig
 from harness.compaction.agentscope.summary import build_summary_message
 from harness.compaction.guards.recall import RECALL_NAME, RecallConfig, shadowed
+from harness.compaction.guards.recall_ends import TextEnds
 from harness.compaction.guards.recall_index import ReferencePrices, ShadowIndex
 from harness.messages import Message
 from harness.meter import meters
@@ -247,7 +249,8 @@ def test_the_kept_answer_is_shadowed_from_scratch_as_the_session_goes(
 def test_a_request_with_nothing_new_tests_no_original_and_a_new_message_only_itself() -> None:
     """Before, every request tested every original against the whole context (the cost grew
     with everything compacted before); now a request with the same context and originals
-    tests none, and one after a new message tests the new original only."""
+    tests none, and one after a new message tests the new original only and looks for the
+    shadowed texts only where the message could end one."""
     index = ShadowIndex(lambda _: True)
     originals = [Message.user(f"turn {n}: pallet {n} to dock {n % 3}") for n in range(500)]
     context = [build_summary_message("pallets so far"), *originals[-4:]]
@@ -257,8 +260,12 @@ def test_a_request_with_nothing_new_tests_no_original_and_a_new_message_only_its
         assert index.shadowed([originals, []], context) is first
     assert index.tested == 500
     said_now = Message.user("and pallet 600 to dock 1")
+    looked = index.work()[1]
     index.shadowed([[*originals, said_now], []], [*context, said_now])
     assert index.tested == 501
+    # the 496 shadowed texts are found by how they end: a lookup per character gained (and
+    # the few texts ending so), not a search for each
+    assert index.work()[1] - looked < 2 * len("\n" + said_now.content)
 
 
 def test_a_text_said_again_across_two_requests_is_no_longer_shadowed() -> None:
@@ -289,3 +296,33 @@ def test_an_original_saying_what_only_a_later_source_held_takes_its_place() -> N
     want = shadowed([*originals, *spans], context)
     assert [(m.role, m.content) for m in got] == [(m.role, m.content) for m in want]
     assert [m.role for m in got] == ["user"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.sets(st.text(alphabet="ab\n上", min_size=1, max_size=7), max_size=12),
+    seen=st.text(alphabet="ab\n上", max_size=30),
+    data=st.data(),
+)
+def test_the_texts_ending_past_a_point_are_those_found_from_there(
+    texts: set[str], seen: str, data: st.DataObject
+) -> None:
+    """TextEnds finds, by lookups of how texts end, exactly the texts a search of each one
+    finds in the part of the context that could hold it anew."""
+    start = data.draw(st.integers(0, len(seen)))
+    ends = TextEnds(sorted(texts))
+    gone = data.draw(st.sets(st.sampled_from(sorted(texts)))) if texts else set()
+    for text in gone:
+        ends.remove(text)
+    kept = texts - gone
+    assert ends.size == len(kept)
+    want = {t for t in kept if seen.find(t, max(0, start - len(t) + 1)) >= 0}
+    assert ends.ending_past(seen, start) == want
+
+
+def test_the_kept_answer_is_the_same_when_it_looks_only_where_the_context_grew() -> None:
+    """The session test again with the lookup by how texts end always chosen (a session of a
+    few short texts otherwise looks for each text, the cheaper way there)."""
+    with mock.patch.object(TextEnds, "cost", lambda self, gained: -1):
+        test_the_kept_answer_is_shadowed_from_scratch_as_the_session_goes()
+        test_a_text_said_again_across_two_requests_is_no_longer_shadowed()
