@@ -151,7 +151,7 @@ class LineIndex:
         self.posted = 0
         """How many texts were posted so far (each once while it stays)."""
         self.scored = 0
-        """How many texts :meth:`ranked` scored so far."""
+        """How many texts (or shapes of texts) :meth:`ranked` scored or grouped so far."""
         self.checked = 0
         """How many texts :meth:`ranked` looked for its query in literally so far."""
         self.update(lines)
@@ -245,6 +245,7 @@ class LineIndex:
             if len(self._by_common) >= SHARED_KEPT:
                 self._by_common.clear()
             texts = {t for term in common for t in self._postings[term]}
+            self.scored += len(texts)  # each read once, to group it
             known = {}
             for text in sorted(texts, key=self._order):
                 doc = self._held[text]
