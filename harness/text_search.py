@@ -11,13 +11,14 @@ returned, first: the search finds at least what a literal line match finds.
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["LineIndex", "SearchHit", "SearchLine", "rank_lines", "tokenize"]
+__all__ = ["LineIndex", "SearchHit", "SearchLine", "anchors", "rank_lines", "tokenize"]
 
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -25,6 +26,11 @@ DOC_CACHE = 8_192
 """Distinct texts whose counted terms are kept (:func:`_doc`)."""
 K1 = 1.5
 B = 0.75
+COMMON = 32
+"""A term held by more texts than this is common: :meth:`LineIndex.ranked` scores the texts that
+hold only common terms once per shape (length and counts of those terms), not once per text."""
+SHARED_KEPT = 8
+"""Sets of common terms whose texts a :class:`LineIndex` keeps by shape (then it starts over)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,25 @@ def tokenize(text: str) -> list[str]:
         else:
             tokens.append(word)
     return tokens
+
+
+def anchors(needle: str) -> set[str]:
+    """The terms every text that holds ``needle`` (already lower-cased) literally must hold:
+    every CJK character and adjacent pair of it, and each Latin word with a non-word character
+    of ``needle`` on both sides (a word at an edge may be part of a longer one in the text)."""
+    found: set[str] = set()
+    for match in _WORD.finditer(needle):
+        word = match.group()
+        if _CJK.match(word):
+            found.update(word)
+            found.update(word[i : i + 2] for i in range(len(word) - 1))
+        elif match.start() > 0 and match.end() < len(needle):
+            found.add(word)
+    return found
+
+
+_Shape = tuple[int, frozenset[tuple[str, int]]]
+"""A text's length and how often it holds each of some terms: its BM25 score on them."""
 
 
 @dataclass(frozen=True)
@@ -107,18 +132,28 @@ class LineIndex:
     that went (the recall ranks the shadowed originals before every request; a compaction adds
     a span's). Its hits are :func:`rank_lines`'s, score for score."""
 
-    def __init__(self, lines: Sequence[SearchLine] = ()) -> None:
+    def __init__(self, lines: Sequence[SearchLine] = (), common: int = COMMON) -> None:
+        self.common = common
+        """Above how many texts a term is common (:meth:`ranked`)."""
         self.lines: tuple[SearchLine, ...] = ()
         self._docs: list[_Doc] = []
         self._times: Counter[str] = Counter()
         """How many of the lines hold each text."""
+        self._where: dict[str, int] = {}
+        """Each text's first line (its index in :attr:`lines`)."""
         self._held: dict[str, _Doc] = {}
         self._postings: dict[str, dict[str, int]] = {}
         """Each term's texts, with how often the text holds it."""
-        self._spread: dict[str, float] = {}
-        """Each held text's BM25 length normalisation at the lines' average length."""
+        self._average = 1.0
+        self._by_common: dict[frozenset[str], dict[_Shape, list[str]]] = {}
+        """:meth:`_shapes`'s answers since the last :meth:`update`."""
+        """The lines' average length in terms (BM25's length normalisation)."""
         self.posted = 0
         """How many texts were posted so far (each once while it stays)."""
+        self.scored = 0
+        """How many texts (or shapes of texts) :meth:`ranked` scored or grouped so far."""
+        self.checked = 0
+        """How many texts :meth:`ranked` looked for its query in literally so far."""
         self.update(lines)
 
     def update(self, lines: Sequence[SearchLine]) -> None:
@@ -140,12 +175,130 @@ class LineIndex:
                 for term, held in doc.counts.items():
                     self._postings.setdefault(term, {})[line.text] = held
         self._times = times
-        average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
-        self._spread = {t: K1 * (1 - B + B * d.length / average) for t, d in self._held.items()}
+        self._where = {}
+        for n, line in enumerate(self.lines):
+            self._where.setdefault(line.text, n)
+        self._by_common.clear()
+        self._average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
+
+    def work(self) -> tuple[int, int]:
+        """:attr:`scored` and :attr:`checked`."""
+        return self.scored, self.checked
 
     def rank(self, query: str, limit: int = 20) -> list[SearchHit]:
         """The best ``limit`` lines for ``query``, as :func:`rank_lines` gives them."""
         return _hits(self.lines, self._docs, self._scores(tokenize(query)), query, limit)
+
+    def ranked(self, query: str) -> Iterator[SearchHit]:
+        """Every hit of :meth:`rank` (``limit`` = all lines), in its order, found as it is read:
+        the literal matches through the postings of the terms they must hold (:func:`anchors`),
+        then the texts holding a term at most :attr:`common` texts hold, scored for this query,
+        merged with the texts holding only common terms, scored once per shape
+        (:meth:`_shared`). Each score is :meth:`rank`'s, computed the same way, so the order is
+        the same, ties included."""
+        if len(self._times) != len(self.lines):  # a text on two lines: the plain ranking
+            yield from self.rank(query, limit=len(self.lines))
+            return
+        terms = [term for term in set(tokenize(query)) if term in self._postings]
+        idf = {term: self._idf(len(self._postings[term])) for term in terms}
+        literal = self._literal(query.strip().lower())
+        yield from self._hits_of(literal, terms, idf, literal=True)
+        common = tuple(term for term in terms if len(self._postings[term]) > self.common)
+        rare = {t for term in terms if term not in common for t in self._postings[term]}
+        skip = rare | literal
+        shared = (hit for hit in self._shared(common, idf) if hit.text not in skip)
+        own = self._hits_of(rare - literal, terms, idf, literal=False)
+        merged = heapq.merge(own, shared, key=self._key)
+        yield from (hit for hit in merged if hit.score > 0)
+
+    def _shared(self, common: tuple[str, ...], idf: dict[str, float]) -> Iterator[SearchHit]:
+        """The texts holding any of ``common`` (terms in the query set's order), scored on those
+        terms alone, in order: a text that holds no other query term scores that. Texts of one
+        shape (:meth:`_shapes`) score the same, so each shape is scored once, in this query's
+        order of the terms, and its texts come in line order."""
+        shapes = self._shapes(frozenset(common))
+        factor = K1 + 1
+        runs = []
+        for (length, held_counts), texts in shapes.items():
+            counts = dict(held_counts)
+            spread = K1 * (1 - B + B * length / self._average)
+            score = 0.0
+            for term in common:
+                held = counts.get(term, 0)
+                if held:
+                    score = score + idf[term] * held * factor / (held + spread)
+            runs.append(self._run(texts, score))
+        self.scored += len(runs)
+        return heapq.merge(*runs, key=self._key)
+
+    def _run(self, texts: list[str], score: float) -> Iterator[SearchHit]:
+        for text in texts:
+            line = self.lines[self._where[text]]
+            yield SearchHit(line.file, line.line, text, score, False)
+
+    def _shapes(self, common: frozenset[str]) -> dict[_Shape, list[str]]:
+        """The texts holding any of ``common``, by shape: the text's length and how often it
+        holds each of ``common`` (what its score on them depends on), each shape's texts in
+        line order; kept for these terms until :meth:`update`."""
+        known = self._by_common.get(common)
+        if known is None:
+            if len(self._by_common) >= SHARED_KEPT:
+                self._by_common.clear()
+            texts = {t for term in common for t in self._postings[term]}
+            self.scored += len(texts)  # each read once, to group it
+            known = {}
+            for text in sorted(texts, key=self._order):
+                doc = self._held[text]
+                counts = frozenset((term, doc.counts[term]) for term in common & doc.terms)
+                known.setdefault((doc.length, counts), []).append(text)
+            self._by_common[common] = known
+        return known
+
+    def _idf(self, frequency: int) -> float:
+        count = len(self.lines)
+        return math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+
+    def _literal(self, needle: str) -> set[str]:
+        """The texts that hold ``needle`` literally, looked for only in those holding every
+        term such a text must hold (every text when ``needle`` has no such term)."""
+        if not needle:
+            return set()
+        must = [self._postings.get(term, {}) for term in anchors(needle)]
+        texts: Collection[str] = min(must, key=len) if must else self._held
+        if not texts:
+            return set()
+        self.checked += len(texts)
+        return {text for text in texts if needle in self._held[text].lowered}
+
+    def _hits_of(
+        self, texts: Collection[str], terms: list[str], idf: dict[str, float], literal: bool
+    ) -> list[SearchHit]:
+        """``texts`` as hits, in :func:`_hits`'s order (each scored as :meth:`_scores` does)."""
+        hits = []
+        factor = K1 + 1
+        for text in texts:
+            doc = self._held[text]
+            spread = K1 * (1 - B + B * doc.length / self._average)
+            score = 0.0
+            for term in terms:
+                held = doc.counts.get(term, 0)
+                if held:
+                    score = score + idf[term] * held * factor / (held + spread)
+            line = self.lines[self._where[text]]
+            hits.append(SearchHit(line.file, line.line, text, score, literal))
+        self.scored += len(hits)
+        hits.sort(key=self._key)
+        return hits
+
+    def _key(self, hit: SearchHit) -> tuple[float, str, int, int]:
+        """:func:`_hits`'s order within the literal or the other hits (a stable sort)."""
+        return -hit.score, hit.file, hit.line, self._where[hit.text]
+
+    def _order(self, text: str) -> tuple[str, int, int]:
+        """:meth:`_key` of a text among texts of one score."""
+        where = self._where[text]
+        line = self.lines[where]
+        return line.file, line.line, where
 
     def _scores(self, query: list[str]) -> list[float]:
         """:func:`_bm25`'s scores: each line's terms added in the query set's order."""
@@ -153,7 +306,7 @@ class LineIndex:
         if not count or not query:
             return [0.0] * count
         distinct = len(self._times) == count
-        spread, factor = self._spread, K1 + 1
+        factor, average = K1 + 1, self._average
         by_text: dict[str, float] = {}
         for term in set(query):
             posted = self._postings.get(term)
@@ -162,7 +315,8 @@ class LineIndex:
             frequency = len(posted) if distinct else sum(self._times[t] for t in posted)
             idf = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
             for text, held in posted.items():  # _bm25's arithmetic, in its order
-                by_text[text] = by_text.get(text, 0.0) + idf * held * factor / (held + spread[text])
+                spread = K1 * (1 - B + B * self._held[text].length / average)
+                by_text[text] = by_text.get(text, 0.0) + idf * held * factor / (held + spread)
         return [by_text.get(line.text, 0.0) for line in self.lines]
 
 

@@ -135,8 +135,9 @@ class AgentScopeEngine:
         if not self.spans.messages and not any(m.summary_kind for m in context):
             # nothing was ever compacted here: no original is shadowed (and none is read)
             return recall(config, [], query, self.meter.price)
-        originals = [o.message for o in history.originals()]
-        candidates = self._shadow.shadowed([originals, self.spans.messages], context)
+        candidates = self._shadow.shadowed_originals(
+            history.originals(), self.spans.messages, context
+        )
         index = self._shadow.index_of(candidates)
         return recall(config, candidates, query, self._reference_price, index)
 

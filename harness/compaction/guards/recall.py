@@ -17,12 +17,12 @@ X-BENCH measures it as ``ctxlab-recall``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.errors import ConfigError
 from harness.messages import CHECKPOINT_NAME, SUMMARY_NAME, Message
-from harness.text_search import LineIndex, SearchLine, rank_lines
+from harness.text_search import LineIndex, SearchHit, SearchLine, rank_lines
 
 __all__ = [
     "RECALL_HEADING",
@@ -160,10 +160,11 @@ def recall(
     """The best ``top_k`` of ``candidates`` (shadowed originals) for ``query`` that fit the
     budget together, as one reference message (None: nothing matched or fitted); ``index``,
     when given, holds the candidates' texts as :func:`candidate_lines` gives them."""
+    hits: Iterable[SearchHit]
     if not query.strip():
         hits = []
     elif index is not None:
-        hits = index.rank(query, limit=len(candidates))
+        hits = index.ranked(query)  # read only as far as the chosen need
     else:
         lines = candidate_lines(candidates)
         hits = rank_lines(lines, query, limit=len(lines))
