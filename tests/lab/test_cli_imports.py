@@ -1,13 +1,17 @@
-"""``ctxlab --help`` and ``ctxlab --version`` import neither pandas nor matplotlib, and ``ctxlab run
-E3`` imports E3 alone of the experiments."""
+"""``ctxlab --help`` and ``ctxlab --version`` import neither pandas nor matplotlib, nor does a
+``ctxlab run`` refused before it ran or a ``ctxlab compact`` with a live model (no vcrpy either);
+``ctxlab run E3`` imports E3 alone of the experiments."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.manual_sessions import SUMMARY, saved_session
+from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
 HEAVY = ("pandas", "matplotlib", "numpy")
 
@@ -48,3 +52,47 @@ def test_running_one_experiment_loads_that_experiment_alone(tmp_path: Path) -> N
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "LOADED=cli,e3,manifest", done.stdout
+
+
+COMMAND = """
+import sys
+from experiments.cli import main
+code = main({argv!r})
+print("CODE=" + str(code))
+print("HEAVY=" + ",".join(name for name in {heavy!r} if name in sys.modules))
+"""
+
+
+def _heavy_after(argv: list[str], heavy: tuple[str, ...], **env: str) -> tuple[str, str]:
+    """``ctxlab ARGV`` in a fresh process: its exit status and the heavy modules it imported."""
+    probe = COMMAND.format(argv=argv, heavy=heavy)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, **env},
+    )  # fmt: skip
+    lines = done.stdout.strip().splitlines()
+    return lines[-2].removeprefix("CODE="), lines[-1].removeprefix("HEAVY=")
+
+
+@pytest.mark.parametrize("refused", ["unknown-experiment", "out-is-the-project"])
+def test_a_refused_run_imports_no_report(tmp_path: Path, refused: str) -> None:
+    """``ctxlab run`` refused before anything ran (what the hostile-input probes ask dozens of
+    times) imports neither pandas nor matplotlib: the report is imported when one is built."""
+    project = tmp_path / "project"
+    project.mkdir()
+    if refused == "unknown-experiment":
+        argv = ["run", "E99", "--out", str(tmp_path / "out")]
+    else:
+        argv = ["run", "E1", "--out", str(project), "--project", str(project)]
+    code, heavy = _heavy_after(argv, (*HEAVY, "lab.report"))
+    assert (code, heavy) == ("2", "")
+
+
+def test_compact_with_a_live_model_imports_no_cassette_code(tmp_path: Path) -> None:
+    """``ctxlab compact`` against a live model imports neither vcrpy nor pandas: only a provider
+    is asked of :mod:`lab.recorder`, whose names are imported on first use."""
+    saved_session(tmp_path)
+    with SummaryServer(SUMMARY) as server:
+        argv = compact_args(tmp_path, server.url, "--engine", "dsh")
+        code, heavy = _heavy_after(argv, (*HEAVY, "vcr"), **{KEY_ENV: "sk-test-0000"})
+    assert (code, heavy) == ("0", "")
