@@ -96,3 +96,27 @@ def test_compact_with_a_live_model_imports_no_cassette_code(tmp_path: Path) -> N
         argv = compact_args(tmp_path, server.url, "--engine", "dsh")
         code, heavy = _heavy_after(argv, (*HEAVY, "vcr"), **{KEY_ENV: "sk-test-0000"})
     assert (code, heavy) == ("0", "")
+
+
+IMPORTS = """
+import sys
+import lab.report
+light = sorted(name for name in {heavy!r} if name in sys.modules)
+import experiments.x_bench.page
+import lab.report.evidence
+import lab.report.markdown
+print("REPORT=" + ",".join(light))
+drawn = ("matplotlib", "lab.report.html")
+print("PAGES=" + ",".join(name for name in drawn if name in sys.modules))
+"""
+
+
+def test_the_reports_helpers_import_no_plot() -> None:
+    """``import lab.report`` loads none of the report's modules (they load when a report is
+    built), and the helpers ``ctxlab bench`` writes ``bench.md`` with (X-BENCH's page, the
+    evidence's facts, the Markdown tables) import no matplotlib: a plot imports it when drawn."""
+    probe = IMPORTS.format(heavy=(*HEAVY, "jinja2", "lab.report.tables"))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip().splitlines()[-2:] == ["REPORT=", "PAGES="], done.stdout
