@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.cassette_sets import model_label
 from lab.claims import claims_frame, merge_claims, read_claims, write_claims
@@ -24,9 +24,10 @@ from lab.errors import ExperimentError
 from lab.experiment import ExperimentResult, RunSettings, write_json
 from lab.parallel import in_order
 from lab.registry import EXPERIMENTS, experiment_ids
-from lab.report import build_reports
-from lab.report.tables import ClaimCounts, count_claims
 from lab.staging import staged
+
+if TYPE_CHECKING:  # the report (pandas, matplotlib) is imported when reports are built
+    from lab.report.tables import ClaimCounts
 
 __all__ = [
     "RunSummary",
@@ -86,6 +87,8 @@ def run_experiments(
                 results, stage.folder, jobs, settings.cassette_root, durable=False
             )
         else:
+            from lab.report.tables import count_claims
+
             stage.discard()
             summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
     return dataclasses.replace(summary, failures=tuple(failures))
@@ -195,6 +198,8 @@ def write_results(
     claims_path = out_dir / "claims.csv"
     merged = merge_claims(read_claims(claims_path), fresh, experiment_ids())
     write_claims(merged, claims_path)
+    from lab.report.tables import count_claims
+
     build_reports(out_dir, jobs, cassettes, durable=durable)
     return RunSummary(tuple(results), count_claims(merged))
 
@@ -216,3 +221,13 @@ def record_experiments(ids: Sequence[str], settings: RunSettings) -> list[str]:
     from lab.record_pool import record_all
 
     return record_all(select(ids), settings)
+
+
+def build_reports(
+    out_dir: Path, jobs: int = 1, cassettes: Path | None = None, *, durable: bool = True
+) -> list[Path]:
+    """:func:`lab.report.build_reports`, imported here when reports are built: a run refused
+    before anything ran never imports the report (pandas, matplotlib)."""
+    from lab.report import build_reports as build
+
+    return build(out_dir, jobs, cassettes, durable=durable)

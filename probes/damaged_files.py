@@ -76,6 +76,19 @@ def _conversation(conversation_id: str) -> dict[str, Any]:
     return {**found, "id": conversation_id}
 
 
+def many_facts(conversation: dict[str, Any], count: int) -> str:
+    """``json.dumps([conversation])`` with its facts replaced by ``count`` copies of its first,
+    ids ``f0``, ``f1``, …: the same text, built from the first fact's once (a million dicts
+    dumped one by one cost the probe about 5 s of CPU before the command under test started)."""
+    mark = json.dumps("\x00id\x00")
+    fact = json.dumps({**conversation["facts"][0], "id": "\x00id\x00"})
+    head, tail = fact.split(mark)
+    before, after = json.dumps([{**conversation, "facts": ["\x00id\x00"]}]).split(mark)
+    between = f'"{tail}, {head}"f'  # from one fact's id number to the next's
+    facts = f'{head}"f{between.join(map(str, range(count)))}"{tail}' if count else ""
+    return before + facts + after
+
+
 def _bench(folder: Path, conversations: Path, *more: str) -> tuple[int, str]:
     run = ctxlab(
         "bench", "--conversations", str(conversations), "--conditions", "truncation",
@@ -113,10 +126,7 @@ def hostile_conversations(folder: Path, variant: str) -> None:
     if variant == "deep":
         conversations.write_bytes(DEEP)
     else:
-        one = _conversation("c1")
-        fact = one["facts"][0]
-        one["facts"] = [{**fact, "id": f"f{n}"} for n in range(1_000_000)]
-        conversations.write_text(json.dumps([one]), encoding="utf-8")
+        conversations.write_text(many_facts(_conversation("c1"), 1_000_000), encoding="utf-8")
     status, err = _bench(folder, conversations)
     line = _one_sentence(err)
     check(status == 2 and "Recursion" not in line, f"said {line!r}")

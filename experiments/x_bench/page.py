@@ -9,6 +9,7 @@ against the tokens carried, and what each condition cost.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -23,9 +24,11 @@ from experiments.x_bench.headline import (
 )
 from experiments.x_bench.headline_table import headline_table, share_cell
 from experiments.x_bench.heldout_page import heldout_section
-from experiments.x_bench.plot import x_bench_plot
 from experiments.x_bench.view import CellRecord, ConditionRecord, RunRecord, XBenchView
 from lab import Evidence, Page, markdown_table
+
+if TYPE_CHECKING:
+    from lab import Plot
 
 __all__ = ["PAGE", "X_BENCH_ABOUT", "XBenchView", "bench_markdown", "x_bench_section"]
 
@@ -301,6 +304,15 @@ def bench_markdown(view: XBenchView) -> str:
             *_tables(view),
         ]
     )
+
+
+def x_bench_plot(view: XBenchView) -> Plot:
+    """``X-BENCH_tradeoff`` (:func:`experiments.x_bench.plot.x_bench_plot`), imported when it is
+    drawn: ``ctxlab bench`` writes this page's tables, never its plot, and imports no
+    matplotlib."""
+    from experiments.x_bench.plot import x_bench_plot as draw
+
+    return draw(view)
 
 
 PAGE = Page(

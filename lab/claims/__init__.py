@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from harness.fs.files import write_atomic
 from lab.errors import ExperimentError
 from lab.jsonio import refuse_secrets
 from lab.seeds import AS_SEED, DSH_SEED, SEEDS, citation, parse_citation
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `import lab` stays light
+    import pandas as pd
 
 __all__ = [
     "AS_SEED",
@@ -145,6 +146,8 @@ def cite(seed: str, quote: str) -> str:
 def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
     """The claims as a DataFrame with the columns of ``claims.csv``, in the given order; the
     ``version`` column is left empty for the runner (:func:`lab.runner.write_results`)."""
+    import pandas as pd
+
     return pd.DataFrame([asdict(c) for c in claims], columns=CLAIM_COLUMNS)
 
 
@@ -154,6 +157,8 @@ def read_claims(path: Path) -> pd.DataFrame:
     A table written before the ``kind``, ``article_source``, ``model``, ``reason_class`` and
     ``version`` columns existed reads with those cells empty (the next ``ctxlab run`` fills
     them)."""
+    import pandas as pd
+
     if not path.exists():
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     try:
@@ -170,6 +175,8 @@ def read_claims(path: Path) -> pd.DataFrame:
 
 def merge_claims(existing: pd.DataFrame, fresh: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Replace the rows of the experiments in ``fresh``; keep the others; sort by ``order``."""
+    import pandas as pd
+
     kept = existing[~existing["experiment"].isin(set(fresh["experiment"]))]
     merged = pd.concat([kept, fresh], ignore_index=True)
     rank = {name: i for i, name in enumerate(order)}

@@ -14,21 +14,44 @@
 
 from __future__ import annotations
 
-from harness.secrets import scan_file, scan_text
-from lab.recorder.cassette import (
-    CassetteClient,
-    Provenance,
-    cassette_client,
-    read_provenance,
-)
-from lab.recorder.local.server import (
-    QWEN_1_5B,
-    LocalModel,
-    ServerInfo,
-    assemble_model,
-    local_server,
-)
-from lab.recorder.providers import PROVIDERS, ProviderSpec, provider_spec
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.secrets import scan_file, scan_text
+    from lab.recorder.cassette import (
+        CassetteClient,
+        Provenance,
+        cassette_client,
+        read_provenance,
+    )
+    from lab.recorder.local.server import (
+        QWEN_1_5B,
+        LocalModel,
+        ServerInfo,
+        assemble_model,
+        local_server,
+    )
+    from lab.recorder.providers import PROVIDERS, ProviderSpec, provider_spec
+
+# imported on first use (PEP 562): a command that asks only for a provider (``ctxlab compact``
+# with a live model) loads neither vcrpy nor the cassette code
+_SOURCES = {
+    "scan_file": "harness.secrets",
+    "scan_text": "harness.secrets",
+    "CassetteClient": "lab.recorder.cassette",
+    "Provenance": "lab.recorder.cassette",
+    "cassette_client": "lab.recorder.cassette",
+    "read_provenance": "lab.recorder.cassette",
+    "QWEN_1_5B": "lab.recorder.local.server",
+    "LocalModel": "lab.recorder.local.server",
+    "ServerInfo": "lab.recorder.local.server",
+    "assemble_model": "lab.recorder.local.server",
+    "local_server": "lab.recorder.local.server",
+    "PROVIDERS": "lab.recorder.providers",
+    "ProviderSpec": "lab.recorder.providers",
+    "provider_spec": "lab.recorder.providers",
+}
 
 __all__ = [
     "PROVIDERS",
@@ -46,3 +69,16 @@ __all__ = [
     "scan_file",
     "scan_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'lab.recorder' has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -26,27 +26,16 @@ its plot), collected in the manifest's order; then the renderers :mod:`.pages` (
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.fs.files import write_atomic
 from lab.experiment import refuse_secrets
 from lab.project import SOURCE_ROOT
-from lab.report.evidence import FOLDER, evidence_href, evidence_pages
-from lab.report.experiments import (
-    RecordedSets,
-    build_plots,
-    experiment_pages,
-    read_view,
-)
-from lab.report.html import TITLE, render_index
-from lab.report.mutations import PAGE, mutations_page, read_matrix
-from lab.report.pages import claims_markdown, experiment_page
-from lab.report.tables import (
-    ReportInputs,
-    count_claims,
-    load_inputs,
-    provenance_rows,
-    set_docs,
-)
+
+if TYPE_CHECKING:  # the modules below are imported when a report is built: `lab.report.markdown`
+    # and the other helpers import without pandas' tables, matplotlib's plots or the templates
+    from lab.report.experiments import RecordedSets
+    from lab.report.tables import ReportInputs
 
 __all__ = ["build_reports", "recorded_views"]
 
@@ -54,6 +43,9 @@ __all__ = ["build_reports", "recorded_views"]
 def recorded_views(inputs: ReportInputs) -> dict[str, RecordedSets]:
     """Each experiment's readable views, one per recorded set, with its model's name: every
     ``<ID>@<model>.json`` beside ``<ID>.json``, so a set recorded later is plotted as it is."""
+    from lab.report.experiments import read_view
+    from lab.report.tables import set_docs
+
     return {
         key: [(model, view) for model, doc in docs if (view := read_view(doc)[0]) is not None]
         for key, docs in set_docs(inputs).items()
@@ -63,6 +55,10 @@ def recorded_views(inputs: ReportInputs) -> dict[str, RecordedSets]:
 def _linked_pages(out_dir: Path, inputs: ReportInputs, cassettes: Path) -> dict[Path, str]:
     """The pages ``index.html`` links to: ``mutations.html`` (with a ``mutations.csv``) and
     each claim's evidence page."""
+    from lab.report.evidence import evidence_href, evidence_pages
+    from lab.report.html import TITLE
+    from lab.report.mutations import PAGE, mutations_page, read_matrix
+
     pages: dict[Path, str] = {}
     matrix = read_matrix(out_dir)
     if matrix:
@@ -87,6 +83,13 @@ def build_reports(
     plots, ``mutations.html`` (with a ``mutations.csv``), the evidence pages, then
     ``index.html``. Evidence pages of claims no longer in ``claims.csv`` are removed.
     """
+    from lab.report.evidence import FOLDER
+    from lab.report.experiments import build_plots, experiment_pages, read_view
+    from lab.report.html import render_index
+    from lab.report.mutations import PAGE
+    from lab.report.pages import claims_markdown, experiment_page
+    from lab.report.tables import count_claims, load_inputs, provenance_rows
+
     inputs = load_inputs(out_dir)
     provenance = provenance_rows(inputs)
     read = {doc.id: read_view(doc) for doc in inputs.experiments}

@@ -13,16 +13,18 @@ from functools import cache
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from lab.parallel import in_order
 from lab.report.piece import Page
-from lab.report.plots.canvas import Plot
 from lab.report.tables import ExperimentDoc
 from lab.suite import Suite, current
 from lab.views import ShapeError
+
+if TYPE_CHECKING:  # matplotlib is imported where a plot is drawn (each page's plot module)
+    from lab.report.plots.canvas import Plot
 
 __all__ = [
     "RecordedSets",

@@ -1,13 +1,17 @@
-"""``ctxlab --help`` and ``ctxlab --version`` import neither pandas nor matplotlib, and ``ctxlab run
-E3`` imports E3 alone of the experiments."""
+"""``ctxlab --help`` and ``ctxlab --version`` import neither pandas nor matplotlib, nor does a
+``ctxlab run`` refused before it ran or a ``ctxlab compact`` with a live model (no vcrpy either);
+``ctxlab run E3`` imports E3 alone of the experiments."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.manual_sessions import SUMMARY, saved_session
+from support.summary_server import KEY_ENV, SummaryServer, compact_args
 
 HEAVY = ("pandas", "matplotlib", "numpy")
 
@@ -48,3 +52,70 @@ def test_running_one_experiment_loads_that_experiment_alone(tmp_path: Path) -> N
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "LOADED=cli,e3,manifest", done.stdout
+
+
+COMMANDS = """
+import sys
+from experiments.cli import main
+codes = [main(argv) for argv in {argvs!r}]
+print("CODES=" + ",".join(map(str, codes)))
+print("HEAVY=" + ",".join(name for name in {heavy!r} if name in sys.modules))
+"""
+
+
+def _heavy_after(argvs: list[list[str]], heavy: tuple[str, ...], **env: str) -> tuple[str, str]:
+    """``ctxlab ARGV`` for each of ``argvs``, one after the other in one fresh process: their
+    exit statuses and the heavy modules they imported."""
+    probe = COMMANDS.format(argvs=argvs, heavy=heavy)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, **env},
+    )  # fmt: skip
+    lines = done.stdout.strip().splitlines()
+    return lines[-2].removeprefix("CODES="), lines[-1].removeprefix("HEAVY=")
+
+
+def test_a_refused_run_imports_no_report(tmp_path: Path) -> None:
+    """``ctxlab run`` refused before anything ran (what the hostile-input probes ask dozens of
+    times: an unknown experiment, ``--out`` the project) imports neither pandas nor matplotlib:
+    the report is imported when one is built."""
+    project = tmp_path / "project"
+    project.mkdir()
+    unknown = ["run", "E99", "--out", str(tmp_path / "out")]
+    the_project = ["run", "E1", "--out", str(project), "--project", str(project)]
+    codes, heavy = _heavy_after([unknown, the_project], (*HEAVY, "lab.report"))
+    assert (codes, heavy) == ("2,2", "")
+
+
+def test_compact_with_a_live_model_imports_no_cassette_code(tmp_path: Path) -> None:
+    """``ctxlab compact`` against a live model imports neither vcrpy nor pandas: only a provider
+    is asked of :mod:`lab.recorder`, whose names are imported on first use."""
+    saved_session(tmp_path)
+    with SummaryServer(SUMMARY) as server:
+        argv = compact_args(tmp_path, server.url, "--engine", "dsh")
+        codes, heavy = _heavy_after([argv], (*HEAVY, "vcr"), **{KEY_ENV: "sk-test-0000"})
+    assert (codes, heavy) == ("0", "")
+
+
+IMPORTS = """
+import sys
+import lab.report
+light = sorted(name for name in {heavy!r} if name in sys.modules)
+import experiments.x_bench.page
+import lab.report.evidence
+import lab.report.markdown
+print("REPORT=" + ",".join(light))
+drawn = ("matplotlib", "lab.report.html")
+print("PAGES=" + ",".join(name for name in drawn if name in sys.modules))
+"""
+
+
+def test_the_reports_helpers_import_no_plot() -> None:
+    """``import lab.report`` loads none of the report's modules (they load when a report is
+    built), and the helpers ``ctxlab bench`` writes ``bench.md`` with (X-BENCH's page, the
+    evidence's facts, the Markdown tables) import no matplotlib: a plot imports it when drawn."""
+    probe = IMPORTS.format(heavy=(*HEAVY, "jinja2", "lab.report.tables"))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip().splitlines()[-2:] == ["REPORT=", "PAGES="], done.stdout

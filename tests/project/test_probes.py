@@ -4,6 +4,7 @@ runner counts a failing probe as failing (so it can fail)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from support.paths import ROOT
 
 from probes.__main__ import Outcome, run, table
 from probes.catalogue import load
+from probes.damaged_files import many_facts
 from probes.registry import CLASSES, Probe
 
 
@@ -58,3 +60,14 @@ def test_a_probe_run_in_its_forked_process_fails_with_its_reason_and_others_hold
     assert outcomes["leaks"].failed and "leaked the secret" in outcomes["leaks"].reason
     assert not outcomes["holds"].failed
     assert outcomes["dies"].failed
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 200])
+def test_many_facts_is_the_text_json_dumps_writes(count: int) -> None:
+    # the million-facts probe builds its file from one fact's text; it must be the file a
+    # json.dumps of the million dicts wrote (a wrong separator or id fails here)
+    conversation = {"id": "c1", "turns": [], "facts": [{"id": "x", "kind": "k", "turn": 5}]}
+    fact = conversation["facts"][0]
+    facts = [{**fact, "id": f"f{n}"} for n in range(count)]
+    dumped = json.dumps([{**conversation, "facts": facts}])
+    assert many_facts(conversation, count) == dumped
