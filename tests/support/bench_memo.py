@@ -8,8 +8,9 @@ ordinary replay the order-replay test compares with. :data:`MEMO` wraps
 has made before in this session returns the same view.
 
 The key is a digest of the replay's inputs: every file of the cassette folder's ``X-BENCH/``,
-every file of ``harness/``, ``lab/`` and ``experiments/`` (the code), the Python and the
-version of every installed distribution. Only an ordinary reproduction is remembered
+every file of ``harness/``, ``lab/`` and ``experiments/`` (the code), ``pyproject.toml`` and
+``constraints.txt`` (what is installed, as asked), the Python and the version of every installed
+distribution (as found). Only an ordinary reproduction is remembered
 (``replay`` mode, ``body`` matching, no other setting changed): an order replay (mutation
 testing) always runs, and so does any replay inside :meth:`BenchMemo.fresh` (a test that
 changes the code under it in process).
@@ -44,6 +45,8 @@ from support.memo_switch import MemoSwitch
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 CODE = ("harness", "lab", "experiments")
 """The folders whose files are the code of a replay."""
+PINS = ("pyproject.toml", "constraints.txt")
+"""The files that say what is installed: a stored view must not outlive a change to either."""
 KEEP = 8
 """How many stored views a shared folder keeps (the ones read or written last)."""
 
@@ -66,10 +69,14 @@ def _installed() -> list[str]:
 @functools.cache
 def code_digest(root: Path = SOURCE_ROOT) -> str:
     """The digest of the code a replay runs (once per process): the files of :data:`CODE`
-    under ``root``, the Python and every installed distribution's version."""
+    and :data:`PINS` under ``root``, the Python and every installed distribution's version."""
     digest = hashlib.sha256(sys.version.encode())
     for name in _installed():
         digest.update(name.encode() + b"\0")
+    for pin in PINS:
+        path = root / pin
+        found = hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"absent"
+        digest.update(pin.encode() + b"\0" + found)
     for folder in CODE:
         _files_digest(digest, root / folder)
     return digest.hexdigest()
@@ -160,4 +167,13 @@ def replayed_view(settings: RunSettings) -> XBenchView:
     return measure(settings)
 
 
-__all__ = ["KEEP", "MEMO", "BenchMemo", "code_digest", "prune", "replay_key", "replayed_view"]
+__all__ = [
+    "KEEP",
+    "MEMO",
+    "PINS",
+    "BenchMemo",
+    "code_digest",
+    "prune",
+    "replay_key",
+    "replayed_view",
+]
