@@ -124,6 +124,28 @@ def _x_bench_replayed_once(
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _scripted_views_measured_once(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """A scripted experiment's view (E5) measured once for its code
+    (tests/support/scripted_memo.py): the claims table, the report and replay tests and the
+    in-process ``ctxlab run`` read the same view, kept in pytest's cache folder for the other
+    xdist worker and the later sessions (without it, in a folder the workers share)."""
+    from support.scripted_memo import MEMOS
+
+    cache = getattr(request.config, "cache", None)
+    shared = tmp_path_factory.getbasetemp().parent / "scripted-views"
+    if cache is not None:
+        shared = cache.mkdir("ctxlab-views")
+    elif not os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp() / "scripted-views"
+    uninstalls = [memo.install(shared) for memo in MEMOS]
+    yield
+    for uninstall in reversed(uninstalls):
+        uninstall()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _reports_copied_once_built(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:

@@ -25,11 +25,8 @@ sessions) read it (:func:`lab.views.from_data` of :func:`~lab.views.to_data`); t
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
-import json
-import os
 import sys
 from collections.abc import Callable
 from importlib import metadata
@@ -37,10 +34,10 @@ from pathlib import Path
 
 import experiments.x_bench as x_bench
 from experiments.x_bench.view import XBenchView
-from harness.fs.files import write_atomic
 from lab.experiment import RunSettings
-from lab.views import from_data, to_data
+from support import stored_views
 from support.memo_switch import MemoSwitch
+from support.stored_views import stored_or_made
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 CODE = ("harness", "lab", "experiments")
@@ -97,10 +94,7 @@ def replay_key(settings: RunSettings) -> str | None:
 def prune(folder: Path, keep: int) -> None:
     """Remove the stored views of ``folder`` but the ``keep`` read or written last (with their
     lock files)."""
-    stored = sorted(folder.glob("x-bench-*.json"), key=lambda p: p.stat().st_mtime_ns)
-    for old in stored[: max(len(stored) - keep, 0)]:
-        old.unlink(missing_ok=True)
-        old.with_suffix(".lock").unlink(missing_ok=True)
+    stored_views.prune(folder, "x-bench", keep)
 
 
 class BenchMemo(MemoSwitch):
@@ -130,18 +124,9 @@ class BenchMemo(MemoSwitch):
         if self.shared is None:
             self.replays += 1
             return replay()
-        self.shared.mkdir(parents=True, exist_ok=True)
-        stored = self.shared / f"x-bench-{key[:32]}.json"
-        with open(self.shared / f"x-bench-{key[:32]}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker replays, the others wait and read
-            if stored.is_file():
-                os.utime(stored)  # read last: kept by the pruning below
-                return from_data(XBenchView, json.loads(stored.read_text(encoding="utf-8")))
-            self.replays += 1
-            view = replay()
-            write_atomic(stored, json.dumps(to_data(view), ensure_ascii=False))
-            prune(self.shared, KEEP)
-            return view
+        view, made = stored_or_made(self.shared, f"x-bench-{key[:32]}", XBenchView, replay, KEEP)
+        self.replays += made
+        return view
 
     def install(self, shared: Path | None = None) -> Callable[[], None]:
         """Wrap :func:`experiments.x_bench.measure`; the function returned unwraps it."""
