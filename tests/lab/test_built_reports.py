@@ -32,7 +32,7 @@ def _inputs(tmp_path: Path, claims: str = "E1,match\n") -> Path:
 
 
 def _sharing(builds: Builds, shared: Path) -> BuiltReports:
-    memo = BuiltReports(builds)
+    memo = BuiltReports(builds, cassettes=shared.parent / "cassettes")
     memo.install(shared)
     return memo
 
@@ -104,9 +104,9 @@ def test_old_builds_are_pruned_and_the_one_used_last_is_kept(tmp_path: Path) -> 
     first = _inputs(tmp_path / "first", "X-BENCH,match\n")
     memo.copy(first, tmp_path / "copy-first")
     for n in range(KEEP + 2):
-        os.utime(shared / f"built-{build_key(first)[:32]}")  # the first one, used again
+        os.utime(shared / f"built-{build_key(first, memo.cassettes)[:32]}")  # used again
         memo.copy(_inputs(tmp_path / f"{n}", f"E{n},match\n"), tmp_path / f"copy-{n}")
     stored = sorted(p.name for p in shared.glob("built-*") if p.is_dir())
-    assert len(stored) == KEEP and f"built-{build_key(first)[:32]}" in stored
+    assert len(stored) == KEEP and f"built-{build_key(first, memo.cassettes)[:32]}" in stored
     assert not list(shared.glob("*.tmp"))
     assert len(builds.folders) == KEEP + 3

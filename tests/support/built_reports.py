@@ -67,8 +67,10 @@ def prune(folder: Path, keep: int) -> None:
 class BuiltReports(MemoSwitch):
     """Builds of report inputs, by :func:`build_key`, in :attr:`shared`."""
 
-    def __init__(self, build: Build = build_reports) -> None:
+    def __init__(self, build: Build = build_reports, cassettes: Path | None = None) -> None:
         self.build = build
+        self.cassettes = cassettes or SOURCE_ROOT / "cassettes"
+        """The cassettes a build's evidence pages read."""
         self.shared: Path | None = None
         """The folder the builds are kept in (None: every copy is built on its own)."""
         self.built = 0
@@ -87,7 +89,7 @@ class BuiltReports(MemoSwitch):
     def _stored(self, inputs: Path) -> Path:
         assert self.shared is not None
         self.shared.mkdir(parents=True, exist_ok=True)
-        stored = self.shared / f"built-{build_key(inputs)[:32]}"
+        stored = self.shared / f"built-{build_key(inputs, self.cassettes)[:32]}"
         with open(stored.with_name(stored.name + ".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one process builds, the others wait and copy
             if stored.is_dir():
