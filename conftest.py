@@ -123,6 +123,49 @@ def _x_bench_replayed_once(
     uninstall()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _scripted_views_measured_once(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """A scripted experiment's view (E5) measured once for its code
+    (tests/support/scripted_memo.py): the claims table, the report and replay tests and the
+    in-process ``ctxlab run`` read the same view, kept in pytest's cache folder for the other
+    xdist worker and the later sessions (without it, in a folder the workers share)."""
+    from support.scripted_memo import MEMOS
+
+    cache = getattr(request.config, "cache", None)
+    shared = tmp_path_factory.getbasetemp().parent / "scripted-views"
+    if cache is not None:
+        shared = cache.mkdir("ctxlab-views")
+    elif not os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp() / "scripted-views"
+    uninstalls = [memo.install(shared) for memo in MEMOS]
+    yield
+    for uninstall in reversed(uninstalls):
+        uninstall()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _reports_copied_once_built(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """A report folder the tests only read built once for its inputs and code
+    (tests/support/built_reports.py) and copied to each test that asks for one: kept in
+    pytest's cache folder for the other xdist worker and the later sessions; without the cache
+    (``-p no:cacheprovider``), in a folder of the session's temporary tree the workers share."""
+    from support.built_reports import BUILT
+
+    cache = getattr(request.config, "cache", None)
+    shared = tmp_path_factory.getbasetemp().parent / "built-reports"
+    if cache is not None:
+        shared = cache.mkdir("ctxlab-reports")
+    elif not os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp() / "built-reports"
+    uninstall = BUILT.install(shared)
+    yield
+    uninstall()
+
+
 class UnplannedNetworkCall(AssertionError):
     """A test tried to connect somewhere other than this machine."""
 

@@ -11,6 +11,9 @@ against ("carried": the mean context right after a compaction, per conversation,
 conversations, as the claim's).
 
     python scripts/xbench_whatif.py [--summary-budget 0.3] [--gate-budget 240]
+        [--conversations zh-2k-s01,en-2k-s02]
+
+``--conversations`` plays only the conversations named (all of them by default).
 """
 
 from __future__ import annotations
@@ -64,8 +67,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--summary-budget", type=float, default=CTXLAB_SUMMARY_BUDGET)
     parser.add_argument("--gate-budget", type=int, default=CTXLAB_GATE.budget_tokens)
+    parser.add_argument("--conversations", default="", help="ids, comma-separated (all: empty)")
     args = parser.parse_args()
     conversations = bench_conversations()
+    if args.conversations:
+        named = set(args.conversations.split(","))
+        conversations = [c for c in conversations if c.id in named]
+        if {c.id for c in conversations} != named:
+            parser.error(
+                f"no such conversation: {', '.join(sorted(named - {c.id for c in conversations}))}"
+            )
     rows = (
         ("ctxlab as recorded", CONDITIONS["ctxlab"], "ctxlab"),
         (

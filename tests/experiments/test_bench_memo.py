@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-from support.bench_memo import KEEP, BenchMemo, code_digest, replay_key
+from support.bench_memo import KEEP, PINS, BenchMemo, code_digest, replay_key
 from support.bench_runs import bench_run, bench_view
 from support.paths import ROOT
 
@@ -89,6 +89,24 @@ def test_the_key_follows_every_code_folder_a_replay_runs(tmp_path: Path) -> None
         code_digest.cache_clear()
         assert code_digest(root) != before, folder
         before = code_digest(root)
+
+
+def test_the_key_follows_the_files_that_pin_what_is_installed(tmp_path: Path) -> None:
+    """A stored view outlives the session (pytest's cache folder): a changed pin in
+    ``pyproject.toml`` or ``constraints.txt`` must miss it, not serve the old view."""
+    root = _code_tree(tmp_path / "tree")
+    code_digest.cache_clear()
+    absent = code_digest(root)
+    for pin in PINS:
+        (root / pin).write_text("httpx==0.27.0\n", encoding="utf-8")
+        code_digest.cache_clear()
+        assert code_digest(root) != absent, pin
+        before = code_digest(root)
+        (root / pin).write_text("httpx==0.28.1\n", encoding="utf-8")
+        code_digest.cache_clear()
+        assert code_digest(root) != before, pin
+        absent = code_digest(root)
+    code_digest.cache_clear()
 
 
 def test_a_later_session_reads_the_stored_view_and_old_views_are_pruned(

@@ -3,6 +3,7 @@ with ``from_data`` into the equal view, and JSON of another shape is refused wit
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Callable
@@ -109,7 +110,8 @@ MEASURED: dict[str, tuple[Callable[[RunSettings], Any], type]] = {
     "E2": (e2.measure, E2View),
     "E3": (e3.measure, E3View),
     "E4": (e4.measure, E4View),
-    "E5": (lambda _: e5.measure(), E5View),
+    # the measuring itself, not the session's view of it (tests/support/scripted_memo.py)
+    "E5": (lambda _: inspect.unwrap(e5.measure)(), E5View),
 }
 
 

@@ -8,8 +8,9 @@ ordinary replay the order-replay test compares with. :data:`MEMO` wraps
 has made before in this session returns the same view.
 
 The key is a digest of the replay's inputs: every file of the cassette folder's ``X-BENCH/``,
-every file of ``harness/``, ``lab/`` and ``experiments/`` (the code), the Python and the
-version of every installed distribution. Only an ordinary reproduction is remembered
+every file of ``harness/``, ``lab/`` and ``experiments/`` (the code), ``pyproject.toml`` and
+``constraints.txt`` (what is installed, as asked), the Python and the version of every installed
+distribution (as found). Only an ordinary reproduction is remembered
 (``replay`` mode, ``body`` matching, no other setting changed): an order replay (mutation
 testing) always runs, and so does any replay inside :meth:`BenchMemo.fresh` (a test that
 changes the code under it in process).
@@ -24,11 +25,8 @@ sessions) read it (:func:`lab.views.from_data` of :func:`~lab.views.to_data`); t
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
-import json
-import os
 import sys
 from collections.abc import Callable
 from importlib import metadata
@@ -36,14 +34,16 @@ from pathlib import Path
 
 import experiments.x_bench as x_bench
 from experiments.x_bench.view import XBenchView
-from harness.fs.files import write_atomic
 from lab.experiment import RunSettings
-from lab.views import from_data, to_data
+from support import stored_views
 from support.memo_switch import MemoSwitch
+from support.stored_views import stored_or_made
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 CODE = ("harness", "lab", "experiments")
 """The folders whose files are the code of a replay."""
+PINS = ("pyproject.toml", "constraints.txt")
+"""The files that say what is installed: a stored view must not outlive a change to either."""
 KEEP = 8
 """How many stored views a shared folder keeps (the ones read or written last)."""
 
@@ -66,10 +66,14 @@ def _installed() -> list[str]:
 @functools.cache
 def code_digest(root: Path = SOURCE_ROOT) -> str:
     """The digest of the code a replay runs (once per process): the files of :data:`CODE`
-    under ``root``, the Python and every installed distribution's version."""
+    and :data:`PINS` under ``root``, the Python and every installed distribution's version."""
     digest = hashlib.sha256(sys.version.encode())
     for name in _installed():
         digest.update(name.encode() + b"\0")
+    for pin in PINS:
+        path = root / pin
+        found = hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"absent"
+        digest.update(pin.encode() + b"\0" + found)
     for folder in CODE:
         _files_digest(digest, root / folder)
     return digest.hexdigest()
@@ -90,10 +94,7 @@ def replay_key(settings: RunSettings) -> str | None:
 def prune(folder: Path, keep: int) -> None:
     """Remove the stored views of ``folder`` but the ``keep`` read or written last (with their
     lock files)."""
-    stored = sorted(folder.glob("x-bench-*.json"), key=lambda p: p.stat().st_mtime_ns)
-    for old in stored[: max(len(stored) - keep, 0)]:
-        old.unlink(missing_ok=True)
-        old.with_suffix(".lock").unlink(missing_ok=True)
+    stored_views.prune(folder, "x-bench", keep)
 
 
 class BenchMemo(MemoSwitch):
@@ -123,18 +124,9 @@ class BenchMemo(MemoSwitch):
         if self.shared is None:
             self.replays += 1
             return replay()
-        self.shared.mkdir(parents=True, exist_ok=True)
-        stored = self.shared / f"x-bench-{key[:32]}.json"
-        with open(self.shared / f"x-bench-{key[:32]}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker replays, the others wait and read
-            if stored.is_file():
-                os.utime(stored)  # read last: kept by the pruning below
-                return from_data(XBenchView, json.loads(stored.read_text(encoding="utf-8")))
-            self.replays += 1
-            view = replay()
-            write_atomic(stored, json.dumps(to_data(view), ensure_ascii=False))
-            prune(self.shared, KEEP)
-            return view
+        view, made = stored_or_made(self.shared, f"x-bench-{key[:32]}", XBenchView, replay, KEEP)
+        self.replays += made
+        return view
 
     def install(self, shared: Path | None = None) -> Callable[[], None]:
         """Wrap :func:`experiments.x_bench.measure`; the function returned unwraps it."""
@@ -160,4 +152,13 @@ def replayed_view(settings: RunSettings) -> XBenchView:
     return measure(settings)
 
 
-__all__ = ["KEEP", "MEMO", "BenchMemo", "code_digest", "prune", "replay_key", "replayed_view"]
+__all__ = [
+    "KEEP",
+    "MEMO",
+    "PINS",
+    "BenchMemo",
+    "code_digest",
+    "prune",
+    "replay_key",
+    "replayed_view",
+]

@@ -12,6 +12,7 @@ from typing import Any
 from lab.claims import claims_frame, write_claims
 from lab.experiment import ExperimentResult, write_json
 from lab.report import build_reports
+from support.built_reports import BUILT
 from support.plot_memo import MEMO
 
 
@@ -23,10 +24,10 @@ def write_inputs(folder: Path, result: ExperimentResult) -> Path:
 
 
 def built_copy(inputs: Path, folder: Path) -> Path:
-    """``inputs`` copied to ``folder`` with the report built there."""
-    shutil.copytree(inputs, folder)
-    build_reports(folder)
-    return folder
+    """``inputs`` copied to ``folder`` with the report built there: a copy of the build of the
+    same inputs and code made before, in this session or an earlier one, when there is one
+    (:mod:`support.built_reports`)."""
+    return BUILT.copy(inputs, folder)
 
 
 def edited_build(
