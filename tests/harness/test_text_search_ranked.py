@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ def _query(texts: list[str], data: st.DataObject) -> str:
     return data.draw(TEXT)
 
 
+@pytest.mark.quick_examples(75)  # costly examples: [full] under -m slow
 @settings(max_examples=300, deadline=None)
 @given(
     batches=st.lists(st.lists(TEXT, max_size=30), min_size=1, max_size=3),
