@@ -101,6 +101,20 @@ def _reports_built_once() -> Iterator[None]:
     uninstall()
 
 
+def _shared_folder(
+    request: pytest.FixtureRequest, factory: pytest.TempPathFactory, cached: str, temporary: str
+) -> Path:
+    """Where a session memo keeps what it computed: pytest's cache folder ``cached`` (shared by
+    the xdist workers and the later sessions), else ``temporary`` in the session's temporary
+    tree (under the workers' common parent when xdist runs)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        return Path(cache.mkdir(cached))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return factory.getbasetemp().parent / temporary
+    return factory.getbasetemp() / temporary
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _x_bench_replayed_once(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -133,12 +147,7 @@ def _scripted_views_measured_once(
     xdist worker and the later sessions (without it, in a folder the workers share)."""
     from support.scripted_memo import MEMOS
 
-    cache = getattr(request.config, "cache", None)
-    shared = tmp_path_factory.getbasetemp().parent / "scripted-views"
-    if cache is not None:
-        shared = cache.mkdir("ctxlab-views")
-    elif not os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp() / "scripted-views"
+    shared = _shared_folder(request, tmp_path_factory, "ctxlab-views", "scripted-views")
     uninstalls = [memo.install(shared) for memo in MEMOS]
     yield
     for uninstall in reversed(uninstalls):
@@ -155,12 +164,7 @@ def _reports_copied_once_built(
     (``-p no:cacheprovider``), in a folder of the session's temporary tree the workers share."""
     from support.built_reports import BUILT
 
-    cache = getattr(request.config, "cache", None)
-    shared = tmp_path_factory.getbasetemp().parent / "built-reports"
-    if cache is not None:
-        shared = cache.mkdir("ctxlab-reports")
-    elif not os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp() / "built-reports"
+    shared = _shared_folder(request, tmp_path_factory, "ctxlab-reports", "built-reports")
     uninstall = BUILT.install(shared)
     yield
     uninstall()
