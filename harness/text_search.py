@@ -15,7 +15,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["LineIndex", "SearchHit", "SearchLine", "anchors", "rank_lines", "tokenize"]
@@ -145,9 +145,9 @@ class LineIndex:
         self._postings: dict[str, dict[str, int]] = {}
         """Each term's texts, with how often the text holds it."""
         self._average = 1.0
+        """The lines' average length in terms (BM25's length normalisation)."""
         self._by_common: dict[frozenset[str], dict[_Shape, list[str]]] = {}
         """:meth:`_shapes`'s answers since the last :meth:`update`."""
-        """The lines' average length in terms (BM25's length normalisation)."""
         self.posted = 0
         """How many texts were posted so far (each once while it stays)."""
         self.scored = 0
@@ -217,17 +217,10 @@ class LineIndex:
         shape (:meth:`_shapes`) score the same, so each shape is scored once, in this query's
         order of the terms, and its texts come in line order."""
         shapes = self._shapes(frozenset(common))
-        factor = K1 + 1
-        runs = []
-        for (length, held_counts), texts in shapes.items():
-            counts = dict(held_counts)
-            spread = K1 * (1 - B + B * length / self._average)
-            score = 0.0
-            for term in common:
-                held = counts.get(term, 0)
-                if held:
-                    score = score + idf[term] * held * factor / (held + spread)
-            runs.append(self._run(texts, score))
+        runs = [
+            self._run(texts, _score(length, dict(counts), common, idf, self._average))
+            for (length, counts), texts in shapes.items()
+        ]
         self.scored += len(runs)
         return heapq.merge(*runs, key=self._key)
 
@@ -275,15 +268,9 @@ class LineIndex:
     ) -> list[SearchHit]:
         """``texts`` as hits, in :func:`_hits`'s order (each scored as :meth:`_scores` does)."""
         hits = []
-        factor = K1 + 1
         for text in texts:
             doc = self._held[text]
-            spread = K1 * (1 - B + B * doc.length / self._average)
-            score = 0.0
-            for term in terms:
-                held = doc.counts.get(term, 0)
-                if held:
-                    score = score + idf[term] * held * factor / (held + spread)
+            score = _score(doc.length, doc.counts, terms, idf, self._average)
             line = self.lines[self._where[text]]
             hits.append(SearchHit(line.file, line.line, text, score, literal))
         self.scored += len(hits)
@@ -306,7 +293,7 @@ class LineIndex:
         if not count or not query:
             return [0.0] * count
         distinct = len(self._times) == count
-        factor, average = K1 + 1, self._average
+        average = self._average
         by_text: dict[str, float] = {}
         for term in set(query):
             posted = self._postings.get(term)
@@ -315,9 +302,26 @@ class LineIndex:
             frequency = len(posted) if distinct else sum(self._times[t] for t in posted)
             idf = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
             for text, held in posted.items():  # _bm25's arithmetic, in its order
-                spread = K1 * (1 - B + B * self._held[text].length / average)
-                by_text[text] = by_text.get(text, 0.0) + idf * held * factor / (held + spread)
+                share = _term_score(idf, held, self._held[text].length, average)
+                by_text[text] = by_text.get(text, 0.0) + share
         return [by_text.get(line.text, 0.0) for line in self.lines]
+
+
+def _term_score(idf: float, held: int, length: int, average: float) -> float:
+    """One term's BM25 share in a text of ``length`` terms that holds it ``held`` times (every
+    scorer here adds these in the same arithmetic, so their scores agree to the bit)."""
+    return idf * held * (K1 + 1) / (held + K1 * (1 - B + B * length / average))
+
+
+def _score(length: int, counts: Mapping[str, int], terms: Iterable[str], idf: Mapping[str, float],
+           average: float) -> float:  # fmt: skip
+    """A text's BM25 score on ``terms``, added in their order."""
+    score = 0.0
+    for term in terms:
+        held = counts.get(term, 0)
+        if held:
+            score = score + _term_score(idf[term], held, length, average)
+    return score
 
 
 def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:
@@ -337,10 +341,8 @@ def _bm25(docs: list[_Doc], query: list[str]) -> list[float]:
     for doc, found in zip(docs, shared, strict=True):
         score = 0.0
         if found:
-            counts = doc.counts
             for term in terms:
                 if term in found:
-                    norm = counts[term] + K1 * (1 - B + B * doc.length / average)
-                    score += idf[term] * counts[term] * (K1 + 1) / norm
+                    score += _term_score(idf[term], doc.counts[term], doc.length, average)
         scores.append(score)
     return scores
