@@ -329,7 +329,6 @@ CONDITIONS: dict[str, Condition] = {
             "state",
             _engine(model_free_config),
             scripted_summary=True,
-            replays_recorded=False,  # its probe cassettes are of the gate alone
         ),
         Condition(
             "ctxlab-gate-nodefs",

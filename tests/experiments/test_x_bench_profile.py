@@ -89,4 +89,4 @@ def test_the_definitions_switch_turns_only_the_gates_patterns_off() -> None:
     assert on.gate is not None and on.gate.definitions
     assert off.gate is not None and not off.gate.definitions
     assert replace(off, gate=on.gate) == on
-    assert not CONDITIONS["ctxlab-gate"].replays_recorded  # its cassettes are of the gate alone
+    assert CONDITIONS["ctxlab-gate"].replays_recorded  # its probe cassettes are of this definition
