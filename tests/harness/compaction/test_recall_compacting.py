@@ -74,8 +74,8 @@ def _lines(draw: st.DrawFn) -> list[str]:
     return draw(st.lists(st.lists(words, min_size=1, max_size=6).map(" ".join), max_size=40))
 
 
-@pytest.mark.quick_examples(40)  # an index built per example: [full] under -m slow
-@settings(max_examples=200, deadline=None)
+@pytest.mark.quick_examples(25)  # an index built per example: [full] under -m slow
+@settings(max_examples=100, deadline=None)
 @given(first=_lines(), then=_lines(), queries=st.lists(_lines(), min_size=1, max_size=3))
 def test_an_extended_index_ranks_as_one_built_again(
     first: list[str], then: list[str], queries: list[list[str]]
@@ -109,8 +109,8 @@ STEP = st.one_of(
 )
 
 
-@pytest.mark.quick_examples(60)  # sessions of many requests: [full] under -m slow
-@settings(max_examples=300, deadline=None)
+@pytest.mark.quick_examples(40)  # sessions of many requests: [full] under -m slow
+@settings(max_examples=150, deadline=None)
 @given(steps=st.lists(STEP, min_size=1, max_size=16), limit=st.integers(1, 40))
 def test_the_answer_after_each_compaction_is_shadowed_from_scratch(
     steps: list[tuple[object, ...]], limit: int
