@@ -71,11 +71,11 @@ def test_a_compacting_turn_reads_only_the_texts_it_added(monkeypatch: pytest.Mon
 @st.composite
 def _lines(draw: st.DrawFn) -> list[str]:
     words = st.sampled_from(["上海港", "booking", "BK-7", "dock", "seal", "7", "x", "上海"])
-    return draw(st.lists(st.lists(words, min_size=1, max_size=6).map(" ".join), max_size=40))
+    return draw(st.lists(st.lists(words, min_size=1, max_size=6).map(" ".join), max_size=30))
 
 
-@pytest.mark.quick_examples(25)  # an index built per example: [full] under -m slow
-@settings(max_examples=100, deadline=None)
+@pytest.mark.quick_examples(15)  # an index built per example: [full] under -m slow
+@settings(max_examples=60, deadline=None)
 @given(first=_lines(), then=_lines(), queries=st.lists(_lines(), min_size=1, max_size=3))
 def test_an_extended_index_ranks_as_one_built_again(
     first: list[str], then: list[str], queries: list[list[str]]
@@ -109,8 +109,8 @@ STEP = st.one_of(
 )
 
 
-@pytest.mark.quick_examples(40)  # sessions of many requests: [full] under -m slow
-@settings(max_examples=150, deadline=None)
+@pytest.mark.quick_examples(30)  # sessions of many requests: [full] under -m slow
+@settings(max_examples=100, deadline=None)
 @given(steps=st.lists(STEP, min_size=1, max_size=16), limit=st.integers(1, 40))
 def test_the_answer_after_each_compaction_is_shadowed_from_scratch(
     steps: list[tuple[object, ...]], limit: int
