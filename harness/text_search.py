@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import math
 import re
 from collections import Counter
@@ -144,6 +145,10 @@ class LineIndex:
         self._held: dict[str, _Doc] = {}
         self._postings: dict[str, dict[str, int]] = {}
         """Each term's texts, with how often the text holds it."""
+        self._length = 0
+        """The lines' length in terms, all together."""
+        self._ordered = True
+        """Whether the lines come in (file, line) order (:meth:`extend` keeps the shapes)."""
         self._average = 1.0
         """The lines' average length in terms (BM25's length normalisation)."""
         self._by_common: dict[frozenset[str], dict[_Shape, list[str]]] = {}
@@ -179,7 +184,39 @@ class LineIndex:
         for n, line in enumerate(self.lines):
             self._where.setdefault(line.text, n)
         self._by_common.clear()
-        self._average = sum(doc.length for doc in self._docs) / (len(self._docs) or 1) or 1.0
+        self._ordered = _in_order(self.lines)
+        self._length = sum(doc.length for doc in self._docs)
+        self._average = self._length / (len(self._docs) or 1) or 1.0
+
+    def extend(self, lines: Sequence[SearchLine]) -> None:
+        """Rank :attr:`lines` and then ``lines`` from now on, as :meth:`update` would: only the
+        new lines are read (a compaction's recall adds the span's texts after the others), and
+        the texts kept by shape gain the new texts that hold their terms, in line order."""
+        added = tuple(lines)
+        docs = [_doc(line.text) for line in added]
+        posted = []
+        for n, (line, doc) in enumerate(zip(added, docs, strict=True), start=len(self.lines)):
+            self._times[line.text] += 1
+            if line.text not in self._held:
+                self._held[line.text] = doc
+                self._where[line.text] = n
+                posted.append((line.text, doc))
+                for term, held in doc.counts.items():
+                    self._postings.setdefault(term, {})[line.text] = held
+        self.posted += len(posted)
+        self.lines += added
+        self._docs += docs
+        self._length += sum(doc.length for doc in docs)
+        self._average = self._length / (len(self._docs) or 1) or 1.0
+        self._ordered = self._ordered and _in_order(self.lines[len(self.lines) - len(added) - 1 :])
+        if not self._ordered:
+            self._by_common.clear()
+        for common, shapes in self._by_common.items():  # the new texts come last in line order
+            for text, doc in posted:
+                if common & doc.terms:
+                    self.scored += 1
+                    counts = frozenset((term, doc.counts[term]) for term in common & doc.terms)
+                    shapes.setdefault((doc.length, counts), []).append(text)
 
     def work(self) -> tuple[int, int]:
         """:attr:`scored` and :attr:`checked`."""
@@ -305,6 +342,12 @@ class LineIndex:
                 share = _term_score(idf, held, self._held[text].length, average)
                 by_text[text] = by_text.get(text, 0.0) + share
         return [by_text.get(line.text, 0.0) for line in self.lines]
+
+
+def _in_order(lines: Sequence[SearchLine]) -> bool:
+    """Whether ``lines`` come in strictly increasing (file, line) order."""
+    keys = [(line.file, line.line) for line in lines]
+    return all(a < b for a, b in itertools.pairwise(keys))
 
 
 def _term_score(idf: float, held: int, length: int, average: float) -> float:

@@ -476,7 +476,9 @@ def test_regression_installs_the_pins_and_runs_the_readmes_commands(tmp_path: Pa
         "ruff format --check .",
         "mypy",
         "pytest -n 2",
-        "python -m pip install --quiet -c constraints.txt -e .[ray]",  # the slow Ray test's
+        # the slow Ray test's, without building the project again
+        "python -m pip install --quiet --no-build-isolation --no-compile -c constraints.txt "
+        "-e .[ray]",
         "pytest -m slow",
         "pytest -q -m mutations tests/lab/test_mutations.py",
         f"ctxlab run --out {runner.runner_temp}/fresh",

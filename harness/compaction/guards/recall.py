@@ -145,9 +145,10 @@ def recall_message(items: Sequence[Message]) -> Message:
     return Message.user("\n\n".join([RECALL_HEADING, *map(_shown, items)]), name=RECALL_NAME)
 
 
-def candidate_lines(candidates: Sequence[Message]) -> list[SearchLine]:
-    """The candidates as the search ranks them."""
-    return [SearchLine("shadowed", n, m.content) for n, m in enumerate(candidates)]
+def candidate_lines(candidates: Sequence[Message], start: int = 0) -> list[SearchLine]:
+    """The candidates as the search ranks them (numbered from ``start``: those after the first
+    ``start`` candidates)."""
+    return [SearchLine("shadowed", n, m.content) for n, m in enumerate(candidates, start)]
 
 
 def recall(
