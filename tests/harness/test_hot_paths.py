@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hypothesis import given
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from harness.compaction.guards import gate_identifiers
 from harness.compaction.guards.gate_identifiers import extract_identifiers, shape
-from harness.messages import Message
+from harness.messages import Message, ToolCall
 from harness.meter import CTXLAB, TokenMeter, pricers
 from harness.secrets import _PATTERNS, _literals, _real_match, scan_text
 
@@ -119,3 +120,38 @@ def test_a_toolbox_hands_out_the_same_schema_objects_with_every_request() -> Non
     box = ToolBox([Tool.from_function(grep)])
     assert box.schemas() is box.schemas()
     assert box.schemas() == (Tool.from_function(grep).schema(),)
+
+
+_TEXT = st.text(max_size=40)
+_NAME = st.none() | st.text(max_size=12)
+_CALLS = st.lists(
+    st.builds(lambda i, n, a: ToolCall(i, n, a), st.text(max_size=6), st.text(max_size=6), _TEXT),
+    max_size=3,
+)
+
+
+def _same_as_dataclass(fast: Message, slow: Message) -> None:
+    """Field for field, in the dataclass's order, and a metadata dict of its own."""
+    assert list(vars(fast)) == [f.name for f in dataclasses.fields(Message)]
+    assert vars(fast) == vars(slow)
+    assert fast == slow and hash(fast) == hash(slow)
+    assert fast.metadata is not Message.user("").metadata
+
+
+@given(_TEXT, _NAME)
+def test_the_user_and_system_constructors_build_what_the_dataclass_builds(
+    text: str, name: str | None
+) -> None:
+    _same_as_dataclass(Message.user(text, name=name), Message(role="user", content=text, name=name))
+    _same_as_dataclass(Message.system(text), Message(role="system", content=text))
+
+
+@given(_TEXT, _CALLS, _NAME)
+def test_the_assistant_constructor_builds_what_the_dataclass_builds(
+    text: str, calls: list[ToolCall], reasoning: str | None
+) -> None:
+    fast = Message.assistant(text, calls, reasoning_content=reasoning)
+    slow = Message(
+        role="assistant", content=text, tool_calls=tuple(calls), reasoning_content=reasoning
+    )
+    _same_as_dataclass(fast, slow)
