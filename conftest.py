@@ -6,7 +6,6 @@ connection to any other address is an unplanned network call and fails the test 
 
 from __future__ import annotations
 
-import importlib._bootstrap_external as _external  # cache_from_source: see below
 import ipaddress
 import os
 import socket
@@ -15,8 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent
-BYTECODE_CACHE = ROOT / ".pytest_cache" / "pycache"
+BYTECODE_CACHE = Path(__file__).resolve().parent / ".pytest_cache" / "pycache"
 """Where a test session keeps its bytecode when ``PYTHONDONTWRITEBYTECODE`` is set."""
 
 
@@ -25,20 +23,13 @@ def _keep_bytecode_in_the_cache() -> None:
     and every ``ctxlab`` subprocess compiled and assertion-rewrote each module again (13.2 s of
     CPU to collect, 5.6 s with the bytecode kept; ``pytest --collect-only -n 0``). The tree still
     gets no ``__pycache__``: this session and its subprocesses (the environment is inherited)
-    write and read their bytecode under pytest's own cache folder, :data:`BYTECODE_CACHE`; in
-    this process an installed module reads its own (tests/support/installed_bytecode.py)."""
+    write and read their bytecode under pytest's own cache folder, :data:`BYTECODE_CACHE`."""
     if not sys.dont_write_bytecode:
         return
     sys.pycache_prefix = str(BYTECODE_CACHE)
     sys.dont_write_bytecode = False
     os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    from support.installed_bytecode import installed_bytecode_kept
-
-    tree, installed = str(ROOT), (sys.prefix, sys.base_prefix)  # a venv in the checkout too
-    _external.cache_from_source = installed_bytecode_kept(
-        _external.cache_from_source, tree, installed
-    )
 
 
 _keep_bytecode_in_the_cache()  # before the imports below: they are compiled once too
