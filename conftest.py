@@ -47,7 +47,12 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 # The suite handed to lab's plugin: one test per claim of reports/claims.csv, record modes,
 # reports (see the plugins' docstrings).
-pytest_plugins = ["experiments.pytest_plugin", "pytester", "support.quick_examples"]
+pytest_plugins = [
+    "experiments.pytest_plugin",
+    "pytester",
+    "support.quick_examples",
+    "support.cpu_durations",
+]
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(
