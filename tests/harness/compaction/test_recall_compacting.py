@@ -9,15 +9,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.recall_session import recall_session
 
-from harness import Agent, make_engine, text_search
-from harness.compaction.agentscope import CompactionConfig
+from harness import text_search
 from harness.compaction.agentscope.summary import build_summary_message
-from harness.compaction.guards.recall import RecallConfig, shadowed
+from harness.compaction.guards.recall import shadowed
 from harness.compaction.guards.recall_index import ShadowIndex
 from harness.messages import Message
-from harness.store.history import StateHistory
-from harness.testing import FunctionModel
 from harness.text_search import LineIndex, SearchLine
 
 
@@ -51,21 +49,10 @@ def test_a_compacting_turn_reads_only_the_texts_it_added(monkeypatch: pytest.Mon
     read: list[str] = []
     real = text_search._doc
     monkeypatch.setattr(text_search, "_doc", lambda text: read.append(text) or real(text))
-    config = CompactionConfig.count_only(12, 4, recall=RecallConfig(budget_tokens=60, top_k=2))
-    model = FunctionModel(lambda _: "Noted.", model_name="scripted")
-    summary = FunctionModel(lambda _: "(placeholder)", model_name="scripted")
-    history = StateHistory("s")
-    engine = make_engine(config, model, history=history, summary_model=summary)
-    agent = Agent(model, "sys", engine=engine, history=history)
-    compactions, shadowed_now = 0, 0
-    for n in range(80):
-        result = agent.call(f"Turn {n}: pallet {n} goes to dock {n % 3}.")
-        compactions += len(result.compactions)
-        searched = [r.recall.shadowed for r in result.requests if r.recall]
-        shadowed_now = max([shadowed_now, *searched])
-    assert compactions > 8 and shadowed_now > 40
+    session = recall_session(80)
+    assert session.compactions > 8 and session.shadowed > 40
     posted = [t for t in read if t.startswith("Turn ")]
-    assert len(posted) <= shadowed_now + 4  # each once (the query's own text aside)
+    assert len(posted) <= session.shadowed + 4  # each once (the query's own text aside)
 
 
 @st.composite

@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.recall_session import recall_session
 
 from harness import Agent, make_engine, text_search
 from harness.compaction.agentscope import CompactionConfig
@@ -163,20 +164,10 @@ def test_requests_between_two_compactions_share_one_search_index(
     read: list[str] = []
     real = text_search._doc
     monkeypatch.setattr(text_search, "_doc", lambda text: read.append(text) or real(text))
-    sent: list[ChatRequest] = []
-    config = CompactionConfig.count_only(12, 4, recall=RecallConfig(budget_tokens=60, top_k=2))
-    model = FunctionModel(lambda r: sent.append(r) or "Noted.", model_name="scripted")
-    summary = FunctionModel(lambda _: "(placeholder)", model_name="scripted")
-    history = StateHistory("s")
-    engine = make_engine(config, model, history=history, summary_model=summary)
-    agent = Agent(model, "sys", engine=engine, history=history)
-    compactions, shadowed = 0, 0
-    for n in range(40):
-        result = agent.call(f"Turn {n}: pallet {n} goes to dock {n % 3}.")
-        compactions += len(result.compactions)
-        shadowed = max([shadowed, *(r.recall.shadowed for r in result.requests if r.recall)])
-    assert 3 < compactions < len(sent) / 2 and shadowed > 10
-    assert engine._shadow.indexed <= compactions + 1  # type: ignore[attr-defined]
+    session = recall_session(40)
+    compactions, shadowed = session.compactions, session.shadowed
+    assert 3 < compactions < len(session.sent) / 2 and shadowed > 10
+    assert session.engine._shadow.indexed <= compactions + 1  # type: ignore[attr-defined]
     assert len(read) <= (compactions + 1) * shadowed
 
 
