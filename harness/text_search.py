@@ -215,8 +215,7 @@ class LineIndex:
             for text, doc in posted:
                 if common & doc.terms:
                     self.scored += 1
-                    counts = frozenset((term, doc.counts[term]) for term in common & doc.terms)
-                    shapes.setdefault((doc.length, counts), []).append(text)
+                    shapes.setdefault(_shape(doc, common), []).append(text)
 
     def work(self) -> tuple[int, int]:
         """:attr:`scored` and :attr:`checked`."""
@@ -278,9 +277,7 @@ class LineIndex:
             self.scored += len(texts)  # each read once, to group it
             known = {}
             for text in sorted(texts, key=self._order):
-                doc = self._held[text]
-                counts = frozenset((term, doc.counts[term]) for term in common & doc.terms)
-                known.setdefault((doc.length, counts), []).append(text)
+                known.setdefault(_shape(self._held[text], common), []).append(text)
             self._by_common[common] = known
         return known
 
@@ -342,6 +339,11 @@ class LineIndex:
                 share = _term_score(idf, held, self._held[text].length, average)
                 by_text[text] = by_text.get(text, 0.0) + share
         return [by_text.get(line.text, 0.0) for line in self.lines]
+
+
+def _shape(doc: _Doc, common: frozenset[str]) -> _Shape:
+    """What a text's score on ``common`` depends on: its length and how often it holds each."""
+    return doc.length, frozenset((term, doc.counts[term]) for term in common & doc.terms)
 
 
 def _in_order(lines: Sequence[SearchLine]) -> bool:
