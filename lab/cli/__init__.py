@@ -34,14 +34,14 @@ __all__ = ["main", "sigterm_as_interrupt"]
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of every subcommand; a subcommand an experiment adds gets its options (its
     module imported) only when ``argv`` asks for it."""
-    from lab.cli.help import HelpFormatter, version
+    from lab.cli.help import HelpFormatter, VersionAction
 
     parser = argparse.ArgumentParser(
         prog="ctxlab",
         description="Reproduce the context-management experiments and write the reports.",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument(
         "-v",
         "--verbose",
