@@ -197,18 +197,20 @@ def two_compacts(folder: Path, form: str) -> None:
         check(log.read_bytes().startswith(before_bytes), "the session's earlier bytes changed")
         ends = _events(log).count("compaction/end") - ends_before
         check(ends == compacted, f"{ends} compactions in the log, {compacted} reported")
-    _reopens(folder, form, log, before, where)
+    _reopens(folder, form, log, before, where, compacted)
 
 
-def _reopens(folder: Path, form: str, log: Path, before: list[Message], where: list[str]) -> None:
-    """Every original message is back after undoing each compaction, and the session takes a
+def _reopens(
+    folder: Path, form: str, log: Path, before: list[Message], where: list[str], compacted: int
+) -> None:
+    """Every original message is back after undoing each of the ``compacted`` compactions
+    (one ``ctxlab compact --undo`` each, and each succeeds; one more, told "Nothing to undo",
+    was a process showing nothing the messages compared here do not), and the session takes a
     turn (its tool calls paired)."""
-    for _ in range(3):  # at most two compactions were made; a third undo finds none
+    for n in range(compacted):
         undo = ctxlab("compact", *where, "--undo")
         _, err = _finish(undo)
-        if undo.returncode != 0:
-            check("Nothing to undo" in err, f"undo failed: {err.strip()[-300:]}")
-            break
+        check(undo.returncode == 0, f"undo {n + 1} of {compacted} failed: {err.strip()[-300:]}")
     after = _messages(log) if form != "state" else _saved_messages(folder, "state")
     check(
         [(m.role, m.content) for m in after] == [(m.role, m.content) for m in before],

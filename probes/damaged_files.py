@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,22 @@ def many_facts(conversation: dict[str, Any], count: int) -> str:
     """``json.dumps([conversation])`` with its facts replaced by ``count`` copies of its first,
     ids ``f0``, ``f1``, …: the same text, built from the first fact's once (a million dicts
     dumped one by one cost the probe about 5 s of CPU before the command under test started)."""
+    return "".join(many_facts_pieces(conversation, count))
+
+
+def many_facts_pieces(conversation: dict[str, Any], count: int, per: int = 20_000) -> Iterator[str]:
+    """:func:`many_facts`'s text in pieces of ``per`` facts, to be written one by one: the
+    million facts' 279 MB written at once cost 2.9 s of CPU in one ``write``, in pieces 0.6 s."""
     mark = json.dumps("\x00id\x00")
     fact = json.dumps({**conversation["facts"][0], "id": "\x00id\x00"})
     head, tail = fact.split(mark)
     before, after = json.dumps([{**conversation, "facts": ["\x00id\x00"]}]).split(mark)
     between = f'"{tail}, {head}"f'  # from one fact's id number to the next's
-    facts = f'{head}"f{between.join(map(str, range(count)))}"{tail}' if count else ""
-    return before + facts + after
+    yield before
+    for start in range(0, count, per):
+        ids = map(str, range(start, min(start + per, count)))
+        yield f'{", " if start else ""}{head}"f{between.join(ids)}"{tail}'
+    yield after
 
 
 def _bench(folder: Path, conversations: Path, *more: str) -> tuple[int, str]:
@@ -126,7 +136,8 @@ def hostile_conversations(folder: Path, variant: str) -> None:
     if variant == "deep":
         conversations.write_bytes(DEEP)
     else:
-        conversations.write_text(many_facts(_conversation("c1"), 1_000_000), encoding="utf-8")
+        with conversations.open("w", encoding="utf-8") as handle:
+            handle.writelines(many_facts_pieces(_conversation("c1"), 1_000_000))
     status, err = _bench(folder, conversations)
     line = _one_sentence(err)
     check(status == 2 and "Recursion" not in line, f"said {line!r}")

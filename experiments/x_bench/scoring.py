@@ -25,8 +25,6 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from experiments.x_bench.corpus import conversation_text
 from experiments.x_bench.replay import CompactionSeen, ConversationRun
 from experiments.x_bench.schema import Conversation, Fact
@@ -230,6 +228,8 @@ def _interval(
 ) -> tuple[float, float, float]:
     if not values:
         return (0.0, 0.0, 0.0)
+    import numpy as np  # on first use: a ``ctxlab bench`` refused before it played imports none
+
     data = np.asarray(values, dtype=float)
     picks = np.random.default_rng(seed).integers(0, len(data), size=(samples, len(data)))
     stats = np.sort(data[picks].mean(axis=1))

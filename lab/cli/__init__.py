@@ -34,14 +34,14 @@ __all__ = ["main", "sigterm_as_interrupt"]
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of every subcommand; a subcommand an experiment adds gets its options (its
     module imported) only when ``argv`` asks for it."""
-    from lab.cli.help import HelpFormatter, version
+    from lab.cli.help import HelpFormatter, VersionAction
 
     parser = argparse.ArgumentParser(
         prog="ctxlab",
         description="Reproduce the context-management experiments and write the reports.",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"ctxlab {version()}")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument(
         "-v",
         "--verbose",
@@ -122,9 +122,7 @@ def _mutations(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     import time
 
-    from lab.experiment import RunSettings
-    from lab.recording import Recording, dependents, record, unreplayed_sets
-    from lab.runner import run_experiments
+    from lab.recording import Recording, record
 
     out, args.cassettes = folders(args)
     _check_conditions(args)
@@ -145,20 +143,34 @@ def _record(args: argparse.Namespace) -> int:
     )
     started = time.time()
     recorded = record(args.experiments, source, args.cassettes, force=args.force)
-    if recorded:
-        stale = dependents(recorded, Path(args.cassettes))
-        out = _record_reports(args, out)
-        also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
-        print(f"replaying what was recorded{also} (reports → {out}):")
-        summary = run_experiments(
-            [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes), _jobs(args)
-        )
-        print(summary.line())
-        for line in summary.failure_lines():
-            print(f"ctxlab: {line}", file=sys.stderr)
-        for line in unreplayed_sets(recorded, Path(args.cassettes), started):
-            print(line)
+    if recorded and args.no_replay:
+        print(f"not replayed (--no-replay): `ctxlab run {' '.join(recorded)} --cassettes "
+              f"{args.cassettes}` replays what was recorded")  # fmt: skip
+    elif recorded:
+        _replay_recorded(args, _record_reports(args, out), recorded, started)
     return 0
+
+
+def _replay_recorded(
+    args: argparse.Namespace, out: Path, recorded: list[str], started: float
+) -> None:
+    """Replay what ``record`` recorded, and the experiments that replay its cassettes, into
+    ``out``; then say which of the recorded sets no replay read."""
+    from lab.experiment import RunSettings
+    from lab.recording import dependents, unreplayed_sets
+    from lab.runner import run_experiments
+
+    stale = dependents(recorded, Path(args.cassettes))
+    also = f", and {', '.join(stale)}, which replay its cassettes" if stale else ""
+    print(f"replaying what was recorded{also} (reports → {out}):")
+    summary = run_experiments(
+        [*recorded, *stale], out, RunSettings(cassette_root=args.cassettes), _jobs(args)
+    )
+    print(summary.line())
+    for line in summary.failure_lines():
+        print(f"ctxlab: {line}", file=sys.stderr)
+    for line in unreplayed_sets(recorded, Path(args.cassettes), started):
+        print(line)
 
 
 def _record_merge(args: argparse.Namespace) -> int:

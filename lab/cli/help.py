@@ -8,10 +8,13 @@ whose list imports nothing.
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
 
 from lab.suite import current
 
-__all__ = ["HelpFormatter", "experiments_epilog", "version"]
+__all__ = ["HelpFormatter", "VersionAction", "experiments_epilog", "version"]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -36,6 +39,22 @@ def experiments_epilog() -> str:
     lines = ["experiments:"]
     lines += [f"  {entry.id}  {entry.title}" for entry in current().entries]
     return "\n".join(lines)
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print ``ctxlab <version>`` and exit. The version is looked up when asked
+    for, not each time the parser is built: importlib.metadata's look-up was about 50 ms of CPU
+    at the start of every ``ctxlab`` command (issue 48)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+            help=help or "show program's version number and exit",
+        )  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"ctxlab {version()}", file=sys.stdout)
+        parser.exit()
 
 
 def version() -> str:

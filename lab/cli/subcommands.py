@@ -173,6 +173,12 @@ def _concurrency_switch(record: argparse.ArgumentParser) -> None:
         "its name and the model); the folder gets record-shard.json, combine the shards' "
         "--cassettes folders with `ctxlab record merge DIR… --out D`",
     )
+    record.add_argument(
+        "--no-replay",
+        action="store_true",
+        help="write the cassettes alone: no replay of them and no reports (a shard, replayed "
+        "with `ctxlab run` once the shards are merged)",
+    )
 
 
 def compact_parser(commands: Commands) -> None:

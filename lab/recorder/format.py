@@ -14,16 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.request import Request as VcrRequest
-from vcr.serialize import deserialize as vcr_deserialize
-from vcr.serialize import serialize as vcr_serialize
-from vcr.serializers.compat import convert_to_bytes
-
 from harness import json_depth
 from harness.fs.files import write_atomic
 from lab.errors import CassetteError
-from lab.recorder.matching import remember_canonical
+
+# vcrpy (and lab.recorder.matching, which imports it) is imported by the persisters, when a
+# cassette is played or recorded: reading a cassette's JSON (the order replay, the seal) and a
+# command that only talks to a live model (``ctxlab bench``) do without its ~0.2 s (issue 48)
 
 __all__ = [
     "PROVENANCE_KEY",
@@ -136,6 +133,9 @@ class Utf8Persister:
 
     @staticmethod
     def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize as vcr_deserialize
+
         path = Path(cassette_path)
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         if not text.strip():
@@ -147,6 +147,8 @@ class Utf8Persister:
 
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize as vcr_serialize
+
         write_atomic(Path(cassette_path), vcr_serialize(cassette_dict, serializer))
 
 
@@ -161,6 +163,12 @@ class LoadedPersister:
         """How many times vcrpy asked for the cassette (once per replay)."""
 
     def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.request import Request as VcrRequest
+        from vcr.serializers.compat import convert_to_bytes
+
+        from lab.recorder.matching import remember_canonical
+
         self.loads += 1
         if not self._data.get("interactions"):
             raise CassetteNotFoundError()

@@ -87,6 +87,7 @@ def test_record_only_the_conditions_asked_for(tmp_path: Path) -> None:
             "1/16",
             "--out",
             str(tmp_path / "reports"),
+            "--no-replay",  # the cassettes recorded are what is shown, not their replay
         ]
         assert main(args) == 0
     wanted = [(c, n) for c, n in recording_plan() if n in ("full", "truncation")]
@@ -94,6 +95,7 @@ def test_record_only_the_conditions_asked_for(tmp_path: Path) -> None:
     assert len(part) == 3  # 48 cassettes of the two conditions (12 held-out), in 16 slices
     names = sorted(p.name for p in cassettes.rglob("*.json"))
     assert names == sorted(f"{c.id}--{n}.json" for c, n in part)
+    assert not (tmp_path / "reports").exists()  # --no-replay: no replay wrote a report
 
 
 @pytest.mark.parametrize(

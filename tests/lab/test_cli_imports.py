@@ -78,13 +78,32 @@ def _heavy_after(argvs: list[list[str]], heavy: tuple[str, ...], **env: str) -> 
 def test_a_refused_run_imports_no_report(tmp_path: Path) -> None:
     """``ctxlab run`` refused before anything ran (what the hostile-input probes ask dozens of
     times: an unknown experiment, ``--out`` the project) imports neither pandas nor matplotlib:
-    the report is imported when one is built."""
+    the report is imported when one is built; nor importlib.metadata: the parser looks
+    ctxlab's version up only for ``--version`` (about 50 ms of every command's start-up)."""
     project = tmp_path / "project"
     project.mkdir()
     unknown = ["run", "E99", "--out", str(tmp_path / "out")]
     the_project = ["run", "E1", "--out", str(project), "--project", str(project)]
-    codes, heavy = _heavy_after([unknown, the_project], (*HEAVY, "lab.report"))
+    watched = (*HEAVY, "lab.report", "lab.version", "importlib.metadata")
+    codes, heavy = _heavy_after([unknown, the_project], watched)
     assert (codes, heavy) == ("2,2", "")
+
+
+def test_a_bench_with_a_live_model_imports_no_cassette_code(tmp_path: Path) -> None:
+    """``ctxlab bench`` against a live model (here refused: no key, as the API-key probes'
+    benches are, five times each) imports neither vcrpy (a cassette is read by the order
+    replay without it) nor numpy (the bootstrap's, imported when an interval is computed):
+    together about 0.3 s of every bench's start-up."""
+    env = {k: v for k, v in os.environ.items() if k != "DEEPSEEK_API_KEY"}
+    argv = ["bench", "--provider", "deepseek", "--sizes", "2k", "--seeds", "1", "--langs", "en",
+            "--out", str(tmp_path / "b")]  # fmt: skip
+    probe = COMMANDS.format(argvs=[argv], heavy=(*HEAVY, "vcr", "lab.recorder.matching"))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True,
+        env=env,
+    )  # fmt: skip
+    assert "No API key" in done.stderr, done.stderr
+    assert done.stdout.strip().splitlines()[-2:] == ["CODES=2", "HEAVY="], done.stdout
 
 
 def test_compact_with_a_live_model_imports_no_cassette_code(tmp_path: Path) -> None:

@@ -61,18 +61,18 @@ def test_a_second_record_of_the_same_cassette_is_refused_and_writes_nothing(
     cassettes = tmp_path / "cassettes"
     env = {**os.environ, "CTXLAB_FAKE_KEY": "sk-fake-key-0123456789abcdef", "MPLBACKEND": "Agg"}
 
-    def record(url: str, out: str) -> subprocess.Popen[str]:
+    def record(url: str, out: str, *extra: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [sys.executable, "-m", "experiments", "record", "E3",
              "--provider", "openai-compatible", "--base-url", url, "--model", "fixed-model",
              "--api-key-env", "CTXLAB_FAKE_KEY", "--cassettes", str(cassettes),
-             "--out", str(tmp_path / out), "--project", str(root)],
+             "--out", str(tmp_path / out), "--project", str(root), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
             cwd=PROJECT_ROOT,
         )  # fmt: skip
 
     with held_server() as (url, first, release):
-        winner = record(url, "reports-a")
+        winner = record(url, "reports-a", "--no-replay")  # its replay is not what is shown
         assert first.wait(300), winner.communicate()
         loser = record(url, "reports-b")
         _, loser_err = loser.communicate(timeout=300)

@@ -15,7 +15,7 @@ from support.paths import ROOT
 
 from probes.__main__ import Outcome, run, table
 from probes.catalogue import load
-from probes.damaged_files import many_facts
+from probes.damaged_files import many_facts, many_facts_pieces
 from probes.registry import CLASSES, Probe
 
 
@@ -71,3 +71,5 @@ def test_many_facts_is_the_text_json_dumps_writes(count: int) -> None:
     facts = [{**fact, "id": f"f{n}"} for n in range(count)]
     dumped = json.dumps([{**conversation, "facts": facts}])
     assert many_facts(conversation, count) == dumped
+    # the probe writes it in pieces: any piece size gives the same text
+    assert "".join(many_facts_pieces(conversation, count, per=7)) == dumped
