@@ -4,11 +4,10 @@ it drew before (in this process, or stored by another), and draws again inside `
 from __future__ import annotations
 
 import os
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
-from support.plot_memo import KEEP, PlotMemo, view_digest
+from support.plot_memo import KEEP, PlotMemo
 
 from lab.report.plots import Plot
 
@@ -71,37 +70,3 @@ def test_a_stored_drawing_is_read_by_a_later_process_and_old_ones_are_pruned(
     assert drawn == [[1, 2], [1, 2]]  # fresh() draws, whatever is stored
     kept = {p.name for p in stored.glob("plot-*.pickle")}
     assert len(kept) == KEEP and "plot-" + "0" * 32 + ".pickle" not in kept
-
-
-@dataclass(frozen=True)
-class _Named:
-    names: tuple[str, ...]
-
-
-def test_equal_views_share_a_drawing_however_their_strings_are_shared() -> None:
-    """A replayed view and the same view read back from JSON are equal but share their strings
-    differently, so their pickles differ: the drawing is keyed on the values."""
-    calls: list[_Named] = []
-    memo = PlotMemo()
-    once = memo.wrap(lambda view: calls.append(view) or Plot("p", "c", b""))
-    word = "compaction" * 3
-    shared = _Named((word, word))
-    copied = _Named((word, "".join(["compaction"] * 3)))
-    assert shared == copied and pickle.dumps(shared) != pickle.dumps(copied)
-    assert once(shared) is once(copied) and len(calls) == 1
-    once(_Named((word, word + "!")))
-    assert len(calls) == 2
-
-
-class _Opaque:
-    """A view whose repr names its address, not its values."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-
-def test_a_view_whose_repr_names_an_address_is_keyed_on_its_pickle() -> None:
-    first, second = _Opaque(1), _Opaque(2)
-    assert view_digest(first) == view_digest(_Opaque(1))  # the same values, pickled
-    assert view_digest(first) != view_digest(second)
-    assert view_digest(first).startswith(b"pickle:")

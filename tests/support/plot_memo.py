@@ -5,14 +5,14 @@ plots of the experiments' pages (:func:`lab.report.experiments.experiment_pages`
 wrapped so that a renderer given a view it has drawn before in this process returns that
 :class:`Plot` (frozen) again.
 
-The key is the view's values (:func:`view_digest`), so a view that differs in any field is
-drawn afresh; a view that cannot be pickled is always drawn. A test that compares two builds'
-bytes (is drawing deterministic?) makes its second build inside :meth:`PlotMemo.fresh`, so it
-compares two separate drawings of each plot.
+The key is the pickled view, so a view that differs in any field is drawn afresh; a view that
+cannot be pickled is always drawn. A test that compares two builds' bytes (is drawing
+deterministic?) makes its second build inside :meth:`PlotMemo.fresh`, so it compares two
+separate drawings of each plot.
 
 With a folder (the root ``conftest.py`` gives pytest's cache folder,
 ``.pytest_cache/d/ctxlab-plots``), each drawing is also stored there, keyed on the renderer,
-the view's digest and the code's digest (:func:`support.bench_memo.code_digest`: ``harness/``,
+the pickled view and the code's digest (:func:`support.bench_memo.code_digest`: ``harness/``,
 ``lab/``, ``experiments/`` and every installed distribution), so a later process (the other
 xdist worker, the next session) of the same code reads it instead of drawing it again; the
 :data:`KEEP` drawings read or written last are kept."""
@@ -24,7 +24,6 @@ import fcntl
 import hashlib
 import os
 import pickle
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,8 +36,6 @@ from support.memo_switch import MemoSwitch
 Render = Callable[[Any], Plot]
 KEEP = 64
 """How many stored drawings a folder keeps (the ones read or written last)."""
-ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-"""Where a repr names an object's address rather than its values."""
 
 
 def prune(folder: Path, keep: int) -> None:
@@ -47,22 +44,6 @@ def prune(folder: Path, keep: int) -> None:
     for old in stored[: max(len(stored) - keep, 0)]:
         old.unlink(missing_ok=True)
         old.with_suffix(".lock").unlink(missing_ok=True)
-
-
-def view_digest(view: Any) -> bytes:
-    """The digest a drawing of ``view`` is keyed on: of its ``repr`` (a frozen dataclass's
-    repr is its values, nested types and all), so that equal views share a drawing however
-    their objects are shared. The pickle, the key before, is not: an E3 view replayed and the
-    same view read back from ``E3.json`` pickled to other bytes (pickle writes a string twice or
-    refers to its first copy, as the objects are shared), and three E3 plots were drawn twice a
-    cold ``pytest -n 2``. A repr that names an address (an object without a repr of its values:
-    a new object may reuse the address) falls back to the pickle's bytes; a view that cannot be
-    pickled raises (it is always drawn)."""
-    shown = repr(view)
-    pickled = pickle.dumps(view)  # raises for a view that cannot be pickled: always drawn
-    if ADDRESS.search(shown):
-        return b"pickle:" + hashlib.sha256(pickled).digest()
-    return b"repr:" + hashlib.sha256(shown.encode("utf-8", "surrogatepass")).digest()
 
 
 class PlotMemo(MemoSwitch):
@@ -79,7 +60,7 @@ class PlotMemo(MemoSwitch):
     def wrap(self, render: Render) -> Render:
         def render_once(view: Any) -> Plot:
             try:
-                key = (render.__qualname__, view_digest(view))
+                key = (render.__qualname__, hashlib.sha256(pickle.dumps(view)).digest())
             except (pickle.PicklingError, TypeError, AttributeError):
                 return render(view)
             if not self.enabled:
@@ -111,6 +92,11 @@ class PlotMemo(MemoSwitch):
             self.draws += 1
             plot = draw()
             write_atomic(path, pickle.dumps(plot))
+        prune(self.stored, KEEP)
+        return plot
+        self.draws += 1
+        plot = draw()  # outside the lock: the other worker's plots need not wait for this one
+        write_atomic(path, pickle.dumps(plot))
         prune(self.stored, KEEP)
         return plot
 
