@@ -129,8 +129,21 @@ def test_kill9_at_random_points_loses_nothing(
     tally.check(kills)
 
 
-@pytest.mark.parametrize("durability", ["per-event", "os"])
-@pytest.mark.parametrize("name", ["eventlog-append", "agentscope-compaction-state"])
+SLOW = pytest.mark.slow
+"""A near-copy of a case the default run keeps (the same mechanism on another store or setting):
+run by ``pytest -m slow`` (CI runs both; docs/testing.md)."""
+
+
+@pytest.mark.parametrize(
+    ("name", "durability"),
+    [
+        ("eventlog-append", "os"),
+        ("agentscope-compaction-state", "per-event"),
+        # each setting and each store is in the default run once, above
+        pytest.param("eventlog-append", "per-event", marks=SLOW),
+        pytest.param("agentscope-compaction-state", "os", marks=SLOW),
+    ],
+)
 def test_kill9_loses_nothing_in_every_durability_setting(
     name: str,
     durability: Any,
@@ -155,7 +168,14 @@ def test_kill9_loses_nothing_in_every_durability_setting(
 
 
 @pytest.mark.parametrize(
-    ("store", "engine"), [("eventlog", "agentscope"), ("eventlog", "dsh"), ("state", "agentscope")]
+    ("store", "engine"),
+    [
+        ("eventlog", "agentscope"),
+        ("state", "agentscope"),
+        # both stores are in the default run above, and DSH's compaction is killed at random
+        # points by test_kill9_at_random_points_loses_nothing[dsh-compaction]
+        pytest.param("eventlog", "dsh", marks=SLOW),
+    ],
 )
 def test_kill9_between_a_tool_call_and_its_result(
     store: str, engine: str, tmp_path: Path, kills: int, rng: random.Random, report: Any

@@ -8,13 +8,14 @@ training set). A planted import or mention is found wherever it hides."""
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from support.paths import ROOT
 from support.syntax import XDIST_GROUP, walked
-from test_suite_layout import _loaded_name
+from test_suite_layout import _LOADERS, _loaded_name
 
 pytestmark = pytest.mark.xdist_group(XDIST_GROUP)  # the tree parsed once per session
 
@@ -47,12 +48,26 @@ def _targets(node: ast.AST) -> list[str]:
     return []
 
 
+def may_import_heldout(source: str) -> bool:
+    """Whether ``source`` can hold an import :func:`heldout_imports` finds: an import statement
+    names the package in its identifiers (which Python reads NFKC-normalised, so they are
+    compared so), a loaded name is handed to ``import_module`` or ``__import__`` (its string may
+    spell the package with escapes). Only these are parsed: parsing all ~650 files of the tree
+    cost 3.5-4.8 s of CPU of this one test (``--cpu-durations``), and nearly none of them name
+    the split."""
+    if any(loader in source for loader in _LOADERS):
+        return True
+    return "heldout" in (source if source.isascii() else unicodedata.normalize("NFKC", source))
+
+
 def heldout_imports(sources: Mapping[str, str]) -> list[str]:
     """``<file>:<line>`` of every import of the held-out package: import statements anywhere
     (``from experiments.x_bench import heldout`` too, under ``if TYPE_CHECKING`` too) and module
     names handed to ``import_module`` or ``__import__``."""
     found = []
     for name, source in sources.items():
+        if not may_import_heldout(source):
+            continue
         for node in walked(source):
             hits = [t for t in _targets(node) if t == HELDOUT or t.startswith(f"{HELDOUT}.")]
             found += [f"{name}:{node.lineno}"] if hits else []
@@ -100,8 +115,16 @@ PLANTED = {
 }
 
 
+PLANTED_IN_DISGUISE = {
+    "g.py": "import importlib\nimportlib.import_module('experiments.x_bench.held\\x6fut')\n",
+    "h.py": "from experiments.x_bench import \uff48eldout\n",  # a fullwidth h: NFKC reads h
+}
+
+
 def test_a_planted_import_is_found_wherever_it_hides() -> None:
     assert [line.split(":")[0] for line in heldout_imports(PLANTED)] == sorted(PLANTED)
+    disguised = heldout_imports(PLANTED_IN_DISGUISE)
+    assert [line.split(":")[0] for line in disguised] == sorted(PLANTED_IN_DISGUISE)
     clean = {"ok.py": "from experiments.x_bench.corpus import generate\nimport heldout_like\n"}
     assert heldout_imports(clean) == []
 
