@@ -44,6 +44,7 @@ from lab.errors import (
     RecordingIncompleteError,
     SecretLeakError,
 )
+from lab.recorder.absent_backends import mark_absent_backends
 from lab.recorder.attempts import AttemptLog
 from lab.recorder.format import (
     CassetteSerializer,
@@ -168,6 +169,7 @@ def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
     with _client_over(
         path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, loaded
     ) as handle:
+        mark_absent_backends()  # vcrpy looks for them on every cassette entered
         recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
         _compare_as_made(recorder)
         persister = LoadedPersister(loaded)  # the file as _client_over read it: parsed once
