@@ -22,6 +22,7 @@ from experiments.e2.plot import e2_plot
 from experiments.e3.plot import e3_plot
 from experiments.e4.plot import e4_plot
 from experiments.e5.plot import e5_plot
+from experiments.x_bench.plot import x_bench_plot
 from experiments.x_cost.plot import x_cost_plot
 from lab.project import SOURCE_ROOT
 from lab.report import recorded_views
@@ -35,6 +36,7 @@ PLOTS: dict[str, tuple[Callable[[Any], object], bool]] = {
     "E4": (e4_plot, True),
     "E5": (e5_plot, False),
     "X-COST": (x_cost_plot, True),
+    "X-BENCH": (x_bench_plot, False),
 }
 """Each plot drawn from fixed margins, and whether it is given every recorded set."""
 SLACK = 1.0
@@ -123,8 +125,11 @@ def test_margins_too_narrow_are_caught(
     views: dict[str, Any], drawn: Drawn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check can fail: E2 without room on the left draws its y axis' label off the
-    figure, and stacked X-COST panels without room between them draw titles on panels."""
+    figure, stacked X-COST panels without room between them draw titles on panels, and
+    X-BENCH's upper panels closer together draw the left one's legend on the right one's
+    condition names."""
     from experiments.e2 import plot as e2
+    from experiments.x_bench import plot as x_bench
     from experiments.x_cost import plot as x_cost
 
     monkeypatch.setattr(e2, "MARGINS", dataclasses.replace(e2.MARGINS, left=0.1))
@@ -132,3 +137,6 @@ def test_margins_too_narrow_are_caught(
     drawn.texts.clear()
     monkeypatch.setattr(x_cost, "MARGINS", dataclasses.replace(x_cost.MARGINS, between=0.1))
     assert any("lies on" in m for m in misplaced(_draw("X-COST", views, drawn)))
+    drawn.texts.clear()
+    monkeypatch.setattr(x_bench, "MARGINS", dataclasses.replace(x_bench.MARGINS, across=2.2))
+    assert any("lies on" in m for m in misplaced(_draw("X-BENCH", views, drawn)))
