@@ -8,12 +8,14 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e1.view import E1View, MessageRow
-from lab import ARTICLE, COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
+from lab import ARTICLE, COMPACTION, Margins, Plot, PlotSize, drawn_plot, new_figure, png
 
-__all__ = ["KIND_COLOURS", "SIZE", "e1_plot", "e1_strip"]
+__all__ = ["KIND_COLOURS", "MARGINS", "SIZE", "e1_plot", "e1_strip"]
 
 SIZE: PlotSize = (8.4, 3.4)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.04, right=0.04, top=0.26, bottom=0.34)
+"""Its one panel has no axes; the title above it, the key of kinds below it."""
 
 KIND_COLOURS: dict[str, str] = {
     "summary": "#CC79A7",
@@ -62,8 +64,8 @@ def _fates(axes: Axes, view: E1View) -> None:
 
 def e1_strip(view: E1View) -> bytes:
     """E1's history before and after compaction, one box per message, cutoffs marked."""
-    with new_figure(SIZE) as figure:
-        axes = figure.add_subplot()
+    with new_figure(SIZE, margins=MARGINS) as figure:
+        axes = MARGINS.panels(figure)[0, 0]
         _strip(axes, 1.3, view.before, f"before ({len(view.before)})")
         _strip(axes, 0.0, view.after, f"after ({len(view.after)})")
         for x, text, align, style in (

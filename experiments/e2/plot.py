@@ -9,12 +9,15 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from experiments.e2.view import E2View
-from lab import Plot, PlotSize, new_figure, plot_of
+from lab import Margins, Plot, PlotSize, new_figure, plot_of
 
-__all__ = ["SIZE", "e2_plot", "step_label"]
+__all__ = ["MARGINS", "SIZE", "e2_plot", "step_label"]
 
 SIZE: PlotSize = (6.8, 3.4)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.62, right=0.3, top=0.26, bottom=0.52, between=0.76)
+"""The y axis' label and sizes on the left, the title above each panel, three lines of step
+labels under each."""
 
 
 def step_label(number: int, title: str) -> str:
@@ -56,10 +59,8 @@ def _panel(axes: Axes, model: str, view: E2View) -> None:
 
 def e2_plot(sets: Sequence[tuple[str, E2View]]) -> Plot:
     """``E2_files``: one panel per recorded set, the model named in its title and legend."""
-    with new_figure(SIZE, len(sets)) as figure:
-        for axes, (model, view) in zip(
-            figure.subplots(len(sets), 1, squeeze=False)[:, 0], sets, strict=True
-        ):
+    with new_figure(SIZE, len(sets), margins=MARGINS) as figure:
+        for axes, (model, view) in zip(MARGINS.panels(figure, len(sets))[:, 0], sets, strict=True):
             _panel(axes, model, view)
         caption = (
             "E2: size in bytes of each memory file after each of the four steps, one panel per "

@@ -15,6 +15,7 @@ from lab import (
     COMPACTION,
     OURS,
     OURS_LIGHT,
+    Margins,
     Plot,
     PlotSize,
     new_figure,
@@ -22,10 +23,13 @@ from lab import (
     wrapped_model,
 )
 
-__all__ = ["SIZE", "e3_plot"]
+__all__ = ["MARGINS", "SIZE", "e3_plot"]
 
 SIZE: PlotSize = (6.8, 3.6)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.44, right=1.64, top=0.26, bottom=0.3, between=0.52)
+"""The y axis on the left, the legend (the model's name on two lines) on the right, the title
+above each panel, the rounds under it."""
 ARTICLE_CONTEXT: tuple[tuple[int, int, int], ...] = (
     (1, 0, 2),
     (2, 2, 4),
@@ -110,8 +114,8 @@ def _compaction_marks(axes: Axes, compacted: Sequence[int], top: int) -> None:
 
 def e3_plot(sets: Sequence[tuple[str, E3View]]) -> Plot:
     """``E3_context``: one panel per recorded set, the model named in its title and legend."""
-    with new_figure(SIZE, len(sets)) as figure:
-        panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
+    with new_figure(SIZE, len(sets), margins=MARGINS) as figure:
+        panels = MARGINS.panels(figure, len(sets))[:, 0]
         for axes, (model, view) in zip(panels, sets, strict=True):
             _e3_panel(axes, model, view)
         caption = (

@@ -6,15 +6,17 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from experiments.e4.view import E4View, EngineRun
-from lab import FOOTER_INCHES, OURS, Plot, PlotSize, new_figure, plot_of, wrapped_model
+from lab import FOOTER_INCHES, OURS, Margins, Plot, PlotSize, new_figure, plot_of, wrapped_model
 
-__all__ = ["SIZE", "e4_plot"]
+__all__ = ["MARGINS", "SIZE", "e4_plot"]
 
 SIZE: PlotSize = (6.8, 3.9)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.7, right=1.72, top=0.26, bottom=FOOTER_INCHES + 0.47, between=0.7)
+"""The y axis on the left, the legend (the model's name on two lines) on the right, the title
+above each panel, two lines of engine under it; the key (:data:`KEY`) in the footer."""
 
 CACHED, NOT_CACHED = OURS, "#E69F00"
 
@@ -126,13 +128,9 @@ KEY = (
 def e4_plot(sets: Sequence[tuple[str, E4View]]) -> Plot:
     """``E4_cache``: one panel per recorded set, the model named in its title; the key under
     the panels says what the two percentages are."""
-    with new_figure(SIZE, len(sets), footer=True) as figure:
-        footer = FOOTER_INCHES / figure.get_size_inches()[1]
-        panels = figure.subplots(len(sets), 1, squeeze=False)[:, 0]
+    with new_figure(SIZE, len(sets), footer=True, margins=MARGINS) as figure:
+        panels = MARGINS.panels(figure, len(sets))[:, 0]
         for axes, (model, view) in zip(panels, sets, strict=True):
             _e4_panel(axes, model, view)
-        engine = figure.get_layout_engine()
-        if isinstance(engine, ConstrainedLayoutEngine):  # new_figure's layout
-            engine.set(rect=(0, footer, 1, 1 - footer))
         figure.text(0.01, 0.01, KEY, fontsize=8, ha="left", va="bottom")
         return plot_of("E4_cache", "E4", _e4_caption(sets), figure)

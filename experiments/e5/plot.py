@@ -13,12 +13,18 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Patch, Rectangle
 
 from experiments.e5.view import E5View, GridCell
-from lab import COMPACTION, Plot, PlotSize, drawn_plot, new_figure, png
+from lab import COMPACTION, Margins, Plot, PlotSize, drawn_plot, new_figure, png
 
-__all__ = ["SIZE", "e5_cadence", "e5_plot"]
+__all__ = ["MARGINS", "SIZE", "e5_cadence", "e5_plot"]
 
 SIZE: PlotSize = (8.6, 6.8)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.44, right=1.02, top=0.8, bottom=0.38, across=0.08)
+"""Around the two heat maps: the triggers on the left; the colour bar and its label on the
+right; the title, each panel's title, the keep label and the keeps above; the key below."""
+COLOUR_BAR = (0.36, 0.23, 0.8)
+"""The colour bar's gap from the right panel and its width (inches), and its share of the
+panels' height (centred on them)."""
 
 NOT_RUN = "#E4E4E4"
 HEAT_MAP = "YlGnBu"
@@ -105,8 +111,8 @@ def e5_cadence(view: E5View) -> bytes:
     """E5's grid: measured interval beside the formula's, over trigger x keep."""
     top = max([c.formula for c in view.grid] + [v for c in view.grid for v in c.intervals] + [1])
     norm = BoundaryNorm(np.arange(-0.5, top + 1.5), top + 1)
-    with new_figure(SIZE) as figure:
-        left, right = figure.subplots(1, 2, sharey=True)
+    with new_figure(SIZE, margins=MARGINS) as figure:
+        left, right = MARGINS.panels(figure, 1, 2, sharey=True)[0]
         measured = "measured: rounds between compactions"
         image = _heat_panel(
             left, view, _measured_interval, lambda c: c.measured_text, norm, measured
@@ -115,20 +121,27 @@ def e5_cadence(view: E5View) -> bytes:
         _heat_panel(right, view, lambda c: c.formula, lambda c: str(c.formula), norm, formula)
         right.set_ylabel("")
         figure.colorbar(
-            image,
-            ax=[left, right],
-            ticks=range(top + 1),
-            label="rounds between compactions",
-            shrink=0.8,
+            image, cax=_colour_bar(figure), ticks=range(top + 1), label="rounds between compactions"
         )
         _e5_legend(figure, view)
         figure.suptitle(
             "E5: compaction cadence of a plain Q&A agent, trigger x keep",
             x=0.01,
+            y=0.995,
             ha="left",
             fontsize=10,
         )
         return png(figure)
+
+
+def _colour_bar(figure: Figure) -> Axes:
+    """The colour bar's axes, right of the panels (:data:`COLOUR_BAR`)."""
+    width, height = figure.get_size_inches()
+    gap, wide, share = COLOUR_BAR
+    tall = height - MARGINS.top - MARGINS.bottom
+    left = width - MARGINS.right + gap
+    bottom = MARGINS.bottom + tall * (1 - share) / 2
+    return figure.add_axes((left / width, bottom / height, wide / width, tall * share / height))
 
 
 def _e5_legend(figure: Figure, view: E5View) -> None:
@@ -143,7 +156,7 @@ def _e5_legend(figure: Figure, view: E5View) -> None:
         ),
         Patch(facecolor=NOT_RUN, edgecolor=NOT_RUN, label="keep >= trigger: not run"),
     ]
-    figure.legend(handles=handles, loc="outside lower center", ncols=2, frameon=False)
+    figure.legend(handles=handles, loc="lower center", ncols=2, frameon=False)
 
 
 def _e5_caption(view: E5View) -> str:

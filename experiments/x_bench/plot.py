@@ -8,27 +8,52 @@ per condition and model. One marker per condition; grey for the model-free runs,
 per recorded model, numbered ``[n]`` and keyed in the legend's title as in the caption (the
 plots hold ASCII text only). Below, with recorded headline conversations, one row of panels
 per model and one column per conversation size, sharing one axis label each way and one legend
-above them, so no title, label or legend sits on another or on the data.
+above them, so no title, label or legend sits on another or on the data. Laid out from fixed
+margins (:data:`MARGINS`, :data:`HEADLINE_MARGINS`), drawn once with no layout engine.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import replace
 
-import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
-from matplotlib.figure import Figure, SubFigure
+from matplotlib.figure import Figure
 
 from experiments.x_bench.conditions import CONDITIONS
 from experiments.x_bench.headline import HEADLINE, HeadlineRow, headline, headline_models
 from experiments.x_bench.view import CellRecord, ConditionRecord, XBenchView
-from lab import ARTICLE, COMPACTION, OURS, Plot, PlotSize, model_order, new_figure, plot_of
+from lab import (
+    ARTICLE,
+    COMPACTION,
+    OURS,
+    Margins,
+    Plot,
+    PlotSize,
+    model_order,
+    new_figure,
+    plot_of,
+)
 
-__all__ = ["SIZE", "x_bench_plot"]
+__all__ = ["HEADLINE_MARGINS", "MARGINS", "SIZE", "x_bench_plot"]
 
 SIZE: PlotSize = (10.0, 5.0)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.54, right=0.56, top=0.26, bottom=0.42, across=2.68)
+"""Around the two upper panels: the y axis' label on the left, the colour bar and its ticks on
+the right (:data:`COLOUR_BAR`), the titles above, the x axis' label below; between them the
+left panel's legend (outside it) and the right panel's condition names. With the headline
+panels, below :data:`HEADLINE_BAND`."""
+HEADLINE_BAND = 5.3
+"""The height (inches) of the band at the bottom of the figure that the headline panels take."""
+HEADLINE_MARGINS = Margins(left=0.5, right=0.12, top=0.6, bottom=0.46, between=0.5, across=0.24)
+"""Around the headline panels, within their band: the shared y label and the tick labels on
+the left, the shared legend and the panels' titles above, the tick labels and the shared x
+label below; a panel's tick labels and the next row's titles between the rows, the x tick
+labels' ends between the columns."""
+COLOUR_BAR = (0.06, 0.14, 0.7)
+"""The colour bar's gap from the right panel and its width (inches), and its share of the
+panel's height (centred on it)."""
 
 NAME = "X-BENCH_tradeoff"
 BANDS = ("early", "middle", "late")
@@ -94,7 +119,11 @@ def _tradeoff(axes: Axes, rows: list[ConditionRecord], models: list[str]) -> Non
 
 
 def _bands(
-    axes: Axes, cells: list[CellRecord], rows: list[ConditionRecord], models: list[str]
+    figure: Figure,
+    axes: Axes,
+    cells: list[CellRecord],
+    rows: list[ConditionRecord],
+    models: list[str],
 ) -> None:
     share = {(c.condition, c.model, c.group): c.share for c in cells}
     keys = [(r.name, r.model) for r in rows]
@@ -115,7 +144,17 @@ def _bands(
     axes.set_xticks(range(len(BANDS)), BANDS, fontsize=8)
     axes.set_yticks(range(len(keys)), [_label(n, m, models) for n, m in keys], fontsize=7)
     axes.set_title("kept, by where the fact was planted", loc="left", fontsize=9)
-    axes.figure.colorbar(image, ax=axes, fraction=0.05, pad=0.02)
+    figure.colorbar(image, cax=_colour_bar(figure, axes))
+
+
+def _colour_bar(figure: Figure, axes: Axes) -> Axes:
+    """The colour bar's axes, right of ``axes`` (:data:`COLOUR_BAR`)."""
+    width = figure.get_size_inches()[0]
+    gap, wide, share = COLOUR_BAR
+    box = axes.get_position()
+    tall = box.height * share
+    bottom = box.y0 + (box.height - tall) / 2
+    return figure.add_axes((box.x1 + gap / width, bottom, wide / width, tall))
 
 
 HEADLINE_COLOURS = dict(zip(HEADLINE, (OURS, COMPACTION, "#000000", ARTICLE), strict=True))
@@ -144,12 +183,15 @@ def _headline_panel(axes: Axes, title: str, rows: list[HeadlineRow]) -> None:
     axes.set_title(f"{title}: {rows[0].conversations} conv.", loc="left", fontsize=8)
 
 
-def _headline_grid(figure: SubFigure, view: XBenchView, answers: list[tuple[str, str]]) -> None:
-    """One panel per recorded model (rows) and conversation size (columns), one x and one y
-    label for all of them and one legend above them."""
+def _headline_grid(figure: Figure, view: XBenchView, answers: list[tuple[str, str]]) -> None:
+    """In the figure's bottom :data:`HEADLINE_BAND`, one panel per recorded model (rows) and
+    conversation size (columns), one x and one y label for all of them and one legend above
+    them."""
     models = sorted(dict.fromkeys(m for m, _ in answers), key=model_order)
     sizes = list(dict.fromkeys(s for _, s in answers))
-    grid = figure.subplots(len(models), len(sizes), squeeze=False, sharey=True)
+    width, height = figure.get_size_inches()
+    margins = replace(HEADLINE_MARGINS, top=HEADLINE_MARGINS.top + height - HEADLINE_BAND)
+    grid = margins.panels(figure, len(models), len(sizes), sharey=True)
     for row in grid:
         for axes in row:
             axes.set_visible(False)
@@ -157,12 +199,21 @@ def _headline_grid(figure: SubFigure, view: XBenchView, answers: list[tuple[str,
         axes = grid[models.index(model)][sizes.index(size)]
         axes.set_visible(True)
         _headline_panel(axes, f"{_short(model)} at {size.upper()}", headline(view, model, size))
-    figure.supxlabel("tokens carried after a compaction (mean, estimator)", fontsize=8)
-    figure.supylabel("planted facts kept", fontsize=8)
+    middle = (HEADLINE_MARGINS.bottom + HEADLINE_BAND - HEADLINE_MARGINS.top) / 2 / height
+    figure.supxlabel(
+        "tokens carried after a compaction (mean, estimator)", y=0.04 / height, fontsize=8
+    )
+    figure.supylabel("planted facts kept", x=0.04 / width, y=middle, fontsize=8)
     shown = next(a for row in grid for a in row if a.get_visible())
     handles, labels = shown.get_legend_handles_labels()
     figure.legend(
-        handles, labels, loc="outside upper center", ncols=len(labels), fontsize=7, frameon=False
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, (HEADLINE_BAND - 0.1) / height),
+        ncols=len(labels),
+        fontsize=7,
+        frameon=False,
     )
 
 
@@ -175,16 +226,13 @@ def x_bench_plot(view: XBenchView) -> Plot:
         c for c in view.conditions if c.status == "run" and (c.needs_model or c.model == NO_MODEL)
     ]
     answers = headline_models(view)
-    with new_figure(SIZE, panels=2 if answers else 1) as figure:
-        top: Figure | SubFigure = figure
-        bottom: SubFigure | None = None
-        if answers:
-            top, bottom = cast("np.ndarray", figure.subfigures(2, 1, height_ratios=[1, 1.1]))
-        left, right = top.subplots(1, 2, width_ratios=[1.25, 1])
+    with new_figure(SIZE, panels=2 if answers else 1, margins=MARGINS) as figure:
+        upper = replace(MARGINS, bottom=MARGINS.bottom + HEADLINE_BAND) if answers else MARGINS
+        left, right = upper.panels(figure, 1, 2, width_ratios=[1.25, 1])[0]
         _tradeoff(left, rows, models)
-        _bands(right, view.by_band, rows, models)
-        if bottom is not None:
-            _headline_grid(bottom, view, list(answers))
+        _bands(figure, right, view.by_band, rows, models)
+        if answers:
+            _headline_grid(figure, view, list(answers))
         numbered = "; ".join(f"[{n}] {m}" for n, m in enumerate(models, 1)) or "none yet"
         caption = (
             f"X-BENCH over {len(view.conversations)} seeded conversations at one budget per "

@@ -9,12 +9,15 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 
 from experiments.x_cost.view import LedgerRow, XCostView
-from lab import ARTICLE, COMPACTION, OURS, Plot, PlotSize, new_figure, plot_of
+from lab import ARTICLE, COMPACTION, OURS, Margins, Plot, PlotSize, new_figure, plot_of
 
-__all__ = ["SIZE", "net_text", "x_cost_plot"]
+__all__ = ["MARGINS", "SIZE", "net_text", "x_cost_plot"]
 
 SIZE: PlotSize = (9.6, 3.2)
 """Its size in inches: width, and the height of one panel (:data:`~lab.report.plots.PlotSize`)."""
+MARGINS = Margins(left=0.66, right=0.08, top=0.4, bottom=0.46, between=0.8, across=0.6)
+"""The y axis' label on the left of each row, two title lines above each panel, its request
+numbers and x label under it; the tokens' tick labels between the panels of a row."""
 
 
 def _points(values: tuple[int | None, ...]) -> list[float]:
@@ -54,8 +57,8 @@ def x_cost_plot(sets: Sequence[tuple[str, XCostView]]) -> Plot:
     summary calls) and without it (requests + what each compaction removed); one panel per
     ledger, one row per recorded set."""
     columns = max([len(v.ledgers) for _, v in sets] + [1])
-    with new_figure(SIZE, len(sets)) as figure:
-        grid = figure.subplots(len(sets), columns, squeeze=False)
+    with new_figure(SIZE, len(sets), margins=MARGINS) as figure:
+        grid = MARGINS.panels(figure, len(sets), columns)
         for panels, (model, view) in zip(grid, sets, strict=True):
             for axes, row in zip(panels, view.ledgers, strict=False):
                 _panel(axes, model, row)

@@ -48,6 +48,7 @@ PUBLIC = [
     "FactsRow",
     "LimitedModel",
     "Limiter",
+    "Margins",
     "Mutation",
     "OrderPart",
     "Page",

@@ -17,7 +17,7 @@ from experiments.x_bench.pricing import RunningPrice, agentscope_price
 from harness import Message
 from lab.recorder import matching
 from lab.recorder.matching import canonical_body, json_body_matcher
-from lab.report.plots.canvas import DPI, PALETTE_COLOURS, new_figure, png
+from lab.report.plots.canvas import DPI, PALETTE_COLOURS, PNG_COMPRESSION, new_figure, png
 
 
 def _request(body: bytes) -> VcrRequest:
@@ -55,7 +55,7 @@ def _savefig_png(figure: Figure) -> bytes:
             colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
         )
     out = io.BytesIO()
-    palette.save(out, format="PNG", optimize=True)
+    palette.save(out, format="PNG", compress_level=PNG_COMPRESSION)
     return out.getvalue()
 
 
