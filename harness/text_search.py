@@ -300,18 +300,11 @@ class LineIndex:
     def _hits_of(
         self, texts: Collection[str], terms: list[str], idf: dict[str, float], literal: bool
     ) -> list[SearchHit]:
-        """``texts`` as hits, in :func:`_hits`'s order, each scored as :func:`_score` does (the
-        shares added in ``terms``' order), a term's read from its postings when they are fewer."""
-        scores = dict.fromkeys(texts, 0.0)
-        for term in terms:
-            posted, weight = self._postings[term], idf[term]
-            for text in posted.keys() & scores.keys() if len(posted) < len(scores) else scores:
-                held = posted.get(text, 0)
-                if held:
-                    share = _term_score(weight, held, self._held[text].length, self._average)
-                    scores[text] = scores[text] + share
+        """``texts`` as hits, in :func:`_hits`'s order (each scored as :meth:`_scores` does)."""
         hits = []
-        for text, score in scores.items():
+        for text in texts:
+            doc = self._held[text]
+            score = _score(doc.length, doc.counts, terms, idf, self._average)
             line = self.lines[self._where[text]]
             hits.append(SearchHit(line.file, line.line, text, score, literal))
         self.scored += len(hits)

@@ -113,16 +113,3 @@ def test_a_query_of_common_terms_only_still_finds_the_best() -> None:
     texts = _session(100)
     index = LineIndex(_lines(texts))
     assert list(index.ranked("上海港 booking")) == rank_lines(_lines(texts), "上海港 booking", 100)
-
-
-def test_terms_scored_from_their_postings_or_from_the_texts_score_alike() -> None:
-    """A text's score adds its terms' shares in the query's order whichever way a share is
-    read: from a rare term's postings (fewer than the texts scored) or from each text (a common
-    term's postings are more): the scores are rank_lines', bit for bit."""
-    texts = [f"the dock r1 seal {n}" for n in range(3)] + [f"the r2 r2 {n}" for n in range(3)]
-    texts += [f"the filler {n} booking" for n in range(40)]
-    index = LineIndex(common=5)
-    index.update(_lines(texts))
-    for query in ("the r1 r2 seal", "r2 the booking 1", "seal r1"):
-        want = rank_lines(_lines(texts), query, limit=len(texts))
-        assert list(index.ranked(query)) == want
