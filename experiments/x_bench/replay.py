@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from experiments.x_bench.conditions import GATE_ONLY_SUMMARY, Budget, Condition
 from experiments.x_bench.corpus import call_id
-from experiments.x_bench.pricing import RunningPrice
+from experiments.x_bench.pricing import RunningPrice, agentscope_price
 from experiments.x_bench.schema import Conversation, Turn
 from harness import Agent, CompactionEngine, FunctionModel, Message, Tool, ToolCall
 from harness.compaction.engine import Turn as Request
@@ -32,7 +32,7 @@ from harness.compaction.guards.recall import RecallRecord
 from harness.compaction.record import CompactionRecord
 from harness.errors import CompactionThrashError, ScriptError
 from harness.meter import Reading, TokenMeter
-from harness.meter.pricers import estimate_text_tokens, estimate_tokens
+from harness.meter.pricers import estimate_text_tokens
 from harness.model import ChatModel, ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.store.history import History, StateHistory
@@ -151,7 +151,9 @@ class ConversationRun:
 
     @property
     def final_tokens(self) -> int:
-        return estimate_tokens(self.probe_context)
+        """AgentScope's estimate of :attr:`probe_context` (its messages' prices cached on them:
+        the context's were priced as the run played)."""
+        return agentscope_price(self.probe_context)
 
     @property
     def text(self) -> str:
@@ -206,7 +208,7 @@ class _CountingModel:
         usage = response.usage
         self.calls.append(
             SummaryCall(
-                estimate_tokens(request.messages),
+                agentscope_price(request.messages),
                 estimate_text_tokens(response.message.content),
                 usage.prompt_tokens if usage else None,
                 usage.completion_tokens if usage else None,

@@ -47,7 +47,12 @@ class Turn:
     def of(cls, header: ChatRequest, history: Iterable[Message]) -> Turn:
         """The turn of ``history`` under ``header``: the history is copied once, into the
         request (a long history's every copy touches each message, and again when freed)."""
-        return cls(header, replace(header, messages=(*header.messages, *history)))
+        messages = (*header.messages, *history)
+        if type(header) is not ChatRequest:
+            return cls(header, replace(header, messages=messages))
+        request = object.__new__(ChatRequest)  # what ``replace`` gives (no __post_init__),
+        request.__dict__.update(header.__dict__, messages=messages)  # without its field walk
+        return cls(header, request)
 
     @property
     def start(self) -> int:

@@ -175,6 +175,12 @@ def test_every_model_condition_compacts_by_its_own_rules_and_is_probed(name: str
     assert score.compactions >= 3  # 8K goes through three cycles or more
     assert score.summary_calls == sum(r.purpose == "summary" for r in model.requests) >= 3
     assert model.requests[-1].purpose == "probe" and score.answered
+    # priced with the prices cached on the messages: the estimator's figures, uncached
+    assert run.final_tokens == estimate_tokens(run.probe_context)
+    summaries = [r for r in model.requests if r.purpose == "summary"]
+    assert [c.prompt_tokens for c in run.summary_calls] == [
+        estimate_tokens(r.messages) for r in summaries
+    ]
     # ctxlab's source check drops the line naming the id the span never had
     ctxlab_profiles = ("ctxlab", CANDIDATE, QUOTES)  # the source check drops the made-up id
     assert score.invented == ([] if name in ctxlab_profiles else ["SO-2026-0000"])

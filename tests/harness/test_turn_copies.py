@@ -11,6 +11,7 @@ the request holds what ``messages()`` holds, and the engine's check reads the sa
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,27 @@ def test_a_turn_copies_the_history_only_into_its_request(
     assert last[0] == Message.system("system") and list(last[1:]) == now[:-1]
     turn = Turn.of(model.requests[-1], ())
     assert turn.request.messages == last and turn.start == len(last) and turn.messages == ()
+
+
+def test_a_turns_request_is_what_replace_gives() -> None:
+    """``Turn.of`` builds the request without ``dataclasses.replace`` (twice per request of
+    the loop): every field the header's, the same objects, the history after its messages; a
+    header of a subclass goes through ``replace``. ChatRequest has no ``__post_init__`` for the
+    shortcut to skip (one added must be run here too: this fails then)."""
+    assert not hasattr(ChatRequest, "__post_init__")
+    tools = ({"type": "function", "function": {"name": "f"}},)
+    header = ChatRequest((Message.system("s"),), tools, "auto", 7, "summary", {"temperature": 0})
+    history = [Message.user("u"), Message.assistant("a")]
+    turn = Turn.of(header, history)
+    want = dataclasses.replace(header, messages=(*header.messages, *history))
+    assert turn.request == want and type(turn.request) is ChatRequest
+    for field in dataclasses.fields(ChatRequest):
+        if field.name != "messages":
+            assert getattr(turn.request, field.name) is getattr(header, field.name)
+    assert turn.header is header and turn.messages == tuple(history)
+
+    class Sub(ChatRequest):
+        pass
+
+    sub = Sub((Message.system("s"),))
+    assert type(Turn.of(sub, history).request) is Sub

@@ -26,7 +26,7 @@ from harness.compaction.interrupts import carries_interrupt
 from harness.compaction.record import CompactionRecord
 from harness.errors import SummaryError
 from harness.messages import Message
-from harness.meter import Ledger, Reading, TokenMeter, same_message
+from harness.meter import Anchor, Ledger, Reading, TokenMeter, same_message
 from harness.model import Usage
 from harness.store.history import History
 
@@ -62,6 +62,9 @@ class AgentScopeEngine:
         self._reference_price = ReferencePrices(compactor.meter.price)
         self._shadow = ShadowIndex(self._fits_whole)
         """The originals as the recall searches them, each derived once (not every request)."""
+        self._last_read: tuple[Turn, Anchor | None, Reading] | None = None
+        """The last turn read, the meter's anchor then, and the reading (a turn is immutable,
+        and a reading depends on nothing else: the ledger and the forecast only cache it)."""
 
     @property
     def meter(self) -> TokenMeter:
@@ -75,12 +78,19 @@ class AgentScopeEngine:
         return None if guard is None else guard.record()
 
     def read(self, turn: Turn) -> Reading:
-        """The meter's reading of ``turn``; O(header + messages added since the last)."""
+        """The meter's reading of ``turn``; O(header + messages added since the last), and
+        O(1) for the turn read last while the meter's anchor is the same (:meth:`observe`
+        reads the turn :meth:`before_request` read, when it compacted nothing)."""
+        last = self._last_read
+        if last is not None and last[0] is turn and last[1] is self.meter.anchor:
+            return last[2]  # the ledger and the forecast are still synced to ``turn``
         self._ledger.sync(turn.request.messages, turn.start)  # no copy of the history
         if self._forecast is not None:
             self._forecast.sync(turn.request.messages, turn.start)
         header, envelope = self.meter.header(turn.header.messages, turn.header.tools)
-        return self.meter.read(header + self._ledger.total, envelope)
+        reading = self.meter.read(header + self._ledger.total, envelope)
+        self._last_read = (turn, self.meter.anchor, reading)
+        return reading
 
     def before_request(self, history: History, turn: Turn) -> list[CompactionRecord]:
         reading = self.read(turn)

@@ -8,12 +8,15 @@ import logging
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.agent import Agent
 from harness.compaction.agentscope import CompactionConfig, ctxlab_profile
 from harness.compaction.factory import make_engine
+from harness.compaction.guards import gate_definitions
 from harness.compaction.guards.gate import GATE_HEADING, GateConfig, apply_gate
-from harness.compaction.guards.gate_definitions import extract_definitions
+from harness.compaction.guards.gate_definitions import Speaker, extract_definitions
 from harness.messages import Message
 from harness.meter import build_meter
 from harness.model import ChatRequest
@@ -102,3 +105,36 @@ def test_a_smaller_summary_is_accepted_by_ctxlabs_profile() -> None:
     for n in range(4):
         agent.call(f"第 {n} 句：这是一句足够长的话，让被压缩的部分比摘要大。")
     assert any(m.is_summary for m in agent.context)
+
+
+SAID = [
+    "先对一下暗号：夜莺。",
+    "Before I forget: the password is falcon.",
+    "定了：用 PostgreSQL，因为审计要求行级锁。",
+    "One rule for the whole job: never touch prod.",
+    "What is the risk?",
+    f"{GATE_HEADING}\n- 夜莺\n- never touch prod",
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([*SAID, "x" * 9000 + ": the code is heron."]),
+                  st.sampled_from(["user", "assistant"])),
+        max_size=6,
+    )
+)  # fmt: skip
+def test_remembered_phrases_give_what_a_fresh_read_gives(
+    said: list[tuple[str, Speaker]],
+) -> None:
+    """The phrases of a text are remembered (the same turns are read by every compaction of
+    every condition): the definitions, counts and tiers are those of reading every text afresh,
+    however often the same texts come again, and the answers kept cannot be changed."""
+    remembered = gate_definitions.spoken_definitions(said, GATE_HEADING)
+    assert gate_definitions.spoken_definitions(said, GATE_HEADING) == remembered
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gate_definitions, "_phrases", gate_definitions._read_phrases)
+        assert gate_definitions.spoken_definitions(said, GATE_HEADING) == remembered
+    phrases, ruled = gate_definitions._phrases(SAID[2])
+    assert isinstance(phrases, tuple) and isinstance(ruled, frozenset)

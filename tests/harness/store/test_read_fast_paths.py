@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
@@ -28,7 +29,7 @@ from harness.errors import LogCorruptError, PathEscapeError, SurfaceError
 from harness.fs.root import SafeRoot
 from harness.messages import Message
 from harness.store.eventlog import Event
-from harness.store.eventlog.events import _has_frozen
+from harness.store.eventlog.events import FrozenJSON, _has_frozen, thaw
 from harness.store.eventlog.line_messages import message_of_line
 from harness.store.eventlog.scan import parse_line
 
@@ -229,3 +230,33 @@ _MIXED = st.recursive(
 @given(_MIXED)
 def test_has_frozen_by_exact_types_answers_as_by_isinstance(value: Any) -> None:
     assert _has_frozen(value) == _has_frozen_by_isinstance(value)
+
+
+def _thaw_by_isinstance(value: Any) -> Any:
+    """``events.thaw`` as it was, every value by isinstance."""
+    if type(value) is FrozenJSON:
+        return value.thawed()
+    if isinstance(value, Mapping):
+        return {k: _thaw_by_isinstance(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw_by_isinstance(v) for v in value]
+    return value
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with each container's exact type spelled out (a dict equals a mapping proxy,
+    and a list is not a tuple only by ``==``)."""
+    if isinstance(value, Mapping):
+        return (type(value).__name__, sorted((k, _typed(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_typed(v) for v in value])
+    return (type(value).__name__, value)
+
+
+@given(_MIXED, st.booleans())
+def test_thaw_by_exact_types_gives_what_it_gave_by_isinstance(value: Any, raw: bool) -> None:
+    """Mappings (plain, read-only, lazily frozen), tuples, lists and scalars, nested: the same
+    plain copy, container for container."""
+    if raw:
+        value = FrozenJSON({"v": json.loads(json.dumps(value, default=dict))})
+    assert _typed(thaw(value)) == _typed(_thaw_by_isinstance(value))
