@@ -3,6 +3,7 @@ damaged append-only files, interrupted report commits, unreadable content, crash
 
 from __future__ import annotations
 
+import csv
 import json
 import signal
 import textwrap
@@ -311,6 +312,15 @@ def future_watermark(folder: Path, when: str) -> None:
 # --- 3, 6, 21. reports: two runs, interrupted commits, SIGTERM --------------------------------
 
 
+def _rows_by_experiment(reports: Path) -> dict[str, list[dict[str, str]]]:
+    """The rows of ``reports/claims.csv`` by experiment."""
+    rows: dict[str, list[dict[str, str]]] = {}
+    with (reports / "claims.csv").open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            rows.setdefault(row["experiment"], []).append(row)
+    return rows
+
+
 @probe("two-ctxlab-run-one-out", "data-loss", 3)
 def two_runs(folder: Path) -> None:
     out = folder / "reports"
@@ -318,9 +328,10 @@ def two_runs(folder: Path) -> None:
     for run in runs:
         _, err = run.communicate(timeout=600)
         check(run.returncode == 0, f"a run failed: {err[-300:]}")
-    rows = (out / "claims.csv").read_text(encoding="utf-8").splitlines()[1:]
-    experiments = {row.split(",", 1)[0] for row in rows}
-    check({"E1", "E2"} <= experiments, f"claims.csv lost a run's rows: {sorted(experiments)}")
+    found, committed = _rows_by_experiment(out), _rows_by_experiment(ROOT / "reports")
+    check(sorted(found) == ["E1", "E2"], f"claims.csv lost a run's rows: {sorted(found)}")
+    for name in ("E1", "E2"):  # each run's rows as a run of it alone commits them
+        check(found[name] == committed[name], f"{name}'s rows differ from the committed ones")
     check((out / "E1.md").is_file() and (out / "E2.md").is_file(), "both pages are there")
     check(sorted(p.name for p in folder.iterdir()) == ["reports"], "no scratch or lock left")
 

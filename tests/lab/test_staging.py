@@ -1,13 +1,11 @@
 """Reports are written by one run at a time and committed all-or-nothing: a run
 killed at any point of its commit leaves (after the next run's recovery) the whole old
 reports folder or the whole new one; a run stopped by SIGTERM removes its scratch folder itself
-(one killed by SIGKILL leaves it to the next run); two ``ctxlab run`` into one ``--out`` never
-lose each other's results."""
+(one killed by SIGKILL leaves it to the next run). That two ``ctxlab run`` into one ``--out``
+never lose each other's results is the probe ``two-ctxlab-run-one-out`` (docs/probes.md)."""
 
 from __future__ import annotations
 
-import csv
-import os
 import shutil
 import signal
 import subprocess
@@ -16,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
 
 from lab.staging import MARKER, mark, staged
 
@@ -182,42 +179,6 @@ def test_the_scratch_folders_of_dead_runs_are_removed_by_the_next_run(tmp_path: 
     finally:
         alive.communicate("", timeout=60)
         shutil.rmtree(live)
-
-
-def _claims_by_experiment(path: Path) -> dict[str, list[dict[str, str]]]:
-    rows: dict[str, list[dict[str, str]]] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            rows.setdefault(row["experiment"], []).append(row)
-    return rows
-
-
-@pytest.mark.slow  # two whole `ctxlab run`s side by side
-@pytest.mark.parametrize("subsets", [("E1", "E2")])
-def test_two_runs_into_one_out_keep_both_results(tmp_path: Path, subsets: tuple[str, str]) -> None:
-    out = tmp_path / "reports"
-    ctxlab = [sys.executable, "-m", "experiments"]
-    runs = [
-        subprocess.Popen(
-            [*ctxlab, "run", experiment, "--out", str(out)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "MPLBACKEND": "Agg"},
-        )
-        for experiment in subsets
-    ]
-    for run in runs:
-        _, stderr = run.communicate(timeout=600)
-        assert run.returncode == 0, stderr
-    committed = _claims_by_experiment(ROOT / "reports/claims.csv")
-    found = _claims_by_experiment(out / "claims.csv")
-    assert sorted(found) == sorted(subsets)  # neither run's rows lost to the other's commit
-    for experiment in subsets:
-        assert found[experiment] == committed[experiment]
-        assert (out / f"{experiment}.md").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
 
 
 def test_the_current_folder_or_a_checkout_is_never_swapped(
