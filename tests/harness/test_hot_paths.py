@@ -93,10 +93,10 @@ def test_a_shape_writes_each_ascii_digit_as_a_hash(text: str) -> None:
 
 def test_identifiers_read_from_the_cache_are_those_of_a_first_reading() -> None:
     texts = [("see /data/a.csv and CTN-1001, CTN-1002", True), ('{"seal_no": "SL-291623"}', False)]
-    gate_identifiers._remembered_identifiers.cache_clear()
+    gate_identifiers._identifiers_in.remembered.cache_clear()
     first = extract_identifiers(texts)
     again = extract_identifiers(texts)
-    assert first == again and gate_identifiers._remembered_identifiers.cache_info().hits == 2
+    assert first == again and gate_identifiers._identifiers_in.remembered.cache_info().hits == 2
     assert [(i.text, i.family, i.key) for i in first] == [
         ("/data/a.csv", 1, ""),
         ("CTN-1001", 2, ""),

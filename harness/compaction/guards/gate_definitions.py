@@ -25,12 +25,13 @@ and after three compactions the carried list was mostly such phrases. Best first
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from harness.compaction.guards.text_memo import ShortTextMemo
 
 __all__ = ["Definition", "Speaker", "extract_definitions", "spoken_definitions"]
 
@@ -119,24 +120,9 @@ def _values(patterns: tuple[re.Pattern[str], ...], sentence: str) -> list[str]:
     return [v for v in found if _worth_keeping(v)]
 
 
-TEXTS_REMEMBERED = 4096
-"""How many texts :func:`_phrases` remembers: a span is compacted once, but the same turns are
-read again by the gate of each condition of a benchmark (and each compaction reads the summary
-before it again)."""
-LONGEST_REMEMBERED = 8192
-"""Longer texts are read afresh every time: the memory stays under 4096 × 8192 characters."""
-
-
-def _phrases(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The phrases of ``text`` worth keeping, in order, and those said in a sentence with a rule
-    or a reason (a decision and its reason go together); a pure function of the text,
-    remembered for the shorter ones."""
-    if len(text) > LONGEST_REMEMBERED:
-        return _read_phrases(text)
-    return _remembered_phrases(text)
-
-
 def _read_phrases(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The phrases of ``text`` worth keeping, in order, and those said in a sentence with a rule
+    or a reason (a decision and its reason go together)."""
     found: list[str] = []
     ruled: set[str] = set()
     for sentence in _statements(text):
@@ -147,7 +133,8 @@ def _read_phrases(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return tuple(found), frozenset(ruled)
 
 
-_remembered_phrases = functools.lru_cache(maxsize=TEXTS_REMEMBERED)(_read_phrases)
+_phrases = ShortTextMemo(_read_phrases)
+""":func:`_read_phrases`, a pure function of the text: remembered for the shorter ones."""
 
 
 def spoken_definitions(said: Iterable[tuple[str, Speaker]], heading: str) -> list[Definition]:

@@ -5,12 +5,12 @@ verbatim."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from harness.compaction.guards.text_memo import ShortTextMemo
 from harness.messages import Message
 
 __all__ = ["KIND_RANK", "Identifier", "extract_identifiers", "shape", "span_texts", "survives"]
@@ -168,22 +168,6 @@ def extract_identifiers(texts: Iterable[tuple[str, bool]]) -> list[Identifier]:
     return list(found.values())
 
 
-TEXTS_REMEMBERED = 4096
-"""How many texts :func:`_identifiers_in` remembers: a span is compacted once, but the same
-tool results and questions are read again by the gate of each condition of a benchmark and by
-its scoring (X-BENCH reads 3,227 distinct texts 22,878 times)."""
-LONGEST_REMEMBERED = 8192
-"""Longer texts are read afresh every time: the memory stays under 4096 × 8192 characters."""
-
-
-def _identifiers_in(text: str, prose: bool) -> tuple[tuple[str, str, str, str, int], ...]:
-    """``(text, shown, kind, key, family)`` of each identifier of one text, in order of first
-    appearance (a pure function of the text: remembered for the shorter ones)."""
-    if len(text) > LONGEST_REMEMBERED:
-        return _read_identifiers(text, prose)
-    return _remembered_identifiers(text, prose)
-
-
 def _read_identifiers(text: str, prose: bool) -> tuple[tuple[str, str, str, str, int], ...]:
     here: dict[str, tuple[str, str, str]] = {}
     for match in (_PROSE if prose else _DATA).finditer(text):
@@ -197,7 +181,9 @@ def _read_identifiers(text: str, prose: bool) -> tuple[tuple[str, str, str, str,
     )
 
 
-_remembered_identifiers = functools.lru_cache(maxsize=TEXTS_REMEMBERED)(_read_identifiers)
+_identifiers_in = ShortTextMemo(_read_identifiers)
+"""``(text, shown, kind, key, family)`` of each identifier of one text, in order of first
+appearance (a pure function of the text: remembered for the shorter ones)."""
 
 
 def span_texts(span: Sequence[Message]) -> list[tuple[str, bool]]:
