@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness import text_search
 from harness.text_search import LineIndex, SearchLine, anchors, rank_lines
 
 WORDS = ["booking", "上海港", "dock", "BK-7", "seal", "7", "x", "密码", "the", "ok!", "Q1:", "\n"]
@@ -113,3 +114,21 @@ def test_a_query_of_common_terms_only_still_finds_the_best() -> None:
     texts = _session(100)
     index = LineIndex(_lines(texts))
     assert list(index.ranked("上海港 booking")) == rank_lines(_lines(texts), "上海港 booking", 100)
+
+
+def test_a_hit_is_made_when_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text holding a rare term is scored and ordered, but a hit is made only when the
+    reader gets to it (the recall reads the first few)."""
+    made: list[str] = []
+
+    class Counted(text_search.SearchHit):
+        def __init__(self, file: str, line: int, text: str, score: float, literal: bool) -> None:
+            made.append(text)
+            super().__init__(file, line, text, score, literal)
+
+    monkeypatch.setattr(text_search, "SearchHit", Counted)
+    texts = [f"dock {n} seal" + " x" * n for n in range(20)]  # both terms rare: 20 texts
+    index = LineIndex(_lines(texts))
+    first = list(itertools.islice(index.ranked("seal dock"), 2))
+    assert [h.text for h in first] == texts[:2]  # the shortest score best
+    assert len(made) <= 4 and index.scored >= 20
