@@ -23,11 +23,14 @@ from typing import Any
 import pytest
 from support.manual_sessions import SUMMARY, saved_session
 from support.summary_server import KEY_ENV, SummaryServer, compact_args
+from test_cli import claim_statuses, rows, summary_counts
+
+from lab.cli import main
 
 HEAVY = ("pandas", "matplotlib", "numpy")
 
 PROBE = """
-import importlib, json, sys
+import importlib, json, runpy, sys
 from experiments.cli import main
 
 def run(argv):
@@ -36,8 +39,17 @@ def run(argv):
     except SystemExit as stop:
         return f"exit {stop.code}"
 
+def run_as_module(argv):
+    sys.argv = ["experiments", *argv]
+    try:
+        runpy.run_module("experiments", run_name="__main__", alter_sys=True)
+    except SystemExit as stop:
+        return f"exit {stop.code}"
+    return "no exit"
+
 for stage in json.loads(sys.argv[1]):
     codes = [run(argv) for argv in stage.get("argvs", [])]
+    codes += [run_as_module(argv) for argv in stage.get("module_argvs", [])]
     for name in stage.get("imports", []):
         importlib.import_module(name)
     heavy = [name for name in stage["watched"] if name in sys.modules]
@@ -56,17 +68,20 @@ def _probe(stages: list[dict[str, Any]], env: dict[str, str]) -> tuple[Stages, s
         [sys.executable, "-c", PROBE, json.dumps(stages)],
         capture_output=True, text=True, timeout=300, check=True, env=env,
     )  # fmt: skip
-    found = {}
+    found, printed = {}, ""
     for line in done.stdout.splitlines():
         name, sep, figures = line.partition("=")
-        if sep and figures.startswith("{"):
-            found[name] = json.loads(figures)
+        if sep and figures.startswith("{") and name in {s["name"] for s in stages}:
+            found[name] = {**json.loads(figures), "printed": printed}
+        elif line.strip():
+            printed = line  # the last line a stage's commands printed
     assert [s["name"] for s in stages] == list(found), done.stdout
     return found, done.stderr
 
 
 def _commands(out: Path) -> list[dict[str, Any]]:
-    """The refused runs, ``--help``, ``--version``, then ``ctxlab run E3``."""
+    """The refused runs, ``--help``, ``--version``, then ``python -m experiments run E3`` (as
+    ``-m`` runs it: :func:`runpy.run_module`, its ``SystemExit`` caught for the last print)."""
     project = out / "project"
     project.mkdir()
     unknown = ["run", "E99", "--out", str(out / "unknown")]
@@ -76,7 +91,7 @@ def _commands(out: Path) -> list[dict[str, Any]]:
         {"name": "refused", "argvs": [unknown, the_project], "watched": refused_watch},
         {"name": "help", "argvs": [["--help"]], "watched": HEAVY},
         {"name": "version", "argvs": [["--version"]], "watched": HEAVY},
-        {"name": "run-e3", "argvs": [["run", "E3", "--out", str(out / "e3"), "--jobs", "1"]],
+        {"name": "run-e3", "module_argvs": [["run", "E3", "--out", str(out / "e3"), "--jobs", "1"]],
          "watched": []},
     ]  # fmt: skip
 
@@ -96,11 +111,17 @@ def _bench_and_helpers(out: Path, url: str) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+COMMANDS_FOLDER = "commands"
+"""The folder (under the module's temporary folder) the first probe's commands write into."""
+
+
 @pytest.fixture(scope="module")
 def stages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Stages, str]:
     """Every stage of the two probes, and the second one's stderr."""
     env = {k: v for k, v in os.environ.items() if k != "DEEPSEEK_API_KEY"}
-    found, _ = _probe(_commands(tmp_path_factory.mktemp("commands")), env)
+    commands = tmp_path_factory.getbasetemp() / COMMANDS_FOLDER
+    commands.mkdir()
+    found, _ = _probe(_commands(commands), env)
     workspace = tmp_path_factory.mktemp("bench-and-helpers")
     saved_session(workspace)
     with SummaryServer(SUMMARY) as server:
@@ -119,7 +140,28 @@ def test_running_one_experiment_loads_that_experiment_alone(stages: tuple[Stages
     ``ctxlab run E3`` loads E3, not the eight others (nor had any stage before it)."""
     before, after = stages[0]["version"], stages[0]["run-e3"]
     assert before["loaded"] in ("cli,manifest", "cli"), before
-    assert (after["codes"], after["loaded"]) == ("0", "cli,e3,manifest"), after
+    assert after["loaded"] == "cli,e3,manifest", after
+
+
+def test_run_through_a_subprocess(
+    stages: tuple[Stages, str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``python -m experiments run E3`` in a process of its own exits 0 with the reports
+    written (the ``run`` a user starts as a process; tests/lab/test_cli.py runs it in process,
+    and a refused one through ``python -m experiments``)."""
+    out = tmp_path_factory.getbasetemp() / COMMANDS_FOLDER / "e3"
+    stage = stages[0]["run-e3"]
+    assert stage["codes"] == "exit 0", stage
+    assert (out / "E3.json").is_file()
+    assert (out / "claims.csv").is_file()
+    matched, differed, mixed, total = summary_counts(stage["printed"])
+    table = rows(out / "claims.csv")
+    assert matched + differed + mixed == total == len(claim_statuses(table))  # claims, not rows
+    # Same bytes as an in-process run.
+    again = tmp_path_factory.mktemp("again")
+    assert main(["run", "E3", "--out", str(again), "--jobs", "1"]) == 0
+    for name in ("E3.json", "claims.csv"):
+        assert (again / name).read_bytes() == (out / name).read_bytes()
 
 
 def test_a_refused_run_imports_no_report(stages: tuple[Stages, str]) -> None:
