@@ -160,7 +160,8 @@ def test_kill9_loses_nothing_in_every_durability_setting(
     worker, extra, check, max_delay = SCENARIOS[name]
     tally, acked = Tally(), []
     for k in range(kills):
-        run = run_and_kill(worker, (tmp_path, str(k), *extra), delay=rng.uniform(0, max_delay))
+        delay = rng.uniform(0, max_delay * spread)
+        run = run_and_kill(worker, (tmp_path, str(k), *extra), delay=delay)
         acked += run.acked
         tally.add(run, check(tmp_path, acked))
     report(tally.figures())
@@ -178,7 +179,13 @@ def test_kill9_loses_nothing_in_every_durability_setting(
     ],
 )
 def test_kill9_between_a_tool_call_and_its_result(
-    store: str, engine: str, tmp_path: Path, kills: int, rng: random.Random, report: Any
+    store: str,
+    engine: str,
+    tmp_path: Path,
+    kills: int,
+    spread: float,
+    rng: random.Random,
+    report: Any,
 ) -> None:
     """The first kill lands inside the tool (the child reports it is there), the rest at random
     points of calls that use a tool."""
@@ -189,9 +196,8 @@ def test_kill9_between_a_tool_call_and_its_result(
             run = run_and_kill(worker, (tmp_path, "0", *extra), delay=0, wait_for="IN-TOOL")
         else:
             extra = (store, engine, True)
-            run = run_and_kill(
-                sc.agent_worker, (tmp_path, str(k), *extra), delay=rng.uniform(0, 0.4)
-            )
+            delay = rng.uniform(0, 0.4 * spread)
+            run = run_and_kill(sc.agent_worker, (tmp_path, str(k), *extra), delay=delay)
         acked += run.acked
         tally.add(run, sc.check_agent(tmp_path, acked, store, engine, True))
     report(tally.figures())

@@ -213,10 +213,10 @@ def test_update_baseline_accepts_the_change_and_rewrites_the_baseline(
     result = run_claims(pytester, baseline, "-k", "E1", "--update-baseline")
     assert result.ret == 0
     result.stdout.fnmatch_lines([f"*accepted {differs['claim_id']}: status changed*"])
-    assert baseline.read_bytes() == original  # the committed truth is back
-    run_claims(pytester, baseline, "-k", "E1").assert_outcomes(
-        passed=len(rows_of(baseline, "E1")), xfailed=1
-    )
+    # The committed truth is back, byte for byte: that it passes again is the second run of
+    # test_a_differs_row_set_to_match_fails_naming_the_claim_and_restoring_passes (the same
+    # bytes, the same selection), not run a third time here.
+    assert baseline.read_bytes() == original
 
 
 def test_a_run_compares_its_reports_and_never_writes_the_baseline_folder(

@@ -72,22 +72,6 @@ def test_lower_case_id_is_accepted(tmp_path: Path) -> None:
     assert (tmp_path / "E1.json").is_file()
 
 
-def test_run_through_a_subprocess(tmp_path: Path) -> None:
-    out = tmp_path / "reports"
-    done = run_module("run", "E1", "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert (out / "E1.json").is_file()
-    assert (out / "claims.csv").is_file()
-    last = done.stdout.strip().splitlines()[-1]
-    matched, differed, mixed, total = summary_counts(last)
-    assert matched + differed + mixed == total == len(rows(out / "claims.csv"))
-    # Same bytes as an in-process run.
-    again = tmp_path / "again"
-    assert main(["run", "E1", "--out", str(again)]) == 0
-    for name in ("E1.json", "claims.csv"):
-        assert (again / name).read_bytes() == (out / name).read_bytes()
-
-
 def test_unknown_experiment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "E9", "--out", str(tmp_path)]) == 2
     captured = capsys.readouterr()

@@ -6,12 +6,16 @@ never lose each other's results is the probe ``two-ctxlab-run-one-out`` (docs/pr
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,33 +24,53 @@ from lab.staging import MARKER, mark, staged
 OLD = {"E1.md": "old E1\n", "index.html": "old index\n", "claims.csv": "old claims\n"}
 NEW = {"E1.md": "new E1\n", "index.html": "new index\n", "claims.csv": "new claims\n"}
 
-KILLED_COMMIT = """
-import os, signal, sys
-from pathlib import Path
-from lab import staging
 
-out, kill_at, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-renames = 0
-real_rename, real_replace = os.rename, os.replace
+def _commit_killed_at(out: Path, kill_at: int, when: str) -> int:
+    """In a forked child: commit :data:`NEW` over ``out``, SIGKILLed just before (or just
+    after) the ``kill_at``-th rename of the commit; returns the renames counted when the
+    commit ended first."""
+    renames = 0
+    real_rename, real_replace = os.rename, os.replace
 
-def counted(real):
-    def move(*args, **kwargs):
-        global renames
-        renames += 1
-        if renames == kill_at and when == "before":
-            os.kill(os.getpid(), signal.SIGKILL)  # the crash, just before this rename
-        done = real(*args, **kwargs)
-        if renames == kill_at and when == "after":
-            os.kill(os.getpid(), signal.SIGKILL)  # ... or just after it
-        return done
-    return move
+    def counted(real: Callable[..., None]) -> Callable[..., None]:
+        def move(*args: Any, **kwargs: Any) -> None:
+            nonlocal renames
+            renames += 1
+            if renames == kill_at and when == "before":
+                os.kill(os.getpid(), signal.SIGKILL)  # the crash, just before this rename
+            real(*args, **kwargs)
+            if renames == kill_at and when == "after":
+                os.kill(os.getpid(), signal.SIGKILL)  # ... or just after it
 
-with staging.staged(out) as stage:
-    for name, text in {new!r}.items():
-        (stage.folder / name).write_text(text)
-    os.rename, os.replace = counted(real_rename), counted(real_replace)
-print(renames)
-""".replace("{new!r}", repr(NEW))
+        return move
+
+    with staged(out) as stage:
+        for name, text in NEW.items():
+            (stage.folder / name).write_text(text)
+        os.rename, os.replace = counted(real_rename), counted(real_replace)  # type: ignore[assignment]
+    return renames
+
+
+def _killed_commit(out: Path, kill_at: int, when: str) -> tuple[int, str]:
+    """Run :func:`_commit_killed_at` in a real child process, forked from this one (so no
+    second interpreter starts and imports lab for each kill); returns the child's wait status
+    and what it printed on the pipe (its renames, or the traceback it failed with)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the test runner
+        os.close(read_end)
+        try:
+            said = str(_commit_killed_at(out, kill_at, when))
+        except BaseException:
+            said = traceback.format_exc()
+        os.write(write_end, said.encode())
+        os._exit(0 if said.isdigit() else 1)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        said = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return status, said
+
 
 HELD_RUN = """
 import signal, sys, time
@@ -100,12 +124,11 @@ def test_a_commit_killed_at_any_rename_leaves_the_old_or_the_new_folder(
         case = tmp_path / f"k{kill_at}"
         out = case / "out"
         _write(out, OLD)
-        proc = _python(KILLED_COMMIT, str(out), str(kill_at), when)
-        stdout, stderr = proc.communicate(timeout=60)
-        if proc.returncode == 0:
-            renames = int(stdout)
+        status, said = _killed_commit(out, kill_at, when)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            renames = int(said)
             break
-        assert proc.returncode == -signal.SIGKILL, stderr
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, said
         with staged(out) as stage:  # the next run: recovers, then writes nothing
             stage.discard()
         found = _files(out)

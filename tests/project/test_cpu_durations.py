@@ -16,13 +16,13 @@ def _burn(seconds):
         pass
 
 def test_busy():
-    _burn(0.3)
+    _burn(0.12)
 
 def test_waits():
-    time.sleep(0.6)
+    time.sleep(0.3)
 
 def test_child_works():
-    subprocess.run([sys.executable, "-c", "import time\\nend = time.process_time() + 0.3\\n"
+    subprocess.run([sys.executable, "-c", "import time\\nend = time.process_time() + 0.12\\n"
                     "while time.process_time() < end: pass"], check=True)
 """
 
@@ -41,7 +41,7 @@ def test_phases_are_ranked_by_cpu_and_a_child_s_cpu_is_counted(pytester: pytest.
     result.assert_outcomes(passed=3)
     out = result.stdout.str()
     phases = _phases(out)
-    assert phases["test_busy"] >= 0.25 and phases["test_child_works"] >= 0.25, out
+    assert phases["test_busy"] >= 0.1 and phases["test_child_works"] >= 0.1, out
     assert phases["test_waits"] < 0.1, out  # wall-clock --durations would rank it first
     assert re.search(r"^CPU: [\d.]+ s for the session", out, re.MULTILINE), out
 
