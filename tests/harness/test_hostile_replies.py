@@ -10,6 +10,7 @@ arguments are an error result for the model, not a ``RecursionError`` out of ``a
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -87,6 +88,13 @@ def test_one_reply_with_many_tool_calls_runs_at_most_max_steps(tmp_path: Path) -
 CALLS = 100_000
 
 
+@functools.cache
+def _flood() -> Message:
+    """The reply of CALLS tool calls, built once for the module (building it was most of the
+    test's CPU; a message is immutable, so every agent is handed the same one)."""
+    return Message.assistant("", [ToolCall(f"f{n}", "tick", f'{{"n": {n}}}') for n in range(CALLS)])
+
+
 def _floods_once(request: ChatRequest) -> Message:
     """The first agent request gets one reply of CALLS tool calls; later ones an answer."""
     if request.purpose != "agent":
@@ -94,8 +102,7 @@ def _floods_once(request: ChatRequest) -> Message:
     flooded = any(m.role == "tool" for m in request.messages)
     if flooded or any(m.content == "next" for m in request.messages):
         return Message.assistant("done")
-    calls = [ToolCall(f"f{n}", "tick", json.dumps({"n": n})) for n in range(CALLS)]
-    return Message.assistant("", calls)
+    return _flood()
 
 
 @pytest.mark.parametrize(
