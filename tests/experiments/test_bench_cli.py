@@ -214,7 +214,7 @@ def test_a_conversations_file_nested_too_deep_is_one_sentence(
         ("bytes", "is larger than 67,108,864 bytes, the most ctxlab bench reads"),
         ("conversations", "holds 1,001 conversations; ctxlab bench reads at most 1,000"),
         ("turns", "holds 5,001 turns; ctxlab bench reads at most 5,000"),
-        ("facts", "holds 1,000,000 facts; ctxlab bench reads at most 500"),
+        ("facts", "holds 501 facts; ctxlab bench reads at most 500"),
     ],
 )
 def test_a_conversations_file_beyond_the_limits_is_refused_in_one_sentence(
@@ -231,7 +231,7 @@ def test_a_conversations_file_beyond_the_limits_is_refused_in_one_sentence(
     elif case == "turns":
         _write_conversations(path, [_mine(turns=[{}] * (limits.MAX_TURNS + 1))])
     else:
-        _write_conversations(path, [_mine(facts=[{}] * 1_000_000)])
+        _write_conversations(path, [_mine(facts=[{}] * (limits.MAX_FACTS + 1))])
     assert main(["bench", "--conversations", str(path), "--out", str(tmp_path / "o")]) == 2
     line = _one_sentence(capsys)
     assert words in line and (path.name in line), line

@@ -9,6 +9,7 @@ on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,6 +68,15 @@ def _bench(base_url: str, out: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def model_free(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The model-free bench of SMALL, made once for the module (the tests that damage its
+    journal each start from a copy: what a bench leaves names no folder it ran in)."""
+    out = tmp_path_factory.mktemp("model-free") / "out"
+    assert main(["bench", *SMALL, "--out", str(out)]) == 0
+    return out
+
+
 def _probes(server: ScriptedHTTPServer) -> int:
     return sum(b["messages"][-1]["content"].startswith(PROBE) for b in server.bodies)
 
@@ -113,10 +123,9 @@ def test_a_killed_bench_goes_on_where_it_stopped(
 
 
 def test_a_torn_last_line_is_skipped_and_fresh_starts_over(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model_free: Path
 ) -> None:
-    out = tmp_path / "out"
-    assert main(["bench", *SMALL, "--out", str(out)]) == 0
+    out = Path(shutil.copytree(model_free, tmp_path / "out"))
     journal = out / JOURNAL_NAME
     lines = journal.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(MODEL_FREE)  # one line per model-free condition
@@ -199,10 +208,9 @@ def _damaged(lines: list[str], case: str) -> list[str]:
     ],
 )
 def test_a_damaged_journal_line_is_refused_naming_it_and_fresh_starts_over(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, model_free: Path
 ) -> None:
-    out = tmp_path / "out"
-    assert main(["bench", *SMALL, "--out", str(out)]) == 0
+    out = Path(shutil.copytree(model_free, tmp_path / "out"))
     journal = out / JOURNAL_NAME
     good = journal.read_text(encoding="utf-8").splitlines()
     lines = _damaged(good, case)

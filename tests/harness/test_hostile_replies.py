@@ -10,6 +10,7 @@ arguments are an error result for the model, not a ``RecursionError`` out of ``a
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -87,15 +88,23 @@ def test_one_reply_with_many_tool_calls_runs_at_most_max_steps(tmp_path: Path) -
 CALLS = 100_000
 
 
-def _floods_once(request: ChatRequest) -> Message:
-    """The first agent request gets one reply of CALLS tool calls; later ones an answer."""
+@pytest.fixture(scope="module")
+def flood() -> Message:
+    """The reply of CALLS tool calls, built once for the module (building it was most of the
+    test's CPU; a message is immutable, so every agent is handed the same one) and let go with
+    it (100,000 objects left to every later garbage collection of the process)."""
+    return Message.assistant("", [ToolCall(f"f{n}", "tick", f'{{"n": {n}}}') for n in range(CALLS)])
+
+
+def _floods_once(flood: Message, request: ChatRequest) -> Message:
+    """The first agent request gets ``flood``, one reply of CALLS tool calls; later ones an
+    answer."""
     if request.purpose != "agent":
         return Message.assistant("a summary")
     flooded = any(m.role == "tool" for m in request.messages)
     if flooded or any(m.content == "next" for m in request.messages):
         return Message.assistant("done")
-    calls = [ToolCall(f"f{n}", "tick", json.dumps({"n": n})) for n in range(CALLS)]
-    return Message.assistant("", calls)
+    return flood
 
 
 @pytest.mark.parametrize(
@@ -104,12 +113,12 @@ def _floods_once(request: ChatRequest) -> Message:
     ids=["ctxlab-agentscope", "dsh-dsh"],
 )
 def test_one_reply_of_100000_calls_leaves_a_small_session(
-    tmp_path: Path, log_format: str, compaction: DshConfig | None
+    tmp_path: Path, log_format: str, compaction: DshConfig | None, flood: Message
 ) -> None:
     """The stored session and the next request are bounded by the cap, not by the reply: 22
     messages (user, the reply with its first 20 calls and the note, 20 results), a few KB."""
     RUN.clear()
-    model = FunctionModel(_floods_once)
+    model = FunctionModel(functools.partial(_floods_once, flood))
     options = {} if compaction is None else {"compaction": compaction}
 
     def open_agent() -> HarnessAgent:

@@ -39,4 +39,5 @@ def test_the_hints_never_change_the_findings(text: str) -> None:
 )  # fmt: skip
 def test_each_hinted_pattern_still_finds_its_secret_in_a_large_text(secret: str) -> None:
     text = ("an ordinary line of a report\n" * 20_000) + f"x {secret} y\n"
-    assert scan_text(text) and scan_text(text)[0].startswith("line 20001: ")
+    found = scan_text(text)  # once: each scan of the 580 KB text is the test's cost
+    assert found and found[0].startswith("line 20001: ")

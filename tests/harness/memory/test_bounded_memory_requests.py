@@ -29,6 +29,8 @@ from harness.testing import FunctionModel
 BUDGET_TOKENS = 20_000
 BUDGET_CHARS = int(BUDGET_TOKENS * CHARS_PER_TOKEN)
 CONSOLIDATED = "# Memory\n- facts"
+ENTRIES = 160
+"""Fresh entries of about 900 characters each: some three consolidation budgets."""
 
 
 def _size(request: ChatRequest) -> int:
@@ -77,15 +79,17 @@ def test_a_long_backlog_is_flushed_in_chunks_that_each_fit(tmp_path: Path) -> No
 
 
 def test_many_fresh_entries_are_consolidated_in_batches_up_to_the_newest(tmp_path: Path) -> None:
+    # ENTRIES are about three budgets' worth: enough for several batches (each entry is
+    # appended and every batch reparses the ledger, so the cost grows as the square)
     workspace = MemoryWorkspace(tmp_path, "u", FakeClock())
-    for n in range(600):
+    for n in range(ENTRIES):
         workspace.append_entry("Memory Flush", f"- entry {n:04d} " + "e" * 900)
     model = FunctionModel(_answer)
     outcome = Consolidator(model, workspace, max_request_tokens=BUDGET_TOKENS).consolidate()
     sizes = [_size(r) for r in model.requests]
-    assert outcome.status == "written" and outcome.entries == 600
-    assert len(sizes) > 1 and max(sizes) <= BUDGET_CHARS
+    assert outcome.status == "written" and outcome.entries == ENTRIES
+    assert len(sizes) >= 3 and max(sizes) <= BUDGET_CHARS
     sent = "".join(r.messages[-1].content for r in model.requests)
-    assert all(f"- entry {n:04d} " in sent for n in range(600))
+    assert all(f"- entry {n:04d} " in sent for n in range(ENTRIES))
     assert workspace.read_watermark() == workspace.entries()[-1].instant
     assert workspace.entries(since=workspace.read_watermark()) == []
