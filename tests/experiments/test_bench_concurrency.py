@@ -110,18 +110,6 @@ def _wait_for_lines(path: Path, lines: int, child: subprocess.Popen[bytes]) -> N
         time.sleep(0.01)
 
 
-def _drained(server: BenchServer) -> None:
-    """Requests the killed bench had sent but the server had not read yet are read after the
-    kill (their bytes wait in the socket): wait until none is in flight and none came for a
-    while, or a late probe of the killed bench counts as one the resumed bench asked."""
-    deadline = time.monotonic() + 60
-    received = -1
-    while received != len(server.bodies) or server.in_flight:
-        assert time.monotonic() < deadline, "the server never went quiet"
-        received = len(server.bodies)
-        time.sleep(0.25)
-
-
 def test_a_bench_killed_at_eight_runs_at_once_asks_only_for_unfinished_runs(
     tmp_path: Path, serial: Serial
 ) -> None:
@@ -145,12 +133,14 @@ def test_a_bench_killed_at_eight_runs_at_once_asks_only_for_unfinished_runs(
             if child.poll() is None:
                 child.kill()
                 child.wait(30)
-        _drained(server)
-        finished = _journaled(out / JOURNAL_NAME)
-        assert 3 <= finished < RUNS
-        asked = sum(is_probe(b) for b in server.bodies)
+    finished = _journaled(out / JOURNAL_NAME)
+    assert 3 <= finished < RUNS
+    # The resumed bench asks a server of its own on the same URL (its journal names it): a
+    # request the killed bench had sent, still in the first server's socket, is read by that
+    # one, never counted as the resumed bench's (it was once: 16 asked for 13, at load 5).
+    with BenchServer(latency=0.01, port=server.httpd.server_port) as resumed:
         assert main(command) == 0
-        # each run asks one probe, last: only the runs not journaled asked again
-        assert sum(is_probe(b) for b in server.bodies) - asked == RUNS - finished
+    # each run asks one probe, last: only the runs not journaled asked again
+    assert sum(is_probe(b) for b in resumed.bodies) == RUNS - finished
     for name in OUTPUTS:  # as an uninterrupted bench's
         assert (out / name).read_bytes() == (serial.out / name).read_bytes(), name

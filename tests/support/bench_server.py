@@ -33,10 +33,13 @@ def is_probe(body: dict[str, Any]) -> bool:
 
 class BenchServer(ScriptedHTTPServer):
     """Answers :func:`bench_answer` after ``latency`` seconds; with ``refuse_every`` k, every
-    k-th request is refused (429, ``Retry-After: retry_after``) instead."""
+    k-th request is refused (429, ``Retry-After: retry_after``) instead. ``port`` 0 is any free
+    port; a given one serves the URL a closed server had (a bench's journal names its URL)."""
 
-    def __init__(self, latency: float = 0.0, refuse_every: int = 0, retry_after: str = "0") -> None:
-        super().__init__(answer=self._reply)
+    def __init__(
+        self, latency: float = 0.0, refuse_every: int = 0, retry_after: str = "0", port: int = 0
+    ) -> None:
+        super().__init__(answer=self._reply, port=port)
         self.latency, self.refuse_every, self.retry_after = latency, refuse_every, retry_after
         self.in_flight = self.most_in_flight = self.seen = self.refused = self.probes = 0
         self.hold_after: int | None = None

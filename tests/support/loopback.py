@@ -75,11 +75,12 @@ class ScriptedHTTPServer:
         self,
         replies: list[Reply] | None = None,
         answer: Callable[[dict[str, Any]], Reply] | None = None,
+        port: int = 0,
     ) -> None:
         self.replies = list(replies or [])
         self.answer = answer
         self.bodies: list[dict[str, Any]] = []
-        self.httpd = QuietHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = QuietHTTPServer(("127.0.0.1", port), self._handler())
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
