@@ -307,9 +307,7 @@ class LineIndex:
         for text in texts:
             doc = self._held[text]
             score = _score(doc.length, doc.counts, terms, idf, self._average)
-            where = self._where[text]
-            line = self.lines[where]
-            keyed.append((-score, line.file, line.line, where, text, score))
+            keyed.append((-score, *self._order(text), text, score))
         self.scored += len(keyed)
         keyed.sort()  # :meth:`_key`'s order: ``where`` differs between any two texts
         return (SearchHit(file, n, text, score, literal) for _, file, n, _, text, score in keyed)
