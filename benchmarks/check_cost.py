@@ -1,7 +1,8 @@
 """The check before a request at 1K/10K/100K messages, against a full recount.
 
 AgentScope engine: a history of N messages, one message appended before each request, then
-``AgentScopeEngine.before_request`` (triggers far away, the prune on) is timed; the full recount
+``AgentScopeEngine.before_request`` (triggers far away, the prune on) is timed, on the turn the
+agent loop builds (``Turn.of_history``: the store's live list is the turn's source); the full recount
 is AgentScope's estimate over the whole request, which is what the check cost before the meter
 kept running prices. DSH engine: the same over an in-memory event log with
 ``DshEngine.compact_if_needed`` (threshold far away); its recount is dsh's ``measure`` over the
@@ -58,11 +59,11 @@ def _agentscope(size: int) -> Step:
     thresholds = resolve_thresholds(CONFIG, "bench-model")
     engine = AgentScopeEngine(Compactor(CONFIG, thresholds, ScriptedModel([])))
     header = ChatRequest(messages=(SYSTEM,))
-    engine.before_request(history, Turn.of(header, history.messages()))
+    engine.before_request(history, Turn.of_history(header, history))
 
     def step() -> tuple[float, float]:
         history.append([Message.user("next")])
-        turn = Turn.of(header, history.messages())
+        turn = Turn.of_history(header, history)
         check = timed(lambda: engine.before_request(history, turn))
         return check, timed(lambda: estimate_tokens(turn.request.messages))
 

@@ -82,7 +82,7 @@ class Agent:
         self.history = history or StateHistory(session_id, state_store, transcript)
         self.offloader = LargeResultOffloader(Path(workspace)) if workspace else None
         self.engine = engine
-        # AgentScope's estimate of each request, for its record: priced as the request grows
+        # AgentScope's estimate of each request's history, for its record: priced as it grows
         self._estimate: Ledger[Message] = Ledger(
             lambda m: message_price(AGENTSCOPE, m), same_message
         )
@@ -204,7 +204,7 @@ class Agent:
             purpose=turn.header.purpose,
             messages_sent=len(turn.request.messages),
             context_messages=self._context_length(),
-            estimated_tokens=self._estimate.sync(turn.request.messages),
+            estimated_tokens=self._estimated(turn),
             usage=response.usage,
             compactions=tuple(events),
             meter=reading.meter if reading else "",
@@ -240,7 +240,13 @@ class Agent:
         return ChatRequest(messages=messages, tools=self.toolbox.schemas(), **self.request_options)
 
     def _turn(self, header: ChatRequest) -> Turn:
-        return Turn.of(header, _history_view(self.history))
+        return Turn.of_history(header, self.history)
+
+    def _estimated(self, turn: Turn) -> int:
+        """AgentScope's estimate of ``turn``'s request: its header priced again (a few messages,
+        built for each call), its history from the running ledger."""
+        header = sum(message_price(AGENTSCOPE, m) for m in turn.header.messages)
+        return header + self._estimate.sync(turn.request.messages, turn.start, turn.source)
 
     def _recover_from_overflow(
         self, error: ContextLengthExceededError, call: CallContext, turn: Turn
@@ -274,14 +280,6 @@ class Agent:
     def _extend(self, messages: list[Message]) -> None:
         self.history.append(messages)
         self._call_messages.extend(messages)
-
-
-def _history_view(history: History) -> Sequence[Message]:
-    """The history's messages as the store keeps them (``message_view``, read at once), or a
-    copy: a request then copies them once (each copy of a 2,000-turn history touches 8,000
-    reference counts, and again when it is freed)."""
-    view = getattr(history, "message_view", None)
-    return view() if view is not None else history.messages()
 
 
 def _tool_call_cap(max_steps: int, given: int | None) -> int:

@@ -20,7 +20,7 @@ the protocol never loads one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Protocol
@@ -42,17 +42,39 @@ class Turn:
     """The request without the history: system prompt, reference material, tools, options."""
     request: ChatRequest
     """The whole request (the header's messages, then the history's), sent as it is."""
+    source: Sequence[Message] | None = None
+    """The store's live list the history was read from, when it promises to only grow at its
+    end, every other change giving a new list (``message_view``, :mod:`harness.store.protocol`);
+    None otherwise. The engines' ledgers then know in O(1) that the history only grew
+    (:class:`harness.meter.Ledger`)."""
 
     @classmethod
-    def of(cls, header: ChatRequest, history: Iterable[Message]) -> Turn:
+    def of(
+        cls,
+        header: ChatRequest,
+        history: Iterable[Message],
+        *,
+        source: Sequence[Message] | None = None,
+    ) -> Turn:
         """The turn of ``history`` under ``header``: the history is copied once, into the
-        request (a long history's every copy touches each message, and again when freed)."""
+        request (a long history's every copy touches each message, and again when freed).
+        ``source``: the live list ``history`` is, if it only grows (see :attr:`source`)."""
         messages = (*header.messages, *history)
         if type(header) is not ChatRequest:
-            return cls(header, replace(header, messages=messages))
+            return cls(header, replace(header, messages=messages), source)
         request = object.__new__(ChatRequest)  # what ``replace`` gives (no __post_init__),
         request.__dict__.update(header.__dict__, messages=messages)  # without its field walk
-        return cls(header, request)
+        return cls(header, request, source)
+
+    @classmethod
+    def of_history(cls, header: ChatRequest, history: History) -> Turn:
+        """The turn the agent loop builds: from the store's live list when it offers one
+        (``message_view``, the turn's :attr:`source`), else from a copy of its messages."""
+        view = getattr(history, "message_view", None)
+        if view is None:
+            return cls.of(header, history.messages())
+        live = view()  # read at once; it only grows, or is a new list (harness.store.protocol)
+        return cls.of(header, live, source=live)
 
     @property
     def start(self) -> int:

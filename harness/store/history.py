@@ -92,7 +92,8 @@ class StateHistory:
         return len(self.state.context)
 
     def message_view(self) -> Sequence[Message]:
-        """The context as kept, no copy (read it at once, never keep or change it)."""
+        """The context as kept, no copy (read it at once, never keep or change it); the same
+        list only grows at its end, anything else is a new list (:mod:`harness.store.protocol`)."""
         return self.state.context
 
     def append(self, messages: Sequence[Message]) -> None:

@@ -14,6 +14,14 @@ formats:
   matches, :mod:`harness.text_search`); :func:`search_histories` ranks the originals of
   several sessions together, which is what ``session_search`` does.
 
+A store may also offer ``message_view()``: the context as it keeps it, no copy, read at once.
+Both stores do, and both keep its promise: **the same list object only ever grows at its end;
+any other change (a compaction, an undo, a reload after another process wrote) gives a new
+list.** The agent loop hands that list to the engines as the turn's source
+(:attr:`harness.compaction.engine.Turn.source`), so their ledgers know in O(1) that the history
+only grew (:class:`harness.meter.Ledger`); a store without ``message_view`` is read with
+:meth:`History.messages` and checked item by item.
+
 The two stores are :class:`~harness.store.history.StateHistory` (a state checkpoint + journal,
 every original in a JSONL transcript) and :class:`~harness.store.eventlog.EventLogHistory` (one
 append-only event log). :mod:`harness.store.sessions` is the one place that picks between them.

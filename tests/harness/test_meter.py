@@ -16,8 +16,16 @@ from harness.compaction.dsh.summarizer import build_summary_request
 from harness.compaction.factory import make_engine
 from harness.errors import ConfigError
 from harness.messages import Message, ToolCall
-from harness.meter import AGENTSCOPE, CTXLAB, Ledger, TokenMeter, build_meter, message_price
-from harness.meter.pricers import estimate_message_tokens, estimate_text_tokens
+from harness.meter import (
+    AGENTSCOPE,
+    CTXLAB,
+    Ledger,
+    TokenMeter,
+    build_meter,
+    message_price,
+    same_message,
+)
+from harness.meter.pricers import estimate_message_tokens, estimate_text_tokens, estimate_tokens
 from harness.model import ChatRequest, ChatResponse, Usage
 from harness.store.eventlog import EventLog, EventLogHistory
 from harness.testing import FunctionModel
@@ -213,6 +221,75 @@ def test_the_ledger_total_is_always_the_full_sum(steps: list[tuple[str, int]]) -
             history[:cut] = [Message.user(f"summary {counter}")]
         assert ledger.sync(history) == sum(estimate_message_tokens(m) for m in history)
         assert len(ledger) == len(history)
+
+
+reshapes = st.lists(
+    st.tuples(
+        st.one_of(
+            st.tuples(st.just("grow"), st.lists(st.sampled_from(["a", "b", "上海"]), max_size=4)),
+            st.tuples(st.just("halve"), st.just([])),
+            st.tuples(st.just("swap"), st.lists(st.sampled_from(["a", "b"]), min_size=1)),
+            st.tuples(st.just("retag"), st.just([])),
+        ),
+        st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+@given(reshapes)
+def test_the_ledger_prices_any_reshaped_history_as_a_full_sum(
+    steps: list[tuple[tuple[str, list[str]], bool]],
+) -> None:
+    """Histories rebuilt from fresh messages of few distinct texts (equal messages at many
+    places), halved and grown back, one message swapped anywhere, a tool result's tool name
+    changed (metadata only), each read or not before the next change: the ledger without a
+    source is always the full sum when it is read. Checking the first, middle and last items
+    only priced a history that shrank and grew back unread wrong."""
+    history: list[Message] = []
+    ledger: Ledger[Message] = Ledger(estimate_message_tokens, same_message)
+    for (kind, texts), read in steps:
+        if kind == "grow":
+            history = history + [Message.user(text) for text in texts]
+        elif kind == "halve":
+            history = history[: len(history) // 2]
+        elif kind == "swap" and history:
+            history = list(history)
+            history[len(history) // 3] = Message.user(texts[0])
+        elif kind == "retag":
+            history = [*history, Message.tool("c1", "a", tool_name="grep")]
+            ledger.sync(tuple(history))
+            history = [*history[:-1], Message.tool("c1", "a", tool_name="memory_search")]
+        if read:
+            assert ledger.sync(tuple(history)) == estimate_tokens(history)
+    assert ledger.sync(tuple(history)) == estimate_tokens(history)
+
+
+def test_a_named_source_that_grew_is_priced_without_reading_its_head() -> None:
+    """The live list a store only extends (``message_view``): the same list again is the
+    proof, so its held items are not compared; a copy of it, or a new list, is compared item
+    by item."""
+    live = [Message.user(str(i)) for i in range(100)]
+    compared: list[object] = []
+
+    def same(a: Message, b: Message) -> bool:
+        compared.append(a)
+        return same_message(a, b)
+
+    ledger: Ledger[Message] = Ledger(estimate_message_tokens, same)
+    ledger.sync(live, 0, live)
+    live.append(Message.user("more"))
+    assert ledger.sync(live, 0, live) == estimate_tokens(live) and ledger.resets == 1
+    fresh = [Message.user(m.content) for m in live]  # equal, other objects, another list
+    assert ledger.sync(fresh, 0, fresh) == estimate_tokens(live) and ledger.resets == 1
+    assert len(compared) == len(live)
+    compared.clear()
+    fresh.append(Message.user("last"))
+    assert ledger.sync(fresh, 0, fresh) == estimate_tokens(fresh)
+    assert compared == [] and ledger.resets == 1
+    ledger.append([Message.user("told")])  # an edit the source never saw: compared again
+    fresh.append(Message.user("other"))
+    assert not ledger.matches_head(fresh, 0, fresh)
 
 
 def test_appends_are_priced_incrementally() -> None:

@@ -84,9 +84,9 @@ class AgentScopeEngine:
         last = self._last_read
         if last is not None and last[0] is turn and last[1] is self.meter.anchor:
             return last[2]  # the ledger and the forecast are still synced to ``turn``
-        self._ledger.sync(turn.request.messages, turn.start)  # no copy of the history
+        self._ledger.sync(turn.request.messages, turn.start, turn.source)  # no copy of it
         if self._forecast is not None:
-            self._forecast.sync(turn.request.messages, turn.start)
+            self._forecast.sync(turn.request.messages, turn.start, turn.source)
         header, envelope = self.meter.header(turn.header.messages, turn.header.tools)
         reading = self.meter.read(header + self._ledger.total, envelope)
         self._last_read = (turn, self.meter.anchor, reading)

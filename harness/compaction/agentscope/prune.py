@@ -141,11 +141,13 @@ class PruneForecast:
             return 0
         return self._eligible_price(message)
 
-    def sync(self, messages: Sequence[Message], start: int = 0) -> None:
+    def sync(
+        self, messages: Sequence[Message], start: int = 0, source: Sequence[Message] | None = None
+    ) -> None:
         """Bring the forecast to ``messages[start:]`` (O(new messages) when the history only
-        grew)."""
-        self._eligible.sync(messages, start)
-        self._long.sync(messages, start)
+        grew and ``source`` names the live list it was read from: :class:`Ledger`)."""
+        self._eligible.sync(messages, start, source)
+        self._long.sync(messages, start, source)
 
     def would_prune(self) -> bool:
         """True when the prune would shrink at least one result of the synced history."""

@@ -115,13 +115,16 @@ class DshEngine:
         since the last reading."""
         nodes = self.log.node_seqs  # live, not a copy: ``log.surface`` copies every node
         generation = self.log.replace_generation
-        if generation != self._generation or not self._ledger.matches_head(nodes):
+        # the live list only grows while no replace lands (a replace counts a generation; a
+        # reopen builds a new list): the same list again is the ledger's O(1) proof
+        if generation != self._generation or not self._ledger.matches_head(nodes, 0, nodes):
             self._generation = generation
             self._price_nodes(nodes)
-            self._ledger.reset(nodes)
-        elif len(nodes) > len(self._ledger):
-            self._price_nodes(nodes[len(self._ledger) :])
-            self._ledger.append(nodes[len(self._ledger) :])
+            self._ledger.reset(nodes, source=nodes)  # a replace changes the same list in place
+        else:
+            if len(nodes) > len(self._ledger):
+                self._price_nodes(nodes[len(self._ledger) :])
+            self._ledger.sync(nodes, 0, nodes)
         price, envelope = self.meter.header(header.messages, header.tools)
         return self.meter.read(price + self._ledger.total, envelope)
 

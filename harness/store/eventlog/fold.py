@@ -78,7 +78,8 @@ class LogFold:
         return list(self._surface())
 
     def message_view(self) -> Sequence[Message]:
-        """:meth:`messages` as kept, no copy (read it at once, never keep or change it)."""
+        """:meth:`messages` as kept, no copy (read it at once, never keep or change it); the same
+        list only grows at its end, anything else is a new list (:mod:`harness.store.protocol`)."""
         return self._surface()
 
     def _surface(self) -> list[Message]:

@@ -71,7 +71,9 @@ class EventLogHistory:
         return len(self.log.node_seqs)
 
     def message_view(self) -> Sequence[Message]:
-        """The surface's messages as kept, no copy (read it at once, never keep or change it)."""
+        """The surface's messages as kept, no copy (read it at once, never keep or change it);
+        the same list only grows at its end, anything else is a new list
+        (:mod:`harness.store.protocol`)."""
         return self.log.message_view()
 
     def append(self, messages: Sequence[Message]) -> None:
