@@ -37,12 +37,15 @@ _keep_bytecode_in_the_cache()  # before the imports below: they are compiled onc
 import httpcore  # noqa: F401, E402  (imported before any test: see below)
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
-from support import shared_ssl, skipped_fsync  # noqa: E402
+from support import quick_retries, shared_ssl, skipped_fsync  # noqa: E402
 
 # No test cuts the power, so none can see an fsync's effect, only pay for it (the report's
 # atomic writes, the stores' per-turn syncs): tests/support/skipped_fsync.py. Installed here,
 # before any test, so the fault-injection tests' forked children inherit it too.
 skipped_fsync.install()
+# No test is about how long the real clock waits between retries, only pay for it (about 34 s of
+# idle cores in a cold `pytest -n 2`, most of it in backoffs): tests/support/quick_retries.py.
+quick_retries.install()
 # Every httpx client loaded certifi's CA bundle into a context of its own, which no test uses:
 # one default context per process (tests/support/shared_ssl.py).
 shared_ssl.install()

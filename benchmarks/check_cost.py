@@ -2,9 +2,9 @@
 
 AgentScope engine: a history of N messages, one message appended before each request, then
 ``AgentScopeEngine.before_request`` (triggers far away, the prune on) is timed, on the turn the
-agent loop builds (``Turn.of_history``: the store's live list is the turn's source); the full recount
-is AgentScope's estimate over the whole request, which is what the check cost before the meter
-kept running prices. DSH engine: the same over an in-memory event log with
+agent loop builds (``Turn.of_history``: the store's live list is the turn's source); the full
+recount is AgentScope's estimate over the whole request, which is what the check cost before the
+meter kept running prices. DSH engine: the same over an in-memory event log with
 ``DshEngine.compact_if_needed`` (threshold far away); its recount is dsh's ``measure`` over the
 parsed surface.
 """

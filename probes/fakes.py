@@ -80,7 +80,9 @@ class Server:
         self.httpd.daemon_threads = True
         self.httpd.handle_error = lambda *args: None  # type: ignore[method-assign]
         self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # its loop notices shutdown() within 0.05 s (socketserver's default, 0.5 s, kept each
+        # probe that stops a server waiting for it)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def client(self, key: str = KEY) -> ChatClient:
         return ChatClient("probe-model", base_url=self.url, api_key=key, retry=RetryPolicy(0))

@@ -16,11 +16,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from support.fixed_model import FixedModel
+from support.loopback import QuietHTTPServer
 from support.paths import ROOT
 
 PROJECT_ROOT = ROOT
@@ -40,7 +40,7 @@ def held_server() -> Iterator[tuple[str, threading.Event, threading.Event]]:
                 release.wait(300)
             super().do_POST()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Held)
+    server = QuietHTTPServer(("127.0.0.1", 0), Held)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

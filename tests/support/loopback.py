@@ -47,13 +47,22 @@ def say(text: str) -> Reply:
     return json_reply(completion({"role": "assistant", "content": text}, usage))
 
 
+POLL_INTERVAL = 0.05
+"""How often a test server's loop looks whether ``shutdown()`` was asked. socketserver's default,
+0.5 s, kept every test that stops a server waiting for it: about 0.25 s each, 1.5 s in a test
+that starts three."""
+
+
 class QuietHTTPServer(ThreadingHTTPServer):
     """A ThreadingHTTPServer that never writes to stderr: a handler's error (a client that hung
     up mid-answer: ``BrokenPipeError``) is kept in :attr:`errors` instead of printed, so a test
     that reads its own stderr never reads a server thread's (one seal test failed so
-    under load)."""
+    under load). Its loop notices ``shutdown()`` within :data:`POLL_INTERVAL`."""
 
     daemon_threads = True
+
+    def serve_forever(self, poll_interval: float = POLL_INTERVAL) -> None:
+        super().serve_forever(poll_interval)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -82,7 +91,7 @@ class ScriptedHTTPServer:
         self.bodies: list[dict[str, Any]] = []
         self.httpd = QuietHTTPServer(("127.0.0.1", port), self._handler())
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
