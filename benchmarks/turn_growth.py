@@ -84,10 +84,10 @@ class _Clock:
         gc.callbacks.remove(self._collecting)
         Turn.of = self._of  # type: ignore[method-assign]
 
-    def _timed(self, build: Callable[[ChatRequest, Any], Turn]) -> Callable[..., Turn]:
-        def timed(header: ChatRequest, history: Any) -> Turn:
+    def _timed(self, build: Callable[..., Turn]) -> Callable[..., Turn]:
+        def timed(header: ChatRequest, history: Any, **options: Any) -> Turn:
             start, collected = time.process_time(), self.gc
-            turn = build(header, history)
+            turn = build(header, history, **options)
             self.body += time.process_time() - start - (self.gc - collected)
             return turn
 
