@@ -21,7 +21,7 @@ the protocol never loads one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Protocol
 
@@ -42,11 +42,12 @@ class Turn:
     """The request without the history: system prompt, reference material, tools, options."""
     request: ChatRequest
     """The whole request (the header's messages, then the history's), sent as it is."""
-    source: Sequence[Message] | None = None
+    source: Sequence[Message] | None = field(default=None, compare=False, repr=False)
     """The store's live list the history was read from, when it promises to only grow at its
     end, every other change giving a new list (``message_view``, :mod:`harness.store.protocol`);
     None otherwise. The engines' ledgers then know in O(1) that the history only grew
-    (:class:`harness.meter.Ledger`)."""
+    (:class:`harness.meter.Ledger`). Not part of the turn's value: two turns with the same
+    header and request are equal wherever their history was read from."""
 
     @classmethod
     def of(

@@ -75,7 +75,8 @@ def test_the_view_only_grows_or_is_a_new_list(store: str, steps: list[str]) -> N
                 assert all(a is b for a, b in zip(now, held, strict=False))
                 assert len(now) >= len(held)
             assert list(now) == history.messages()
-            turn = Turn.of_history(HEADER, history)
-            assert turn.source is now
-            assert engine.read(turn) == _engine().read(Turn.of(HEADER, history.messages()))
+            turn, copied = Turn.of_history(HEADER, history), Turn.of(HEADER, history.messages())
+            assert turn.source is now and copied.source is None
+            assert turn == copied  # the same request wherever the history was read from
+            assert engine.read(turn) == _engine().read(copied)
             view, held = now, list(now)
