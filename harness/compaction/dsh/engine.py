@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -83,7 +82,7 @@ class DshEngine:
         self.meter = meter or build_meter(self.config.meter)
         """Prices pressure, the retain budget and the events (``config.meter`` by default)."""
         self._prices: dict[int, int] = {}  # event seq -> price; events never change
-        self._ledger: Ledger[int] = Ledger(self._prices.__getitem__, operator.eq)
+        self._ledger: Ledger[int] = Ledger(self._price_of, operator.eq)
         self._generation = -1
 
     @property
@@ -115,27 +114,22 @@ class DshEngine:
         since the last reading."""
         nodes = self.log.node_seqs  # live, not a copy: ``log.surface`` copies every node
         generation = self.log.replace_generation
-        # the live list only grows while no replace lands (a replace counts a generation; a
-        # reopen builds a new list): the same list again is the ledger's O(1) proof
-        if generation != self._generation or not self._ledger.matches_head(nodes, 0, nodes):
+        if generation != self._generation:  # a replace changed the live list in place
             self._generation = generation
-            self._price_nodes(nodes)
-            self._ledger.reset(nodes, source=nodes)  # a replace changes the same list in place
-        else:
-            if len(nodes) > len(self._ledger):
-                self._price_nodes(nodes[len(self._ledger) :])
+            self._ledger.reset(nodes, source=nodes)
+        else:  # it only grew (the same list again: O(1)), or a reopen built a new one
             self._ledger.sync(nodes, 0, nodes)
         price, envelope = self.meter.header(header.messages, header.tools)
         return self.meter.read(price + self._ledger.total, envelope)
 
-    def _price_nodes(self, seqs: Sequence[int]) -> None:
-        missing = [seq for seq in seqs if seq not in self._prices]
-        if missing:
-            events = self.log.events
-            for seq in missing:
-                message = events[seq].message
-                assert message is not None  # surface nodes are surface events
-                self._prices[seq] = self.meter.price(message)
+    def _price_of(self, seq: int) -> int:
+        """Surface node ``seq``'s price, computed once (events never change)."""
+        price = self._prices.get(seq)
+        if price is None:
+            message = self.log.events[seq].message
+            assert message is not None  # surface nodes are surface events
+            price = self._prices[seq] = self.meter.price(message)
+        return price
 
     def measure(self, header: ChatRequest) -> Measurement:
         """Every node's price (for the range selection), with the meter's pricer."""
