@@ -2,12 +2,13 @@
 
 The workload is :mod:`benchmarks.turns`'s (a question, a tool call, its result, the answer; no
 compaction; ``per-turn`` durability), with one change: the scripted model serialises every
-request body as :meth:`harness.client.ChatClient.build_body` and ``complete`` do (each
-message's wire form, ``json.dumps``) before it answers, as a model behind HTTP would read it.
+request body as :meth:`harness.client.ChatClient.complete` does
+(:func:`harness.request_body.encoded`) before it answers, as a model behind HTTP would read it.
 A turn's CPU time is split three ways, each measured in the same turns:
 
 * **inherent**: serialising the request body (the request carries the whole history: this
-  grows with it whatever the harness does);
+  grows with it whatever the harness does; since each message keeps its JSON piece, only the
+  join of the pieces and its encoding);
 * **garbage collection**: the time inside the collector (``gc.callbacks``), which grows with
   the objects the session keeps alive;
 * **the harness's own**: the rest (the store's append and fold, the engine's check, building
@@ -24,7 +25,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import json
 import pstats
 import statistics
 import tempfile
@@ -36,6 +36,7 @@ from typing import Any, cast
 
 from benchmarks import turns
 from benchmarks.common import Row
+from harness import request_body
 from harness.agent import Agent
 from harness.compaction.engine import Turn
 from harness.messages import Message
@@ -96,13 +97,7 @@ class _Clock:
     def serialising(self, reply: Callable[[ChatRequest], Message]) -> Callable[..., Message]:
         def model(request: ChatRequest) -> Message:
             start, collected = time.process_time(), self.gc
-            body = {
-                "model": "scripted",
-                "messages": [message.to_wire() for message in request.messages],
-                "tools": [dict(tool) for tool in request.tools],
-            }
-            json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-            del body  # freeing it is part of serialising it
+            request_body.encoded("scripted", request, {})  # what ChatClient.complete sends
             self.body += time.process_time() - start - (self.gc - collected)  # not twice
             return reply(request)
 

@@ -17,7 +17,6 @@ echoes (a proxy's, a key from the request) is redacted too.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random as _random
@@ -31,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from harness import json_depth
+from harness import json_depth, request_body
 from harness.error_bodies import error_body, error_class
 from harness.errors import (
     APIConnectionError,
@@ -160,28 +159,14 @@ class ChatClient:
         return f"ChatClient(model={self._model!r}, base_url={self._base_url!r})"
 
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
-        """The JSON body for ``request``, keys in a stable order (cassettes compare bodies)."""
-        body: dict[str, Any] = {
-            "model": self._model,
-            "messages": [message.to_wire() for message in request.messages],
-        }
-        if request.tools:
-            body["tools"] = [dict(tool) for tool in request.tools]
-        if request.tool_choice is not None:
-            body["tool_choice"] = request.tool_choice
-        if request.max_tokens is not None:
-            body["max_tokens"] = request.max_tokens
-        body.update(self._params)
-        if request.max_tokens is not None and "max_tokens" in self._params:
-            # max_tokens in params caps every answer; a request's own smaller limit wins
-            body["max_tokens"] = min(request.max_tokens, int(self._params["max_tokens"]))
-        body.update(request.extra)
-        return body
+        """The JSON body for ``request``, keys in a stable order (cassettes compare bodies):
+        :func:`harness.request_body.build`."""
+        return request_body.build(self._model, request, self._params)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """Send ``request`` and return the reply, or raise a :class:`ModelError`."""
-        payload = json.dumps(self.build_body(request), ensure_ascii=False, separators=(",", ":"))
-        response, text = self._send(payload.encode("utf-8"))
+        payload = request_body.encoded(self._model, request, self._params)  # build_body's JSON
+        response, text = self._send(payload)
         return self._parse(response, text)
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from harness import json_depth
@@ -191,6 +192,13 @@ class Message:
         if self.reasoning_content is not None:
             wire["reasoning_content"] = self.reasoning_content
         return wire
+
+    @cached_property
+    def wire_bytes(self) -> bytes:
+        """:meth:`to_wire` as compact JSON with non-ASCII kept, in UTF-8: what a request body
+        holds for this message (:func:`harness.request_body.encoded`). Worked out once, since a
+        message never changes and every later request of its session sends it again."""
+        return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":")).encode()
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Message:

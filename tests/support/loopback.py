@@ -89,6 +89,8 @@ class ScriptedHTTPServer:
         self.replies = list(replies or [])
         self.answer = answer
         self.bodies: list[dict[str, Any]] = []
+        self.raw_bodies: list[bytes] = []
+        """Each body's bytes as the server read them (``bodies`` holds them parsed)."""
         self.httpd = QuietHTTPServer(("127.0.0.1", port), self._handler())
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -99,6 +101,7 @@ class ScriptedHTTPServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                server.raw_bodies.append(raw)
                 request = json.loads(raw)
                 server.bodies.append(request)
                 status, body, content_type = server.next_reply(request)
