@@ -37,7 +37,7 @@ _keep_bytecode_in_the_cache()  # before the imports below: they are compiled onc
 import httpcore  # noqa: F401, E402  (imported before any test: see below)
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
-from support import quick_retries, shared_ssl, skipped_fsync  # noqa: E402
+from support import frozen_exit, quick_retries, shared_ssl, skipped_fsync  # noqa: E402
 
 # No test cuts the power, so none can see an fsync's effect, only pay for it (the report's
 # atomic writes, the stores' per-turn syncs): tests/support/skipped_fsync.py. Installed here,
@@ -49,6 +49,9 @@ quick_retries.install()
 # Every httpx client loaded certifi's CA bundle into a context of its own, which no test uses:
 # one default context per process (tests/support/shared_ssl.py).
 shared_ssl.install()
+# A worker's shutdown walked its whole heap in the collector while the controller waited for it
+# (1.6-1.8 s at the end of `pytest -n 2`): tests/support/frozen_exit.py.
+frozen_exit.install()
 
 # pytester's in-process runs (tests/lab/test_claims_plugin.py) remove, when they end, every
 # module first imported inside them. httpx imports httpcore only when its first client is made
