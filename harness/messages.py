@@ -48,6 +48,9 @@ _ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
 
 _new = object.__new__
 
+_WIRE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps``'s encoder for these options, made once (``dumps`` makes one per call)."""
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -198,7 +201,7 @@ class Message:
         """:meth:`to_wire` as compact JSON with non-ASCII kept, in UTF-8: what a request body
         holds for this message (:func:`harness.request_body.encoded`). Worked out once, since a
         message never changes and every later request of its session sends it again."""
-        return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":")).encode()
+        return _WIRE_ENCODER.encode(self.to_wire()).encode()
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Message:
