@@ -77,6 +77,11 @@ class Ledger(Generic[T]):
         """The largest ``k`` whose first ``k`` items cost at most ``budget`` (prices are >= 0)."""
         return bisect.bisect_right(self._cumulative, budget) - 1
 
+    def tail_within(self, budget: int) -> int:
+        """The smallest ``k`` whose items from position ``k`` on cost at most ``budget``: the
+        start of the longest tail within it (prices are >= 0), found in O(log n)."""
+        return bisect.bisect_left(self._cumulative, self._cumulative[-1] - budget)
+
     def append(self, items: Sequence[T]) -> None:
         """The sequence grew by ``items`` at its end."""
         self._source = None  # what the caller changed is no longer what the source holds

@@ -145,20 +145,23 @@ class Compactor:
         engine); without it the trigger prices ``messages`` alone, as AgentScope does.
         ``prune_would_change`` False (the engine's :class:`~.prune.PruneForecast` of the same
         messages) skips step 2's walk of the whole history, which would change nothing;
-        ``priced``, the engine's ledger of the same messages, prices the prefix the thrash guard
-        weighs when steps 1-2 changed nothing (its running sums: no walk of the history)."""
+        ``priced``, the engine's ledger of the same messages, finds the kept tail and prices the
+        prefix the thrash guard weighs when steps 1-2 changed nothing (its running sums: no
+        walk of the history)."""
         working = self._shrink_tool_traffic(messages, prune_would_change)
         tokens = self._tokens(messages, working, reading, self._shrinks(prune_would_change))
         trigger = "overflow" if force else self.trigger(len(working), tokens)
         if trigger is None:
             return None
+        ledger = self._ledger_of(priced, working, prune_would_change)
+        limits = self.thresholds
         cutoff = find_safe_cutoff(
-            working, self.thresholds.keep_messages, self.thresholds.keep_tokens, self.meter.price
+            working, limits.keep_messages, limits.keep_tokens, self.meter.price, ledger
         )
         if cutoff.index <= 0:
             logger.debug("Compaction triggered but safe cutoff is 0 — skipping")
             return None
-        removed = self._ledger_prefix(priced, working, cutoff.index, prune_would_change)
+        removed = None if ledger is None else ledger.prefix(cutoff.index)
         if not allows(self.guard, working, cutoff.index, trigger, tokens, removed):  # the guard
             return None
         plan = Plan(trigger, tuple(working), tokens, cutoff)
@@ -342,18 +345,18 @@ class Compactor:
             fired.append("tokens")
         return "+".join(fired) or None
 
-    def _ledger_prefix(
+    def _ledger_of(
         self,
         priced: Ledger[Message] | None,
         working: Sequence[Message],
-        cutoff: int,
         prune_would_change: bool | None,
-    ) -> int | None:
-        """The price of ``working[:cutoff]`` from the engine's ledger, when it holds exactly
-        these messages (steps 1-2 changed none); None: the guard prices it itself."""
+    ) -> Ledger[Message] | None:
+        """The engine's ledger when it holds exactly ``working`` (steps 1-2 changed none): the
+        cutoff finds the kept tail and the guard the removed prefix's price from its running
+        sums; None: both price the messages themselves."""
         if priced is None or len(priced) != len(working) or self._shrinks(prune_would_change):
             return None
-        return priced.prefix(cutoff)
+        return priced
 
     def _shrinks(self, prune_would_change: bool | None) -> bool:
         """Whether step 1 or 2 runs (the forecast's False spares step 2 when step 1 is off)."""
@@ -363,8 +366,11 @@ class Compactor:
 
     def _shrink_tool_traffic(
         self, messages: Sequence[Message], prune_would_change: bool | None = None
-    ) -> list[Message]:
-        working = list(messages)
+    ) -> Sequence[Message]:
+        """Steps 1-2: new lists where they change a message, else ``messages`` itself (read,
+        never changed: a copy of a long history each request is what a session that skips every
+        compaction paid for nothing)."""
+        working = messages
         if self.config.truncate_args is not None:
             working = truncate_tool_arguments(working, self.config.truncate_args)
             prune_would_change = None  # the forecast priced the messages before step 1

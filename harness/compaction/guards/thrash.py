@@ -221,7 +221,8 @@ class ThrashGuard:
         )
         logger.info(line)
         self.skipped[reason] += 1
-        self.skips.append(ThrashSkip(**asdict(plan), reason=reason, line=line))
+        # its fields are numbers and a string: vars, not asdict's deep copy of each
+        self.skips.append(ThrashSkip(**vars(plan), reason=reason, line=line))
 
     def _count_refill(self, messages: Sequence[Message]) -> None:
         if self._refilled(messages):

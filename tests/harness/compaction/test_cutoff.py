@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.compaction.agentscope import find_safe_cutoff
 from harness.messages import Message, ToolCall, validate_pairing
+from harness.meter import Ledger
 from harness.meter.pricers import estimate_message_tokens, estimate_tokens
 
 
@@ -193,3 +196,43 @@ def test_orphan_tool_result_moves_forward_past_the_tool_run() -> None:
     assert cutoff.index == 4
     assert "no call" in cutoff.reason
     validate_pairing(messages[cutoff.index :])
+
+
+# --- the kept tail from a ledger's running sums -------------------------------------------------
+
+_shapes = st.lists(  # few distinct prices, 0 among them: equal running sums, exact boundaries
+    st.tuples(st.sampled_from(["user", "assistant", "call", "tool"]), st.sampled_from([0, 1, 7])),
+    max_size=30,
+)
+
+
+def _history(shapes: list[tuple[str, int]]) -> tuple[list[Message], dict[int, int]]:
+    """Messages of the drawn roles and a price of each (0 included), by the message's id."""
+    messages: list[Message] = []
+    prices: dict[int, int] = {}
+    for n, (role, price) in enumerate(shapes):
+        if role == "call":
+            message = Message.assistant("", [ToolCall(f"c{n}", "grep")])
+        elif role == "tool":
+            message = Message.tool(f"c{n - 1}", "hit")  # may answer no call: an orphan
+        else:
+            message = Message.user("q") if role == "user" else Message.assistant("a")
+        messages.append(message)
+        prices[id(message)] = price
+    return messages, prices
+
+
+@given(_shapes, st.integers(0, 30), st.integers(-1, 1), st.integers(1, 5))
+def test_a_ledgers_sums_give_the_cutoff_the_walk_gives(
+    shapes: list[tuple[str, int]], tail: int, off: int, keep_messages: int
+) -> None:
+    messages, prices = _history(shapes)
+    keep_tokens = max(sum(p for _, p in shapes[len(shapes) - tail :]) + off, 1)  # a tail's price
+
+    def price(message: Message) -> int:
+        return prices[id(message)]
+
+    ledger: Ledger[Message] = Ledger(price)
+    ledger.sync(messages)
+    walked = find_safe_cutoff(messages, keep_messages, keep_tokens, price)
+    assert find_safe_cutoff(messages, keep_messages, keep_tokens, price, ledger) == walked
