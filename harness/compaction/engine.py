@@ -88,6 +88,12 @@ class Turn:
         an engine reads ``request.messages`` from :attr:`start` instead)."""
         return self.request.messages[self.start :]
 
+    @property
+    def history(self) -> Sequence[Message]:
+        """The history's messages without a copy where the turn has its :attr:`source` (the
+        store's live list: read it at once, never keep or change it), else :attr:`messages`."""
+        return self.source if self.source is not None else self.messages
+
 
 class CompactionEngine(Protocol):
     """What the agent asks of a compaction engine."""

@@ -100,8 +100,10 @@ class AgentScopeEngine:
         # a trigger fired: the forecast still spares the plan a walk of the whole history
         # when the prune would change nothing (a session whose every request meets the
         # 50-message trigger and is skipped by the thrash guard walked it every request)
-        messages = turn.source if turn.source is not None else history.messages()  # no copy
-        plan = self.compactor.plan(messages, reading, prune_would_change=prune, priced=self._ledger)
+        # the turn's own history: what the ledger and the forecast were just synced to
+        plan = self.compactor.plan(
+            turn.history, reading, prune_would_change=prune, priced=self._ledger
+        )
         return self.compact(history, plan)
 
     def on_overflow(self, history: History, turn: Turn) -> list[CompactionRecord]:
