@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from harness import json_depth
+from harness import compact_json, json_depth
 from harness.content_blocks import read_content
 from harness.errors import ContentFormatError, PairingError
 
@@ -47,9 +47,6 @@ _SUMMARY_KINDS: dict[str | None, SummaryKind] = {SUMMARY_NAME: "agentscope", CHE
 _ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
 
 _new = object.__new__
-
-_WIRE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""``json.dumps``'s encoder for these options, made once (``dumps`` makes one per call)."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +198,7 @@ class Message:
         """:meth:`to_wire` as compact JSON with non-ASCII kept, in UTF-8: what a request body
         holds for this message (:func:`harness.request_body.encoded`). Worked out once, since a
         message never changes and every later request of its session sends it again."""
-        return _WIRE_ENCODER.encode(self.to_wire()).encode()
+        return compact_json.dumps(self.to_wire()).encode()
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Message:

@@ -15,10 +15,10 @@ and it grew with the history (issue 48, ``benchmarks/turn_growth.py``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from harness import compact_json
 from harness.model import ChatRequest
 
 __all__ = ["build", "encoded"]
@@ -37,10 +37,10 @@ def encoded(model: str, request: ChatRequest, params: Mapping[str, Any]) -> byte
     message's part its cached :attr:`~harness.messages.Message.wire_bytes`."""
     body = _body(model, request, params, _HISTORY)
     if body["messages"] is not _HISTORY:  # params or extra replaced the history itself
-        return _dumps(build(model, request, params)).encode()
-    head = _dumps({"model": body.pop("model")})[:-1]  # '{"model":...': the first key stays first
+        return compact_json.dumps(build(model, request, params)).encode()
+    head = compact_json.dumps({"model": body.pop("model")})[:-1]  # '{"model":...': still first
     del body["messages"]  # the second key, written here from its pieces
-    rest = "," + _dumps(body)[1:] if body else "}"
+    rest = "," + compact_json.dumps(body)[1:] if body else "}"
     history = b",".join([message.wire_bytes for message in request.messages])
     return b"".join((f'{head},"messages":['.encode(), history, b"]", rest.encode()))
 
@@ -61,7 +61,3 @@ def _body(
         body["max_tokens"] = min(request.max_tokens, int(params["max_tokens"]))
     body.update(request.extra)
     return body
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -12,14 +12,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from support.loopback import ScriptedHTTPServer
 
-from harness import request_body
+from harness import compact_json, request_body
 from harness.client import ChatClient
 from harness.messages import Message, ToolCall
 from harness.model import ChatRequest
 
 texts = st.text(max_size=12)  # any code point: CJK, emoji, controls, lone surrogates
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | texts,
+    st.none() | st.booleans() | st.integers() | st.floats() | texts,  # NaN and infinities too
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
     max_leaves=6,
 )
@@ -77,6 +77,13 @@ def _outcome(send: Callable[[], bytes]) -> bytes | type[Exception]:
         return send()
     except UnicodeEncodeError as error:
         return type(error)
+
+
+@given(json_values)
+@example({"temperature": 0.7, "nan": float("nan"), "big": float("inf"), "small": -1e-300})
+@example(["上海\ud800", {"\x00": [None, True, 2**70]}])
+def test_compact_json_writes_what_json_dumps_writes(value: Any) -> None:
+    assert compact_json.dumps(value) == _dumps(value)
 
 
 def test_a_message_is_serialised_once_however_often_its_history_is_sent(monkeypatch) -> None:
