@@ -1,18 +1,16 @@
 """Project-wide test setup: no test may reach the network unless it talks to this machine.
 
 Tests run real HTTP against servers on 127.0.0.1, and cassettes replay without any socket; a
-connection to any other address is an unplanned network call and fails the test at once.
+connection to any other address is an unplanned network call and fails the test at once
+(tests/support/network_guard.py, installed below for the whole process).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 BYTECODE_CACHE = Path(__file__).resolve().parent / ".pytest_cache" / "pycache"
 """Where a test session keeps its bytecode when ``PYTHONDONTWRITEBYTECODE`` is set."""
@@ -37,7 +35,13 @@ _keep_bytecode_in_the_cache()  # before the imports below: they are compiled onc
 import httpcore  # noqa: F401, E402  (imported before any test: see below)
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
-from support import frozen_exit, quick_retries, shared_ssl, skipped_fsync  # noqa: E402
+from support import (  # noqa: E402
+    frozen_exit,
+    network_guard,
+    quick_retries,
+    shared_ssl,
+    skipped_fsync,
+)
 
 # No test cuts the power, so none can see an fsync's effect, only pay for it (the report's
 # atomic writes, the stores' per-turn syncs): tests/support/skipped_fsync.py. Installed here,
@@ -52,6 +56,9 @@ shared_ssl.install()
 # A worker's shutdown walked its whole heap in the collector while the controller waited for it
 # (1.6-1.8 s at the end of `pytest -n 2`): tests/support/frozen_exit.py.
 frozen_exit.install()
+# No test reaches the network unless it talks to this machine: tests/support/network_guard.py
+# (for the whole process, not set again before each test).
+network_guard.install()
 
 # pytester's in-process runs (tests/lab/test_claims_plugin.py) remove, when they end, every
 # module first imported inside them. httpx imports httpcore only when its first client is made
@@ -68,6 +75,9 @@ pytest_plugins = [
     "support.quick_examples",
     "support.cpu_durations",
 ]
+
+Uninstall = Callable[[], None]
+"""What a memo's install returns: the function that takes it off again."""
 
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile(
@@ -93,8 +103,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
+def _plots_drawn_once(request: pytest.FixtureRequest) -> Uninstall:
     """Each plot drawn once for its view and code (tests/support/plot_memo.py), the drawings
     kept in pytest's cache folder for the other worker and the later sessions: ``ctxlab run``
     draws its plots in this process, not in forked workers whose drawings the memo would never
@@ -103,22 +112,17 @@ def _plots_drawn_once(request: pytest.FixtureRequest) -> Iterator[None]:
 
     os.environ["CTXLAB_JOBS"] = "1"  # inherited by the ctxlab subprocesses too
     cache = getattr(request.config, "cache", None)
-    uninstall = MEMO.install(cache.mkdir("ctxlab-plots") if cache is not None else None)
-    yield
-    uninstall()
+    return MEMO.install(cache.mkdir("ctxlab-plots") if cache is not None else None)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _reports_built_once() -> Iterator[None]:
+def _reports_built_once() -> Uninstall:
     """Each report build the runner makes (``ctxlab run`` in process, the claims plugin's inner
     runs) made once per process for its inputs: folder, cassettes, jobs, suite and code
     (tests/support/report_memo.py); a repeat writes the same files through the report's own
     writer."""
     from support.report_memo import MEMO
 
-    uninstall = MEMO.install()
-    yield
-    uninstall()
+    return MEMO.install()
 
 
 def _shared_folder(
@@ -135,10 +139,9 @@ def _shared_folder(
     return factory.getbasetemp() / temporary
 
 
-@pytest.fixture(scope="session", autouse=True)
 def _x_bench_replayed_once(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[None]:
+) -> Uninstall:
     """X-BENCH replayed once for its cassettes and code (tests/support/bench_memo.py): the
     claims table, the X-BENCH tests and the order-replay test read the same views. They are
     kept in pytest's cache folder, so the xdist workers and the later sessions of the same
@@ -152,15 +155,12 @@ def _x_bench_replayed_once(
         shared = cache.mkdir("ctxlab-x-bench")
     elif os.environ.get("PYTEST_XDIST_WORKER"):
         shared = tmp_path_factory.getbasetemp().parent / "x-bench-views"
-    uninstall = MEMO.install(shared)
-    yield
-    uninstall()
+    return MEMO.install(shared)
 
 
-@pytest.fixture(scope="session", autouse=True)
 def _scripted_views_measured_once(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[None]:
+) -> Uninstall:
     """A scripted experiment's view (E5) measured once for its code
     (tests/support/scripted_memo.py): the claims table, the report and replay tests and the
     in-process ``ctxlab run`` read the same view, kept in pytest's cache folder for the other
@@ -169,15 +169,17 @@ def _scripted_views_measured_once(
 
     shared = _shared_folder(request, tmp_path_factory, "ctxlab-views", "scripted-views")
     uninstalls = [memo.install(shared) for memo in MEMOS]
-    yield
-    for uninstall in reversed(uninstalls):
-        uninstall()
+
+    def uninstall() -> None:
+        for each in reversed(uninstalls):
+            each()
+
+    return uninstall
 
 
-@pytest.fixture(scope="session", autouse=True)
 def _reports_copied_once_built(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[None]:
+) -> Uninstall:
     """A report folder the tests only read built once for its inputs and code
     (tests/support/built_reports.py) and copied to each test that asks for one: kept in
     pytest's cache folder for the other xdist worker and the later sessions; without the cache
@@ -185,42 +187,27 @@ def _reports_copied_once_built(
     from support.built_reports import BUILT
 
     shared = _shared_folder(request, tmp_path_factory, "ctxlab-reports", "built-reports")
-    uninstall = BUILT.install(shared)
+    return BUILT.install(shared)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _computed_once(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """The session's memos above, installed in this order and taken off in the reverse one.
+
+    One autouse fixture rather than one per memo: pytest looks up every autouse fixture before
+    each test, even one of session scope that is already set up, and five of them cost about
+    1 s of CPU over 3,000 empty tests (``pytest -n 0``). Installed when the first test of this
+    process is set up, as before: a process that runs no test (the xdist controller) imports
+    none of them (matplotlib, pandas)."""
+    uninstalls = [
+        _plots_drawn_once(request),
+        _reports_built_once(),
+        _x_bench_replayed_once(request, tmp_path_factory),
+        _scripted_views_measured_once(request, tmp_path_factory),
+        _reports_copied_once_built(request, tmp_path_factory),
+    ]
     yield
-    uninstall()
-
-
-class UnplannedNetworkCall(AssertionError):
-    """A test tried to connect somewhere other than this machine."""
-
-
-def _is_loopback(address: Any) -> bool:
-    if isinstance(address, (str, bytes)):  # a unix socket path
-        return True
-    host = address[0]
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@pytest.fixture(autouse=True)
-def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    real_connect = socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
-
-    def guarded_connect(self: socket.socket, address: Any) -> Any:
-        if not _is_loopback(address):
-            raise UnplannedNetworkCall(f"unplanned network call to {address!r}")
-        return real_connect(self, address)
-
-    def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
-        if not _is_loopback(address):
-            raise UnplannedNetworkCall(f"unplanned network call to {address!r}")
-        return real_connect_ex(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
-    yield
+    for uninstall in reversed(uninstalls):
+        uninstall()
