@@ -62,15 +62,19 @@ ID = "X-BENCH"
 SOURCE = "scripted"
 
 
-def measure(settings: RunSettings) -> XBenchView:
+def measure(settings: RunSettings, free_runs: FreeRuns | None = None) -> XBenchView:
     """Every conversation under every condition that can run: the model-free ones without a
     cassette, the others once per recorded set where their cassette exists (a condition whose
     cassettes are of an earlier definition, :attr:`Condition.replays_recorded` False, not);
-    and the held-out conversations under :data:`HELDOUT_CONDITIONS`, kept apart."""
+    and the held-out conversations under :data:`HELDOUT_CONDITIONS`, kept apart.
+
+    ``free_runs``: model-free plays to read and add to, shared with other measures of the same
+    code in this process (the test suite's memo passes one: a replay with cassettes and one
+    without play the same model-free runs); None plays them here."""
     conversations = bench_conversations()
     names = list(CONDITIONS)
-    records, recorded = _played(settings, conversations, names)
-    heldout, _ = _played(settings, heldout_conversations(), list(HELDOUT_CONDITIONS))
+    records, recorded = _played(settings, conversations, names, free_runs)
+    heldout, _ = _played(settings, heldout_conversations(), list(HELDOUT_CONDITIONS), free_runs)
     not_recorded = [n for n in names if CONDITIONS[n].needs_model and n not in recorded]
     budgets = [BudgetRecord(s, b.trigger_tokens, b.keep_tokens) for s, b in BUDGETS.items()]
     view = scored_view(conversations, records, names, budgets, not_recorded)
@@ -78,13 +82,17 @@ def measure(settings: RunSettings) -> XBenchView:
 
 
 def _played(
-    settings: RunSettings, conversations: Sequence[Conversation], names: list[str]
+    settings: RunSettings,
+    conversations: Sequence[Conversation],
+    names: list[str],
+    shared: FreeRuns | None = None,
 ) -> tuple[list[RunRecord], set[str]]:
     """``conversations`` under ``names``: the model-free ones with no model, then every
     condition whose cassettes replay under each recorded set; and the conditions recorded."""
     free = [n for n in names if not CONDITIONS[n].needs_model]
     replayed = [n for n in names if CONDITIONS[n].replays_recorded]
-    free_runs = FreeRuns()  # a model-free condition's turns are played once, then only probed
+    # a model-free condition's turns are played once, then only probed
+    free_runs = shared if shared is not None else FreeRuns()
     records: list[RunRecord]
     records, _ = run_all(
         conversations, free, lambda *_: None, "none", GridHooks(free_runs=free_runs)

@@ -8,11 +8,17 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from support.bench_memo import KEEP, PINS, BenchMemo, code_digest, replay_key
 from support.bench_runs import bench_run, bench_view
 from support.paths import ROOT
 
+import experiments.x_bench as x_bench
+from experiments.x_bench.conditions import CONDITIONS
+from experiments.x_bench.corpus import generate
+from experiments.x_bench.runs import FreeRuns
 from experiments.x_bench.view import XBenchView
+from lab import to_data
 from lab.experiment import RunSettings
 
 VIEW = bench_view([bench_run("full", "c1", 1.0), bench_run("gate", "c1", 0.5)])
@@ -21,9 +27,11 @@ VIEW = bench_view([bench_run("full", "c1", 1.0), bench_run("gate", "c1", 0.5)])
 class Replays:
     def __init__(self) -> None:
         self.settings: list[RunSettings] = []
+        self.free_runs: list[FreeRuns | None] = []
 
-    def __call__(self, settings: RunSettings) -> XBenchView:
+    def __call__(self, settings: RunSettings, free_runs: FreeRuns | None = None) -> XBenchView:
         self.settings.append(settings)
+        self.free_runs.append(free_runs)
         return VIEW
 
 
@@ -60,6 +68,36 @@ def test_a_view_is_replayed_once_unless_fresh_or_in_order(tmp_path: Path) -> Non
     with memo.fresh():
         measure(settings)
     assert len(replays.settings) == 3
+
+
+def test_only_an_ordinary_replay_gets_the_processs_model_free_plays(tmp_path: Path) -> None:
+    replays, memo = Replays(), BenchMemo()
+    measure = memo.wrap(replays)
+    measure(RunSettings(tmp_path / "no-cassettes"))
+    measure(RunSettings(_one_set(tmp_path)))  # another key: replayed, with the same plays
+    measure(RunSettings(tmp_path, cassette_match="order"))
+    with memo.fresh():
+        measure(RunSettings(tmp_path / "fresh"))
+    own = FreeRuns()
+    measure(RunSettings(tmp_path / "own"), own)  # a caller's own plays are its own
+    assert replays.free_runs == [memo.free_runs, memo.free_runs, None, None, own]
+
+
+def test_a_measure_given_the_plays_of_another_plays_none_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    one = [generate(1, "2k", "en")]
+    monkeypatch.setattr(x_bench, "bench_conversations", lambda: one)
+    monkeypatch.setattr(x_bench, "heldout_conversations", lambda: [])
+    settings = RunSettings(tmp_path / "no-cassettes")
+    shared = FreeRuns()
+    first = x_bench.measure.__wrapped__(settings, shared)  # type: ignore[attr-defined]
+    played = shared.played
+    assert played == sum(not c.needs_model for c in CONDITIONS.values())
+    again = x_bench.measure.__wrapped__(settings, shared)  # type: ignore[attr-defined]
+    assert shared.played == played and to_data(again) == to_data(first)
+    alone = x_bench.measure.__wrapped__(settings)  # type: ignore[attr-defined]
+    assert shared.played == played and to_data(alone) == to_data(first)
 
 
 def test_workers_sharing_a_folder_replay_once(tmp_path: Path) -> None:

@@ -52,6 +52,10 @@ from harness.testing import FunctionModel
 from lab.cassette_sets import list_sets
 from lab.experiment import RunSettings
 
+# On the xdist worker of X-BENCH's claims: the replay with cassettes (the claims) and the one
+# without (``view``) then play the model-free runs once for both (tests/support/bench_memo.py).
+pytestmark = pytest.mark.xdist_group("X-BENCH")
+
 
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> XBenchView:

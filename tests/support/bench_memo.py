@@ -21,6 +21,11 @@ earlier one reads that session's view instead of replaying again). The first pro
 view replays it under a lock on the folder and writes it, the others (xdist workers, later
 sessions) read it (:func:`lab.views.from_data` of :func:`~lab.views.to_data`); the
 :data:`KEEP` views read or written last are kept, the older ones removed.
+
+The replays a process makes share their model-free plays (:attr:`BenchMemo.free_runs`, handed
+to :func:`~experiments.x_bench.measure`): the model-free conditions play the same turns with
+cassettes and without, so the replay without cassettes (tests/experiments/test_x_bench.py, on
+the claims' xdist worker) reads the plays of the one with them, or the other way round.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ import sys
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import Protocol
 
 import experiments.x_bench as x_bench
+from experiments.x_bench.runs import FreeRuns
 from experiments.x_bench.view import XBenchView
 from lab.experiment import RunSettings
 from support import stored_views
@@ -47,7 +54,11 @@ PINS = ("pyproject.toml", "constraints.txt")
 KEEP = 8
 """How many stored views a shared folder keeps (the ones read or written last)."""
 
-Measure = Callable[[RunSettings], XBenchView]
+
+class Measure(Protocol):
+    """:func:`experiments.x_bench.measure`'s signature."""
+
+    def __call__(self, settings: RunSettings, free_runs: FreeRuns | None = None) -> XBenchView: ...
 
 
 def _files_digest(digest: hashlib._Hash, root: Path) -> None:
@@ -107,14 +118,21 @@ class BenchMemo(MemoSwitch):
         (None: this process only)."""
         self.replays = 0
         """Replays this process made (for the memo's own tests)."""
+        self.free_runs = FreeRuns()
+        """The model-free plays of this process's replays: the replay without cassettes (the
+        model-free view of tests/experiments/test_x_bench.py) and the one with them (the claims)
+        play the same model-free runs, so the second reads the first's. Only an ordinary
+        reproduction of this process's code shares them (a replay inside :meth:`fresh`, or an
+        order replay, plays its own)."""
 
     def wrap(self, measure: Measure) -> Measure:
-        def measure_once(settings: RunSettings) -> XBenchView:
-            key = replay_key(settings) if self.enabled else None
+        def measure_once(settings: RunSettings, free_runs: FreeRuns | None = None) -> XBenchView:
+            key = replay_key(settings) if self.enabled and free_runs is None else None
             if key is None:
-                return measure(settings)
+                return measure(settings, free_runs)
             if key not in self.views:
-                self.views[key] = self._shared_or_replayed(key, lambda: measure(settings))
+                replay = functools.partial(measure, settings, self.free_runs)
+                self.views[key] = self._shared_or_replayed(key, replay)
             return self.views[key]
 
         measure_once.__wrapped__ = measure  # type: ignore[attr-defined]
