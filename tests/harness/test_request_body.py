@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from support.loopback import ScriptedHTTPServer
@@ -126,3 +127,17 @@ def test_the_server_reads_the_bytes_of_the_built_body() -> None:
             client.complete(request)  # the second send reads every piece back
     expected = _dumps(client.build_body(request)).encode("utf-8")
     assert server.raw_bodies == [expected, expected]
+
+
+def test_a_value_of_the_callers_that_holds_itself_is_refused_as_json_dumps_refuses_it() -> None:
+    looped: dict[str, Any] = {}
+    looped["self"] = looped
+    for params, extra in (({"x": looped}, {}), ({}, {"x": looped})):
+        request = ChatRequest(messages=(Message.user("hi"),), extra=extra)
+        with pytest.raises(ValueError, match="Circular reference detected"):
+            json.dumps(request_body.build("m", request, params))
+        with pytest.raises(ValueError, match="Circular reference detected"):
+            request_body.encoded("m", request, params)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        compact_json.dumps([looped])
+    assert compact_json.dumps({"after": "an error"}) == '{"after":"an error"}'
