@@ -41,8 +41,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from experiments.x_bench import installed_text
 from experiments.x_bench.baselines import MaskingEngine, TruncationEngine
-from harness import CompactionConfig, CompactionEngine, DshConfig, make_engine
+from harness import CompactionConfig, CompactionEngine, ConfigError, DshConfig, make_engine
 from harness.compaction.agentscope import CTXLAB_GATE, ctxlab_profile
 from harness.compaction.guards.gate import GateConfig
 from harness.compaction.guards.pin import PinConfig
@@ -105,6 +106,7 @@ REFERENCE_SOURCE = (
 )
 REFERENCE_PLACEHOLDER = "{transcript}"
 """Where CompactBench's prompt puts the conversation; ours is ``{messages}``."""
+REFERENCE_CONSTANT = ("compactbench.compactors.hybrid_ledger", "_DELTA_PROMPT")  # module, name
 
 
 def reference_prompt() -> str:
@@ -113,20 +115,18 @@ def reference_prompt() -> str:
     ``{transcript}`` placeholder as our ``{messages}``. Used as one summary call per compaction
     through our own client: its second call (a 2–3 sentence header) and its ledger merge across
     cycles are left out (AgentScope's engine merges the earlier summary into the next span
-    instead). Without the package: one sentence, :class:`~harness.errors.ConfigError`."""
+    instead). Without the package: one sentence, :class:`~harness.errors.ConfigError`. Read
+    from the module's source, not imported (:mod:`~experiments.x_bench.installed_text`)."""
     try:
-        from compactbench.compactors import hybrid_ledger
-    except ImportError as exc:
-        from harness import ConfigError
-
+        prompt = installed_text.constant(*REFERENCE_CONSTANT)
+    except LookupError:  # no prompt, so no placeholder: refused below
+        prompt = ""
+    if prompt is None:
         raise ConfigError(
             "the reference condition reads CompactBench's prompt from the installed package: "
             "pip install 'ctxlab[compactbench]'"
-        ) from exc
-    prompt: str = hybrid_ledger._DELTA_PROMPT
+        )
     if prompt.count(REFERENCE_PLACEHOLDER) != 1:
-        from harness import ConfigError
-
         raise ConfigError(
             f"CompactBench's hybrid-ledger prompt has no single {REFERENCE_PLACEHOLDER} (a "
             "version other than 0.1.0?)"

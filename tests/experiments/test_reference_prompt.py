@@ -4,8 +4,10 @@ is what our client sent; the source tree, docs and reports quote none of it)."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,23 +18,76 @@ from harness import ConfigError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_prompt_is_the_installed_packages(monkeypatch: pytest.MonkeyPatch) -> None:
-    from compactbench.compactors import hybrid_ledger
+Plant = Callable[[str], Path]
 
-    monkeypatch.setattr(hybrid_ledger, "_DELTA_PROMPT", "Planted.\n{transcript}\nEnd.")
+
+@pytest.fixture
+def plant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plant]:
+    """Plants a package ``compactbench`` whose ``compactors/hybrid_ledger.py`` is the source
+    given, found before the installed one; the modules of either are forgotten for the test and
+    the installed ones put back after it."""
+    saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] == "compactbench"}
+
+    def planted(source: str) -> Path:
+        for name in [n for n in sys.modules if n.split(".")[0] == "compactbench"]:
+            del sys.modules[name]
+        module = tmp_path / "compactbench" / "compactors" / "hybrid_ledger.py"
+        module.parent.mkdir(parents=True)
+        (tmp_path / "compactbench" / "__init__.py").write_text("", "utf-8")
+        (module.parent / "__init__.py").write_text("", "utf-8")
+        module.write_text(source, "utf-8")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        importlib.invalidate_caches()
+        return module
+
+    yield planted
+    for name in [n for n in sys.modules if n.split(".")[0] == "compactbench"]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+
+
+def test_the_prompt_is_the_installed_packages(plant: Plant) -> None:
+    plant('_DELTA_PROMPT = (\n    "Planted.\\n"\n    "{transcript}\\nEnd."\n)\n')
     assert reference_prompt() == "Planted.\n{messages}\nEnd."
 
 
-def test_a_prompt_without_its_placeholder_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_prompt_read_from_the_source_is_the_one_the_import_gives() -> None:
     from compactbench.compactors import hybrid_ledger
 
-    monkeypatch.setattr(hybrid_ledger, "_DELTA_PROMPT", "no placeholder here")
+    assert reference_prompt() == hybrid_ledger._DELTA_PROMPT.replace("{transcript}", "{messages}")
+
+
+def test_the_prompt_is_read_without_importing_the_package(plant: Plant) -> None:
+    """The module raises when imported: the prompt must come from its source (an import would
+    bring in pydantic, 0.17 s per process)."""
+    plant('raise ImportError("imported")\n_DELTA_PROMPT = "A {transcript}"\n')
+    assert reference_prompt() == "A {messages}"
+    assert "compactbench.compactors.hybrid_ledger" not in sys.modules
+
+
+def test_a_prompt_built_at_import_is_read_from_the_module(plant: Plant) -> None:
+    plant('_DELTA_PROMPT = "B " + "{transcript}"\n')
+    assert reference_prompt() == "B {messages}"
+
+
+def test_a_changed_module_is_read_again(plant: Plant) -> None:
+    module = plant('_DELTA_PROMPT = "C {transcript}"\n')
+    assert reference_prompt() == "C {messages}"
+    module.write_text('_DELTA_PROMPT = "Changed: {transcript}"\n', "utf-8")
+    assert reference_prompt() == "Changed: {messages}"
+
+
+@pytest.mark.parametrize(
+    "source", ['_DELTA_PROMPT = "no placeholder here"\n', "OTHER = 1\n", "_DELTA_PROMPT = 3\n"]
+)
+def test_a_prompt_without_its_placeholder_is_refused(plant: Plant, source: str) -> None:
+    plant(source)
     with pytest.raises(ConfigError, match="no single"):
         reference_prompt()
 
 
 def test_without_the_package_one_sentence_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "compactbench.compactors", None)
+    monkeypatch.setitem(sys.modules, "compactbench", None)
     with pytest.raises(ConfigError, match=r"pip install 'ctxlab\[compactbench\]'"):
         reference_prompt()
 
