@@ -161,6 +161,9 @@ class LoadedPersister:
         self._data = data
         self.loads = 0
         """How many times vcrpy asked for the cassette (once per replay)."""
+        self.canonical_bodies: dict[object, str] = {}
+        """The canonical form of each recorded JSON body, by the body's bytes (the replay's
+        matcher reads a request made byte for byte as recorded from here, unparsed)."""
 
     def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
         from vcr.persisters.filesystem import CassetteNotFoundError
@@ -178,7 +181,7 @@ class LoadedPersister:
             for request, stored in zip(requests, self._data["interactions"], strict=True):
                 body = stored["request"].get("body")
                 if isinstance(body, dict) and "json" in body:
-                    remember_canonical(request, body["json"])
+                    self.canonical_bodies[request.body] = remember_canonical(request, body["json"])
             responses = [convert_to_bytes(i["response"]) for i in data["interactions"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise CassetteError(

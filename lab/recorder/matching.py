@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +41,18 @@ PREVIEW = 40
 # --- the matcher ---------------------------------------------------------------------------
 
 
-def json_body_matcher(r1: VcrRequest, r2: VcrRequest) -> None:
+def json_body_matcher(
+    r1: VcrRequest, r2: VcrRequest, known: Mapping[object, str] | None = None
+) -> None:
     """vcrpy matcher: the bodies are equal as parsed JSON (key order and spacing ignored,
     ``1`` and ``1.0`` and ``true`` kept apart), or byte for byte when either is not JSON.
 
     vcrpy compares a request with every recording before the one it plays, so each body is
-    canonicalised once (:func:`canonical_body`) and a mismatch is not described here: vcrpy
+    canonicalised once (:func:`canonical_body`; ``known``: the canonical forms of the
+    cassette's recorded bodies, by their bytes) and a mismatch is not described here: vcrpy
     only logs the message, and a request no recording answers is described by
     :class:`ReplayTransport` (:func:`describe_difference`)."""
-    if canonical_body(r1) != canonical_body(r2):
+    if canonical_body(r1, known) != canonical_body(r2, known):
         raise AssertionError("the JSON bodies differ")
 
 
@@ -58,24 +62,31 @@ _CANONICAL_BODIES: weakref.WeakKeyDictionary[VcrRequest, tuple[object, str]] = (
 """Each live request's body and that body's canonical form (forgotten with the request)."""
 
 
-def canonical_body(request: VcrRequest) -> str:
+def canonical_body(request: VcrRequest, known: Mapping[object, str] | None = None) -> str:
     """The canonical form of ``request``'s body (sorted keys, no spaces; ``repr`` of bytes that
     are not JSON), computed once per request and body: a recorded request is compared with
-    every request made before its turn comes."""
+    every request made before its turn comes.
+
+    A body byte for byte one of ``known``'s (a recorded body: a replay makes the requests it
+    recorded) has that one's canonical form, and is not parsed at all."""
     body = request.body
-    known = _CANONICAL_BODIES.get(request)
-    if known is not None and known[0] is body:
-        return known[1]
-    canonical = _canonical(_parsed(body))
+    remembered = _CANONICAL_BODIES.get(request)
+    if remembered is not None and remembered[0] is body:
+        return remembered[1]
+    canonical = known.get(body) if known is not None and isinstance(body, bytes | str) else None
+    if canonical is None:
+        canonical = _canonical(_parsed(body))
     _CANONICAL_BODIES[request] = (body, canonical)
     return canonical
 
 
-def remember_canonical(request: VcrRequest, parsed: object) -> None:
-    """Note the canonical form of a recorded ``request`` whose body is ``parsed`` (the JSON the
-    cassette stores) written out: the form :func:`canonical_body` would find by parsing the
-    body again, which a replay's matching then never does."""
-    _CANONICAL_BODIES[request] = (request.body, _canonical(parsed))
+def remember_canonical(request: VcrRequest, parsed: object) -> str:
+    """Note (and return) the canonical form of a recorded ``request`` whose body is ``parsed``
+    (the JSON the cassette stores) written out: the form :func:`canonical_body` would find by
+    parsing the body again, which a replay's matching then never does."""
+    canonical = _canonical(parsed)
+    _CANONICAL_BODIES[request] = (request.body, canonical)
+    return canonical
 
 
 def describe_difference(new: Any, recorded: Any, where: str = "body") -> str:
