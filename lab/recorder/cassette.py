@@ -165,14 +165,13 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 
 @contextmanager
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
-    loaded: dict[str, Any] = {}
+    persister = LoadedPersister()  # given the file as _client_over read it: parsed once
     with _client_over(
-        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, loaded
+        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, persister
     ) as handle:
         mark_absent_backends()  # vcrpy looks for them on every cassette entered
         recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
         _compare_as_made(recorder)
-        persister = LoadedPersister(loaded)  # the file as _client_over read it: parsed once
         recorder.register_matcher("json_body", _matcher_knowing(persister.canonical_bodies))
         with recorder.use_cassette(
             str(path), allow_playback_repeats=False, persister=persister
@@ -223,17 +222,17 @@ def _client_over(
     path: Path,
     transport: Callable[[], httpx.BaseTransport],
     rerecord_hint: str,
-    loaded: dict[str, Any] | None = None,
+    loaded: LoadedPersister | None = None,
 ) -> Iterator[CassetteClient]:
     """A chat client for the cassette at ``path`` whose requests go to ``transport()``; the
-    file as read (and checked) is put into ``loaded``."""
+    file as read (and checked) is given to ``loaded``."""
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
     data = load_cassette_json(path)  # read once for the seal, the provenance and the replay
-    check_cassette(path, data)  # whole, counted right, and not edited since it was recorded
+    body_forms = check_cassette(path, data)  # whole, counted right, not edited since recorded
     provenance = read_provenance(path, data)
     if loaded is not None:
-        loaded.update(data)
+        loaded.take(data, body_forms)
     with httpx.Client(transport=transport(), trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,
