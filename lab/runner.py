@@ -23,7 +23,7 @@ from lab.claims.reason_classes import classified
 from lab.errors import ExperimentError
 from lab.experiment import ExperimentResult, RunSettings, write_json
 from lab.gc_tuning import fewer_collections
-from lab.parallel import in_order
+from lab.parallel import in_order, workers_for
 from lab.registry import EXPERIMENTS, experiment_ids
 from lab.staging import staged
 
@@ -82,18 +82,34 @@ def run_experiments(
     collects garbage less often (:func:`~lab.gc_tuning.fewer_collections`).
     """
     chosen = select(ids)
-    with fewer_collections(), staged(out_dir, force=force) as stage:
-        results, failures = _run_each(chosen, settings, jobs)
-        if results:
-            summary = write_results(  # the commit syncs the staged files: written plainly
-                results, stage.folder, jobs, settings.cassette_root, durable=False
-            )
-        else:
-            from lab.report.tables import count_claims
+    with staged(out_dir, force=force) as stage:
+        if workers_for(jobs, len(chosen)):
+            _import_before_forking(settings)
+        with fewer_collections():  # what is imported by now is frozen, in the workers too
+            results, failures = _run_each(chosen, settings, jobs)
+            if results:
+                summary = write_results(  # the commit syncs the staged files: written plainly
+                    results, stage.folder, jobs, settings.cassette_root, durable=False
+                )
+            else:
+                from lab.report.tables import count_claims
 
-            stage.discard()
-            summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
+                stage.discard()
+                summary = RunSummary((), count_claims(read_claims(stage.folder / "claims.csv")))
     return dataclasses.replace(summary, failures=tuple(failures))
+
+
+def _import_before_forking(settings: RunSettings) -> None:
+    """Import here, once, what each forked worker would import for itself: the replay's
+    recorder (vcrpy, httpx) and the report (pandas, matplotlib and numpy, which X-BENCH's
+    scoring reads; this process imports it after the run anyway). The workers start with it
+    (:mod:`lab.parallel`), and the collector's freeze covers it: a ``ctxlab run`` imported
+    vcrpy's chain in both workers and numpy in X-BENCH's (issue 48)."""
+    from lab.report import preload
+
+    preload()
+    if settings.mode == "replay":
+        import lab.recorder.cassette  # noqa: F401
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the modules below are imported when a report is built: `lab
     from lab.report.experiments import RecordedSets
     from lab.report.tables import ReportInputs
 
-__all__ = ["build_reports", "recorded_views"]
+__all__ = ["build_reports", "preload", "recorded_views"]
 
 
 def recorded_views(
@@ -76,6 +76,13 @@ def _linked_pages(out_dir: Path, inputs: ReportInputs, cassettes: Path) -> dict[
     for name, page in evidence_pages(inputs, cassettes, TITLE).items():
         pages[out_dir / name] = page
     return pages
+
+
+def preload() -> None:
+    """Import the modules :func:`build_reports` imports when it runs (pandas, matplotlib, numpy),
+    ahead of it: a run that forks workers imports them once, before the fork
+    (:func:`lab.runner.run_experiments`)."""
+    from lab.report import evidence, experiments, html, mutations, pages, tables  # noqa: F401
 
 
 def build_reports(

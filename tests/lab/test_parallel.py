@@ -43,6 +43,41 @@ print(json.dumps({"parent": os.getpid(), "done": done, "error": error}))
 """
 
 
+# A run's workers start with what the parent imported before it forked them: the recorder's
+# vcrpy and the report's libraries (numpy among them), each imported once in the parent.
+IMPORTED_IN_WORKERS = """
+import json, sys
+from pathlib import Path
+import experiments  # hands lab the suite
+import lab.runner as runner
+from lab.experiment import RunSettings
+
+def probe(job):  # each worker's piece: which libraries it found imported
+    found = [m for m in ("vcr", "httpx", "numpy", "pandas", "matplotlib") if m in sys.modules]
+    return runner._Outcome(job[0], None, ",".join(found), ())
+
+runner._run_quietly = probe
+settings = RunSettings(cassette_root=Path("cassettes"))
+summary = runner.run_experiments(["E1", "E3"], Path(sys.argv[1]), settings, jobs=2)
+print(json.dumps(dict(summary.failures)))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork")
+def test_a_run_imports_what_its_workers_need_once_before_forking(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED_IN_WORKERS, str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == {
+        "E1": "vcr,httpx,numpy,pandas,matplotlib",
+        "E3": "vcr,httpx,numpy,pandas,matplotlib",
+    }
+
+
 def _forked() -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", FORKED], cwd=ROOT, capture_output=True, text=True, check=True
