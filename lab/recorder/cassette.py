@@ -167,7 +167,7 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
     persister = LoadedPersister()  # given the file as _client_over read it: parsed once
     with _client_over(
-        path, lambda: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, persister
+        path, lambda _: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, persister
     ) as handle:
         mark_absent_backends()  # vcrpy looks for them on every cassette entered
         recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
@@ -213,19 +213,23 @@ def _replay_in_order(
 ) -> Iterator[CassetteClient]:
     """The recorded answers in recorded order, requests not matched (the seal still checked):
     :mod:`lab.recorder.order_replay`."""
-    with _client_over(path, lambda: OrderTransport(path, part), rerecord_hint) as handle:
+
+    def answers(data: Mapping[str, Any]) -> OrderTransport:  # from the file as read once
+        return OrderTransport(path, part, data["interactions"])
+
+    with _client_over(path, answers, rerecord_hint) as handle:
         yield handle
 
 
 @contextmanager
 def _client_over(
     path: Path,
-    transport: Callable[[], httpx.BaseTransport],
+    transport: Callable[[Mapping[str, Any]], httpx.BaseTransport],
     rerecord_hint: str,
     loaded: LoadedPersister | None = None,
 ) -> Iterator[CassetteClient]:
-    """A chat client for the cassette at ``path`` whose requests go to ``transport()``; the
-    file as read (and checked) is given to ``loaded``."""
+    """A chat client for the cassette at ``path`` whose requests go to ``transport(file)``
+    (the file as read and checked, which is also given to ``loaded``): read once."""
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
     data = load_cassette_json(path)  # read once for the seal, the provenance and the replay
@@ -233,7 +237,7 @@ def _client_over(
     provenance = read_provenance(path, data)
     if loaded is not None:
         loaded.take(data, body_forms)
-    with httpx.Client(transport=transport(), trust_env=False) as http:
+    with httpx.Client(transport=transport(data), trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,
             base_url=provenance.base_url,

@@ -18,6 +18,7 @@ that compacts more often still gets its probe answered.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -58,12 +59,20 @@ class OrderPart:
 
 class OrderTransport(httpx.BaseTransport):
     """Answers the n-th request with the n-th recorded response of the cassette at ``path``
-    (of ``part`` of them: :class:`OrderPart`)."""
+    (of ``part`` of them: :class:`OrderPart`); ``interactions``: the cassette's, already read
+    (else the file is read here)."""
 
-    def __init__(self, path: Path, part: OrderPart | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        part: OrderPart | None = None,
+        interactions: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
         self._path = path
         part = part or OrderPart()
-        recorded = [i["response"] for i in load_cassette_json(path).get("interactions", [])]
+        if interactions is None:
+            interactions = load_cassette_json(path).get("interactions", [])
+        recorded = [i["response"] for i in interactions]
         self._answers = recorded[slice(*part.answers)]
         self._repeat = part.repeat_last and bool(self._answers)
         self.count = 0

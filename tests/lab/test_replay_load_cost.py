@@ -47,6 +47,19 @@ def test_a_replayed_cassette_is_parsed_once_and_its_requests_not_copied(
     assert len(parsed) == 1
 
 
+def test_an_order_replay_reads_its_cassette_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "one.json"
+    shutil.copyfile(PROJECT / "cassettes" / "X-BENCH" / SMALL, path)
+    parsed: list[str] = []
+    real_loads = json_depth.loads
+    monkeypatch.setattr(json_depth, "loads", lambda text: parsed.append(text) or real_loads(text))
+    with cassette_client(path, mode="replay", match="order") as cassette:
+        reply = cassette.client._send(b'{"anything": "at all"}')
+    assert reply and len(parsed) == 1  # the file, for the seal, the provenance and the answers
+
+
 def test_a_request_equal_as_json_but_spelled_otherwise_is_parsed_and_matched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
