@@ -24,55 +24,55 @@ SMALL = "local-qwen2.5-coder-1.5b-instruct-q4_k_m/en-2k-s01--truncation.json"
 """A recorded cassette of one request (the project's smallest)."""
 
 
-def test_a_replayed_cassette_is_parsed_once_and_its_requests_not_copied(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def cassette(tmp_path: Path) -> Path:
+    """A copy of the project's smallest recorded cassette."""
     path = tmp_path / "one.json"
     shutil.copyfile(PROJECT / "cassettes" / "X-BENCH" / SMALL, path)
-    recorded = json.loads(path.read_text(encoding="utf-8"))["interactions"][0]["request"]
+    return path
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every JSON text parsed from here on (the file's, and each body matched), in order."""
+    texts: list[str] = []
+    real_loads = json_depth.loads
+    monkeypatch.setattr(json_depth, "loads", lambda text: texts.append(text) or real_loads(text))
+    return texts
+
+
+def test_a_replayed_cassette_is_parsed_once_and_its_requests_not_copied(
+    cassette: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = json.loads(cassette.read_text(encoding="utf-8"))["interactions"][0]["request"]
     payload = decode_body(recorded["body"])
     assert isinstance(payload, str)
-    parsed: list[str] = []  # every JSON text parsed: the file's, and each body matched
-    real_loads = json_depth.loads
-    monkeypatch.setattr(json_depth, "loads", lambda text: parsed.append(text) or real_loads(text))
     copies: list[object] = []
     real_deepcopy = copy.deepcopy
     monkeypatch.setattr(copy, "deepcopy", lambda x, *a: copies.append(x) or real_deepcopy(x, *a))
-    with cassette_client(path, mode="replay") as cassette:
-        assert cassette.provenance.requests == 1
+    with cassette_client(cassette, mode="replay") as replay:
+        assert replay.provenance.requests == 1
         assert len(parsed) == 1  # the file, once, for the seal, the provenance and vcrpy
-        cassette.client._send(payload.encode("utf-8"))
+        replay.client._send(payload.encode("utf-8"))
     assert not [c for c in copies if type(c).__name__ == "Request"]
     # the request made is the recorded one byte for byte: neither is parsed again
     assert len(parsed) == 1
 
 
-def test_an_order_replay_reads_its_cassette_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "one.json"
-    shutil.copyfile(PROJECT / "cassettes" / "X-BENCH" / SMALL, path)
-    parsed: list[str] = []
-    real_loads = json_depth.loads
-    monkeypatch.setattr(json_depth, "loads", lambda text: parsed.append(text) or real_loads(text))
-    with cassette_client(path, mode="replay", match="order") as cassette:
-        reply = cassette.client._send(b'{"anything": "at all"}')
+def test_an_order_replay_reads_its_cassette_once(cassette: Path, parsed: list[str]) -> None:
+    with cassette_client(cassette, mode="replay", match="order") as replay:
+        reply = replay.client._send(b'{"anything": "at all"}')
     assert reply and len(parsed) == 1  # the file, for the seal, the provenance and the answers
 
 
 def test_a_request_equal_as_json_but_spelled_otherwise_is_parsed_and_matched(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cassette: Path, parsed: list[str]
 ) -> None:
-    path = tmp_path / "one.json"
-    shutil.copyfile(PROJECT / "cassettes" / "X-BENCH" / SMALL, path)
-    recorded = json.loads(path.read_text(encoding="utf-8"))["interactions"][0]["request"]
+    recorded = json.loads(cassette.read_text(encoding="utf-8"))["interactions"][0]["request"]
     spaced = json.dumps(recorded["body"]["json"], ensure_ascii=False, indent=1).encode("utf-8")
     assert spaced != decode_body(recorded["body"])
-    parsed: list[str] = []
-    real_loads = json_depth.loads
-    monkeypatch.setattr(json_depth, "loads", lambda text: parsed.append(text) or real_loads(text))
-    with cassette_client(path, mode="replay") as cassette:
-        cassette.client._send(spaced)
+    with cassette_client(cassette, mode="replay") as replay:
+        replay.client._send(spaced)
     assert parsed[1:] == [spaced]  # after the file's: the request made, once
 
 
