@@ -63,6 +63,7 @@ print(json.dumps(dict(summary.failures)))
 """
 
 
+@pytest.mark.slow  # a fresh interpreter importing pandas and matplotlib: about 2 s of CPU
 @pytest.mark.skipif(sys.platform == "win32", reason="no fork")
 def test_a_run_imports_what_its_workers_need_once_before_forking(tmp_path: Path) -> None:
     done = subprocess.run(

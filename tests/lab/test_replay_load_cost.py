@@ -98,6 +98,7 @@ BODIES = st.one_of(
 )
 
 
+@pytest.mark.quick_examples(30)  # costly examples: [full] under -m slow
 @given(st.lists(st.tuples(BODIES, st.dictionaries(KEYS, JSON, max_size=3)), max_size=4))
 def test_the_interactions_written_with_their_bodies_once_are_the_digests_text(
     recorded: list[tuple[object, dict]],
