@@ -165,13 +165,17 @@ def _hint(rerecord_hint: str, verb: str = "re-record") -> str:
 
 @contextmanager
 def _replay(path: Path, rerecord_hint: str) -> Iterator[CassetteClient]:
-    persister = LoadedPersister()  # given the file as _client_over read it: parsed once
-    with _client_over(
-        path, lambda _: ReplayTransport(path, _hint(rerecord_hint)), rerecord_hint, persister
-    ) as handle:
+    loaded: dict[str, Any] = {}
+
+    def transport(data: Mapping[str, Any]) -> ReplayTransport:  # the file as read once
+        loaded.update(data)
+        return ReplayTransport(path, _hint(rerecord_hint))
+
+    with _client_over(path, transport, rerecord_hint) as handle:
         mark_absent_backends()  # vcrpy looks for them on every cassette entered
         recorder = _vcr(record_mode="none", skip_patchers=REPLAY_SKIPS)
         _compare_as_made(recorder)
+        persister = LoadedPersister(loaded)  # the file as _client_over read it: parsed once
         recorder.register_matcher("json_body", _matcher_knowing(persister.canonical_bodies))
         with recorder.use_cassette(
             str(path), allow_playback_repeats=False, persister=persister
@@ -214,7 +218,7 @@ def _replay_in_order(
     """The recorded answers in recorded order, requests not matched (the seal still checked):
     :mod:`lab.recorder.order_replay`."""
 
-    def answers(data: Mapping[str, Any]) -> OrderTransport:  # from the file as read once
+    def answers(data: Mapping[str, Any]) -> OrderTransport:  # the file as read once
         return OrderTransport(path, part, data["interactions"])
 
     with _client_over(path, answers, rerecord_hint) as handle:
@@ -226,17 +230,14 @@ def _client_over(
     path: Path,
     transport: Callable[[Mapping[str, Any]], httpx.BaseTransport],
     rerecord_hint: str,
-    loaded: LoadedPersister | None = None,
 ) -> Iterator[CassetteClient]:
-    """A chat client for the cassette at ``path`` whose requests go to ``transport(file)``
-    (the file as read and checked, which is also given to ``loaded``): read once."""
+    """A chat client for the cassette at ``path`` whose requests go to ``transport(file)``,
+    given the file as read (once) and checked."""
     if not path.is_file():
         raise CassetteMissingError(f"No cassette at {path}; {_hint(rerecord_hint, 'record')}.")
     data = load_cassette_json(path)  # read once for the seal, the provenance and the replay
-    body_forms = check_cassette(path, data)  # whole, counted right, not edited since recorded
+    check_cassette(path, data)  # whole, counted right, and not edited since it was recorded
     provenance = read_provenance(path, data)
-    if loaded is not None:
-        loaded.take(data, body_forms)
     with httpx.Client(transport=transport(data), trust_env=False) as http:
         client = ChatClient(
             model=provenance.model,

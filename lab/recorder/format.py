@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -157,20 +157,13 @@ class LoadedPersister:
     it (and the seal was checked on): the file is parsed once per replay, not once for the
     seal and again for vcrpy (X-BENCH replays 392 cassettes)."""
 
-    def __init__(self) -> None:
-        self._data: Mapping[str, Any] = {}
-        self._body_forms: Sequence[str | None] = ()
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
         self.loads = 0
         """How many times vcrpy asked for the cassette (once per replay)."""
         self.canonical_bodies: dict[object, str] = {}
         """The canonical form of each recorded JSON body, by the body's bytes (the replay's
         matcher reads a request made byte for byte as recorded from here, unparsed)."""
-
-    def take(self, data: Mapping[str, Any], body_forms: Sequence[str | None]) -> None:
-        """The cassette as read and checked: ``body_forms``, the canonical JSON of each
-        request's body as the seal's check wrote it (:func:`~lab.recorder.seal.check_cassette`;
-        None where a body is not stored as JSON)."""
-        self._data, self._body_forms = data, body_forms
 
     def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
         from vcr.persisters.filesystem import CassetteNotFoundError
@@ -185,10 +178,10 @@ class LoadedPersister:
         try:  # what vcrpy's deserialize makes of the file's text, from the parsed file
             data = CassetteSerializer.decoded(self._data)
             requests = [VcrRequest._from_dict(i["request"]) for i in data["interactions"]]
-            for request, form in zip(requests, self._body_forms, strict=True):
-                if form is not None:
-                    remember_canonical(request, form)
-                    self.canonical_bodies[request.body] = form
+            for request, stored in zip(requests, self._data["interactions"], strict=True):
+                body = stored["request"].get("body")
+                if isinstance(body, dict) and "json" in body:
+                    self.canonical_bodies[request.body] = remember_canonical(request, body["json"])
             responses = [convert_to_bytes(i["response"]) for i in data["interactions"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise CassetteError(

@@ -80,11 +80,13 @@ def canonical_body(request: VcrRequest, known: Mapping[object, str] | None = Non
     return canonical
 
 
-def remember_canonical(request: VcrRequest, canonical: str) -> None:
-    """Note the canonical form of a recorded ``request``'s body: the cassette's JSON written out
-    (:func:`~lab.recorder.seal.canonical_interactions`), the form :func:`canonical_body` would
-    find by parsing the body again, which a replay's matching then never does."""
+def remember_canonical(request: VcrRequest, parsed: object) -> str:
+    """Note (and return) the canonical form of a recorded ``request`` whose body is ``parsed``
+    (the JSON the cassette stores) written out: the form :func:`canonical_body` would find by
+    parsing the body again, which a replay's matching then never does."""
+    canonical = _canonical(parsed)
     _CANONICAL_BODIES[request] = (request.body, canonical)
+    return canonical
 
 
 def describe_difference(new: Any, recorded: Any, where: str = "body") -> str:

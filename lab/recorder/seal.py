@@ -27,13 +27,7 @@ from harness.fs.files import write_atomic
 from lab.errors import CassetteError, CassetteTamperedError
 from lab.recorder.format import PROVENANCE_KEY, load_cassette_json
 
-__all__ = [
-    "DIGEST_KEY",
-    "canonical_interactions",
-    "check_cassette",
-    "interactions_digest",
-    "seal_cassette",
-]
+__all__ = ["DIGEST_KEY", "check_cassette", "interactions_digest", "seal_cassette"]
 
 DIGEST_KEY = "interactions_sha256"
 """The provenance field holding the digest of the interactions."""
@@ -41,16 +35,13 @@ DIGEST_KEY = "interactions_sha256"
 
 def interactions_digest(interactions: Any) -> str:
     """The SHA-256 (hex) of ``interactions`` as canonical JSON."""
-    return _sha256(_canonical(interactions))
+    text = json.dumps(interactions, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def check_cassette(path: Path, data: Mapping[str, Any] | None = None) -> list[str | None]:
+def check_cassette(path: Path, data: Mapping[str, Any] | None = None) -> None:
     """Raise a one-sentence :class:`CassetteError` unless the cassette at ``path`` is whole,
-    counted right and sealed with a matching digest (``data``: the file, already loaded).
-
-    Returns the canonical JSON of each request's body (None where it is not stored as JSON),
-    written once for the digest: a replay matches requests on them
-    (:class:`~lab.recorder.format.LoadedPersister`)."""
+    counted right and sealed with a matching digest (``data``: the file, already loaded)."""
     data = load_cassette_json(path) if data is None else data
     provenance = _check_shape(path, data)
     digest = provenance.get(DIGEST_KEY)
@@ -59,54 +50,11 @@ def check_cassette(path: Path, data: Mapping[str, Any] | None = None) -> list[st
             f"Cassette {path} is not sealed (its provenance has no {DIGEST_KEY}); "
             "seal it with `ctxlab cassettes seal` if it is unedited recorded traffic."
         )
-    text, body_forms = canonical_interactions(data["interactions"])
-    if digest != _sha256(text):
+    if digest != interactions_digest(data["interactions"]):
         raise CassetteTamperedError(
             f"Cassette {path} was edited after it was recorded (its interactions no longer "
             f"match the {DIGEST_KEY} in its provenance); re-record it."
         )
-    return body_forms
-
-
-def canonical_interactions(interactions: list[dict[str, Any]]) -> tuple[str, list[str | None]]:
-    """``interactions`` (checked by :func:`_check_shape`) as canonical JSON, the text
-    :func:`interactions_digest` hashes, and the canonical JSON of each request's body within it
-    (None where the body is not stored as JSON): each body written once for both.
-
-    Canonical JSON writes an object as its members in key order, each ``key:value`` with the
-    value canonical itself, so a member written before goes in as it is."""
-    texts: list[str] = []
-    body_forms: list[str | None] = []
-    for interaction in interactions:
-        request = interaction["request"]
-        body = request.get("body")
-        if isinstance(body, dict) and "json" in body:
-            form = _canonical(body["json"])
-            written = _canonical_object(body, {"json": form})
-            request_text = _canonical_object(request, {"body": written})
-            texts.append(_canonical_object(interaction, {"request": request_text}))
-        else:
-            form = None
-            texts.append(_canonical(interaction))
-        body_forms.append(form)
-    return "[" + ",".join(texts) + "]", body_forms
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def _canonical_object(value: Mapping[str, Any], written: Mapping[str, str]) -> str:
-    """The JSON object ``value`` as canonical JSON, the members in ``written`` as written."""
-    members = (
-        f"{_canonical(key)}:{written[key] if key in written else _canonical(value[key])}"
-        for key in sorted(value)
-    )
-    return "{" + ",".join(members) + "}"
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def seal_cassette(path: Path) -> Literal["sealed", "already sealed"]:

@@ -17,7 +17,6 @@ from vcr.request import Request as VcrRequest
 from harness import json_depth
 from lab.recorder import cassette_client, matching
 from lab.recorder.format import decode_body
-from lab.recorder.seal import canonical_interactions
 
 PROJECT = Path(__file__).resolve().parents[2]
 SMALL = "local-qwen2.5-coder-1.5b-instruct-q4_k_m/en-2k-s01--truncation.json"
@@ -83,41 +82,10 @@ JSON = st.recursive(
 )
 
 
-def interaction(body: object, **extra: object) -> dict:
-    """A recorded interaction whose request body is ``body`` as the cassette stores it."""
-    request = {"method": "POST", "uri": "http://x/v1/chat/completions", "body": body, **extra}
-    response = {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"json": {}}}
-    return {"request": request, "response": response}
-
-
-KEYS = st.text(alphabet="abyz_é", max_size=5)
-BODIES = st.one_of(
-    st.none(),
-    st.text(max_size=8),
-    st.builds(lambda v, extra: {"json": v, **extra}, JSON, st.dictionaries(KEYS, JSON, max_size=2)),
-)
-
-
-@pytest.mark.quick_examples(30)  # costly examples: [full] under -m slow
-@given(st.lists(st.tuples(BODIES, st.dictionaries(KEYS, JSON, max_size=3)), max_size=4))
-def test_the_interactions_written_with_their_bodies_once_are_the_digests_text(
-    recorded: list[tuple[object, dict]],
-) -> None:
-    interactions = [interaction(body, **extra) for body, extra in recorded]
-    text, forms = canonical_interactions(interactions)
-    assert text == json.dumps(
-        interactions, ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )
-    for stored, form in zip(interactions, forms, strict=True):
-        body = stored["request"]["body"]
-        expected = matching._canonical(body["json"]) if isinstance(body, dict) else None
-        assert form == expected
-
-
 @given(st.dictionaries(st.text(max_size=4), JSON, max_size=4), st.sampled_from(["", "spaced"]))
 def test_a_remembered_canonical_body_is_the_one_parsing_gives(value: dict, style: str) -> None:
     stored = {"json": value, "style": style} if style else {"json": value}
     request = VcrRequest("POST", "http://x/v1/chat/completions", decode_body(stored), {})
-    matching.remember_canonical(request, canonical_interactions([interaction(stored)])[1][0])
+    matching.remember_canonical(request, value)
     remembered = matching.canonical_body(request)
     assert remembered == matching._canonical(json.loads(request.body))
